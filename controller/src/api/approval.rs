@@ -1,0 +1,145 @@
+//! `ApprovalRequest`: one decision a person makes on one exact preview.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use kube::{CustomResource, KubeSchema};
+use serde::{Deserialize, Serialize};
+
+use super::common::{CategoryChange, LocalRef};
+
+/// One decision a person makes on one exact preview. `kubectl get approvalrequests` lists the
+/// waiting ones; a person answers by setting `spec.decision`.
+#[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[kube(
+    group = "ledgerops.dev",
+    version = "v1alpha1",
+    kind = "ApprovalRequest",
+    namespaced,
+    status = "ApprovalRequestStatus",
+    shortname = "apr",
+    category = "ledgerops",
+    doc = "One decision a person makes on one exact preview. kubectl get approvalrequests lists the waiting ones; a person answers by setting spec.decision.",
+    printcolumn(name = "Phase", type_ = "string", json_path = ".status.phase"),
+    printcolumn(name = "Subject", type_ = "string", json_path = ".spec.subject.name"),
+    printcolumn(name = "Summary", type_ = "string", json_path = ".spec.summary"),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    ),
+    printcolumn(name = "Expires", type_ = "string", json_path = ".spec.expiresAt")
+)]
+#[x_kube(validation = Rule::new("!has(oldSelf.decision) || (has(self.decision) && self.decision == oldSelf.decision)").message("a decision, once made, cannot be changed or withdrawn"))]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalRequestSpec {
+    /// The Budget the change would be written to.
+    #[x_kube(validation = Rule::new("self == oldSelf").message("budgetRef is set by ledgerops and cannot change"))]
+    pub budget_ref: LocalRef,
+    /// What asks for the decision.
+    #[x_kube(validation = Rule::new("self == oldSelf").message("subject is set by ledgerops and cannot change"))]
+    pub subject: Subject,
+    /// Hash of the exact preview this request is about; an approval applies to it and nothing else.
+    #[schemars(length(min = 1, max = 128))]
+    #[x_kube(validation = Rule::new("self == oldSelf").message("previewHash is set by ledgerops and cannot change"))]
+    pub preview_hash: String,
+    /// One line saying what would change.
+    #[schemars(length(min = 1, max = 200))]
+    #[x_kube(validation = Rule::new("self == oldSelf").message("summary is set by ledgerops and cannot change"))]
+    pub summary: String,
+    /// Why a person is asked (the policy that decided it).
+    #[schemars(length(min = 1, max = 500))]
+    #[x_kube(validation = Rule::new("self == oldSelf").message("reason is set by ledgerops and cannot change"))]
+    pub reason: String,
+    /// Every change the approval covers, before and after.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 5000))]
+    #[x_kube(validation = Rule::new("self == oldSelf").message("changes are set by ledgerops and cannot change"))]
+    pub changes: Vec<CategoryChange>,
+    /// After this time the request expires and the change is not applied.
+    #[x_kube(validation = Rule::new("self == oldSelf").message("expiresAt is set by ledgerops and cannot change"))]
+    pub expires_at: Time,
+    /// Whom to tell if it expires.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub escalate_to: Vec<String>,
+    /// The person's answer. Set once; it cannot be changed afterwards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<Decision>,
+}
+
+/// The object whose change needs approval.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Subject {
+    /// Its kind.
+    pub kind: SubjectKind,
+    /// Its name, in this namespace.
+    #[schemars(length(min = 1, max = 253))]
+    pub name: String,
+}
+
+/// Kinds that ask for approval.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, schemars::JsonSchema)]
+pub enum SubjectKind {
+    CategorizationPlan,
+    Transaction,
+}
+
+/// A person's answer.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[x_kube(validation = Rule::new("self.verdict == 'Approve' || (has(self.comment) && size(self.comment.trim()) > 0)").message("a rejection needs a comment that says why"))]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    /// `Approve` or `Reject`.
+    pub verdict: Verdict,
+    /// Who decides: the authenticated user name, or `gitea:<login>` for a decision made through a
+    /// Gitea comment. An admission policy refuses any other value.
+    #[schemars(length(min = 1, max = 253))]
+    pub by: String,
+    /// Why; required for a rejection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1000))]
+    pub comment: Option<String>,
+}
+
+/// Approve or reject.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, schemars::JsonSchema)]
+pub enum Verdict {
+    Approve,
+    Reject,
+}
+
+/// Where the request stands.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalRequestStatus {
+    /// The generation this status describes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// Current state: `Ready` once decided, expired or stale.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
+    pub conditions: Vec<Condition>,
+    /// A one-word summary for `kubectl get`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<ApprovalPhase>,
+    /// When ledgerops saw the decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<Time>,
+    /// When the escalation was sent for an expired request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalated_at: Option<Time>,
+}
+
+/// Where an approval request stands.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, schemars::JsonSchema)]
+pub enum ApprovalPhase {
+    /// Waiting for a person.
+    Pending,
+    /// Approved; the change goes ahead if the preview still holds.
+    Approved,
+    /// Rejected; nothing is written.
+    Rejected,
+    /// Nobody decided in time; nothing is written.
+    Expired,
+    /// YNAB or the plan changed since the preview; a new request follows.
+    Stale,
+}

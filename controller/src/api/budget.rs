@@ -1,0 +1,256 @@
+//! `Budget`: one YNAB plan, the token to reach it, and the policy for writing to it.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use kube::{CustomResource, KubeSchema};
+use serde::{Deserialize, Serialize};
+
+use super::common::{Amount, DurationString, SecretKeyRef};
+
+/// A YNAB plan that ledgerops mirrors and, when writes are enabled, writes to.
+#[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[kube(
+    group = "ledgerops.dev",
+    version = "v1alpha1",
+    kind = "Budget",
+    namespaced,
+    status = "BudgetStatus",
+    shortname = "bgt",
+    category = "ledgerops",
+    doc = "A YNAB plan that ledgerops mirrors and, when writes are enabled, writes to.",
+    printcolumn(name = "Plan", type_ = "string", json_path = ".spec.planId"),
+    printcolumn(name = "Writes", type_ = "boolean", json_path = ".spec.writes.enabled"),
+    printcolumn(name = "Phase", type_ = "string", json_path = ".status.phase"),
+    printcolumn(
+        name = "Transactions",
+        type_ = "integer",
+        json_path = ".status.counts.transactions"
+    ),
+    printcolumn(
+        name = "Requests/h",
+        type_ = "integer",
+        json_path = ".status.requests.usedLastHour"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetSpec {
+    /// YNAB plan id (a UUID), or `last-used` for the plan last opened in YNAB.
+    #[schemars(regex(
+        pattern = r"^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|last-used)$"
+    ))]
+    pub plan_id: String,
+    /// The Secret key that holds the YNAB personal access token.
+    pub token_secret_ref: SecretKeyRef,
+    /// Base URL of the YNAB API, ending in `/v1`.
+    #[serde(default = "default_api_url")]
+    #[schemars(regex(pattern = r"^https?://[^\s]+$"))]
+    pub api_url: String,
+    /// Whether ledgerops may write to YNAB. Off by default: everything is previewed, nothing written.
+    #[serde(default)]
+    pub writes: WritePolicy,
+    /// Which writes need a person, and what happens when nobody answers.
+    #[serde(default)]
+    pub approval: ApprovalPolicy,
+    /// Months up to and including this one (YYYY-MM) are closed: their transactions are never
+    /// edited. YNAB itself has no notion of a closed month.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])$"))]
+    pub closed_through: Option<String>,
+    /// The most YNAB requests ledgerops makes with this token per rolling hour. YNAB refuses
+    /// requests past 200 an hour.
+    #[serde(default = "default_requests_per_hour")]
+    #[schemars(range(min = 1, max = 200))]
+    pub requests_per_hour: u32,
+    /// How often the mirror asks YNAB for what changed.
+    #[serde(default = "default_sync_interval")]
+    pub sync_interval: DurationString,
+    /// Stops syncing and writing until set back to false.
+    #[serde(default)]
+    pub suspend: bool,
+}
+
+fn default_api_url() -> String {
+    "https://api.ynab.com/v1".into()
+}
+
+fn default_requests_per_hour() -> u32 {
+    180
+}
+
+fn default_sync_interval() -> DurationString {
+    "5m".into()
+}
+
+/// Whether and how ledgerops writes to YNAB.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct WritePolicy {
+    /// Allow writes. When false, changes are previewed and approved but never written.
+    #[serde(default)]
+    pub enabled: bool,
+    /// How long writes wait to be gathered into one bulk request.
+    #[serde(default = "default_batch_window")]
+    pub batch_window: DurationString,
+    /// The most transactions sent in one bulk request.
+    #[serde(default = "default_max_batch_size")]
+    #[schemars(range(min = 1, max = 1000))]
+    pub max_batch_size: u32,
+}
+
+impl Default for WritePolicy {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            batch_window: default_batch_window(),
+            max_batch_size: default_max_batch_size(),
+        }
+    }
+}
+
+fn default_batch_window() -> DurationString {
+    "200ms".into()
+}
+
+fn default_max_batch_size() -> u32 {
+    100
+}
+
+/// Which writes run on their own, which ask a person, and which are refused.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalPolicy {
+    /// A change whose transactions each move less than this amount (in currency units, sign
+    /// ignored) runs without asking. Unset: every write asks a person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_approve_below: Option<Amount>,
+    /// Ask a person, whatever the amount, when a payee has never been categorised before.
+    #[serde(default = "default_true")]
+    pub ask_on_new_payee: bool,
+    /// Categories ledgerops must never move a transaction into or out of: such a change is
+    /// blocked, not asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = ListMerge::Set)]
+    pub blocked_category_ids: Vec<String>,
+    /// How long a request waits for a decision before it expires.
+    #[serde(default = "default_expiry")]
+    pub expiry: DurationString,
+    /// Whom to tell when a request expires unanswered (user names or addresses).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub escalate_to: Vec<String>,
+}
+
+impl Default for ApprovalPolicy {
+    fn default() -> Self {
+        Self {
+            auto_approve_below: None,
+            ask_on_new_payee: true,
+            blocked_category_ids: Vec::new(),
+            expiry: default_expiry(),
+            escalate_to: Vec::new(),
+        }
+    }
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_expiry() -> DurationString {
+    "24h".into()
+}
+
+/// What ledgerops last saw of the plan and of its own use of YNAB.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetStatus {
+    /// The generation this status describes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// Current state: `Ready` (with reasons Synced, Unauthorized, NotFound, RateLimited,
+    /// Unreachable) and `RateLimited`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
+    pub conditions: Vec<Condition>,
+    /// A one-word summary for `kubectl get`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<BudgetPhase>,
+    /// The plan's name in YNAB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_name: Option<String>,
+    /// The plan's currency, which sets how many decimals an amount has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency: Option<Currency>,
+    /// When the mirror last caught up with YNAB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_sync_time: Option<Time>,
+    /// YNAB's `server_knowledge` at the last sync: the next sync asks only for what came after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_knowledge: Option<i64>,
+    /// How many records the mirror holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<MirrorCounts>,
+    /// YNAB requests made with this token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<RequestUse>,
+}
+
+/// A one-word summary of a Budget's state.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, schemars::JsonSchema)]
+pub enum BudgetPhase {
+    /// Not synced yet.
+    Pending,
+    /// The mirror is current.
+    Ready,
+    /// YNAB refused the token.
+    Unauthorized,
+    /// The plan does not exist for this token.
+    NotFound,
+    /// Waiting for the hourly request budget to allow another request.
+    RateLimited,
+    /// YNAB could not be reached or answered with a server error.
+    Unreachable,
+    /// `spec.suspend` is true.
+    Suspended,
+}
+
+/// A plan's currency.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Currency {
+    /// ISO 4217 code, such as `EUR`.
+    pub iso_code: String,
+    /// Digits after the decimal point.
+    #[schemars(range(min = 0, max = 3))]
+    pub decimal_digits: u8,
+}
+
+/// Record counts in the mirror.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct MirrorCounts {
+    /// Accounts, open and closed.
+    pub accounts: u32,
+    /// Categories, hidden ones included.
+    pub categories: u32,
+    /// Payees.
+    pub payees: u32,
+    /// Transactions not deleted.
+    pub transactions: u32,
+}
+
+/// How much of the hourly YNAB request budget is used.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestUse {
+    /// Requests made in the last rolling hour.
+    pub used_last_hour: u32,
+    /// The budget per rolling hour (`spec.requestsPerHour`).
+    pub limit_per_hour: u32,
+    /// When the next request is allowed, while rate limited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limited_until: Option<Time>,
+}

@@ -1,0 +1,93 @@
+//! Types shared by several resources: references, money, durations, the write intent.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use kube::KubeSchema;
+use serde::{Deserialize, Serialize};
+
+/// The API group of every ledgerops resource.
+pub const GROUP: &str = "ledgerops.dev";
+/// The version of every ledgerops resource.
+pub const VERSION: &str = "v1alpha1";
+
+/// A decimal amount in currency units, such as `-8.40` or `1250`. YNAB stores amounts in
+/// milliunits, so at most three decimals are meaningful; ledgerops never uses floating point.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash, schemars::JsonSchema)]
+#[serde(transparent)]
+pub struct Amount(#[schemars(regex(pattern = r"^-?[0-9]{1,15}(\.[0-9]{1,3})?$"))] pub String);
+
+/// A duration such as `200ms`, `30s`, `5m`, `24h` or `1h30m`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(transparent)]
+pub struct DurationString(#[schemars(regex(pattern = r"^([0-9]+(ms|s|m|h))+$"))] pub String);
+
+impl From<&str> for DurationString {
+    fn from(s: &str) -> Self {
+        Self(s.to_owned())
+    }
+}
+
+/// A reference to an object of a known kind in the same namespace.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalRef {
+    /// Name of the object.
+    #[schemars(length(min = 1, max = 253))]
+    pub name: String,
+}
+
+/// A key of a Secret in the same namespace.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SecretKeyRef {
+    /// Name of the Secret.
+    #[schemars(length(min = 1, max = 253))]
+    pub name: String,
+    /// Key within the Secret.
+    #[serde(default = "default_token_key")]
+    #[schemars(length(min = 1, max = 253))]
+    pub key: String,
+}
+
+fn default_token_key() -> String {
+    "token".into()
+}
+
+/// What ledgerops persists before a YNAB write, so that a restart can tell whether the write
+/// landed instead of writing twice.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteIntent {
+    /// Unique id of this write attempt.
+    pub attempt_id: String,
+    /// Hash of the end state the write converges to.
+    pub target_hash: String,
+    /// When the intent was recorded.
+    pub started_at: Time,
+}
+
+/// One transaction's category before and after a change, as shown to the person who approves it.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct CategoryChange {
+    /// YNAB id of the transaction.
+    pub transaction_id: String,
+    /// Date of the transaction, YYYY-MM-DD.
+    pub date: String,
+    /// Amount in currency units.
+    pub amount: Amount,
+    /// Payee as imported from the bank. Untrusted text: never an instruction to anyone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payee: Option<String>,
+    /// Category id before; absent for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_category_id: Option<String>,
+    /// Category name before; absent for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_category: Option<String>,
+    /// Category id after; absent for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_category_id: Option<String>,
+    /// Category name after; absent for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_category: Option<String>,
+}

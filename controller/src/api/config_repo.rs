@@ -1,0 +1,130 @@
+//! `ConfigRepo`: a Git repository whose resources ledgerops applies and prunes.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use kube::{CustomResource, KubeSchema};
+use serde::{Deserialize, Serialize};
+
+use super::common::{DurationString, LocalRef};
+
+/// A Git repository holding ledgerops resources. They are applied with server-side apply, and
+/// the ones it no longer declares are pruned.
+#[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[kube(
+    group = "ledgerops.dev",
+    version = "v1alpha1",
+    kind = "ConfigRepo",
+    namespaced,
+    status = "ConfigRepoStatus",
+    shortname = "crepo",
+    category = "ledgerops",
+    doc = "A Git repository holding ledgerops resources. They are applied with server-side apply, and the ones it no longer declares are pruned.",
+    printcolumn(name = "URL", type_ = "string", json_path = ".spec.url"),
+    printcolumn(name = "Branch", type_ = "string", json_path = ".spec.branch"),
+    printcolumn(
+        name = "Revision",
+        type_ = "string",
+        json_path = ".status.lastAppliedRevision"
+    ),
+    printcolumn(name = "Phase", type_ = "string", json_path = ".status.phase"),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigRepoSpec {
+    /// Clone URL (`https://`, `http://`, `ssh://` or `file://`).
+    #[schemars(regex(pattern = r"^(https?|ssh|file)://[^\s]+$"))]
+    pub url: String,
+    /// Branch to follow.
+    #[serde(default = "default_branch")]
+    #[schemars(length(min = 1, max = 255))]
+    pub branch: String,
+    /// Directory in the repository that holds the resources.
+    #[serde(default = "default_path")]
+    #[schemars(length(min = 1, max = 1024))]
+    #[x_kube(validation = Rule::new("!self.contains('..')").message("path must stay inside the repository: remove '..'"))]
+    pub path: String,
+    /// How often to fetch.
+    #[serde(default = "default_interval")]
+    pub interval: DurationString,
+    /// Secret with `username` and `password` (or `token`) for HTTP(S) remotes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_ref: Option<LocalRef>,
+    /// Delete what this repository applied before and no longer declares.
+    #[serde(default = "default_true")]
+    pub prune: bool,
+    /// Stops fetching and applying until set back to false.
+    #[serde(default)]
+    pub suspend: bool,
+}
+
+fn default_branch() -> String {
+    "main".into()
+}
+
+fn default_path() -> String {
+    ".".into()
+}
+
+fn default_interval() -> DurationString {
+    "1m".into()
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// What was fetched and applied.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigRepoStatus {
+    /// The generation this status describes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// Current state: `Ready` when the last revision is applied.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
+    pub conditions: Vec<Condition>,
+    /// A one-word summary for `kubectl get`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<RepoPhase>,
+    /// Commit whose resources are applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_applied_revision: Option<String>,
+    /// Commit last fetched, applied or not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_attempted_revision: Option<String>,
+    /// When the remote was last fetched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_fetch_time: Option<Time>,
+    /// Every object applied from the repository: what prune compares against.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inventory: Vec<InventoryEntry>,
+}
+
+/// A ConfigRepo's state.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, schemars::JsonSchema)]
+pub enum RepoPhase {
+    /// Not fetched yet.
+    Pending,
+    /// The latest revision is applied.
+    Ready,
+    /// The remote could not be fetched.
+    FetchFailed,
+    /// A resource in the repository was refused.
+    ApplyFailed,
+    /// `spec.suspend` is true.
+    Suspended,
+}
+
+/// One object applied from the repository.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct InventoryEntry {
+    /// Kind of the object.
+    pub kind: String,
+    /// Name of the object, in the ConfigRepo's namespace.
+    pub name: String,
+}

@@ -1,0 +1,154 @@
+//! `CategorizationPlan`: many category assignments applied together, or the undo of a plan.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use kube::{CustomResource, KubeSchema};
+use serde::{Deserialize, Serialize};
+
+use super::common::{CategoryChange, LocalRef, WriteIntent};
+
+/// A batch of category assignments, previewed, approved by a person and applied in one request;
+/// or, with `undoOf`, the revert of an applied plan.
+#[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[kube(
+    group = "ledgerops.dev",
+    version = "v1alpha1",
+    kind = "CategorizationPlan",
+    namespaced,
+    status = "CategorizationPlanStatus",
+    shortname = "cplan",
+    category = "ledgerops",
+    doc = "A batch of category assignments, previewed, approved by a person and applied in one request; or, with undoOf, the revert of an applied plan.",
+    printcolumn(name = "Budget", type_ = "string", json_path = ".spec.budgetRef.name"),
+    printcolumn(name = "Phase", type_ = "string", json_path = ".status.phase"),
+    printcolumn(
+        name = "Changes",
+        type_ = "integer",
+        json_path = ".status.preview.changeCount"
+    ),
+    printcolumn(
+        name = "Unchanged",
+        type_ = "integer",
+        json_path = ".status.preview.unchangedCount"
+    ),
+    printcolumn(
+        name = "Operation",
+        type_ = "string",
+        json_path = ".status.operationId",
+        priority = 1
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[x_kube(validation = Rule::new("has(self.assignments) != has(self.undoOf)").message("set either assignments or undoOf, not both"))]
+#[serde(rename_all = "camelCase")]
+pub struct CategorizationPlanSpec {
+    /// The Budget the transactions belong to.
+    #[x_kube(validation = Rule::new("self == oldSelf").message("budgetRef cannot change: create a new plan"))]
+    pub budget_ref: LocalRef,
+    /// One assignment per transaction. A transaction listed twice is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 5000))]
+    #[x_kube(merge_strategy = ListMerge::Map(vec!["transactionId".into()]))]
+    pub assignments: Option<Vec<Assignment>>,
+    /// Name of an applied plan in this namespace to revert.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 253))]
+    pub undo_of: Option<String>,
+    /// Why this plan exists, for the person who approves it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1000))]
+    pub description: Option<String>,
+}
+
+/// Put one transaction in one category.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+#[serde(rename_all = "camelCase")]
+pub struct Assignment {
+    /// YNAB id of the transaction.
+    #[schemars(length(min = 1, max = 64))]
+    pub transaction_id: String,
+    /// YNAB id of the category.
+    #[schemars(length(min = 1, max = 64))]
+    pub category_id: String,
+}
+
+/// The plan's preview, approval and outcome.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct CategorizationPlanStatus {
+    /// The generation this status describes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// Current state: `Ready`, `Valid`, `AwaitingApproval`, `Blocked`, `Interrupted`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
+    pub conditions: Vec<Condition>,
+    /// A one-word summary for `kubectl get`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<PlanPhase>,
+    /// What applying the plan would change, computed from current YNAB state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<Preview>,
+    /// The ApprovalRequest for the current preview.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_request: Option<String>,
+    /// A write that was started and whose outcome is not recorded yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<WriteIntent>,
+    /// Journal id of the applied operation; `undoOf` plans revert it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation_id: Option<String>,
+    /// When the plan was applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applied_at: Option<Time>,
+}
+
+/// A one-word summary of a plan's state.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, schemars::JsonSchema)]
+pub enum PlanPhase {
+    /// Not previewed yet.
+    Pending,
+    /// The plan cannot be applied as written; see the `Valid` condition.
+    Invalid,
+    /// Every assignment already holds.
+    NothingToDo,
+    /// Waiting for a person to decide on the preview.
+    AwaitingApproval,
+    /// Approved, but the Budget has writes disabled.
+    ReadOnly,
+    /// The bulk write is in flight.
+    Applying,
+    /// Written to YNAB and journaled.
+    Applied,
+    /// A person rejected it.
+    Rejected,
+    /// Nobody decided in time.
+    Expired,
+    /// A policy forbids it.
+    Blocked,
+    /// The write failed; see the conditions.
+    Failed,
+}
+
+/// What a plan would change.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Preview {
+    /// Hash over exactly what will be written and the YNAB state it was computed from.
+    pub hash: String,
+    /// YNAB server_knowledge the preview was computed at.
+    pub server_knowledge: i64,
+    /// Number of transactions that change.
+    pub change_count: u32,
+    /// Every transaction that changes, before and after.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<CategoryChange>,
+    /// Assignments that already hold and are skipped.
+    pub unchanged_count: u32,
+    /// For an undo: transactions changed since the operation, left alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<String>,
+}

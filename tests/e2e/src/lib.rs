@@ -1,0 +1,47 @@
+//! Helpers shared by the suites: installing the CRDs and reading the examples.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Client;
+use kube::api::{Api, Patch, PatchParams};
+use kube::runtime::wait::{await_condition, conditions};
+use serde::Deserialize;
+
+/// Applies every ledgerops CRD (server-side, so repeating it is harmless) and waits until each is
+/// Established.
+pub async fn install_crds(client: &Client) {
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let params = PatchParams::apply("ledgerops-tests").force();
+    for crd in ledgerops::api::crds() {
+        let name = crd.metadata.name.clone().expect("generated CRDs are named");
+        api.patch(&name, &params, &Patch::Apply(&crd))
+            .await
+            .unwrap_or_else(|e| panic!("applying CRD {name}: {e}"));
+        let established = await_condition(api.clone(), &name, conditions::is_crd_established());
+        tokio::time::timeout(Duration::from_secs(30), established)
+            .await
+            .unwrap_or_else(|_| panic!("CRD {name} was not Established within 30s"))
+            .unwrap_or_else(|e| panic!("watching CRD {name}: {e}"));
+    }
+}
+
+/// The path of a file under `examples/`.
+pub fn example(file: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(file)
+}
+
+/// The documents of a multi-document YAML file under `examples/`.
+pub fn example_documents(file: &str) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(example(file))
+        .unwrap_or_else(|e| panic!("reading examples/{file}: {e}"));
+    serde_yaml::Deserializer::from_str(&text)
+        .map(|doc| {
+            serde_json::to_value(serde_yaml::Value::deserialize(doc).expect("valid YAML"))
+                .expect("YAML maps to JSON")
+        })
+        .collect()
+}

@@ -1,0 +1,307 @@
+//! A private Kubernetes control plane for tests: a real `kube-apiserver` backed by kine's
+//! in-memory store, on free loopback ports, with token-authenticated users.
+//!
+//! Build the binaries once with `tests/tools/build-control-plane.sh` (or point
+//! `LEDGEROPS_CONTROL_PLANE_BIN` at a directory that has `kube-apiserver`, `kine` and `kubectl`);
+//! [`ControlPlane::start`] runs the script itself when the variable is unset.
+
+mod binaries;
+mod process;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::Namespace;
+use kube::api::{Api, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+pub use binaries::binary_dir;
+use process::Guarded;
+
+/// Users the API server authenticates by bearer token. `admin` is in `system:masters`; the others
+/// have no permissions until a test binds a role to them.
+pub const USERS: &[&str] = &["admin", "alice", "bob"];
+
+/// Everything that can go wrong while starting or using the control plane.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(
+        "building the control-plane binaries failed: {0}; run tests/tools/build-control-plane.sh to see why"
+    )]
+    Build(String),
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+    #[error("`{0}` failed: {1}")]
+    Command(String, String),
+    #[error("the API server was not ready after {0:?}; its log is {1}")]
+    NotReady(Duration, PathBuf),
+    #[error("unknown test user {0}: use one of {USERS:?}")]
+    UnknownUser(String),
+    #[error("kubeconfig: {0}")]
+    Kubeconfig(#[from] kube::config::KubeconfigError),
+    #[error("Kubernetes API: {0}")]
+    Kube(#[from] kube::Error),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
+    let what = what.into();
+    move |source| Error::Io { what, source }
+}
+
+/// A running API server and its store. Both stop when this is dropped, and also when the test
+/// process dies, however it dies.
+pub struct ControlPlane {
+    // Fields drop in order: the API server, then its store, then the directory they used.
+    _processes: Vec<Guarded>,
+    dir: tempfile::TempDir,
+    kubeconfig: PathBuf,
+    kubectl: PathBuf,
+    url: String,
+}
+
+impl ControlPlane {
+    /// Starts a fresh control plane and waits until the API server reports ready.
+    pub async fn start() -> Result<Self> {
+        let bin = binary_dir()?;
+        let dir = tempfile::Builder::new()
+            .prefix("ledgerops-cp-")
+            .tempdir()
+            .map_err(io("creating a temp dir"))?;
+        let root = dir.path();
+
+        let store_port = free_port()?;
+        let mut kine = Command::new(bin.join("kine"));
+        kine.arg(format!("--listen-address=127.0.0.1:{store_port}"))
+            .args(["--endpoint=memory://", "--metrics-bind-address=0"]);
+        let kine = Guarded::spawn(kine, &root.join("kine.log"))?;
+
+        write_service_account_key(root)?;
+        let tokens: String = USERS
+            .iter()
+            .map(|u| {
+                let groups = if *u == "admin" {
+                    "system:masters"
+                } else {
+                    "ledgerops-test-users"
+                };
+                format!("{},{u},{u},\"{groups}\"\n", token_of(u))
+            })
+            .collect();
+        std::fs::write(root.join("tokens.csv"), tokens).map_err(io("writing tokens.csv"))?;
+
+        let port = free_port()?;
+        let cert_dir = root.join("certs");
+        let sa_key = root.join("sa.key");
+        let api_log = root.join("kube-apiserver.log");
+        let mut apiserver = Command::new(bin.join("kube-apiserver"));
+        apiserver.args([
+            format!("--etcd-servers=http://127.0.0.1:{store_port}"),
+            "--bind-address=127.0.0.1".into(),
+            "--advertise-address=127.0.0.1".into(),
+            format!("--secure-port={port}"),
+            format!("--cert-dir={}", cert_dir.display()),
+            "--service-cluster-ip-range=10.0.0.0/24".into(),
+            format!("--service-account-issuer=https://127.0.0.1:{port}/"),
+            format!("--service-account-key-file={}", sa_key.display()),
+            format!("--service-account-signing-key-file={}", sa_key.display()),
+            format!("--token-auth-file={}", root.join("tokens.csv").display()),
+            "--authorization-mode=RBAC".into(),
+            "--disable-admission-plugins=ServiceAccount".into(),
+            "--allow-privileged=true".into(),
+            "--profiling=false".into(),
+        ]);
+        let apiserver = Guarded::spawn(apiserver, &api_log)?;
+
+        let url = format!("https://127.0.0.1:{port}");
+        let kubeconfig = root.join("kubeconfig");
+        // The API server writes its self-signed serving certificate (and the CA that signed it)
+        // at start-up; the kubeconfig trusts exactly that file.
+        let ca = cert_dir.join("apiserver.crt");
+        std::fs::write(&kubeconfig, kubeconfig_yaml(&url, &ca))
+            .map_err(io("writing the kubeconfig"))?;
+
+        let plane = Self {
+            kubectl: bin.join("kubectl"),
+            kubeconfig,
+            url,
+            _processes: vec![apiserver, kine],
+            dir,
+        };
+        plane.wait_ready(Duration::from_secs(60), &api_log).await?;
+        Ok(plane)
+    }
+
+    /// One control plane per test binary, started on first use. Tests share it and isolate
+    /// themselves with their own namespaces ([`ControlPlane::namespace`]).
+    pub fn shared() -> &'static ControlPlane {
+        static SHARED: OnceLock<ControlPlane> = OnceLock::new();
+        SHARED.get_or_init(|| {
+            // Start on a runtime of its own: each #[tokio::test] has a runtime that ends with it.
+            std::thread::spawn(|| {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("tokio runtime");
+                rt.block_on(ControlPlane::start())
+            })
+            .join()
+            .expect("control-plane start thread panicked")
+            .unwrap_or_else(|e| panic!("starting the test control plane: {e}"))
+        })
+    }
+
+    /// A client authenticated as `admin` (cluster-admin).
+    pub async fn client(&self) -> Result<kube::Client> {
+        self.client_as("admin").await
+    }
+
+    /// A client authenticated as one of [`USERS`].
+    pub async fn client_as(&self, user: &str) -> Result<kube::Client> {
+        if !USERS.contains(&user) {
+            return Err(Error::UnknownUser(user.into()));
+        }
+        let kubeconfig = Kubeconfig::read_from(&self.kubeconfig)?;
+        let options = KubeConfigOptions {
+            context: Some(user.into()),
+            ..Default::default()
+        };
+        let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options).await?;
+        Ok(kube::Client::try_from(config)?)
+    }
+
+    /// The kubeconfig file; its contexts are named after [`USERS`], `admin` being current.
+    pub fn kubeconfig(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    /// The API server's URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// A `kubectl` command bound to this control plane as `admin`.
+    pub fn kubectl(&self) -> Command {
+        let mut cmd = Command::new(&self.kubectl);
+        cmd.arg("--kubeconfig").arg(&self.kubeconfig);
+        cmd
+    }
+
+    /// Runs kubectl with `args`, returning stdout, or its stderr as the error.
+    pub fn kubectl_ok(&self, args: &[&str]) -> Result<String> {
+        let out = self
+            .kubectl()
+            .args(args)
+            .output()
+            .map_err(io("running kubectl"))?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(Error::Command(
+                format!("kubectl {}", args.join(" ")),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            ))
+        }
+    }
+
+    /// Creates a namespace with a unique name starting with `prefix`, and returns its name.
+    pub async fn namespace(&self, prefix: &str) -> Result<String> {
+        let client = self.client().await?;
+        let ns: Namespace = serde_json::from_value(serde_json::json!({
+            "metadata": { "generateName": format!("{prefix}-") }
+        }))
+        .expect("static namespace object");
+        let created = Api::<Namespace>::all(client)
+            .create(&PostParams::default(), &ns)
+            .await?;
+        Ok(created
+            .metadata
+            .name
+            .expect("the API server names generated objects"))
+    }
+
+    /// The directory that holds the logs, certificates and kubeconfig.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    async fn wait_ready(&self, limit: Duration, log: &Path) -> Result<()> {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            // The CA file appears only once the API server has generated it.
+            if let Ok(client) = self.client().await {
+                let req = http::Request::get("/readyz")
+                    .body(Vec::new())
+                    .expect("static request");
+                if matches!(client.request_text(req).await.as_deref(), Ok("ok")) {
+                    return Ok(());
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        Err(Error::NotReady(limit, log.to_owned()))
+    }
+}
+
+/// The bearer token of a test user.
+pub fn token_of(user: &str) -> String {
+    format!("{user}-token")
+}
+
+fn free_port() -> Result<u16> {
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(io("finding a free port"))?;
+    Ok(listener
+        .local_addr()
+        .map_err(io("finding a free port"))?
+        .port())
+}
+
+fn write_service_account_key(root: &Path) -> Result<()> {
+    let key = root.join("sa.key");
+    let out = Command::new("openssl")
+        .args([
+            "ecparam",
+            "-name",
+            "prime256v1",
+            "-genkey",
+            "-noout",
+            "-out",
+        ])
+        .arg(&key)
+        .output()
+        .map_err(io("running openssl (install the openssl package)"))?;
+    if !out.status.success() {
+        return Err(Error::Command(
+            "openssl ecparam".into(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
+    }
+    Ok(())
+}
+
+fn kubeconfig_yaml(url: &str, ca: &Path) -> String {
+    let mut yaml = format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: admin\nclusters:\n- name: test\n  cluster:\n    server: {url}\n    certificate-authority: {}\ncontexts:\n",
+        ca.display()
+    );
+    for u in USERS {
+        yaml.push_str(&format!(
+            "- name: {u}\n  context:\n    cluster: test\n    user: {u}\n"
+        ));
+    }
+    yaml.push_str("users:\n");
+    for u in USERS {
+        yaml.push_str(&format!(
+            "- name: {u}\n  user:\n    token: {}\n",
+            token_of(u)
+        ));
+    }
+    yaml
+}

@@ -1,0 +1,61 @@
+//! Child processes that cannot outlive the test process.
+
+use std::fs::File;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+
+use crate::{Result, io};
+
+/// A child process killed when this is dropped, and by the kernel when the test process dies.
+pub(crate) struct Guarded {
+    pid: libc::pid_t,
+}
+
+impl Guarded {
+    /// Spawns `cmd` with its output appended to `log`.
+    pub(crate) fn spawn(mut cmd: Command, log: &Path) -> Result<Self> {
+        let out = File::create(log).map_err(io(format!("creating {}", log.display())))?;
+        let err = out.try_clone().map_err(io("duplicating a log handle"))?;
+        cmd.stdin(Stdio::null()).stdout(out).stderr(err);
+        // SAFETY: prctl and getppid are async-signal-safe, as pre_exec requires.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() == 1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let program = cmd.get_program().to_string_lossy().into_owned();
+        // PR_SET_PDEATHSIG fires when the *thread* that forked the child exits, so the child is
+        // forked from a thread that lives exactly as long as the child (it waits for it).
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || match cmd.spawn() {
+            Ok(mut child) => {
+                let _ = tx.send(Ok(child.id()));
+                let _ = child.wait();
+            }
+            Err(e) => {
+                let _ = tx.send(Err(e));
+            }
+        });
+        let pid = rx
+            .recv()
+            .expect("the spawning thread always answers")
+            .map_err(io(format!("starting {program}")))?;
+        Ok(Self {
+            pid: pid as libc::pid_t,
+        })
+    }
+}
+
+impl Drop for Guarded {
+    fn drop(&mut self) {
+        // SAFETY: kill has no memory-safety preconditions; the waiting thread reaps the child.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+        }
+    }
+}
