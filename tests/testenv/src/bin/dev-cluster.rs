@@ -11,7 +11,9 @@ use ledgerops_testenv::ControlPlane;
 async fn main() -> ExitCode {
     let once = std::env::args().any(|a| a == "--once");
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    eprintln!("starting kube-apiserver and kine (the first run builds them from Go modules; that takes several minutes)");
+    eprintln!(
+        "starting kube-apiserver and kine (the first run builds them from Go modules; that takes several minutes)"
+    );
     let plane = match ControlPlane::start().await {
         Ok(plane) => plane,
         Err(e) => {
@@ -23,7 +25,13 @@ async fn main() -> ExitCode {
     let examples = repo.join("examples");
     let steps: [&[&str]; 5] = [
         &["apply", "--server-side", "-f", crds.to_str().unwrap()],
-        &["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"],
+        &[
+            "wait",
+            "--for=condition=Established",
+            "crd",
+            "--all",
+            "--timeout=60s",
+        ],
         &["create", "namespace", "demo"],
         &["apply", "-n", "demo", "-f", examples.to_str().unwrap()],
         &["get", "ledgerops", "-n", "demo"],
