@@ -1,0 +1,71 @@
+//! Request counters for `/v1`, by endpoint (method + route template), status and token.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+
+use crate::auth::bearer_token;
+use crate::legacy::Legacy;
+use crate::sim::Sim;
+
+/// Status key for a write whose connection was dropped on purpose.
+pub const DROPPED: &str = "dropped";
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    pub total: u64,
+    /// e.g. `PATCH /v1/plans/{plan_id}/transactions`.
+    pub by_endpoint: BTreeMap<String, u64>,
+    /// e.g. `200`, `429`, `dropped`.
+    pub by_status: BTreeMap<String, u64>,
+    /// By bearer token; `-` for requests without one.
+    pub by_token: BTreeMap<String, u64>,
+}
+
+impl Counters {
+    pub fn endpoint(&self, key: &str) -> u64 {
+        self.by_endpoint.get(key).copied().unwrap_or(0)
+    }
+
+    pub fn status(&self, key: &str) -> u64 {
+        self.by_status.get(key).copied().unwrap_or(0)
+    }
+
+    pub fn record_status(&mut self, status: &str) {
+        *self.by_status.entry(status.to_string()).or_default() += 1;
+    }
+}
+
+/// The route template a request matched, spelled as the client called it.
+pub fn endpoint_of(req: &Request) -> String {
+    let template = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("(unmatched)", |m| m.as_str());
+    let template = if req.extensions().get::<Legacy>().is_some() {
+        Legacy::spell(template)
+    } else {
+        template.to_string()
+    };
+    format!("{} {}", req.method(), template)
+}
+
+pub async fn layer(State(sim): State<Arc<Sim>>, req: Request, next: Next) -> Response {
+    {
+        let mut counters = sim.counters.lock().unwrap();
+        counters.total += 1;
+        *counters.by_endpoint.entry(endpoint_of(&req)).or_default() += 1;
+        let token = bearer_token(&req).unwrap_or_else(|| "-".to_string());
+        *counters.by_token.entry(token).or_default() += 1;
+    }
+    let response = next.run(req).await;
+    sim.counters
+        .lock()
+        .unwrap()
+        .record_status(response.status().as_str());
+    response
+}

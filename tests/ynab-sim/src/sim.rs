@@ -1,0 +1,121 @@
+//! The shared state behind every request: YNAB data, clock, faults, counters and rate limiter.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use crate::SimError;
+use crate::clock::Clock;
+use crate::counters::Counters;
+use crate::faults::Faults;
+use crate::fixture::Fixture;
+use crate::persist::{self, Persisted};
+use crate::ratelimit::RateLimiter;
+use crate::store::{PlanState, Store, View};
+
+pub struct Sim {
+    data: Mutex<Persisted>,
+    pub clock: Clock,
+    pub faults: Mutex<Faults>,
+    pub counters: Mutex<Counters>,
+    pub limiter: Mutex<RateLimiter>,
+    state_file: Option<PathBuf>,
+}
+
+impl Sim {
+    /// Starts from the state file if it exists, else from the fixture.
+    pub fn new(
+        fixture: Option<Fixture>,
+        state_file: Option<PathBuf>,
+        rate_limit: u32,
+    ) -> Result<Sim, SimError> {
+        let saved = match &state_file {
+            Some(path) => persist::load(path)?,
+            None => None,
+        };
+        let data = saved.unwrap_or_else(|| Persisted::from_fixture(fixture));
+        let sim = Sim {
+            data: Mutex::new(data),
+            clock: Clock::default(),
+            faults: Mutex::default(),
+            counters: Mutex::default(),
+            limiter: Mutex::new(RateLimiter::new(rate_limit)),
+            state_file,
+        };
+        sim.save(&sim.data.lock().unwrap())?;
+        Ok(sim)
+    }
+
+    fn save(&self, data: &Persisted) -> Result<(), SimError> {
+        match &self.state_file {
+            Some(path) => persist::save(path, data),
+            None => Ok(()),
+        }
+    }
+
+    pub fn knows_token(&self, token: &str) -> bool {
+        self.data
+            .lock()
+            .unwrap()
+            .store
+            .tokens
+            .iter()
+            .any(|t| t == token)
+    }
+
+    /// Reads the whole store.
+    pub fn read_store<R>(&self, f: impl FnOnce(&Store) -> R) -> R {
+        f(&self.data.lock().unwrap().store)
+    }
+
+    /// Reads one plan, seen at the current month.
+    pub fn read<R>(
+        &self,
+        plan_id: &str,
+        f: impl FnOnce(&View) -> Result<R, SimError>,
+    ) -> Result<R, SimError> {
+        let data = self.data.lock().unwrap();
+        let plan = data.store.plan(plan_id)?;
+        f(&View::new(plan, self.clock.current_month()))
+    }
+
+    /// Changes one plan atomically at the next server knowledge, saves, and renders the outcome.
+    pub fn write<R, O>(
+        &self,
+        plan_id: &str,
+        change: impl FnOnce(&mut PlanState, i64) -> Result<R, SimError>,
+        render: impl FnOnce(&View, R, i64) -> O,
+    ) -> Result<O, SimError> {
+        let mut data = self.data.lock().unwrap();
+        let now = self
+            .clock
+            .now()
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let (result, knowledge) = data.store.write(plan_id, &now, change)?;
+        self.save(&data)?;
+        let plan = data.store.plan(plan_id)?;
+        Ok(render(
+            &View::new(plan, self.clock.current_month()),
+            result,
+            knowledge,
+        ))
+    }
+
+    /// Replaces the data and the reset point with `fixture`.
+    pub fn load_fixture(&self, fixture: Fixture) -> Result<(), SimError> {
+        let mut data = self.data.lock().unwrap();
+        *data = Persisted::from_fixture(Some(fixture));
+        self.save(&data)
+    }
+
+    /// Back to the last loaded fixture; faults, counters and rate-limit windows are cleared too.
+    pub fn reset(&self) -> Result<(), SimError> {
+        let mut data = self.data.lock().unwrap();
+        let fixture = data.fixture.take();
+        *data = Persisted::from_fixture(fixture);
+        self.save(&data)?;
+        *self.faults.lock().unwrap() = Faults::default();
+        *self.counters.lock().unwrap() = Counters::default();
+        self.limiter.lock().unwrap().clear();
+        Ok(())
+    }
+}
