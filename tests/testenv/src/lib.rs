@@ -6,6 +6,7 @@
 //! [`ControlPlane::start`] runs the script itself when the variable is unset.
 
 mod binaries;
+pub mod gitea;
 mod process;
 
 use std::net::TcpListener;
@@ -19,7 +20,7 @@ use kube::api::{Api, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 pub use binaries::binary_dir;
-use process::Guarded;
+pub use process::Guarded;
 
 /// Users the API server authenticates by bearer token. `admin` is in `system:masters`; the others
 /// have no permissions until a test binds a role to them.
@@ -47,6 +48,12 @@ pub enum Error {
     Kubeconfig(#[from] kube::config::KubeconfigError),
     #[error("Kubernetes API: {0}")]
     Kube(#[from] kube::Error),
+    #[error("building Gitea failed: {0}; run tests/tools/build-gitea.sh to see why")]
+    GiteaBuild(String),
+    #[error("Gitea was not ready after {0:?}; the end of its log:\n{1}")]
+    GiteaNotReady(Duration, String),
+    #[error("Gitea API {call}: {detail}")]
+    GiteaApi { call: String, detail: String },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -255,7 +262,8 @@ pub fn token_of(user: &str) -> String {
     format!("{user}-token")
 }
 
-fn free_port() -> Result<u16> {
+/// A TCP port on 127.0.0.1 that nothing listens on right now.
+pub fn free_port() -> Result<u16> {
     let listener = TcpListener::bind("127.0.0.1:0").map_err(io("finding a free port"))?;
     Ok(listener
         .local_addr()

@@ -9,13 +9,13 @@ use std::sync::mpsc;
 use crate::{Result, io};
 
 /// A child process killed when this is dropped, and by the kernel when the test process dies.
-pub(crate) struct Guarded {
+pub struct Guarded {
     pid: libc::pid_t,
 }
 
 impl Guarded {
     /// Spawns `cmd` with its output appended to `log`.
-    pub(crate) fn spawn(mut cmd: Command, log: &Path) -> Result<Self> {
+    pub fn spawn(mut cmd: Command, log: &Path) -> Result<Self> {
         let out = File::create(log).map_err(io(format!("creating {}", log.display())))?;
         let err = out.try_clone().map_err(io("duplicating a log handle"))?;
         cmd.stdin(Stdio::null()).stdout(out).stderr(err);
