@@ -2,3 +2,11 @@
 
 pub mod api;
 pub mod crdgen;
+pub mod http;
+pub mod k8s;
+pub mod logic;
+pub mod metrics;
+pub mod reconcile;
+pub mod registry;
+pub mod run;
+pub mod ynab;

@@ -1,6 +1,8 @@
 //! The `ledgerops` command line.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
@@ -17,6 +19,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Run the controllers against the cluster in KUBECONFIG (or the one it runs in).
+    Run {
+        /// Address for /healthz, /readyz and /metrics.
+        #[arg(long, env = "LEDGEROPS_LISTEN", default_value = "0.0.0.0:8080")]
+        listen: SocketAddr,
+        /// Log as JSON lines instead of text.
+        #[arg(long, env = "LEDGEROPS_LOG_JSON")]
+        log_json: bool,
+    },
     /// Print the CustomResourceDefinitions as YAML, or write one file per CRD with --out.
     Crdgen {
         /// Directory to write `<group>_<plural>.yaml` files into.
@@ -25,16 +36,27 @@ enum Cmd {
     },
 }
 
-fn main() -> std::process::ExitCode {
+fn main() -> ExitCode {
     match Cli::parse().command {
+        Cmd::Run { listen, log_json } => {
+            init_logs(log_json);
+            let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+            match runtime.block_on(ledgerops::run::run(listen)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    tracing::error!("{e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Cmd::Crdgen { out: Some(dir) } => match ledgerops::crdgen::write_all(&dir) {
-            Ok(()) => std::process::ExitCode::SUCCESS,
+            Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!(
                     "ledgerops: cannot write the CRDs into {}: {e}",
                     dir.display()
                 );
-                std::process::ExitCode::FAILURE
+                ExitCode::FAILURE
             }
         },
         Cmd::Crdgen { out: None } => {
@@ -43,7 +65,21 @@ fn main() -> std::process::ExitCode {
                 .map(|(_, yaml)| yaml)
                 .collect();
             print!("{}", docs.join("---\n"));
-            std::process::ExitCode::SUCCESS
+            ExitCode::SUCCESS
         }
+    }
+}
+
+/// Logs go to stderr; `RUST_LOG` filters them (default `info`).
+fn init_logs(json: bool) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| "info,kube=warn".into());
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if json {
+        builder.json().init();
+    } else {
+        builder.compact().init();
     }
 }

@@ -1,4 +1,7 @@
-//! Helpers shared by the suites: installing the CRDs and reading the examples.
+//! Helpers shared by the suites: installing the CRDs, reading the examples, running ledgerops.
+
+pub mod controller;
+pub mod wait;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,0 +1,5 @@
+//! Kubernetes adapters: the only code that reads Secrets and writes statuses and Events.
+
+pub mod events;
+pub mod secrets;
+pub mod status;

@@ -1,0 +1,36 @@
+//! Writing a resource's status through the status subresource with server-side apply.
+
+use std::fmt::Debug;
+
+use kube::api::{Patch, PatchParams};
+use kube::core::NamespaceResourceScope;
+use kube::{Api, Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// The field manager ledgerops writes with.
+pub const FIELD_MANAGER: &str = "ledgerops";
+
+/// Applies `status` as the whole status ledgerops owns on `object`.
+pub async fn apply<K, S>(client: &kube::Client, object: &K, status: &S) -> Result<(), kube::Error>
+where
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug,
+    S: Serialize,
+{
+    let api: Api<K> = Api::namespaced(client.clone(), &object.namespace().unwrap_or_default());
+    let patch = serde_json::json!({
+        "apiVersion": K::api_version(&()),
+        "kind": K::kind(&()),
+        "status": status,
+    });
+    api.patch_status(
+        &object.name_any(),
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(&patch),
+    )
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,169 @@
+//! Status conditions as Kubernetes API conventions want them: one per type, the transition time
+//! kept while the status holds, every one stamped with the generation it describes.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::jiff::Timestamp;
+
+/// A condition's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    True,
+    False,
+    Unknown,
+}
+
+impl Status {
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::True => "True",
+            Status::False => "False",
+            Status::Unknown => "Unknown",
+        }
+    }
+}
+
+impl From<bool> for Status {
+    fn from(b: bool) -> Self {
+        if b { Status::True } else { Status::False }
+    }
+}
+
+/// What a reconcile found out for one condition type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observed {
+    pub type_: &'static str,
+    pub status: Status,
+    pub reason: &'static str,
+    pub message: String,
+}
+
+impl Observed {
+    pub fn new(
+        type_: &'static str,
+        status: impl Into<Status>,
+        reason: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            type_,
+            status: status.into(),
+            reason,
+            message: message.into(),
+        }
+    }
+}
+
+/// Replaces or adds the condition of `observed.type_` in `current`, keeping its
+/// lastTransitionTime when the status did not change. Other types are left as they are.
+pub fn set(
+    current: &[Condition],
+    observed: Observed,
+    generation: Option<i64>,
+    now: Timestamp,
+) -> Vec<Condition> {
+    let previous = current.iter().find(|c| c.type_ == observed.type_);
+    let last_transition_time = match previous {
+        Some(p) if p.status == observed.status.as_str() => p.last_transition_time.clone(),
+        _ => Time(now),
+    };
+    let condition = Condition {
+        type_: observed.type_.to_owned(),
+        status: observed.status.as_str().to_owned(),
+        reason: observed.reason.to_owned(),
+        message: observed.message,
+        observed_generation: generation,
+        last_transition_time,
+    };
+    let mut out: Vec<Condition> = current
+        .iter()
+        .filter(|c| c.type_ != condition.type_)
+        .cloned()
+        .collect();
+    out.push(condition);
+    out.sort_by(|a, b| a.type_.cmp(&b.type_));
+    out
+}
+
+/// Removes the condition of `type_`: abnormal-true conditions (Diverged, Blocked, …) are absent
+/// rather than False once the problem is gone.
+pub fn remove(current: &[Condition], type_: &str) -> Vec<Condition> {
+    current
+        .iter()
+        .filter(|c| c.type_ != type_)
+        .cloned()
+        .collect()
+}
+
+/// The condition of `type_`, if present.
+pub fn get<'a>(current: &'a [Condition], type_: &str) -> Option<&'a Condition> {
+    current.iter().find(|c| c.type_ == type_)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(secs: i64) -> Timestamp {
+        Timestamp::from_second(1_790_000_000 + secs).unwrap()
+    }
+
+    #[test]
+    fn adds_then_keeps_the_transition_time_while_the_status_holds() {
+        let c = set(
+            &[],
+            Observed::new("Ready", true, "Synced", "ok"),
+            Some(1),
+            at(0),
+        );
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].last_transition_time, Time(at(0)));
+        let c = set(
+            &c,
+            Observed::new("Ready", true, "Synced", "still ok"),
+            Some(2),
+            at(50),
+        );
+        assert_eq!(c[0].last_transition_time, Time(at(0)));
+        assert_eq!(c[0].message, "still ok");
+        assert_eq!(c[0].observed_generation, Some(2));
+        let c = set(
+            &c,
+            Observed::new("Ready", false, "Unauthorized", "token refused"),
+            Some(2),
+            at(90),
+        );
+        assert_eq!(c[0].last_transition_time, Time(at(90)));
+        assert_eq!(
+            (c[0].status.as_str(), c[0].reason.as_str()),
+            ("False", "Unauthorized")
+        );
+    }
+
+    #[test]
+    fn other_types_are_untouched_and_order_is_stable() {
+        let c = set(
+            &[],
+            Observed::new("Ready", true, "Synced", "ok"),
+            Some(1),
+            at(0),
+        );
+        let c = set(
+            &c,
+            Observed::new("Diverged", true, "EditedInYnab", "x"),
+            Some(1),
+            at(5),
+        );
+        let c = set(
+            &c,
+            Observed::new("Blocked", Status::Unknown, "Checking", "y"),
+            Some(1),
+            at(6),
+        );
+        let types: Vec<&str> = c.iter().map(|c| c.type_.as_str()).collect();
+        assert_eq!(types, ["Blocked", "Diverged", "Ready"]);
+        let c = remove(&c, "Diverged");
+        assert!(get(&c, "Diverged").is_none());
+        assert_eq!(get(&c, "Ready").unwrap().last_transition_time, Time(at(0)));
+        assert_eq!(get(&c, "Blocked").unwrap().status, "Unknown");
+    }
+}

@@ -1,0 +1,83 @@
+//! Durations as written in specs: `200ms`, `30s`, `5m`, `24h`, `1h30m`.
+
+use std::time::Duration;
+
+/// A duration string that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0:?} is not a duration: write numbers with units ms, s, m or h, such as 200ms, 5m or 1h30m"
+)]
+pub struct DurationError(pub String);
+
+/// Parses a sequence of `<number><unit>` pairs.
+pub fn parse(text: &str) -> Result<Duration, DurationError> {
+    let err = || DurationError(text.to_owned());
+    let mut total = Duration::ZERO;
+    let mut rest = text;
+    if rest.is_empty() {
+        return Err(err());
+    }
+    while !rest.is_empty() {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return Err(err());
+        }
+        let value: u64 = rest[..digits].parse().map_err(|_| err())?;
+        rest = &rest[digits..];
+        let (unit_ms, len) = if rest.starts_with("ms") {
+            (1, 2)
+        } else if rest.starts_with('s') {
+            (1_000, 1)
+        } else if rest.starts_with('m') {
+            (60_000, 1)
+        } else if rest.starts_with('h') {
+            (3_600_000, 1)
+        } else {
+            return Err(err());
+        };
+        rest = &rest[len..];
+        let ms = value.checked_mul(unit_ms).ok_or_else(err)?;
+        total = total
+            .checked_add(Duration::from_millis(ms))
+            .ok_or_else(err)?;
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_units_and_sums() {
+        let cases = [
+            ("200ms", 200),
+            ("30s", 30_000),
+            ("5m", 300_000),
+            ("24h", 86_400_000),
+            ("1h30m", 5_400_000),
+            ("1m1s1ms", 61_001),
+            ("0s", 0),
+        ];
+        for (text, ms) in cases {
+            assert_eq!(parse(text), Ok(Duration::from_millis(ms)), "{text}");
+        }
+    }
+
+    #[test]
+    fn refuses_malformed() {
+        for text in [
+            "",
+            "5",
+            "m",
+            "5d",
+            "1.5h",
+            "-5m",
+            "5 m",
+            "h1",
+            "99999999999999999999h",
+        ] {
+            assert_eq!(parse(text), Err(DurationError(text.into())), "{text:?}");
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! The Budget reconciler: keeps the plan's mirror current with one delta request per sync and
+//! reports it in the status.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+use kube::runtime::controller::Action;
+use kube::runtime::reflector;
+use kube::runtime::utils::Predicate;
+use kube::runtime::{Controller, WatchStreamExt, predicates, watcher};
+use kube::{Api, ResourceExt};
+
+use super::{Context, Error};
+use crate::api::budget::{Budget, RequestUse};
+use crate::k8s::{secrets, status};
+use crate::logic::budget_status::{self, SyncOutcome, SyncReport};
+use crate::logic::duration;
+use crate::logic::mirror::Mirror;
+use crate::metrics::{ErrorLabels, KindLabels};
+use crate::registry::MirrorSlot;
+use crate::ynab::client::{SharedWindow, YnabClient};
+use crate::ynab::error::YnabError;
+
+/// Retry delay after an error that needs a person (bad token, unknown plan): slow enough never
+/// to storm YNAB, quick enough to notice a fixed Secret.
+const NEEDS_A_PERSON: Duration = Duration::from_secs(300);
+/// Retry delay after a transient failure.
+const TRANSIENT: Duration = Duration::from_secs(60);
+
+/// Runs the Budget controller until shutdown.
+pub async fn run(ctx: Arc<Context>) {
+    let api: Api<Budget> = Api::all(ctx.client.clone());
+    let (reader, writer) = reflector::store();
+    let registry = ctx.registry.clone();
+    // Only spec and annotation changes wake a Budget: its own status writes must not.
+    let stream = watcher(api, watcher::Config::default().any_semantic())
+        .default_backoff()
+        .reflect(writer)
+        .inspect(move |event| {
+            if let Ok(watcher::Event::Delete(b)) = event {
+                registry.forget_mirror(&b.namespace().unwrap_or_default(), &b.name_any());
+            }
+        })
+        .applied_objects()
+        .predicate_filter(
+            predicates::generation.combine(predicates::annotations),
+            Default::default(),
+        );
+    Controller::for_stream(stream, reader)
+        .shutdown_on_signal()
+        .run(reconcile, error_policy, ctx)
+        .for_each(|result| async move {
+            if let Err(e) = result {
+                tracing::debug!(error = %e, "Budget reconcile did not complete");
+            }
+        })
+        .await;
+}
+
+async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Error> {
+    ctx.metrics
+        .reconciles
+        .get_or_create(&KindLabels { kind: "Budget" })
+        .inc();
+    let namespace = budget.namespace().unwrap_or_default();
+    let slot = ctx.registry.mirror(&namespace, &budget.name_any());
+    let mut slot = slot.write().await;
+    let (outcome, window, requeue) = sync(&budget, &ctx, &namespace, &mut slot).await;
+    let now = Timestamp::now();
+    let requests = match &window {
+        Some(w) => {
+            let mut w = w.lock().expect("window lock");
+            RequestUse {
+                used_last_hour: w.used(now),
+                limit_per_hour: w.limit(),
+                rate_limited_until: w.paused_until(now).map(Time),
+            }
+        }
+        None => RequestUse {
+            used_last_hour: 0,
+            limit_per_hour: budget.spec.requests_per_hour,
+            rate_limited_until: None,
+        },
+    };
+    let previous = budget.status.clone().unwrap_or_default();
+    let synced = outcome == SyncOutcome::Synced;
+    let report = SyncReport {
+        outcome,
+        generation: budget.metadata.generation,
+        mirror: (synced || slot.mirror.server_knowledge > 0).then_some(&slot.mirror),
+        requests,
+        now,
+    };
+    let next = budget_status::next(&previous, &report);
+    drop(slot);
+    status::apply(&ctx.client, budget.as_ref(), &next).await?;
+    if let Some(a) = budget_status::announcement(&previous, &next) {
+        ctx.events
+            .publish(budget.as_ref(), a.warning, &a.reason, "Sync", a.note)
+            .await;
+    }
+    Ok(requeue)
+}
+
+/// One sync attempt: the outcome, the token's request window when there was a token, and when
+/// to look again.
+async fn sync(
+    budget: &Budget,
+    ctx: &Context,
+    namespace: &str,
+    slot: &mut MirrorSlot,
+) -> (SyncOutcome, Option<SharedWindow>, Action) {
+    let spec = &budget.spec;
+    if spec.suspend {
+        return (SyncOutcome::Suspended, None, Action::await_change());
+    }
+    let interval = match duration::parse(&spec.sync_interval.0) {
+        Ok(d) => d,
+        Err(e) => {
+            return (
+                failed("InvalidSpec", e.to_string()),
+                None,
+                Action::await_change(),
+            );
+        }
+    };
+    let token = match secrets::read_token(&ctx.client, namespace, &spec.token_secret_ref).await {
+        Ok(t) => t,
+        Err(e) => {
+            return (
+                failed("TokenMissing", e.to_string()),
+                None,
+                Action::requeue(NEEDS_A_PERSON),
+            );
+        }
+    };
+    let window = ctx
+        .registry
+        .window(&spec.api_url, &token, spec.requests_per_hour);
+    let client = match YnabClient::new(&spec.api_url, token, window.clone(), ctx.metrics.clone()) {
+        Ok(c) => c,
+        Err(e) => {
+            return (
+                failed(e.reason(), e.to_string()),
+                Some(window),
+                Action::requeue(TRANSIENT),
+            );
+        }
+    };
+    let wanted = (spec.plan_id.clone(), spec.api_url.clone());
+    if slot.source != wanted {
+        *slot = MirrorSlot {
+            source: wanted,
+            mirror: Mirror::default(),
+        };
+    }
+    let mirror = &mut slot.mirror;
+    let since = (mirror.server_knowledge > 0).then_some(mirror.server_knowledge);
+    let started = Instant::now();
+    match client.plan(&spec.plan_id, since).await {
+        Ok(data) => {
+            let changes = mirror.apply(data.plan, data.server_knowledge);
+            ctx.metrics
+                .sync_duration
+                .observe(started.elapsed().as_secs_f64());
+            tracing::info!(budget = %budget.name_any(), server_knowledge = data.server_knowledge, ?changes, "synced");
+            (SyncOutcome::Synced, Some(window), Action::requeue(interval))
+        }
+        Err(e) => {
+            let requeue = retry_after(&e);
+            (
+                failed(e.reason(), e.to_string()),
+                Some(window),
+                Action::requeue(requeue),
+            )
+        }
+    }
+}
+
+fn failed(reason: &'static str, message: String) -> SyncOutcome {
+    SyncOutcome::Failed { reason, message }
+}
+
+fn retry_after(e: &YnabError) -> Duration {
+    match e {
+        YnabError::RateLimited { until } | YnabError::BudgetSpent { until, .. } => {
+            let wait = until.duration_since(Timestamp::now());
+            Duration::try_from(wait)
+                .unwrap_or(TRANSIENT)
+                .max(Duration::from_secs(1))
+        }
+        e if e.is_transient() => TRANSIENT,
+        _ => NEEDS_A_PERSON,
+    }
+}
+
+fn error_policy(_budget: Arc<Budget>, error: &Error, ctx: Arc<Context>) -> Action {
+    ctx.metrics
+        .reconcile_errors
+        .get_or_create(&ErrorLabels {
+            kind: "Budget",
+            reason: error.reason(),
+        })
+        .inc();
+    tracing::warn!(%error, "Budget reconcile failed");
+    Action::requeue(Duration::from_secs(15))
+}

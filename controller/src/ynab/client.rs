@@ -1,0 +1,257 @@
+//! The YNAB HTTP client: the only code that talks to YNAB. Every request passes the token's
+//! request budget first, is counted in the metrics, and is retried only when that is safe.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use k8s_openapi::jiff::Timestamp;
+use reqwest::{Method, StatusCode};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::error::YnabError;
+use super::model::{Envelope, ErrorResponse, PlanData};
+use super::token::Token;
+use crate::logic::request_window::{Denied, RequestWindow};
+use crate::logic::retry::{self, Failure, RequestKind};
+use crate::metrics::{Metrics, RequestLabels};
+
+/// YNAB cuts requests off at 30 s itself.
+const TIMEOUT: Duration = Duration::from_secs(35);
+
+/// The request budget of one token, shared by every client that uses the token.
+pub type SharedWindow = Arc<Mutex<RequestWindow>>;
+
+/// A client for one token and one API base URL.
+#[derive(Clone)]
+pub struct YnabClient {
+    http: reqwest::Client,
+    base: String,
+    token: Token,
+    window: SharedWindow,
+    metrics: Arc<Metrics>,
+}
+
+impl std::fmt::Debug for YnabClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("YnabClient")
+            .field("base", &self.base)
+            .field("token", &self.token)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One request: what the metrics and error messages call it, and what to send.
+struct Call<'a, B> {
+    method: Method,
+    /// Route template for metrics, such as `GET /plans/{plan_id}`.
+    endpoint: &'static str,
+    path: String,
+    query: Vec<(&'static str, String)>,
+    body: Option<&'a B>,
+    /// The record concerned, for error messages: `plan 6f1a…`.
+    what: String,
+}
+
+impl YnabClient {
+    /// A client for `base` (such as `https://api.ynab.com/v1`) with `token`, counting requests
+    /// against `window`.
+    pub fn new(
+        base: &str,
+        token: Token,
+        window: SharedWindow,
+        metrics: Arc<Metrics>,
+    ) -> Result<Self, YnabError> {
+        let http = reqwest::Client::builder()
+            .timeout(TIMEOUT)
+            .build()
+            .map_err(|e| YnabError::Unreachable {
+                what: "the HTTP client".into(),
+                reason: e.to_string(),
+            })?;
+        Ok(Self {
+            http,
+            base: base.trim_end_matches('/').to_owned(),
+            token,
+            window,
+            metrics,
+        })
+    }
+
+    /// The whole plan, or with `since` only what changed after that server knowledge: the one
+    /// request a mirror sync makes.
+    pub async fn plan(&self, plan_id: &str, since: Option<i64>) -> Result<PlanData, YnabError> {
+        self.execute::<(), _>(Call {
+            method: Method::GET,
+            endpoint: "GET /plans/{plan_id}",
+            path: format!("/plans/{plan_id}"),
+            query: since
+                .map(|k| ("last_knowledge_of_server", k.to_string()))
+                .into_iter()
+                .collect(),
+            body: None,
+            what: format!("plan {plan_id}"),
+        })
+        .await
+    }
+
+    async fn execute<B: Serialize, T: DeserializeOwned>(
+        &self,
+        call: Call<'_, B>,
+    ) -> Result<T, YnabError> {
+        let kind = match call.method {
+            Method::GET => RequestKind::Read,
+            Method::POST => RequestKind::Create,
+            _ => RequestKind::IdempotentWrite,
+        };
+        let mut attempt = 1;
+        loop {
+            let (failure, error) = match self.attempt(&call, kind).await {
+                Ok(data) => return Ok(data),
+                Err(Attempt::Final(e)) => return Err(e),
+                Err(Attempt::Retryable(failure, e)) => (failure, e),
+            };
+            let Some(delay) = retry::next_delay(kind, failure, attempt) else {
+                return Err(error);
+            };
+            tracing::debug!(endpoint = call.endpoint, attempt, %error, "retrying YNAB request");
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+        }
+    }
+
+    async fn attempt<B: Serialize, T: DeserializeOwned>(
+        &self,
+        call: &Call<'_, B>,
+        kind: RequestKind,
+    ) -> Result<T, Attempt> {
+        self.acquire()?;
+        let mut request = self
+            .http
+            .request(call.method.clone(), format!("{}{}", self.base, call.path))
+            .query(&call.query)
+            .bearer_auth(self.token.expose());
+        if let Some(body) = call.body {
+            request = request.json(body);
+        }
+        let response = match request.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                self.count(call.endpoint, "transport");
+                return Err(transport_failure(call, kind, &e));
+            }
+        };
+        let status = response.status();
+        self.count(call.endpoint, status.as_str());
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| transport_failure(call, kind, &e))?;
+        self.settle(status);
+        if status.is_success() {
+            return serde_json::from_slice::<Envelope<T>>(&body)
+                .map(|e| e.data)
+                .map_err(|e| {
+                    Attempt::Final(YnabError::Decode {
+                        what: call.what.clone(),
+                        reason: e.to_string(),
+                    })
+                });
+        }
+        Err(self.refusal(call, status, &body))
+    }
+
+    fn acquire(&self) -> Result<(), Attempt> {
+        let mut window = self.window.lock().expect("request window lock");
+        window.try_acquire(Timestamp::now()).map_err(|denied| {
+            Attempt::Final(match denied {
+                Denied::BudgetSpent { until } => YnabError::BudgetSpent {
+                    limit: window.limit(),
+                    until,
+                },
+                Denied::RateLimited { until } => YnabError::RateLimited { until },
+            })
+        })
+    }
+
+    fn settle(&self, status: StatusCode) {
+        let mut window = self.window.lock().expect("request window lock");
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            window.rate_limited(Timestamp::now());
+        } else {
+            window.answered();
+        }
+    }
+
+    fn refusal<B>(&self, call: &Call<'_, B>, status: StatusCode, body: &[u8]) -> Attempt {
+        let (id, detail) = match serde_json::from_slice::<ErrorResponse>(body) {
+            Ok(r) => (r.error.id, r.error.detail),
+            Err(_) => (
+                status.as_str().to_owned(),
+                String::from_utf8_lossy(body).chars().take(200).collect(),
+            ),
+        };
+        let what = call.what.clone();
+        let error = match status.as_u16() {
+            401 => YnabError::Unauthorized { detail },
+            403 => YnabError::Forbidden { id, detail },
+            404 => YnabError::NotFound { what, detail },
+            409 => YnabError::Conflict { what, detail },
+            429 => {
+                let until = self
+                    .window
+                    .lock()
+                    .expect("request window lock")
+                    .paused_until(Timestamp::now());
+                YnabError::RateLimited {
+                    until: until.unwrap_or_else(Timestamp::now),
+                }
+            }
+            500..=599 => {
+                return Attempt::Retryable(
+                    Failure::ServerError,
+                    YnabError::Server {
+                        status: status.as_u16(),
+                        what,
+                        detail,
+                    },
+                );
+            }
+            _ => YnabError::BadRequest { what, detail },
+        };
+        Attempt::Final(error)
+    }
+
+    fn count(&self, endpoint: &'static str, status: &str) {
+        self.metrics
+            .ynab_requests
+            .get_or_create(&RequestLabels {
+                endpoint,
+                status: status.to_owned(),
+            })
+            .inc();
+    }
+}
+
+/// How one attempt ended, when it did not succeed.
+enum Attempt {
+    Final(YnabError),
+    Retryable(Failure, YnabError),
+}
+
+/// A request with no answer. A write that may have reached YNAB is in doubt: it is never
+/// retried here, and the caller settles it by reading.
+fn transport_failure<B>(call: &Call<'_, B>, kind: RequestKind, e: &reqwest::Error) -> Attempt {
+    let sent = !e.is_connect();
+    let error = if sent && kind != RequestKind::Read {
+        YnabError::OutcomeUnknown {
+            what: call.what.clone(),
+        }
+    } else {
+        YnabError::Unreachable {
+            what: call.what.clone(),
+            reason: e.to_string(),
+        }
+    };
+    Attempt::Retryable(Failure::Transport, error)
+}

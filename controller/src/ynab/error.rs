@@ -1,0 +1,77 @@
+//! What can go wrong talking to YNAB, each with what to do about it.
+
+use k8s_openapi::jiff::Timestamp;
+
+/// An error from the YNAB client. Messages name the record concerned and never the token.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum YnabError {
+    #[error(
+        "YNAB refused the token ({detail}): put a valid personal access token in the Secret named by spec.tokenSecretRef"
+    )]
+    Unauthorized { detail: String },
+    #[error(
+        "YNAB forbids this ({id}: {detail}): check the YNAB subscription and that the token may write"
+    )]
+    Forbidden { id: String, detail: String },
+    #[error(
+        "{what} was not found in YNAB ({detail}): check the id, and that the token's account can see the plan"
+    )]
+    NotFound { what: String, detail: String },
+    #[error(
+        "YNAB refused {what} as a conflict ({detail}): the record already exists; read it instead of creating it"
+    )]
+    Conflict { what: String, detail: String },
+    #[error("YNAB refused {what} as invalid ({detail}): fix the request; nothing was written")]
+    BadRequest { what: String, detail: String },
+    #[error(
+        "YNAB is rate limiting this token (429): ledgerops waits until {until} before the next request"
+    )]
+    RateLimited { until: Timestamp },
+    #[error(
+        "the request budget of {limit} per hour for this token is spent: the next request goes out at {until}; raise spec.requestsPerHour (at most 200) only if nothing else uses the token"
+    )]
+    BudgetSpent { limit: u32, until: Timestamp },
+    #[error("YNAB answered {status} to {what} ({detail}): it is retried later")]
+    Server {
+        status: u16,
+        what: String,
+        detail: String,
+    },
+    #[error("YNAB could not be reached for {what} ({reason}): check spec.apiUrl and the network")]
+    Unreachable { what: String, reason: String },
+    #[error(
+        "the connection broke after {what} was sent, so it may have landed: ledgerops re-reads YNAB before writing again"
+    )]
+    OutcomeUnknown { what: String },
+    #[error("YNAB's answer to {what} did not parse ({reason}): the API may have changed")]
+    Decode { what: String, reason: String },
+}
+
+impl YnabError {
+    /// The `Ready` condition reason this error maps to on a Budget.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            YnabError::Unauthorized { .. } | YnabError::Forbidden { .. } => "Unauthorized",
+            YnabError::NotFound { .. } => "NotFound",
+            YnabError::RateLimited { .. } | YnabError::BudgetSpent { .. } => "RateLimited",
+            YnabError::Server { .. }
+            | YnabError::Unreachable { .. }
+            | YnabError::OutcomeUnknown { .. } => "Unreachable",
+            YnabError::Conflict { .. }
+            | YnabError::BadRequest { .. }
+            | YnabError::Decode { .. } => "RequestFailed",
+        }
+    }
+
+    /// Whether trying again later may succeed without anyone changing anything.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            YnabError::RateLimited { .. }
+                | YnabError::BudgetSpent { .. }
+                | YnabError::Server { .. }
+                | YnabError::Unreachable { .. }
+                | YnabError::OutcomeUnknown { .. }
+        )
+    }
+}

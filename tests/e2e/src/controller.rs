@@ -1,0 +1,96 @@
+//! `ledgerops run` as a real process against a test control plane: started, probed, killed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use ledgerops_testenv::{ControlPlane, Guarded, free_port};
+
+/// The `ledgerops` binary, built once per test binary in the profile the tests run in.
+pub fn binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "-p", "ledgerops", "--bin", "ledgerops"])
+            .status()
+            .expect("running cargo build");
+        assert!(status.success(), "cargo build -p ledgerops failed");
+        // Tests live in <target>/<profile>/deps; binaries one level up.
+        let exe = std::env::current_exe().expect("test executable path");
+        let path = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("target/<profile>")
+            .join("ledgerops");
+        assert!(path.exists(), "{} was not built", path.display());
+        path
+    })
+}
+
+/// A running `ledgerops run`. Dropping it kills the process with SIGKILL, like a crash.
+pub struct Ledgerops {
+    _process: Guarded,
+    probe: String,
+    log: PathBuf,
+}
+
+impl Ledgerops {
+    /// Starts the controller against `plane` and waits until `/readyz` answers.
+    pub async fn start(plane: &ControlPlane) -> Self {
+        let port = free_port().expect("a free port");
+        let log = plane.dir().join(format!("ledgerops-{port}.log"));
+        let mut cmd = Command::new(binary());
+        cmd.args(["run", "--listen", &format!("127.0.0.1:{port}")])
+            .env("KUBECONFIG", plane.kubeconfig())
+            .env("RUST_LOG", "info,ledgerops=debug,kube=warn");
+        let process = Guarded::spawn(cmd, &log).expect("starting ledgerops");
+        let me = Self {
+            _process: process,
+            probe: format!("http://127.0.0.1:{port}"),
+            log,
+        };
+        me.wait_ready().await;
+        me
+    }
+
+    /// One controller per test binary, for suites that share the control plane. Tests that kill
+    /// the controller start their own plane and process instead.
+    pub async fn shared() -> &'static Ledgerops {
+        static SHARED: tokio::sync::OnceCell<Ledgerops> = tokio::sync::OnceCell::const_new();
+        SHARED
+            .get_or_init(|| Ledgerops::start(ControlPlane::shared()))
+            .await
+    }
+
+    /// The controller's log so far, for assertion messages.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The text of `/metrics`.
+    pub async fn metrics(&self) -> String {
+        reqwest::get(format!("{}/metrics", self.probe))
+            .await
+            .expect("/metrics")
+            .text()
+            .await
+            .expect("metrics body")
+    }
+
+    async fn wait_ready(&self) {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(60) {
+            if let Ok(r) = reqwest::get(format!("{}/readyz", self.probe)).await
+                && r.status().is_success()
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!(
+            "ledgerops did not become ready within 60s; its log:\n{}",
+            self.log()
+        );
+    }
+}

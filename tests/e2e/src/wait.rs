@@ -1,0 +1,28 @@
+//! Bounded waits on resource status.
+
+use std::fmt::Debug;
+use std::time::{Duration, Instant};
+
+use kube::Api;
+use kube::core::NamespaceResourceScope;
+use serde::de::DeserializeOwned;
+
+/// Polls `name` until `done` holds, failing after `limit` with the last state seen.
+pub async fn until<K, F>(api: &Api<K>, name: &str, limit: Duration, mut done: F) -> K
+where
+    K: kube::Resource<Scope = NamespaceResourceScope> + Clone + DeserializeOwned + Debug,
+    F: FnMut(&K) -> bool,
+{
+    let start = Instant::now();
+    let mut last = None;
+    while start.elapsed() < limit {
+        if let Ok(obj) = api.get(name).await {
+            if done(&obj) {
+                return obj;
+            }
+            last = Some(obj);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{name} did not reach the expected state within {limit:?}; last seen: {last:#?}");
+}

@@ -1,0 +1,263 @@
+//! The Budget reconciler with `ledgerops run` as a process, a real API server and the YNAB
+//! simulator: Ready, errors, delta syncs, rate limiting, and exact request counts.
+
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::Client;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use ledgerops::api::budget::{Budget, BudgetPhase};
+use ledgerops::logic::conditions;
+use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::{install_crds, wait};
+use ledgerops_testenv::ControlPlane;
+use serde_json::json;
+use ynab_sim::{RecordKind, RequestMatch, RunningSim, SimConfig, Simulator, StatusFault, demo};
+
+const PLAN_ENDPOINT: &str = "GET /v1/plans/{plan_id}";
+const WAIT: Duration = Duration::from_secs(30);
+
+struct Setup {
+    client: Client,
+    ns: String,
+    sim: RunningSim,
+    budgets: Api<Budget>,
+}
+
+async fn setup(prefix: &str) -> Setup {
+    let plane = ControlPlane::shared();
+    let client = plane.client().await.expect("admin client");
+    install_crds(&client).await;
+    Ledgerops::shared().await;
+    let ns = plane.namespace(prefix).await.expect("namespace");
+    let sim = Simulator::start(SimConfig {
+        fixture: Some(demo::generate()),
+        ..Default::default()
+    })
+    .await
+    .expect("simulator");
+    let budgets = Api::namespaced(client.clone(), &ns);
+    Setup {
+        client,
+        ns,
+        sim,
+        budgets,
+    }
+}
+
+impl Setup {
+    async fn create_budget(&self, name: &str, token: &str) {
+        let secret: Secret = serde_json::from_value(json!({
+            "metadata": {"name": format!("{name}-token")},
+            "stringData": {"token": token}
+        }))
+        .unwrap();
+        Api::<Secret>::namespaced(self.client.clone(), &self.ns)
+            .create(&PostParams::default(), &secret)
+            .await
+            .unwrap();
+        let budget: Budget = serde_json::from_value(json!({
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget",
+            "metadata": {"name": name},
+            "spec": {"planId": demo::PLAN_ID, "tokenSecretRef": {"name": format!("{name}-token")}, "apiUrl": self.sim.api_url()}
+        }))
+        .unwrap();
+        self.budgets
+            .create(&PostParams::default(), &budget)
+            .await
+            .unwrap();
+    }
+
+    async fn wait_phase(&self, name: &str, phase: BudgetPhase) -> Budget {
+        wait::until(&self.budgets, name, WAIT, |b| {
+            b.status.as_ref().and_then(|s| s.phase) == Some(phase)
+        })
+        .await
+    }
+
+    /// Asks for a sync now, as a person would with `kubectl annotate`.
+    async fn request_sync(&self, name: &str, nonce: &str) {
+        let patch =
+            json!({"metadata": {"annotations": {"ledgerops.dev/sync-requested-at": nonce}}});
+        self.budgets
+            .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .unwrap();
+    }
+
+    async fn plan_requests(&self) -> u64 {
+        self.sim
+            .control()
+            .counters()
+            .await
+            .unwrap()
+            .endpoint(PLAN_ENDPOINT)
+    }
+}
+
+#[tokio::test]
+async fn a_budget_becomes_ready_with_one_request() {
+    let s = setup("ready").await;
+    s.create_budget("household", demo::TOKEN).await;
+    let budget = s.wait_phase("household", BudgetPhase::Ready).await;
+    let status = budget.status.unwrap();
+    let ready = conditions::get(&status.conditions, "Ready").expect("Ready condition");
+    assert_eq!(
+        (ready.status.as_str(), ready.reason.as_str()),
+        ("True", "Synced")
+    );
+    assert_eq!(ready.observed_generation, budget.metadata.generation);
+    let fixture = demo::generate();
+    let plan = &fixture.plans[0];
+    let counts = status.counts.unwrap();
+    assert_eq!(counts.transactions as usize, plan.transactions.len());
+    assert_eq!(counts.accounts as usize, plan.accounts.len());
+    assert_eq!(
+        status.plan_name.as_deref(),
+        Some(plan.summary.name.as_str())
+    );
+    assert_eq!(status.currency.map(|c| c.iso_code).as_deref(), Some("EUR"));
+    assert_eq!(
+        s.sim.control().counters().await.unwrap().total,
+        1,
+        "one request for a full sync"
+    );
+    assert_eq!(status.requests.unwrap().used_last_hour, 1);
+    // kubectl wait works on it.
+    ControlPlane::shared()
+        .kubectl_ok(&[
+            "wait",
+            "-n",
+            &s.ns,
+            "--for=condition=Ready",
+            "budget/household",
+            "--timeout=10s",
+        ])
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_bad_token_is_unauthorized_without_a_retry_storm() {
+    let s = setup("badtoken").await;
+    s.create_budget("household", "not-a-real-token").await;
+    let budget = s.wait_phase("household", BudgetPhase::Unauthorized).await;
+    let ready = conditions::get(&budget.status.as_ref().unwrap().conditions, "Ready")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (ready.status.as_str(), ready.reason.as_str()),
+        ("False", "Unauthorized")
+    );
+    assert!(
+        ready.message.contains("spec.tokenSecretRef"),
+        "{}",
+        ready.message
+    );
+    assert!(
+        !ready.message.contains("not-a-real-token"),
+        "the token leaked into the status"
+    );
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        s.sim.control().counters().await.unwrap().total,
+        1,
+        "a refused token is not retried at once"
+    );
+}
+
+#[tokio::test]
+async fn an_out_of_band_edit_reaches_the_mirror_in_one_delta_request() {
+    let s = setup("delta").await;
+    s.create_budget("household", demo::TOKEN).await;
+    let ready = s
+        .wait_phase("household", BudgetPhase::Ready)
+        .await
+        .status
+        .unwrap();
+    let (knowledge, transactions) = (
+        ready.server_knowledge.unwrap(),
+        ready.counts.unwrap().transactions,
+    );
+
+    // Someone deletes a transaction in the YNAB app, then ledgerops is asked to sync.
+    s.sim
+        .control()
+        .delete_transaction(demo::PLAN_ID, "tx-049")
+        .await
+        .unwrap();
+    s.sim
+        .control()
+        .edit(
+            demo::PLAN_ID,
+            RecordKind::Transaction,
+            "tx-048",
+            &json!({"memo": "edited in the app"}),
+        )
+        .await
+        .unwrap();
+    s.request_sync("household", "1").await;
+    let after = wait::until(&s.budgets, "household", WAIT, |b| {
+        b.status
+            .as_ref()
+            .and_then(|s| s.server_knowledge)
+            .is_some_and(|k| k > knowledge)
+    })
+    .await
+    .status
+    .unwrap();
+    assert_eq!(after.counts.unwrap().transactions, transactions - 1);
+    assert_eq!(s.plan_requests().await, 2, "one full sync, then one delta");
+    let delta_seen = s.sim.control().counters().await.unwrap();
+    assert_eq!(delta_seen.total, 2);
+}
+
+#[tokio::test]
+async fn a_429_is_respected() {
+    let s = setup("ratelimit").await;
+    let fault = StatusFault {
+        status: 429,
+        count: 1,
+        detail: None,
+        only: RequestMatch::default(),
+    };
+    s.sim.control().inject_status(&fault).await.unwrap();
+    s.create_budget("household", demo::TOKEN).await;
+    let budget = s.wait_phase("household", BudgetPhase::RateLimited).await;
+    let status = budget.status.unwrap();
+    let limited =
+        conditions::get(&status.conditions, "RateLimited").expect("RateLimited condition");
+    assert_eq!(limited.status, "True");
+    assert!(status.requests.unwrap().rate_limited_until.is_some());
+    // Asking again during the pause sends nothing to YNAB.
+    s.request_sync("household", "again").await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        s.sim.control().counters().await.unwrap().total,
+        1,
+        "no request while YNAB asked us to wait"
+    );
+    let still = s.budgets.get("household").await.unwrap();
+    assert_eq!(still.status.unwrap().phase, Some(BudgetPhase::RateLimited));
+}
+
+#[tokio::test]
+async fn metrics_count_ynab_requests() {
+    let s = setup("metrics").await;
+    s.create_budget("household", demo::TOKEN).await;
+    s.wait_phase("household", BudgetPhase::Ready).await;
+    let text = Ledgerops::shared().await.metrics().await;
+    assert!(
+        text.contains(
+            r#"ledgerops_ynab_requests_total{endpoint="GET /plans/{plan_id}",status="200"}"#
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("ledgerops_reconciles_total{kind=\"Budget\"}"),
+        "{text}"
+    );
+    assert!(
+        !text.contains(demo::TOKEN),
+        "the token leaked into /metrics"
+    );
+}
