@@ -161,6 +161,7 @@ impl ControlPlane {
             })
             .join()
             .expect("control-plane start thread panicked")
+            .inspect(|plane| process::remove_at_exit(plane.dir().to_owned()))
             .unwrap_or_else(|e| panic!("starting the test control plane: {e}"))
         })
     }

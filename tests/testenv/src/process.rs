@@ -2,9 +2,9 @@
 
 use std::fs::File;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 
 use crate::{Result, io};
 
@@ -58,4 +58,25 @@ impl Drop for Guarded {
             libc::kill(self.pid, libc::SIGKILL);
         }
     }
+}
+
+/// Statics are never dropped, so a shared instance's directory is removed when the test process
+/// exits instead; the kernel kills its processes then (see [`Guarded`]).
+pub(crate) fn remove_at_exit(dir: PathBuf) {
+    static DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    extern "C" fn remove() {
+        if let Ok(dirs) = DIRS.lock() {
+            for dir in dirs.iter() {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
+    }
+    let mut dirs = DIRS.lock().expect("exit cleanup lock");
+    if dirs.is_empty() {
+        // SAFETY: `remove` never unwinds: it ignores every error.
+        unsafe {
+            libc::atexit(remove);
+        }
+    }
+    dirs.push(dir);
 }

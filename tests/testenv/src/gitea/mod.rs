@@ -10,7 +10,7 @@ mod binary;
 mod config;
 mod setup;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -183,7 +183,7 @@ impl Gitea {
             .join()
             .expect("Gitea start thread panicked")
             .unwrap_or_else(|e| panic!("starting the test Gitea: {e}"));
-            remove_at_exit(gitea.dir().to_owned());
+            crate::process::remove_at_exit(gitea.dir().to_owned());
             gitea
         })
     }
@@ -293,23 +293,6 @@ impl Gitea {
 
     fn repo_path(&self, rest: &str) -> String {
         format!("/repos/{}/{}{rest}", self.repo.owner, self.repo.name)
-    }
-}
-
-/// Statics are never dropped, so the shared instance's directory is removed when the test
-/// process exits instead; the kernel kills Gitea itself then (see `Guarded`).
-fn remove_at_exit(dir: PathBuf) {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    extern "C" fn remove() {
-        if let Some(dir) = DIR.get() {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    }
-    if DIR.set(dir).is_ok() {
-        // SAFETY: `remove` is a plain function that never unwinds (it ignores every error).
-        unsafe {
-            libc::atexit(remove);
-        }
     }
 }
 
