@@ -20,6 +20,27 @@ const EXTRA: usize = 1_000;
 
 #[tokio::main]
 async fn main() {
+    println!("| scenario | YNAB requests | wall time (median of 5) | transactions received |");
+    println!("|---|---:|---:|---:|");
+    let plain = Simulator::start(SimConfig {
+        fixture: Some(demo::generate()),
+        rate_limit: u32::MAX,
+        ..Default::default()
+    })
+    .await
+    .expect("simulator");
+    let ynab = client(&plain);
+    let full = measure(&plain, 5, || async {
+        ynab.plan(demo::PLAN_ID, None)
+            .await
+            .unwrap()
+            .plan
+            .transactions
+            .len()
+    })
+    .await;
+    row("full sync of the demo plan", full);
+
     let mut fixture = demo::generate();
     let plan = &mut fixture.plans[0];
     let template = plan.transactions[0].clone();
@@ -31,16 +52,19 @@ async fn main() {
         plan.transactions.push(t);
     }
     let total = plan.transactions.len();
-    let ids: Vec<String> = plan.transactions.iter().map(|t| t.summary.id.clone()).collect();
-    let sim = Simulator::start(SimConfig { fixture: Some(fixture), rate_limit: u32::MAX, ..Default::default() })
-        .await
-        .expect("simulator");
-    let window = Arc::new(Mutex::new(RequestWindow::new(u32::MAX)));
-    let ynab = YnabClient::new(&sim.api_url(), Token::new(demo::TOKEN), window, Arc::new(Metrics::default())).unwrap();
-
-    println!("plan: {total} transactions\n");
-    println!("| scenario | YNAB requests | wall time (median of 5) | transactions received |");
-    println!("|---|---:|---:|---:|");
+    let ids: Vec<String> = plan
+        .transactions
+        .iter()
+        .map(|t| t.summary.id.clone())
+        .collect();
+    let sim = Simulator::start(SimConfig {
+        fixture: Some(fixture),
+        rate_limit: u32::MAX,
+        ..Default::default()
+    })
+    .await
+    .expect("simulator");
+    let ynab = client(&sim);
 
     let mut mirror = Mirror::default();
     let full = measure(&sim, 5, || async {
@@ -48,14 +72,20 @@ async fn main() {
         data.plan.transactions.len()
     })
     .await;
-    row("full sync (first)", full);
+    row(
+        &format!("full sync, plan grown to {total} transactions"),
+        full,
+    );
     let data = ynab.plan(demo::PLAN_ID, None).await.unwrap();
     mirror.apply(data.plan, data.server_knowledge);
 
     for edits in [1, EXTRA] {
         for id in ids.iter().take(edits) {
             let memo = json!({"memo": format!("edited {edits}")});
-            sim.control().edit(demo::PLAN_ID, RecordKind::Transaction, id, &memo).await.unwrap();
+            sim.control()
+                .edit(demo::PLAN_ID, RecordKind::Transaction, id, &memo)
+                .await
+                .unwrap();
         }
         let since = mirror.server_knowledge;
         let delta = measure(&sim, 5, || async {
@@ -72,24 +102,42 @@ async fn main() {
             data.plan.transactions.len()
         })
         .await;
-        row(&format!("baseline: full re-read after {edits} edit(s)"), refetch);
+        row(
+            &format!("baseline: full re-read after {edits} edit(s)"),
+            refetch,
+        );
     }
 
     let http = reqwest::Client::new();
     let per_record = measure(&sim, 1, || async {
         for id in &ids {
-            http.get(format!("{}/plans/{}/transactions/{id}", sim.api_url(), demo::PLAN_ID))
-                .bearer_auth(demo::TOKEN)
-                .send()
-                .await
-                .unwrap()
-                .error_for_status()
-                .unwrap();
+            http.get(format!(
+                "{}/plans/{}/transactions/{id}",
+                sim.api_url(),
+                demo::PLAN_ID
+            ))
+            .bearer_auth(demo::TOKEN)
+            .send()
+            .await
+            .unwrap()
+            .error_for_status()
+            .unwrap();
         }
         ids.len()
     })
     .await;
     row("baseline: one GET per transaction", per_record);
+}
+
+fn client(sim: &RunningSim) -> YnabClient {
+    let window = Arc::new(Mutex::new(RequestWindow::new(u32::MAX)));
+    YnabClient::new(
+        &sim.api_url(),
+        Token::new(demo::TOKEN),
+        window,
+        Arc::new(Metrics::default()),
+    )
+    .unwrap()
 }
 
 struct Measured {
@@ -113,9 +161,18 @@ where
     }
     times.sort();
     let after = sim.control().counters().await.unwrap().total;
-    Measured { requests_per_run: (after - before) / runs as u64, median: times[runs / 2], received }
+    Measured {
+        requests_per_run: (after - before) / runs as u64,
+        median: times[runs / 2],
+        received,
+    }
 }
 
 fn row(name: &str, m: Measured) {
-    println!("| {name} | {} | {:.1} ms | {} |", m.requests_per_run, m.median.as_secs_f64() * 1000.0, m.received);
+    println!(
+        "| {name} | {} | {:.1} ms | {} |",
+        m.requests_per_run,
+        m.median.as_secs_f64() * 1000.0,
+        m.received
+    );
 }
