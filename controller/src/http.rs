@@ -17,15 +17,22 @@ pub struct Probe {
     pub metrics: Arc<Metrics>,
     /// Set once the controllers run: the API server answered and the CRDs are installed.
     pub ready: Arc<AtomicBool>,
+    /// `POST /webhooks/gitea`, when Gitea is configured.
+    pub webhook: Option<crate::webhook::Webhook>,
 }
 
 /// The router for the endpoints.
 pub fn router(probe: Probe) -> Router {
-    Router::new()
+    let webhook = probe.webhook.clone();
+    let router = Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
-        .with_state(probe)
+        .with_state(probe);
+    match webhook {
+        Some(w) => router.merge(crate::webhook::router(w)),
+        None => router,
+    }
 }
 
 async fn readyz(State(probe): State<Probe>) -> impl IntoResponse {

@@ -1,12 +1,17 @@
 //! ledgerops keeps a YNAB budget in the state that a Git config repo and `kubectl` declare.
 
+pub mod agent;
 pub mod api;
 pub mod crdgen;
+pub mod gitea;
 pub mod http;
 pub mod k8s;
 pub mod logic;
 pub mod metrics;
+pub mod mirror_sync;
 pub mod reconcile;
 pub mod registry;
 pub mod run;
+pub mod webhook;
 pub mod ynab;
+pub mod writer;

@@ -27,6 +27,8 @@ enum Cmd {
         /// Log as JSON lines instead of text.
         #[arg(long, env = "LEDGEROPS_LOG_JSON")]
         log_json: bool,
+        #[command(flatten)]
+        agent: ledgerops::agent::options::AgentArgs,
     },
     /// Print the CustomResourceDefinitions as YAML, or write one file per CRD with --out.
     Crdgen {
@@ -38,10 +40,21 @@ enum Cmd {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Cmd::Run { listen, log_json } => {
+        Cmd::Run {
+            listen,
+            log_json,
+            agent,
+        } => {
             init_logs(log_json);
+            let agent = match agent.resolve() {
+                Ok(a) => a,
+                Err(e) => {
+                    tracing::error!("{e}");
+                    return ExitCode::FAILURE;
+                }
+            };
             let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-            match runtime.block_on(ledgerops::run::run(listen)) {
+            match runtime.block_on(ledgerops::run::run(listen, agent)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     tracing::error!("{e}");

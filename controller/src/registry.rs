@@ -5,6 +5,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use tokio::sync::broadcast;
+
 use crate::logic::mirror::Mirror;
 use crate::logic::request_window::RequestWindow;
 use crate::ynab::client::SharedWindow;
@@ -20,15 +22,50 @@ pub struct MirrorSlot {
 /// A Budget's mirror, locked while a sync updates it.
 pub type SharedMirror = Arc<tokio::sync::RwLock<MirrorSlot>>;
 
+/// Transactions of a Budget that a sync found changed in YNAB: their reconcilers look again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MirrorChange {
+    pub namespace: String,
+    pub budget: String,
+    pub transaction_ids: Vec<String>,
+}
+
 /// The process-wide registry.
-#[derive(Default)]
 pub struct Registry {
+    changes: broadcast::Sender<MirrorChange>,
     /// By API base URL and token: YNAB counts per token, and a test may run several YNABs.
     windows: Mutex<HashMap<(String, Token), SharedWindow>>,
     mirrors: Mutex<HashMap<(String, String), SharedMirror>>,
+    /// The token each Budget's last sync read from its Secret: writes use it without reading
+    /// the Secret again.
+    tokens: Mutex<HashMap<(String, String), Token>>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Self {
+            changes: broadcast::channel(1024).0,
+            windows: Mutex::default(),
+            mirrors: Mutex::default(),
+            tokens: Mutex::default(),
+        }
+    }
 }
 
 impl Registry {
+    /// Tells whoever listens that these transactions changed in YNAB.
+    pub fn announce(&self, change: MirrorChange) {
+        if !change.transaction_ids.is_empty() {
+            // Nobody listening is fine: no controller cares yet.
+            let _ = self.changes.send(change);
+        }
+    }
+
+    /// Listens to [`Registry::announce`].
+    pub fn subscribe(&self) -> broadcast::Receiver<MirrorChange> {
+        self.changes.subscribe()
+    }
+
     /// The request window of `token` at `api_url`, shared by every Budget that uses it, set to
     /// `limit`.
     pub fn window(&self, api_url: &str, token: &Token, limit: u32) -> SharedWindow {
@@ -53,11 +90,27 @@ impl Registry {
             .clone()
     }
 
-    /// Forgets the mirror of a Budget that no longer exists.
-    pub fn forget_mirror(&self, namespace: &str, name: &str) {
-        self.mirrors
+    /// Remembers the token the Budget `namespace/name` synced with.
+    pub fn set_token(&self, namespace: &str, name: &str, token: Token) {
+        self.tokens
             .lock()
             .expect("registry lock")
-            .remove(&(namespace.into(), name.into()));
+            .insert((namespace.into(), name.into()), token);
+    }
+
+    /// The token the Budget `namespace/name` last synced with, if it synced.
+    pub fn token(&self, namespace: &str, name: &str) -> Option<Token> {
+        self.tokens
+            .lock()
+            .expect("registry lock")
+            .get(&(namespace.into(), name.into()))
+            .cloned()
+    }
+
+    /// Forgets the mirror and token of a Budget that no longer exists.
+    pub fn forget(&self, namespace: &str, name: &str) {
+        let key = (namespace.to_owned(), name.to_owned());
+        self.mirrors.lock().expect("registry lock").remove(&key);
+        self.tokens.lock().expect("registry lock").remove(&key);
     }
 }

@@ -5,8 +5,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use futures::StreamExt;
 use kube::Api;
 use kube::api::ListParams;
+use kube::runtime::{WatchStreamExt, reflector, watcher};
 
 use crate::api::budget::Budget;
 use crate::http::{self, Probe};
@@ -14,6 +16,7 @@ use crate::k8s::events::Events;
 use crate::metrics::Metrics;
 use crate::reconcile::{self, Context};
 use crate::registry::Registry;
+use crate::writer::Writer;
 
 /// Why the controller could not start.
 #[derive(Debug, thiserror::Error)]
@@ -24,6 +27,8 @@ pub enum RunError {
         "the ledgerops CRDs are not installed ({0}): run `ledgerops crdgen | kubectl apply --server-side -f -`"
     )]
     NoCrds(#[source] kube::Error),
+    #[error("/agent commands: {0}")]
+    Agent(String),
     #[error("cannot listen on {addr}: {source}")]
     Listen {
         addr: SocketAddr,
@@ -32,7 +37,10 @@ pub enum RunError {
 }
 
 /// Runs until a shutdown signal.
-pub async fn run(listen: SocketAddr) -> Result<(), RunError> {
+pub async fn run(
+    listen: SocketAddr,
+    agent: Option<crate::agent::options::AgentOptions>,
+) -> Result<(), RunError> {
     let metrics = Arc::new(Metrics::default());
     let ready = Arc::new(AtomicBool::new(false));
     let listener = tokio::net::TcpListener::bind(listen)
@@ -42,9 +50,13 @@ pub async fn run(listen: SocketAddr) -> Result<(), RunError> {
             source,
         })?;
     tracing::info!(addr = %listener.local_addr().unwrap_or(listen), "serving /healthz, /readyz and /metrics");
+    let webhook = agent
+        .as_ref()
+        .map(|a| crate::webhook::Webhook::new(a.webhook_secret.clone(), &a.bot_login));
     let router = http::router(Probe {
         metrics: metrics.clone(),
         ready: ready.clone(),
+        webhook: webhook.clone(),
     });
     let server = tokio::spawn(async move { axum::serve(listener, router).await });
 
@@ -55,15 +67,40 @@ pub async fn run(listen: SocketAddr) -> Result<(), RunError> {
         .list(&ListParams::default().limit(1))
         .await
         .map_err(RunError::NoCrds)?;
+    let (budgets, budget_writer) = reflector::store();
+    let budget_watch = watcher(
+        Api::<Budget>::all(client.clone()),
+        watcher::Config::default().any_semantic(),
+    )
+    .default_backoff()
+    .reflect(budget_writer)
+    .for_each(|_| async {});
+    let budget_watch = tokio::spawn(budget_watch);
+    let _ = budgets.wait_until_ready().await;
     let ctx = Arc::new(Context {
+        budgets,
         events: Events::new(client.clone()),
         client,
         metrics,
         registry: Arc::new(Registry::default()),
+        writer: Arc::new(Writer::default()),
     });
+    let agent = match agent {
+        Some(options) => {
+            Some(crate::agent::start(options, &ctx, webhook.as_ref()).map_err(RunError::Agent)?)
+        }
+        None => None,
+    };
     ready.store(true, Ordering::Relaxed);
     tracing::info!("controllers started");
-    reconcile::budget::run(ctx).await;
+    tokio::join!(
+        reconcile::budget::run(ctx.clone()),
+        reconcile::transaction::run(ctx)
+    );
+    if let Some(agent) = agent {
+        agent.abort();
+    }
     server.abort();
+    budget_watch.abort();
     Ok(())
 }

@@ -114,6 +114,23 @@ pub struct AgentJobStatus {
     /// When the job reached a final state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<Time>,
+    /// Why the job is where it is, in one word (`PermissionDenied`, `InvalidCommand`,
+    /// `Interrupted`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The commenter's permission on the repository, as Gitea answered it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission: Option<String>,
+    /// Hash of the status comment body last published, so that an unchanged state is not
+    /// published twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment_hash: Option<String>,
+    /// The branch a command created in the repository, recorded as soon as it exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// The pull request a command opened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pull_request_url: Option<String>,
 }
 
 /// An AgentJob's state.

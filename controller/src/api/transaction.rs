@@ -124,9 +124,10 @@ pub struct TransactionStatus {
     /// A write that was started and whose outcome is not recorded yet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intent: Option<WriteIntent>,
-    /// The ApprovalRequest waiting for a person, if any.
+    /// Set when a person kept YNAB's state over the spec (`ledgerops.dev/resolve: theirs`):
+    /// the generation it holds for. Writing resumes when the spec changes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub approval_request: Option<String>,
+    pub accepted_generation: Option<i64>,
 }
 
 /// A one-word summary of a Transaction's state.

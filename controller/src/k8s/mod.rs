@@ -1,5 +1,6 @@
 //! Kubernetes adapters: the only code that reads Secrets and writes statuses and Events.
 
 pub mod events;
+pub mod objects;
 pub mod secrets;
 pub mod status;

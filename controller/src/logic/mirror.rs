@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use crate::api::budget::{Currency, MirrorCounts};
 use crate::ynab::model::{
-    Account, Category, CategoryGroup, Payee, PlanDetail, SubTransaction, TransactionSummary,
+    Account, Category, CategoryGroup, Payee, PlanDetail, SubTransaction, TransactionDetail,
+    TransactionSummary,
 };
 
 /// One plan's accounts, categories, payees and transactions as of `server_knowledge`.
@@ -94,6 +95,60 @@ impl Mirror {
         }
         self.subtransactions.retain(|_, lines| !lines.is_empty());
         changes
+    }
+
+    /// The transactions in `plan` (a delta about to be applied) that differ from what the mirror
+    /// holds: new, changed, deleted, or with changed split lines. An echo of ledgerops' own write,
+    /// already recorded, is not a change.
+    pub fn changed_transactions(&self, plan: &PlanDetail) -> Vec<String> {
+        let mut incoming_lines: HashMap<&str, Vec<&SubTransaction>> = HashMap::new();
+        for line in &plan.subtransactions {
+            incoming_lines
+                .entry(line.transaction_id.as_str())
+                .or_default()
+                .push(line);
+        }
+        let lines_differ = |id: &str| {
+            let held: Vec<&SubTransaction> = self
+                .subtransactions
+                .get(id)
+                .map(|l| l.iter().collect())
+                .unwrap_or_default();
+            let mut incoming: Vec<&SubTransaction> =
+                incoming_lines.get(id).cloned().unwrap_or_default();
+            incoming.retain(|l| !l.deleted);
+            held != incoming
+        };
+        plan.transactions
+            .iter()
+            .filter(|t| match self.transactions.get(&t.id) {
+                None => !t.deleted,
+                Some(_) if t.deleted => true,
+                Some(held) => held != *t || lines_differ(&t.id),
+            })
+            .map(|t| t.id.clone())
+            .collect()
+    }
+
+    /// Records transactions as YNAB returned them after a write, without moving
+    /// `server_knowledge`: others' changes since the last sync must still come with the next delta.
+    pub fn record_written(&mut self, written: Vec<TransactionDetail>) {
+        for t in written {
+            self.subtransactions.remove(&t.summary.id);
+            let lines: Vec<SubTransaction> = t
+                .subtransactions
+                .into_iter()
+                .filter(|l| !l.deleted)
+                .collect();
+            if !lines.is_empty() {
+                self.subtransactions.insert(t.summary.id.clone(), lines);
+            }
+            if t.summary.deleted {
+                self.transactions.remove(&t.summary.id);
+            } else {
+                self.transactions.insert(t.summary.id.clone(), t.summary);
+            }
+        }
     }
 
     /// Record counts, for the Budget's status.
@@ -216,6 +271,37 @@ mod tests {
         assert!(!m.transactions.contains_key("tx-2"));
         // Names and currency survive a delta that does not repeat them.
         assert_eq!(m.categories["cat-1"].name, "Groceries");
+    }
+
+    #[test]
+    fn only_real_changes_are_reported() {
+        let mut m = Mirror::default();
+        let full = plan(
+            vec![tx("tx-1", None, false), tx("tx-2", Some("cat-1"), false)],
+            vec![],
+            vec![],
+        );
+        assert_eq!(m.changed_transactions(&full), ["tx-1", "tx-2"]);
+        m.apply(full, 10);
+        // The echo of what the mirror already holds is not a change; an edit and a deletion are.
+        let delta = plan(
+            vec![
+                tx("tx-1", None, false),
+                tx("tx-2", Some("cat-2"), false),
+                tx("tx-3", None, true),
+            ],
+            vec![],
+            vec![],
+        );
+        assert_eq!(m.changed_transactions(&delta), ["tx-2"]);
+        let gone = plan(vec![tx("tx-1", None, true)], vec![], vec![]);
+        assert_eq!(m.changed_transactions(&gone), ["tx-1"]);
+        let split = plan(
+            vec![tx("tx-1", None, false)],
+            vec![],
+            vec![sub("s-1", "tx-1", false)],
+        );
+        assert_eq!(m.changed_transactions(&split), ["tx-1"]);
     }
 
     #[test]

@@ -1,10 +1,17 @@
 //! Pure logic: no network, no disk, no clock, no randomness. Time and state come in as
 //! arguments, decisions go out as values.
 
+pub mod batch;
 pub mod budget_status;
 pub mod conditions;
+pub mod converge;
 pub mod duration;
+pub mod job;
 pub mod mirror;
 pub mod money;
+pub mod plan;
+pub mod policy;
 pub mod request_window;
 pub mod retry;
+pub mod transaction_status;
+pub mod transaction_view;

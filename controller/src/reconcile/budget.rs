@@ -20,6 +20,7 @@ use crate::logic::budget_status::{self, SyncOutcome, SyncReport};
 use crate::logic::duration;
 use crate::logic::mirror::Mirror;
 use crate::metrics::{ErrorLabels, KindLabels};
+use crate::mirror_sync::{self, MirrorKey};
 use crate::registry::MirrorSlot;
 use crate::ynab::client::{SharedWindow, YnabClient};
 use crate::ynab::error::YnabError;
@@ -41,7 +42,7 @@ pub async fn run(ctx: Arc<Context>) {
         .reflect(writer)
         .inspect(move |event| {
             if let Ok(watcher::Event::Delete(b)) = event {
-                registry.forget_mirror(&b.namespace().unwrap_or_default(), &b.name_any());
+                registry.forget(&b.namespace().unwrap_or_default(), &b.name_any());
             }
         })
         .applied_objects()
@@ -137,6 +138,8 @@ async fn sync(
             );
         }
     };
+    ctx.registry
+        .set_token(namespace, &budget.name_any(), token.clone());
     let window = ctx
         .registry
         .window(&spec.api_url, &token, spec.requests_per_hour);
@@ -157,16 +160,19 @@ async fn sync(
             mirror: Mirror::default(),
         };
     }
-    let mirror = &mut slot.mirror;
-    let since = (mirror.server_knowledge > 0).then_some(mirror.server_knowledge);
+    let key = MirrorKey {
+        namespace: namespace.to_owned(),
+        budget: budget.name_any(),
+        registry: ctx.registry.clone(),
+    };
     let started = Instant::now();
-    match client.plan(&spec.plan_id, since).await {
-        Ok(data) => {
-            let changes = mirror.apply(data.plan, data.server_knowledge);
+    match mirror_sync::sync(&client, &spec.plan_id, &mut slot.mirror, &key).await {
+        Ok(changes) => {
             ctx.metrics
                 .sync_duration
                 .observe(started.elapsed().as_secs_f64());
-            tracing::info!(budget = %budget.name_any(), server_knowledge = data.server_knowledge, ?changes, "synced");
+            let server_knowledge = slot.mirror.server_knowledge;
+            tracing::info!(budget = %budget.name_any(), server_knowledge, ?changes, "synced");
             (SyncOutcome::Synced, Some(window), Action::requeue(interval))
         }
         Err(e) => {

@@ -10,7 +10,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::error::YnabError;
-use super::model::{Envelope, ErrorResponse, PlanData};
+use super::model::{
+    Envelope, ErrorResponse, PatchTransactionsWrapper, PlanData, SaveTransactionWithIdOrImportId,
+    SaveTransactionsData,
+};
 use super::token::Token;
 use crate::logic::request_window::{Denied, RequestWindow};
 use crate::logic::retry::{self, Failure, RequestKind};
@@ -91,6 +94,38 @@ impl YnabClient {
                 .collect(),
             body: None,
             what: format!("plan {plan_id}"),
+        })
+        .await
+    }
+
+    /// Updates many transactions in one request (`PATCH /plans/{plan_id}/transactions`), each
+    /// found by id. Repeating it sets the same values, so a server error is retried; a broken
+    /// connection is not, and comes back as [`YnabError::OutcomeUnknown`].
+    pub async fn patch_transactions(
+        &self,
+        plan_id: &str,
+        items: Vec<SaveTransactionWithIdOrImportId>,
+    ) -> Result<SaveTransactionsData, YnabError> {
+        let what = match items.as_slice() {
+            [one] => format!(
+                "the update of transaction {}",
+                one.id.as_deref().unwrap_or("?")
+            ),
+            many => format!(
+                "the bulk update of {} transactions in plan {plan_id}",
+                many.len()
+            ),
+        };
+        let body = PatchTransactionsWrapper {
+            transactions: items,
+        };
+        self.execute(Call {
+            method: Method::PATCH,
+            endpoint: "PATCH /plans/{plan_id}/transactions",
+            path: format!("/plans/{plan_id}/transactions"),
+            query: Vec::new(),
+            body: Some(&body),
+            what,
         })
         .await
     }

@@ -36,6 +36,47 @@ pub struct Ledgerops {
 }
 
 impl Ledgerops {
+    /// Like [`Ledgerops::start`], with extra `ledgerops run` arguments and environment (for
+    /// example the Gitea flags of the `/agent` commands).
+    pub async fn start_with(
+        plane: &ControlPlane,
+        extra_args: &[&str],
+        extra_env: &[(&str, &str)],
+    ) -> Self {
+        // `--listen host:port` in `extra_args` wins (a restarted controller keeps its port).
+        let given = extra_args
+            .windows(2)
+            .find(|w| w[0] == "--listen")
+            .map(|w| w[1].to_owned());
+        let listen = given
+            .clone()
+            .unwrap_or_else(|| format!("127.0.0.1:{}", free_port().expect("a free port")));
+        let port = listen.rsplit(':').next().unwrap_or_default().to_owned();
+        let log = plane.dir().join(format!("ledgerops-{port}.log"));
+        let mut cmd = Command::new(binary());
+        cmd.arg("run");
+        if given.is_none() {
+            cmd.args(["--listen", &listen]);
+        }
+        cmd.args(extra_args)
+            .env("KUBECONFIG", plane.kubeconfig())
+            .env("RUST_LOG", "info,ledgerops=debug,kube=warn")
+            .envs(extra_env.iter().copied());
+        let process = Guarded::spawn(cmd, &log).expect("starting ledgerops");
+        let me = Self {
+            _process: process,
+            probe: format!("http://127.0.0.1:{port}"),
+            log,
+        };
+        me.wait_ready().await;
+        me
+    }
+
+    /// Base URL of the controller's HTTP endpoints, e.g. `http://127.0.0.1:40123`.
+    pub fn url(&self) -> &str {
+        &self.probe
+    }
+
     /// Starts the controller against `plane` and waits until `/readyz` answers.
     pub async fn start(plane: &ControlPlane) -> Self {
         let port = free_port().expect("a free port");

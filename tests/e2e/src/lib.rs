@@ -1,6 +1,7 @@
 //! Helpers shared by the suites: installing the CRDs, reading the examples, running ledgerops.
 
 pub mod controller;
+pub mod scenario;
 pub mod wait;
 
 use std::path::PathBuf;

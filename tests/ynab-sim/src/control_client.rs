@@ -1,7 +1,7 @@
 //! `SimControl`: a typed client for the `/__sim` controls, usable from any process.
 
 use chrono::{DateTime, Utc};
-use ledgerops::ynab::model::{NewTransaction, TransactionData};
+use ledgerops::ynab::model::{NewTransaction, TransactionData, TransactionDetail};
 use reqwest::{Method, RequestBuilder};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -139,6 +139,16 @@ impl SimControl {
     ) -> Result<TransactionData, SimError> {
         let path = format!("/plans/{plan_id}/transactions");
         Self::call(self.request(Method::POST, &path).json(new)).await
+    }
+
+    /// A transaction as the simulator holds it now; not counted as a request.
+    pub async fn transaction(
+        &self,
+        plan_id: &str,
+        id: &str,
+    ) -> Result<TransactionDetail, SimError> {
+        let path = format!("/plans/{plan_id}/transactions/{id}");
+        Self::call(self.request(Method::GET, &path)).await
     }
 
     pub async fn delete_transaction(&self, plan_id: &str, id: &str) -> Result<(), SimError> {

@@ -75,6 +75,10 @@ pub struct StatusFault {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DropFault {
     pub count: u32,
+    /// Keep the connection open this long after the write landed before dropping it: time for a
+    /// test to kill the client while the write is in flight from its point of view.
+    #[serde(default)]
+    pub hold_ms: u64,
     #[serde(flatten)]
     pub only: RequestMatch,
 }
@@ -144,8 +148,9 @@ pub async fn layer(
         |f| f.only.matches(&seen),
     );
     match (drop, kill) {
-        (Some(_), Some(kill)) => {
+        (Some(fault), Some(kill)) => {
             sim.counters.lock().unwrap().record_status(DROPPED);
+            tokio::time::sleep(Duration::from_millis(fault.hold_ms)).await;
             kill.fire();
             // Never answer: the connection task closes the socket once it sees the kill.
             let never = std::future::pending::<std::convert::Infallible>().await;

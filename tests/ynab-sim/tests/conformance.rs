@@ -976,6 +976,7 @@ async fn faults_answer_statuses_and_drop_after_writing() {
 
     ctl.drop_after_write(&DropFault {
         count: 1,
+        hold_ms: 0,
         only: RequestMatch {
             method: Some("PUT".into()),
             path: None,

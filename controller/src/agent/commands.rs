@@ -1,0 +1,413 @@
+//! Running a parsed command. Runs only after JobStarted is durable and is never replayed, so
+//! its effects (a decision written, a branch and a pull request opened) happen at most once.
+
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{ListParams, Patch, PatchParams};
+use kube::{Api, ResourceExt};
+use serde_json::json;
+
+use super::AgentContext;
+use crate::api::agent_job::AgentJob;
+use crate::api::approval::ApprovalRequest;
+use crate::api::budget::Budget;
+use crate::api::common::LocalRef;
+use crate::api::plan::{Assignment, CategorizationPlan, CategorizationPlanSpec};
+use crate::api::transaction::Transaction;
+use crate::logic::job::classify::{self, Suggestion};
+use crate::logic::job::command::{Command, HELP};
+use crate::logic::job::report::{self, cell};
+use crate::logic::job::state::{EventKind, JobEvent, JobState};
+use crate::logic::money;
+
+/// How a command ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Done; the comment body to show.
+    Completed(String),
+    /// A precondition failed (no such object, already decided …); the reason to show.
+    Rejected(String),
+    /// Something broke.
+    Failed(String),
+}
+
+/// Records a running command's progress as events (JobProgress, BranchCreated,
+/// PullRequestOpened), each with its own id.
+pub struct Reporter<'a> {
+    ctx: &'a AgentContext,
+    job: String,
+    step: std::sync::atomic::AtomicU32,
+}
+
+impl<'a> Reporter<'a> {
+    pub fn new(ctx: &'a AgentContext, job: &str) -> Self {
+        Self {
+            ctx,
+            job: job.to_owned(),
+            step: std::sync::atomic::AtomicU32::new(0),
+        }
+    }
+
+    async fn record(&self, id: String, kind: EventKind) -> Result<(), String> {
+        let event = JobEvent::new(id, Timestamp::now(), kind);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.ctx.store.evolve(&self.job, &event).await {
+                Ok(_) => return Ok(()),
+                Err(e) if attempt >= 5 => return Err(e.to_string()),
+                Err(_) => tokio::time::sleep(super::capped_backoff(attempt)).await,
+            }
+        }
+    }
+
+    pub async fn progress(&self, stage: &str) -> Result<(), String> {
+        let n = self.step.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        self.record(
+            format!("progress:{n}"),
+            EventKind::JobProgress {
+                stage: stage.into(),
+            },
+        )
+        .await
+    }
+}
+
+/// Runs the job's command.
+pub async fn run(
+    ctx: &AgentContext,
+    job: &AgentJob,
+    state: &JobState,
+    reporter: &Reporter<'_>,
+) -> Outcome {
+    let Some(command) = &state.command else {
+        return Outcome::Failed("the job has no parsed command".into());
+    };
+    match command {
+        Command::Help => Outcome::Completed(HELP.to_owned()),
+        Command::Status => status(ctx).await,
+        Command::Approve { request, comment } => {
+            decide(ctx, job, request, "Approve", comment.as_deref()).await
+        }
+        Command::Reject { request, reason } => {
+            decide(ctx, job, request, "Reject", Some(reason)).await
+        }
+        Command::Suggest { month } => suggest(ctx, job, month.as_deref(), reporter).await,
+        Command::Undo { plan } => undo(ctx, job, plan, reporter).await,
+    }
+}
+
+fn kube_failed(what: &str, e: kube::Error) -> Outcome {
+    Outcome::Failed(format!("{what}: {e}"))
+}
+
+async fn status(ctx: &AgentContext) -> Outcome {
+    let client = ctx.store.client().clone();
+    let ns = ctx.store.namespace();
+    let lp = ListParams::default();
+    let approvals = match Api::<ApprovalRequest>::namespaced(client.clone(), ns)
+        .list(&lp)
+        .await
+    {
+        Ok(l) => l.items,
+        Err(e) => return kube_failed("listing ApprovalRequests", e),
+    };
+    let transactions = match Api::<Transaction>::namespaced(client.clone(), ns)
+        .list(&lp)
+        .await
+    {
+        Ok(l) => l.items,
+        Err(e) => return kube_failed("listing Transactions", e),
+    };
+    let budgets = match Api::<Budget>::namespaced(client, ns).list(&lp).await {
+        Ok(l) => l.items,
+        Err(e) => return kube_failed("listing Budgets", e),
+    };
+    Outcome::Completed(report::status_report(&approvals, &transactions, &budgets))
+}
+
+/// Records a decision on an ApprovalRequest as `gitea:<login>`. The admission policy lets only
+/// the controller's service account write such a decision.
+async fn decide(
+    ctx: &AgentContext,
+    job: &AgentJob,
+    request: &str,
+    verdict: &str,
+    comment: Option<&str>,
+) -> Outcome {
+    let api: Api<ApprovalRequest> =
+        Api::namespaced(ctx.store.client().clone(), ctx.store.namespace());
+    let current = match api.get_opt(request).await {
+        Ok(Some(r)) => r,
+        Ok(None) => {
+            return Outcome::Rejected(format!(
+                "there is no ApprovalRequest `{request}` in namespace `{}`",
+                ctx.store.namespace()
+            ));
+        }
+        Err(e) => return kube_failed("reading the ApprovalRequest", e),
+    };
+    if let Some(d) = &current.spec.decision {
+        return Outcome::Rejected(format!(
+            "ApprovalRequest `{request}` was already decided: {:?} by {}",
+            d.verdict,
+            cell(&d.by)
+        ));
+    }
+    let by = format!("gitea:{}", job.spec.author);
+    let mut decision = json!({"verdict": verdict, "by": by});
+    if let Some(c) = comment {
+        decision["comment"] = json!(c);
+    }
+    let patch = json!({"spec": {"decision": decision}});
+    match api
+        .patch(request, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+    {
+        Ok(_) => Outcome::Completed(format!(
+            "{} ApprovalRequest `{request}` ({}), recorded as `{by}`.",
+            if verdict == "Approve" {
+                "Approved"
+            } else {
+                "Rejected"
+            },
+            cell(&current.spec.summary)
+        )),
+        Err(kube::Error::Api(s)) if s.code == 422 || s.code == 403 || s.code == 409 => {
+            Outcome::Rejected(format!(
+                "the API server refused the decision on `{request}`: {}",
+                cell(&s.message)
+            ))
+        }
+        Err(e) => kube_failed("writing the decision", e),
+    }
+}
+
+/// The Budget a suggestion is for: the only one in the namespace, or the first by name.
+async fn pick_budget(ctx: &AgentContext) -> Result<Option<Budget>, kube::Error> {
+    let api: Api<Budget> = Api::namespaced(ctx.store.client().clone(), ctx.store.namespace());
+    let mut budgets = api.list(&ListParams::default()).await?.items;
+    budgets.sort_by_key(|b| b.name_any());
+    Ok(budgets.into_iter().next())
+}
+
+/// The job's branch: derived from the job, so that a branch left by an interrupted job is found.
+fn branch_of(job: &AgentJob) -> String {
+    format!("ledgerops/{}", job.name_any())
+}
+
+fn plan_yaml(name: &str, namespace: &str, spec: &CategorizationPlanSpec) -> Result<String, String> {
+    let plan = CategorizationPlan {
+        metadata: kube::api::ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some(namespace.into()),
+            ..Default::default()
+        },
+        spec: spec.clone(),
+        status: None,
+    };
+    serde_yaml::to_string(&plan).map_err(|e| e.to_string())
+}
+
+/// Commits `yaml` on the job's new branch and opens a pull request; records both as soon as
+/// they exist.
+async fn open_pull_request(
+    ctx: &AgentContext,
+    job: &AgentJob,
+    reporter: &Reporter<'_>,
+    file: &str,
+    yaml: &str,
+    title: &str,
+    body: &str,
+) -> Result<String, Outcome> {
+    let repo = &job.spec.repository;
+    let branch = branch_of(job);
+    let base = ctx
+        .gitea
+        .default_branch(repo)
+        .await
+        .map_err(|e| Outcome::Failed(e.to_string()))?;
+    reporter
+        .record(
+            "branch".into(),
+            EventKind::BranchCreated {
+                branch: branch.clone(),
+            },
+        )
+        .await
+        .map_err(Outcome::Failed)?;
+    let _ = reporter.progress("writing the plan to a branch").await;
+    ctx.gitea
+        .create_file_on_new_branch(repo, file, yaml, title, &base, &branch)
+        .await
+        .map_err(|e| Outcome::Failed(e.to_string()))?;
+    let _ = reporter.progress("opening the pull request").await;
+    let pr = ctx
+        .gitea
+        .create_pull_request(repo, &branch, &base, title, body)
+        .await
+        .map_err(|e| Outcome::Failed(e.to_string()))?;
+    reporter
+        .record(
+            "pull-request".into(),
+            EventKind::PullRequestOpened {
+                url: pr.url.clone(),
+            },
+        )
+        .await
+        .map_err(Outcome::Failed)?;
+    Ok(pr.url)
+}
+
+fn short_id(job: &AgentJob) -> String {
+    job.name_any()
+        .trim_start_matches("aj-")
+        .chars()
+        .take(8)
+        .collect()
+}
+
+async fn suggest(
+    ctx: &AgentContext,
+    job: &AgentJob,
+    month: Option<&str>,
+    reporter: &Reporter<'_>,
+) -> Outcome {
+    let _ = reporter.progress("reading the budget mirror").await;
+    let budget = match pick_budget(ctx).await {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            return Outcome::Rejected(format!(
+                "there is no Budget in namespace `{}`",
+                ctx.store.namespace()
+            ));
+        }
+        Err(e) => return kube_failed("listing Budgets", e),
+    };
+    let budget_name = budget.name_any();
+    let (suggestions, digits) = {
+        let slot = ctx.registry.mirror(ctx.store.namespace(), &budget_name);
+        let slot = slot.read().await;
+        if slot.mirror.server_knowledge == 0 {
+            return Outcome::Rejected(format!(
+                "Budget `{budget_name}` has not synced yet; try again once it is Ready"
+            ));
+        }
+        let digits = slot
+            .mirror
+            .currency
+            .as_ref()
+            .map(|c| c.decimal_digits)
+            .unwrap_or(2);
+        (classify::suggest(&slot.mirror, month), digits)
+    };
+    let scope = month.map(|m| format!(" in {m}")).unwrap_or_default();
+    if suggestions.is_empty() {
+        return Outcome::Completed(format!(
+            "No suggestion: no uncategorized transaction{scope} of Budget `{budget_name}` has a payee with history."
+        ));
+    }
+    let name = format!(
+        "suggest-{}{}",
+        month.map(|m| format!("{m}-")).unwrap_or_default(),
+        short_id(job)
+    );
+    let spec = CategorizationPlanSpec {
+        budget_ref: LocalRef {
+            name: budget_name.clone(),
+        },
+        assignments: Some(
+            suggestions
+                .iter()
+                .map(|s| Assignment {
+                    transaction_id: s.transaction_id.clone(),
+                    category_id: s.category_id.clone(),
+                })
+                .collect(),
+        ),
+        undo_of: None,
+        description: Some(format!(
+            "Suggested by /agent suggest from @{} for {} uncategorized transaction(s){scope}.",
+            job.spec.author,
+            suggestions.len()
+        )),
+    };
+    let yaml = match plan_yaml(&name, ctx.store.namespace(), &spec) {
+        Ok(y) => y,
+        Err(e) => return Outcome::Failed(e),
+    };
+    let table = suggestion_table(&suggestions, digits);
+    let file = format!("{}/{name}.yaml", ctx.plans_dir.trim_end_matches('/'));
+    let title = format!("Categorize {} transaction(s){scope}", suggestions.len());
+    let pr_body = format!(
+        "CategorizationPlan `{name}` for Budget `{budget_name}`, suggested from past categories.\n\n{table}\nMerging applies it through the usual preview and approval."
+    );
+    match open_pull_request(ctx, job, reporter, &file, &yaml, &title, &pr_body).await {
+        Ok(url) => Outcome::Completed(format!(
+            "Suggested categories for {} transaction(s){scope} of Budget `{budget_name}`: {url}\n\n{table}",
+            suggestions.len()
+        )),
+        Err(o) => o,
+    }
+}
+
+fn suggestion_table(suggestions: &[Suggestion], digits: u8) -> String {
+    let mut t =
+        String::from("| date | payee | amount | category | confidence |\n|---|---|---|---|---|\n");
+    for s in suggestions {
+        t.push_str(&format!(
+            "| {} | {} | {} | {} | {}% ({} before) |\n",
+            s.date,
+            cell(&s.payee),
+            money::to_decimal(s.amount, digits),
+            cell(&s.category_name),
+            s.confidence,
+            s.support
+        ));
+    }
+    t
+}
+
+async fn undo(ctx: &AgentContext, job: &AgentJob, plan: &str, reporter: &Reporter<'_>) -> Outcome {
+    let api: Api<CategorizationPlan> =
+        Api::namespaced(ctx.store.client().clone(), ctx.store.namespace());
+    let original = match api.get_opt(plan).await {
+        Ok(Some(p)) => p,
+        Ok(None) => {
+            return Outcome::Rejected(format!(
+                "there is no CategorizationPlan `{plan}` in namespace `{}`",
+                ctx.store.namespace()
+            ));
+        }
+        Err(e) => return kube_failed("reading the CategorizationPlan", e),
+    };
+    if original.spec.undo_of.is_some() {
+        return Outcome::Rejected(format!(
+            "`{plan}` is itself an undo; undo the original instead"
+        ));
+    }
+    let name = format!("undo-{}", crate::logic::job::state::truncate(plan, 200))
+        .trim_end_matches('…')
+        .to_owned();
+    let spec = CategorizationPlanSpec {
+        budget_ref: original.spec.budget_ref.clone(),
+        assignments: None,
+        undo_of: Some(plan.to_owned()),
+        description: Some(format!(
+            "Undo of `{plan}`, asked by @{} through /agent undo.",
+            job.spec.author
+        )),
+    };
+    let yaml = match plan_yaml(&name, ctx.store.namespace(), &spec) {
+        Ok(y) => y,
+        Err(e) => return Outcome::Failed(e),
+    };
+    let file = format!("{}/{name}.yaml", ctx.plans_dir.trim_end_matches('/'));
+    let title = format!("Undo CategorizationPlan {plan}");
+    let body = format!(
+        "CategorizationPlan `{name}` with `undoOf: {plan}`. Merging previews the revert and asks for approval."
+    );
+    match open_pull_request(ctx, job, reporter, &file, &yaml, &title, &body).await {
+        Ok(url) => Outcome::Completed(format!("Opened {url} to undo CategorizationPlan `{plan}`.")),
+        Err(o) => o,
+    }
+}

@@ -1,0 +1,149 @@
+//! The executor: one job at a time, strictly in receive order.
+//!
+//! At startup every job still Running was cut off by the previous process: it gets
+//! ServiceRestarted (failed, Interrupted) and is never run again. A job is executed only after
+//! JobStarted is durable; a crash between choosing it and that write leaves it Queued, so it
+//! runs after the restart, exactly once.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::jiff::Timestamp;
+use kube::ResourceExt;
+
+use super::AgentContext;
+use super::commands::{self, Outcome, Reporter};
+use super::store::StoreError;
+use crate::api::agent_job::JobPhase;
+use crate::logic::job::order::{Next, next_job};
+use crate::logic::job::state::{EventKind, JobEvent, from_persisted};
+
+/// How long the executor sleeps when nothing wakes it.
+const POLL: Duration = Duration::from_secs(2);
+
+pub async fn run(ctx: Arc<AgentContext>) {
+    recover(&ctx).await;
+    loop {
+        match pick(&ctx).await {
+            Ok(Next::Execute(name)) => execute(&ctx, &name).await,
+            Ok(_) => {
+                let _ = tokio::time::timeout(POLL, ctx.wake.notified()).await;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "executor cannot list AgentJobs");
+                tokio::time::sleep(POLL).await;
+            }
+        }
+    }
+}
+
+/// Fails every job the previous process left Running.
+async fn recover(ctx: &AgentContext) {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match recover_once(ctx).await {
+            Ok(n) => {
+                if n > 0 {
+                    tracing::warn!(jobs = n, "failed jobs interrupted by a restart");
+                }
+                return;
+            }
+            Err(e) => {
+                let delay = super::capped_backoff(attempt);
+                tracing::warn!(error = %e, retry_in = ?delay, "startup recovery failed");
+                tokio::time::sleep(delay).await;
+            }
+        }
+    }
+}
+
+async fn recover_once(ctx: &AgentContext) -> Result<usize, StoreError> {
+    let mut n = 0;
+    for job in ctx.store.list().await? {
+        if job.status.as_ref().and_then(|s| s.phase) == Some(JobPhase::Running) {
+            let event = JobEvent::new(
+                "service-restarted",
+                Timestamp::now(),
+                EventKind::ServiceRestarted,
+            );
+            if ctx.store.evolve(&job.name_any(), &event).await?.applied {
+                n += 1;
+            }
+        }
+    }
+    Ok(n)
+}
+
+async fn pick(ctx: &AgentContext) -> Result<Next, StoreError> {
+    let jobs = ctx.store.list().await?;
+    let list: Vec<_> = jobs
+        .iter()
+        .map(|j| {
+            (
+                j.spec.sequence,
+                j.status.as_ref().and_then(|s| s.phase),
+                j.name_any(),
+            )
+        })
+        .collect();
+    Ok(next_job(&list))
+}
+
+async fn execute(ctx: &AgentContext, name: &str) {
+    let Ok(job) = ctx.store.api().get(name).await else {
+        return;
+    };
+    let command_text = job.spec.command.clone();
+    ctx.hooks.pause("before-claim", name, &command_text).await;
+    let Some(state) = from_persisted(&job.spec, job.status.as_ref(), job.metadata.generation)
+    else {
+        return;
+    };
+    if state.phase != JobPhase::Queued {
+        return;
+    }
+    tracing::info!(job = name, sequence = state.sequence, "claimed");
+    ctx.hooks.pause("after-claim", name, &command_text).await;
+    let started = JobEvent::new("started", Timestamp::now(), EventKind::JobStarted);
+    let state = match ctx.store.evolve(name, &started).await {
+        Ok(e) if e.applied => e.state,
+        Ok(_) => return,
+        Err(e) => {
+            // Still Queued: it is picked again.
+            tracing::warn!(job = name, error = %e, "could not record JobStarted");
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            return;
+        }
+    };
+    tracing::info!(job = name, sequence = state.sequence, "started");
+    ctx.hooks
+        .pause("after-job-started", name, &command_text)
+        .await;
+    let reporter = Reporter::new(ctx, name);
+    let outcome = commands::run(ctx, &job, &state, &reporter).await;
+    let (id, kind) = match outcome {
+        Outcome::Completed(result) => ("completed", EventKind::JobCompleted { result }),
+        Outcome::Rejected(reason) => ("rejected", EventKind::JobRejected { reason }),
+        Outcome::Failed(error) => ("failed", EventKind::JobFailed { error }),
+    };
+    let event = JobEvent::new(id, Timestamp::now(), kind);
+    // The outcome must be recorded; retry until it is (the id keeps it from applying twice).
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match ctx.store.evolve(name, &event).await {
+            Ok(_) => break,
+            Err(StoreError::Invalid(e)) => {
+                tracing::error!(job = name, error = %e, "outcome not applicable");
+                break;
+            }
+            Err(e) => {
+                let delay = super::capped_backoff(attempt);
+                tracing::warn!(job = name, error = %e, retry_in = ?delay, "could not record the outcome");
+                tokio::time::sleep(delay).await;
+            }
+        }
+    }
+    tracing::info!(job = name, outcome = id, "finished");
+}

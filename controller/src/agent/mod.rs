@@ -1,0 +1,135 @@
+//! The `/agent` job runtime: the reconciler that authorizes jobs and keeps their one status
+//! comment current, and the executor that runs them strictly in receive order, one at a time.
+//!
+//! Effects are at-least-once and found again from the persisted state after a crash: a Received
+//! job is authorized, a Queued one executed, a comment that does not show the state is
+//! published. Execution is the exception: it starts only once JobStarted is durable, and a job
+//! found Running at startup is failed as Interrupted, never run again.
+
+pub mod commands;
+pub mod executor;
+pub mod hooks;
+pub mod options;
+pub mod reconciler;
+pub mod store;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
+use crate::gitea::GiteaClient;
+use crate::metrics::Metrics;
+use crate::registry::Registry;
+use hooks::TestHooks;
+use store::JobStore;
+
+/// What the runtime shares.
+pub struct AgentContext {
+    pub store: JobStore,
+    pub gitea: GiteaClient,
+    /// The bot's Gitea login: its comments are the only status comments.
+    pub bot: String,
+    pub registry: Arc<Registry>,
+    pub metrics: Arc<Metrics>,
+    pub hooks: TestHooks,
+    /// Wakes the executor when a job may have become runnable.
+    pub wake: Notify,
+    /// How often a finished job's comment is checked (a deleted one is recreated).
+    pub comment_resync: Duration,
+    /// Directory of the config repo that suggested plans are written to.
+    pub plans_dir: String,
+    attempts: Mutex<HashMap<String, u32>>,
+}
+
+impl AgentContext {
+    pub fn new(
+        store: JobStore,
+        gitea: GiteaClient,
+        bot: String,
+        registry: Arc<Registry>,
+        metrics: Arc<Metrics>,
+    ) -> Self {
+        Self {
+            store,
+            gitea,
+            bot,
+            registry,
+            metrics,
+            hooks: TestHooks::from_env(),
+            wake: Notify::new(),
+            comment_resync: Duration::from_secs(300),
+            plans_dir: "plans".into(),
+            attempts: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The next retry delay of `job`: doubling from 250ms, capped at 30s, never giving up.
+    pub fn backoff(&self, job: &str) -> Duration {
+        let mut attempts = self.attempts.lock().expect("attempts lock");
+        let n = attempts.entry(job.to_owned()).or_insert(0);
+        *n = n.saturating_add(1);
+        capped_backoff(*n)
+    }
+
+    /// Forgets `job`'s failures after a success.
+    pub fn succeeded(&self, job: &str) {
+        self.attempts.lock().expect("attempts lock").remove(job);
+    }
+}
+
+/// 250ms doubling per attempt, at most 30s.
+pub fn capped_backoff(attempt: u32) -> Duration {
+    let millis = 250u64.saturating_mul(1u64 << attempt.saturating_sub(1).min(10));
+    Duration::from_millis(millis.min(30_000))
+}
+
+/// Attaches the webhook to the AgentJob store and spawns the runtime.
+pub fn start(
+    options: options::AgentOptions,
+    ctx: &crate::reconcile::Context,
+    webhook: Option<&crate::webhook::Webhook>,
+) -> Result<tokio::task::JoinHandle<()>, String> {
+    let store = JobStore::new(ctx.client.clone(), &options.namespace);
+    let gitea = GiteaClient::new(&options.gitea_url, options.token.clone())
+        .map_err(|e| format!("building the Gitea client: {e}"))?;
+    if let Some(w) = webhook {
+        w.attach(store.clone());
+    }
+    let mut agent = AgentContext::new(
+        store,
+        gitea,
+        options.bot_login.clone(),
+        ctx.registry.clone(),
+        ctx.metrics.clone(),
+    );
+    agent.comment_resync = options.comment_resync;
+    agent.plans_dir = options.plans_dir.clone();
+    tracing::info!(namespace = %options.namespace, gitea = %options.gitea_url, bot = %options.bot_login, "serving /agent commands");
+    Ok(tokio::spawn(run(Arc::new(agent))))
+}
+
+/// Runs the reconciler and the executor until shutdown.
+pub async fn run(ctx: Arc<AgentContext>) {
+    if !ctx.hooks.is_empty() {
+        tracing::warn!("{} is set: test-only pauses are active", hooks::ENV);
+    }
+    let executor = tokio::spawn(executor::run(ctx.clone()));
+    reconciler::run(ctx).await;
+    executor.abort();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_and_is_capped() {
+        assert_eq!(capped_backoff(1), Duration::from_millis(250));
+        assert_eq!(capped_backoff(2), Duration::from_millis(500));
+        assert_eq!(capped_backoff(5), Duration::from_millis(4000));
+        assert_eq!(capped_backoff(8), Duration::from_secs(30));
+        assert_eq!(capped_backoff(1000), Duration::from_secs(30));
+    }
+}

@@ -1,0 +1,194 @@
+//! The AgentJob reconciler: applies CommandReceived to a freshly stored job, authorizes a
+//! Received one through Gitea's permission API, wakes the executor for a Queued one, and keeps
+//! the one status comment showing the state.
+//!
+//! kube's controller never reconciles one object twice at the same time, so the comment's
+//! search-create-link section runs once per job at a time: two comments cannot race into being.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::jiff::Timestamp;
+use kube::ResourceExt;
+use kube::runtime::controller::Action;
+use kube::runtime::{Controller, watcher};
+
+use super::AgentContext;
+use super::store::StoreError;
+use crate::api::agent_job::{AgentJob, JobPhase};
+use crate::gitea::GiteaError;
+use crate::logic::job::render::{self, canonical_comment, pending_publication};
+use crate::logic::job::state::{EventKind, JobEvent, JobState, WRITE_PERMISSIONS, is_terminal};
+use crate::metrics::{ErrorLabels, KindLabels};
+
+/// A reconcile that could not finish; retried with capped backoff, never abandoned.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Gitea(#[from] GiteaError),
+}
+
+impl AgentError {
+    fn reason(&self) -> &'static str {
+        match self {
+            AgentError::Store(_) => "KubeApi",
+            AgentError::Gitea(_) => "Gitea",
+        }
+    }
+}
+
+/// Runs the controller until shutdown.
+pub async fn run(ctx: Arc<AgentContext>) {
+    let api = ctx.store.api();
+    Controller::new(api, watcher::Config::default())
+        .shutdown_on_signal()
+        .run(reconcile, error_policy, ctx)
+        .for_each(|result| async move {
+            if let Err(e) = result {
+                tracing::debug!(error = %e, "AgentJob reconcile did not complete");
+            }
+        })
+        .await;
+}
+
+async fn reconcile(job: Arc<AgentJob>, ctx: Arc<AgentContext>) -> Result<Action, AgentError> {
+    ctx.metrics
+        .reconciles
+        .get_or_create(&KindLabels { kind: "AgentJob" })
+        .inc();
+    let name = job.name_any();
+    let mut state = ctx.store.ensure_received(&job).await?;
+    match state.phase {
+        JobPhase::Received => state = authorize(&job, &state, &ctx).await?,
+        JobPhase::Queued => ctx.wake.notify_one(),
+        _ => {}
+    }
+    if state.phase == JobPhase::Queued {
+        ctx.wake.notify_one();
+    }
+    reconcile_comment(&job, &state, &ctx).await?;
+    ctx.succeeded(&name);
+    Ok(if is_terminal(state.phase) {
+        Action::requeue(ctx.comment_resync)
+    } else {
+        Action::requeue(Duration::from_secs(60))
+    })
+}
+
+/// Asks Gitea what the commenter may do, as the bot, and records the answer. The answer's event
+/// id is fixed, so a retried check after an uncertain write never applies a second outcome.
+async fn authorize(
+    job: &AgentJob,
+    state: &JobState,
+    ctx: &AgentContext,
+) -> Result<JobState, AgentError> {
+    let name = job.name_any();
+    ctx.hooks.pause("authorize", &name, &job.spec.command).await;
+    let permission = ctx
+        .gitea
+        .permission(&job.spec.repository, &job.spec.author)
+        .await?;
+    let kind = if WRITE_PERMISSIONS.contains(&permission.as_str()) {
+        EventKind::PermissionGranted { permission }
+    } else {
+        EventKind::PermissionDenied { permission }
+    };
+    tracing::info!(job = %name, sequence = state.sequence, outcome = kind.name(), "authorized");
+    let event = JobEvent::new("permission", Timestamp::now(), kind);
+    Ok(ctx.store.evolve(&name, &event).await?.state)
+}
+
+/// Makes the one status comment show `state`.
+async fn reconcile_comment(
+    job: &AgentJob,
+    state: &JobState,
+    ctx: &AgentContext,
+) -> Result<(), AgentError> {
+    let name = job.name_any();
+    let (body, hash) = match pending_publication(&name, state) {
+        Some(p) => p,
+        None => {
+            // A finished job's comment may have been deleted since: recreate it.
+            if let (true, Some(id)) = (is_terminal(state.phase), state.status_comment_id) {
+                match ctx.gitea.get_comment(&job.spec.repository, id).await {
+                    Ok(_) => return Ok(()),
+                    Err(e) if e.is_not_found() => {
+                        tracing::info!(job = %name, comment = id, "status comment deleted; recreating");
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+                let body = render::render_comment(&name, state).unwrap_or_default();
+                let hash = render::body_hash(&body);
+                let id = publish(job, None, &body, ctx).await?;
+                link(&name, id, hash, ctx).await?;
+            }
+            return Ok(());
+        }
+    };
+    let id = publish(job, state.status_comment_id, &body, ctx).await?;
+    link(&name, id, hash, ctx).await
+}
+
+async fn link(name: &str, id: i64, hash: String, ctx: &AgentContext) -> Result<(), AgentError> {
+    let event = JobEvent::new(
+        format!("comment:{id}:{hash}"),
+        Timestamp::now(),
+        EventKind::CommentLinked {
+            comment_id: id,
+            body_hash: hash,
+        },
+    );
+    ctx.store.evolve(name, &event).await?;
+    Ok(())
+}
+
+/// Writes `body` into the job's comment: the linked one if it still exists, else the bot's
+/// marked comment on the issue (lowest id), else a new one. Returns the comment's id.
+async fn publish(
+    job: &AgentJob,
+    linked: Option<i64>,
+    body: &str,
+    ctx: &AgentContext,
+) -> Result<i64, AgentError> {
+    let repo = &job.spec.repository;
+    if let Some(id) = linked {
+        match ctx.gitea.edit_comment(repo, id, body).await {
+            Ok(()) => return Ok(id),
+            Err(e) if e.is_not_found() => {
+                tracing::info!(job = %job.name_any(), comment = id, "status comment deleted; relinking");
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let comments = ctx.gitea.list_comments(repo, job.spec.issue_number).await?;
+    if let Some(id) = canonical_comment(&comments, &ctx.bot, &job.name_any()) {
+        let current = comments
+            .iter()
+            .find(|c| c.id == id)
+            .map(|c| c.body.as_str());
+        if current != Some(body) {
+            ctx.gitea.edit_comment(repo, id, body).await?;
+        }
+        return Ok(id);
+    }
+    Ok(ctx
+        .gitea
+        .create_comment(repo, job.spec.issue_number, body)
+        .await?)
+}
+
+fn error_policy(job: Arc<AgentJob>, error: &AgentError, ctx: Arc<AgentContext>) -> Action {
+    ctx.metrics
+        .reconcile_errors
+        .get_or_create(&ErrorLabels {
+            kind: "AgentJob",
+            reason: error.reason(),
+        })
+        .inc();
+    let delay = ctx.backoff(&job.name_any());
+    tracing::warn!(job = %job.name_any(), %error, retry_in = ?delay, "AgentJob reconcile failed");
+    Action::requeue(delay)
+}

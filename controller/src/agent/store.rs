@@ -1,0 +1,228 @@
+//! AgentJobs in the API server: receiving a command (one object per command, named by its
+//! de-duplication key, with a durable receive sequence) and evolving a job's state through the
+//! state machine under optimistic concurrency.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use k8s_openapi::jiff::Timestamp;
+use kube::Api;
+use kube::api::{ListParams, PostParams};
+
+use crate::api::agent_job::{AgentJob, AgentJobSpec};
+use crate::logic::job::state::{
+    Effect, EventKind, InvalidTransition, JobEvent, JobState, from_persisted, next_state, to_status,
+};
+use crate::logic::job::webhook::Incoming;
+
+/// The ConfigMap holding the next receive sequence.
+pub const SEQUENCE_CONFIGMAP: &str = "ledgerops-agentjob-sequence";
+const SEQUENCE_KEY: &str = "next";
+/// Label on every AgentJob with its repository's comment key hash, for `kubectl get -l`.
+pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+
+/// A store operation that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("Kubernetes API: {0}")]
+    Kube(#[from] kube::Error),
+    #[error(transparent)]
+    Invalid(#[from] InvalidTransition),
+    #[error("the sequence ConfigMap holds `{0}`, not a number")]
+    BadSequence(String),
+    #[error("gave up after {0} conflicting writes")]
+    Contention(u32),
+}
+
+/// What receiving a command did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Received {
+    /// A new AgentJob, with its sequence.
+    New { name: String, sequence: i64 },
+    /// The command was already received (same delivery, or same comment redelivered).
+    Duplicate { name: String },
+}
+
+/// The outcome of one evolution.
+#[derive(Debug, Clone)]
+pub struct Evolved {
+    pub state: JobState,
+    pub effects: Vec<Effect>,
+    /// False when the event was already applied or a no-op.
+    pub applied: bool,
+}
+
+/// The AgentJobs of one namespace.
+#[derive(Clone)]
+pub struct JobStore {
+    client: kube::Client,
+    namespace: String,
+}
+
+fn is_status(e: &kube::Error, code: u16) -> bool {
+    matches!(e, kube::Error::Api(s) if s.code == code)
+}
+
+impl JobStore {
+    pub fn new(client: kube::Client, namespace: impl Into<String>) -> Self {
+        Self {
+            client,
+            namespace: namespace.into(),
+        }
+    }
+
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    pub fn client(&self) -> &kube::Client {
+        &self.client
+    }
+
+    pub fn api(&self) -> Api<AgentJob> {
+        Api::namespaced(self.client.clone(), &self.namespace)
+    }
+
+    /// Persists a received command: nothing else. A command already stored is a duplicate and
+    /// allocates no sequence; a lost creation race allocates one that stays unused (sequences
+    /// are increasing, not dense).
+    pub async fn receive(
+        &self,
+        incoming: &Incoming,
+        now: Timestamp,
+    ) -> Result<Received, StoreError> {
+        let api = self.api();
+        let name = incoming.job_name();
+        if api.get_opt(&name).await?.is_some() {
+            return Ok(Received::Duplicate { name });
+        }
+        let sequence = self.allocate_sequence().await?;
+        let job = AgentJob {
+            metadata: ObjectMeta {
+                name: Some(name.clone()),
+                namespace: Some(self.namespace.clone()),
+                labels: Some(BTreeMap::from([(MANAGED_BY.into(), "ledgerops".into())])),
+                ..ObjectMeta::default()
+            },
+            spec: AgentJobSpec {
+                delivery_id: incoming.delivery_id.clone(),
+                event: incoming.event,
+                repository: incoming.repository.clone(),
+                issue_number: incoming.issue_number,
+                comment_id: incoming.comment_id,
+                author: incoming.author.clone(),
+                command: incoming.command.clone(),
+                sequence,
+                received_at: Time(now),
+            },
+            status: None,
+        };
+        match api.create(&PostParams::default(), &job).await {
+            Ok(_) => Ok(Received::New { name, sequence }),
+            Err(e) if is_status(&e, 409) => Ok(Received::Duplicate { name }),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Takes the next receive sequence from the counter ConfigMap, written under a
+    /// resourceVersion precondition so that two receivers never get the same number.
+    pub async fn allocate_sequence(&self) -> Result<i64, StoreError> {
+        let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.namespace);
+        for _ in 0..1000 {
+            let Some(mut cm) = api.get_opt(SEQUENCE_CONFIGMAP).await? else {
+                let cm = ConfigMap {
+                    metadata: ObjectMeta {
+                        name: Some(SEQUENCE_CONFIGMAP.into()),
+                        ..ObjectMeta::default()
+                    },
+                    data: Some(BTreeMap::from([(SEQUENCE_KEY.into(), "2".into())])),
+                    ..ConfigMap::default()
+                };
+                match api.create(&PostParams::default(), &cm).await {
+                    Ok(_) => return Ok(1),
+                    Err(e) if is_status(&e, 409) => continue,
+                    Err(e) => return Err(e.into()),
+                }
+            };
+            let data = cm.data.get_or_insert_with(BTreeMap::new);
+            let raw = data
+                .get(SEQUENCE_KEY)
+                .cloned()
+                .unwrap_or_else(|| "1".into());
+            let next: i64 = raw.parse().map_err(|_| StoreError::BadSequence(raw))?;
+            data.insert(SEQUENCE_KEY.into(), (next + 1).to_string());
+            // `cm` carries the resourceVersion it was read at: a concurrent update makes this 409.
+            match api
+                .replace(SEQUENCE_CONFIGMAP, &PostParams::default(), &cm)
+                .await
+            {
+                Ok(_) => return Ok(next),
+                Err(e) if is_status(&e, 409) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(StoreError::Contention(1000))
+    }
+
+    /// Applies `event` to job `name`: reads the job, computes the transition, and replaces its
+    /// status under the resourceVersion it read. A conflicting write re-reads and tries again,
+    /// where an event already applied is recognised by its id.
+    pub async fn evolve(&self, name: &str, event: &JobEvent) -> Result<Evolved, StoreError> {
+        let api = self.api();
+        for _ in 0..100 {
+            let job = api.get(name).await?;
+            let state = from_persisted(&job.spec, job.status.as_ref(), job.metadata.generation);
+            let t = next_state(state.as_ref(), event)?;
+            if !t.changed {
+                return Ok(Evolved {
+                    state: t.state,
+                    effects: vec![],
+                    applied: false,
+                });
+            }
+            let mut next = job.clone();
+            next.status = Some(to_status(&t.state));
+            match api
+                .replace_status(name, &PostParams::default(), &next)
+                .await
+            {
+                Ok(_) => {
+                    tracing::debug!(job = name, event = event.kind.name(), id = %event.id, version = t.state.version, "applied");
+                    return Ok(Evolved {
+                        state: t.state,
+                        effects: t.effects,
+                        applied: true,
+                    });
+                }
+                Err(e) if is_status(&e, 409) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(StoreError::Contention(100))
+    }
+
+    /// Applies CommandReceived if the job has no state yet; returns its state.
+    pub async fn ensure_received(&self, job: &AgentJob) -> Result<JobState, StoreError> {
+        if let Some(s) = from_persisted(&job.spec, job.status.as_ref(), job.metadata.generation) {
+            return Ok(s);
+        }
+        let event = JobEvent::new(
+            "received",
+            job.spec.received_at.0,
+            EventKind::CommandReceived {
+                text: job.spec.command.clone(),
+                author: job.spec.author.clone(),
+                sequence: job.spec.sequence,
+                generation: job.metadata.generation,
+            },
+        );
+        let name = job.metadata.name.clone().unwrap_or_default();
+        Ok(self.evolve(&name, &event).await?.state)
+    }
+
+    /// Every AgentJob of the namespace.
+    pub async fn list(&self) -> Result<Vec<AgentJob>, StoreError> {
+        Ok(self.api().list(&ListParams::default()).await?.items)
+    }
+}

@@ -1,0 +1,62 @@
+//! Reading and writing ledgerops objects other than statuses: ApprovalRequests, annotations.
+
+use std::fmt::Debug;
+
+use kube::api::{ListParams, Patch, PatchParams, PostParams};
+use kube::core::NamespaceResourceScope;
+use kube::{Api, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+
+use crate::api::approval::ApprovalRequest;
+
+/// The label that ties an ApprovalRequest to the object it asks about.
+pub const SUBJECT_UID: &str = "ledgerops.dev/subject-uid";
+
+/// The ApprovalRequests that ask about the object with `uid`.
+pub async fn approval_requests_for(
+    client: &kube::Client,
+    namespace: &str,
+    uid: &str,
+) -> Result<Vec<ApprovalRequest>, kube::Error> {
+    let api = Api::<ApprovalRequest>::namespaced(client.clone(), namespace);
+    Ok(api
+        .list(&ListParams::default().labels(&format!("{SUBJECT_UID}={uid}")))
+        .await?
+        .items)
+}
+
+/// Creates `request`, or returns the one already there under its name.
+pub async fn create_approval_request(
+    client: &kube::Client,
+    namespace: &str,
+    request: &ApprovalRequest,
+) -> Result<ApprovalRequest, kube::Error> {
+    let api = Api::<ApprovalRequest>::namespaced(client.clone(), namespace);
+    match api.create(&PostParams::default(), request).await {
+        Err(kube::Error::Api(e)) if e.code == 409 => api.get(&request.name_any()).await,
+        other => other,
+    }
+}
+
+/// Removes one annotation, once its request has been handled.
+pub async fn remove_annotation<K>(
+    client: &kube::Client,
+    object: &K,
+    key: &str,
+) -> Result<(), kube::Error>
+where
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug,
+{
+    let api: Api<K> = Api::namespaced(client.clone(), &object.namespace().unwrap_or_default());
+    let patch = serde_json::json!({"metadata": {"annotations": {key: null}}});
+    api.patch(
+        &object.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    )
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,188 @@
+//! The `suggest` classifier: for each uncategorized transaction, the category its payee was
+//! given most often before, with a confidence. Payees are normalised first, because banks add
+//! noise (card prefixes, store numbers, references) to the same merchant.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::logic::mirror::Mirror;
+
+/// One suggestion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suggestion {
+    pub transaction_id: String,
+    pub date: String,
+    /// Milliunits.
+    pub amount: i64,
+    /// The payee as YNAB shows it (untrusted text).
+    pub payee: String,
+    pub category_id: String,
+    pub category_name: String,
+    /// 0..=100: the share of the payee's past transactions in this category, discounted when
+    /// there are few of them.
+    pub confidence: u8,
+    /// How many past transactions of the payee went to this category.
+    pub support: u32,
+}
+
+/// Prefixes that card processors and banks put before the merchant.
+const NOISE_PREFIXES: &[&str] = &[
+    "SQ *",
+    "SQ*",
+    "PAYPAL *",
+    "PAYPAL*",
+    "PP*",
+    "SUMUP *",
+    "SUMUP*",
+    "ZETTLE_*",
+    "IZ *",
+    "CARD PURCHASE ",
+    "CARTE ",
+    "CB ",
+    "POS ",
+    "DEBIT ",
+    "VISA ",
+    "CONTACTLESS ",
+    "PURCHASE ",
+];
+
+/// The merchant behind a bank's payee text: upper case, without processor prefixes, store
+/// numbers, references, punctuation and location tails; at most two words.
+pub fn normalise_payee(raw: &str) -> String {
+    let mut s = raw.trim().to_uppercase();
+    loop {
+        let before = s.len();
+        for p in NOISE_PREFIXES {
+            if let Some(rest) = s.strip_prefix(p) {
+                s = rest.trim_start().to_owned();
+            }
+        }
+        if s.len() == before {
+            break;
+        }
+    }
+    let cleaned: String = s
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect();
+    let words: Vec<&str> = cleaned
+        .split_whitespace()
+        .filter(|w| !w.chars().any(|c| c.is_ascii_digit()))
+        .collect();
+    words.into_iter().take(2).collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `date` (YYYY-MM-DD) is in `month` (YYYY-MM), or any month when None.
+fn in_month(date: &str, month: Option<&str>) -> bool {
+    month.is_none_or(|m| date.starts_with(m) && date.as_bytes().get(7) == Some(&b'-'))
+}
+
+/// Suggestions for the uncategorized transactions of `month` (all when None), oldest first.
+/// Transfers, split transactions and transactions whose payee has no history are left out.
+pub fn suggest(mirror: &Mirror, month: Option<&str>) -> Vec<Suggestion> {
+    let payee_name = |t: &crate::ynab::model::TransactionSummary| -> String {
+        t.payee_id
+            .as_ref()
+            .and_then(|id| mirror.payees.get(id))
+            .map(|p| p.name.clone())
+            .or_else(|| t.import_payee_name.clone())
+            .unwrap_or_default()
+    };
+    let usable = |id: &str| {
+        mirror
+            .categories
+            .get(id)
+            .is_some_and(|c| !c.hidden && !c.internal && !c.deleted)
+    };
+    // History: normalised payee -> category -> count.
+    let mut history: HashMap<String, BTreeMap<String, u32>> = HashMap::new();
+    for t in mirror.transactions.values() {
+        if t.deleted || t.transfer_account_id.is_some() {
+            continue;
+        }
+        let Some(cat) = t.category_id.as_deref() else {
+            continue;
+        };
+        if !usable(cat) || mirror.subtransactions.contains_key(&t.id) {
+            continue;
+        }
+        let key = normalise_payee(&payee_name(t));
+        if key.is_empty() {
+            continue;
+        }
+        *history
+            .entry(key)
+            .or_default()
+            .entry(cat.to_owned())
+            .or_default() += 1;
+    }
+    let mut out: Vec<Suggestion> = mirror
+        .transactions
+        .values()
+        .filter(|t| {
+            !t.deleted
+                && t.category_id.is_none()
+                && t.transfer_account_id.is_none()
+                && !mirror.subtransactions.contains_key(&t.id)
+                && in_month(&t.date, month)
+        })
+        .filter_map(|t| {
+            let payee = payee_name(t);
+            let counts = history.get(&normalise_payee(&payee))?;
+            let total: u32 = counts.values().sum();
+            // Highest count; ties go to the lowest category id, for determinism.
+            let (best, support) = counts
+                .iter()
+                .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))?;
+            let confidence = (100 * u64::from(*support) / (u64::from(total) + 1)).min(100) as u8;
+            Some(Suggestion {
+                transaction_id: t.id.clone(),
+                date: t.date.clone(),
+                amount: t.amount,
+                payee,
+                category_id: best.clone(),
+                category_name: mirror
+                    .categories
+                    .get(best)
+                    .map(|c| c.name.clone())
+                    .unwrap_or_default(),
+                confidence,
+                support: *support,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.date, &a.transaction_id).cmp(&(&b.date, &b.transaction_id)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bank_noise_is_removed() {
+        for (raw, expected) in [
+            ("SQ *BLUE BOTTLE COFFEE 0423", "BLUE BOTTLE"),
+            ("PAYPAL *SPOTIFY", "SPOTIFY"),
+            ("Card Purchase Rema 1000 Oslo", "REMA OSLO"),
+            ("REMA 1000", "REMA"),
+            ("rema", "REMA"),
+            ("AMAZON MKTPL*2K4L19", "AMAZON MKTPL"),
+            ("  Shell #12345  ", "SHELL"),
+            ("CARTE 12/07 MONOPRIX PARIS 11", "MONOPRIX PARIS"),
+            (
+                "CB BOULANGERIE DU PORT FACT 120726 525130******1",
+                "BOULANGERIE DU",
+            ),
+            ("1234", ""),
+        ] {
+            assert_eq!(normalise_payee(raw), expected, "{raw}");
+        }
+    }
+
+    #[test]
+    fn months() {
+        assert!(in_month("2026-07-04", Some("2026-07")));
+        assert!(!in_month("2026-07-04", Some("2026-08")));
+        assert!(in_month("2026-07-04", None));
+    }
+}

@@ -1,0 +1,279 @@
+//! `/agent` command syntax. Parsed only after the commenter's permission is granted, so that an
+//! unauthorized malformed command gets the permission message, never syntax details.
+
+/// A parsed `/agent` command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Describe every command.
+    Help,
+    /// Waiting approvals, Diverged or Blocked Transactions, Budget health.
+    Status,
+    /// Approve an ApprovalRequest, with an optional comment.
+    Approve {
+        request: String,
+        comment: Option<String>,
+    },
+    /// Reject an ApprovalRequest; the reason is required.
+    Reject { request: String, reason: String },
+    /// Suggest categories for uncategorized transactions of a month (`YYYY-MM`), or of all.
+    Suggest { month: Option<String> },
+    /// Open a pull request with the undo of an applied CategorizationPlan.
+    Undo { plan: String },
+}
+
+impl Command {
+    /// The command's name, as recorded in the AgentJob's status.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Help => "help",
+            Command::Status => "status",
+            Command::Approve { .. } => "approve",
+            Command::Reject { .. } => "reject",
+            Command::Suggest { .. } => "suggest",
+            Command::Undo { .. } => "undo",
+        }
+    }
+}
+
+/// What `/agent help` answers, and what a malformed command is rejected with.
+pub const HELP: &str = "\
+| command | what it does |
+|---|---|
+| `/agent help` | shows this list |
+| `/agent status` | waiting approvals (oldest first), Diverged or Blocked Transactions, and Budget health |
+| `/agent approve <approvalrequest> [comment]` | approves the ApprovalRequest, recorded as `gitea:<your login>` |
+| `/agent reject <approvalrequest> <reason>` | rejects the ApprovalRequest; the reason is required |
+| `/agent suggest [YYYY-MM]` | suggests categories for uncategorized transactions and opens a pull request with a CategorizationPlan |
+| `/agent undo <plan>` | opens a pull request with a CategorizationPlan that reverts the applied plan |
+
+Commands need write permission on this repository.";
+
+/// Why a command could not be parsed. The message is shown to the commenter, followed by
+/// [`HELP`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CommandError(pub String);
+
+/// Parses a comment that starts with `/agent`. The first line holds the command and its
+/// arguments; for `approve` and `reject` the rest of the comment continues the comment or reason.
+pub fn parse(text: &str) -> Result<Command, CommandError> {
+    let text = text.trim();
+    let rest = text
+        .strip_prefix("/agent")
+        .ok_or_else(|| CommandError("a command starts with `/agent`".into()))?;
+    if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
+        return Err(CommandError(format!(
+            "unknown command `{}`",
+            first_word(text)
+        )));
+    }
+    let (first_line, more) = match rest.split_once('\n') {
+        Some((line, more)) => (line, more.trim()),
+        None => (rest, ""),
+    };
+    let mut words = first_line.split_whitespace();
+    let Some(name) = words.next() else {
+        return Err(CommandError("no command given after `/agent`".into()));
+    };
+    let args: Vec<&str> = words.collect();
+    let free_text = |from: usize| -> Option<String> {
+        let mut parts: Vec<String> = Vec::new();
+        if args.len() > from {
+            parts.push(args[from..].join(" "));
+        }
+        if !more.is_empty() {
+            parts.push(more.to_owned());
+        }
+        let joined = parts.join("\n");
+        (!joined.trim().is_empty()).then_some(joined)
+    };
+    match name {
+        "help" => no_args(name, &args).map(|()| Command::Help),
+        "status" => no_args(name, &args).map(|()| Command::Status),
+        "approve" => {
+            let request = object_name(name, "<approvalrequest>", args.first())?;
+            let comment = free_text(1);
+            check_length(comment.as_deref())?;
+            Ok(Command::Approve { request, comment })
+        }
+        "reject" => {
+            let request = object_name(name, "<approvalrequest>", args.first())?;
+            let reason = free_text(1).ok_or_else(|| {
+                CommandError("`/agent reject` needs a reason after the request name".into())
+            })?;
+            check_length(Some(&reason))?;
+            Ok(Command::Reject { request, reason })
+        }
+        "suggest" => match args.as_slice() {
+            [] => Ok(Command::Suggest { month: None }),
+            [month] if is_month(month) => Ok(Command::Suggest {
+                month: Some((*month).to_owned()),
+            }),
+            [other] => Err(CommandError(format!(
+                "`{other}` is not a month: write it as YYYY-MM, e.g. 2026-07"
+            ))),
+            _ => Err(CommandError(
+                "`/agent suggest` takes at most one argument, a month YYYY-MM".into(),
+            )),
+        },
+        "undo" => {
+            if args.len() > 1 {
+                return Err(CommandError(
+                    "`/agent undo` takes exactly one argument, the plan's name".into(),
+                ));
+            }
+            let plan = object_name(name, "<plan>", args.first())?;
+            Ok(Command::Undo { plan })
+        }
+        other => Err(CommandError(format!("unknown command `{}`", clip(other)))),
+    }
+}
+
+fn first_word(text: &str) -> String {
+    clip(text.split_whitespace().next().unwrap_or_default())
+}
+
+/// Untrusted text quoted back to the commenter: short, and without backticks.
+fn clip(word: &str) -> String {
+    word.chars().filter(|c| *c != '`').take(40).collect()
+}
+
+fn no_args(name: &str, args: &[&str]) -> Result<(), CommandError> {
+    if args.is_empty() {
+        Ok(())
+    } else {
+        Err(CommandError(format!("`/agent {name}` takes no arguments")))
+    }
+}
+
+fn object_name(command: &str, what: &str, arg: Option<&&str>) -> Result<String, CommandError> {
+    let Some(arg) = arg else {
+        return Err(CommandError(format!(
+            "`/agent {command}` needs {what}, the name of the object"
+        )));
+    };
+    if is_dns_subdomain(arg) {
+        Ok((*arg).to_owned())
+    } else {
+        Err(CommandError(format!(
+            "`{}` is not a valid Kubernetes object name",
+            clip(arg)
+        )))
+    }
+}
+
+fn check_length(text: Option<&str>) -> Result<(), CommandError> {
+    match text {
+        Some(t) if t.chars().count() > 1000 => Err(CommandError(
+            "the comment or reason is longer than 1000 characters".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A Kubernetes object name: lower-case alphanumerics, `-` and `.`, at most 253 characters,
+/// starting and ending with an alphanumeric.
+pub fn is_dns_subdomain(s: &str) -> bool {
+    let ok_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    !s.is_empty()
+        && s.len() <= 253
+        && s.chars().all(|c| ok_char(c) || c == '-' || c == '.')
+        && s.chars().next().is_some_and(ok_char)
+        && s.chars().last().is_some_and(ok_char)
+}
+
+fn is_month(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 7
+        && b[4] == b'-'
+        && b[..4].iter().chain(&b[5..]).all(u8::is_ascii_digit)
+        && matches!(s[5..].parse::<u8>(), Ok(1..=12))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_command() {
+        let cases = [
+            ("/agent help", Command::Help),
+            ("  /agent status  ", Command::Status),
+            (
+                "/agent approve apr-1",
+                Command::Approve {
+                    request: "apr-1".into(),
+                    comment: None,
+                },
+            ),
+            (
+                "/agent approve apr-1 looks right",
+                Command::Approve {
+                    request: "apr-1".into(),
+                    comment: Some("looks right".into()),
+                },
+            ),
+            (
+                "/agent reject apr-2 wrong month\nsee the receipt",
+                Command::Reject {
+                    request: "apr-2".into(),
+                    reason: "wrong month\nsee the receipt".into(),
+                },
+            ),
+            ("/agent suggest", Command::Suggest { month: None }),
+            (
+                "/agent suggest 2026-07",
+                Command::Suggest {
+                    month: Some("2026-07".into()),
+                },
+            ),
+            (
+                "/agent undo plan-a",
+                Command::Undo {
+                    plan: "plan-a".into(),
+                },
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse(text), Ok(expected), "{text}");
+        }
+    }
+
+    #[test]
+    fn refuses_malformed_commands_with_a_reason() {
+        let cases = [
+            ("/agent", "no command given"),
+            ("/agent   \n", "no command given"),
+            ("/agentx status", "unknown command `/agentx`"),
+            ("/agent deploy", "unknown command `deploy`"),
+            ("/agent status now", "takes no arguments"),
+            ("/agent help me", "takes no arguments"),
+            ("/agent approve", "needs <approvalrequest>"),
+            (
+                "/agent approve Bad_Name",
+                "not a valid Kubernetes object name",
+            ),
+            ("/agent reject apr-1", "needs a reason"),
+            ("/agent suggest july", "not a month"),
+            ("/agent suggest 2026-13", "not a month"),
+            ("/agent suggest 2026-07 2026-08", "at most one argument"),
+            ("/agent undo", "needs <plan>"),
+            ("/agent undo a b", "exactly one argument"),
+            ("status", "starts with `/agent`"),
+        ];
+        for (text, expected) in cases {
+            let err = parse(text).unwrap_err();
+            assert!(err.0.contains(expected), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn names_and_months() {
+        assert!(is_dns_subdomain("apr-2026.07"));
+        assert!(!is_dns_subdomain("-apr"));
+        assert!(!is_dns_subdomain("apr-"));
+        assert!(!is_dns_subdomain(""));
+        assert!(is_month("2026-01") && is_month("2026-12"));
+        assert!(!is_month("2026-00") && !is_month("26-01") && !is_month("2026/01"));
+    }
+}

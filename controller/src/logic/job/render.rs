@@ -1,0 +1,179 @@
+//! The job's one status comment: its body, the hidden marker that finds it again, and which of
+//! several marked comments is the real one.
+
+use sha2::{Digest, Sha256};
+
+use super::state::JobState;
+use crate::api::agent_job::JobPhase;
+
+/// The hidden marker of `job`'s status comment. It is a correlation id, not a proof: anyone can
+/// copy it, so only comments by the bot count (see [`canonical_comment`]).
+pub fn marker(job: &str) -> String {
+    format!("<!-- ledgerops:agentjob:{job} -->")
+}
+
+/// The status comment for `state`, or None while the job is only received (the first comment
+/// appears once permission is decided).
+pub fn render_comment(job: &str, state: &JobState) -> Option<String> {
+    let head = format!(
+        "**`{}`** from @{}",
+        quote_command(&state.text),
+        state.author
+    );
+    let body = match state.phase {
+        JobPhase::Received => return None,
+        JobPhase::Queued => format!(
+            "{head}: queued as #{}, waiting for its turn.",
+            state.sequence
+        ),
+        JobPhase::Running => format!("{head}: running ({}).", state.stage),
+        JobPhase::Succeeded => format!(
+            "{head}: done.\n\n{}",
+            state.result.as_deref().unwrap_or_default()
+        ),
+        JobPhase::Rejected => format!(
+            "{head}: rejected.\n\n{}",
+            state.error.as_deref().unwrap_or_default()
+        ),
+        JobPhase::Failed => {
+            let mut text = format!(
+                "{head}: failed ({}).\n\n{}",
+                state.reason,
+                state.error.as_deref().unwrap_or_default()
+            );
+            if let Some(branch) = &state.branch {
+                text.push_str(&format!("\n\nIt had created the branch `{branch}`."));
+            }
+            if let Some(url) = &state.pull_request_url {
+                text.push_str(&format!("\n\nIt had opened {url}."));
+            }
+            text
+        }
+    };
+    Some(format!("{}\n{body}", marker(job)))
+}
+
+/// The first line of the command, short and without backticks: it is untrusted text.
+fn quote_command(text: &str) -> String {
+    let line = text.trim().lines().next().unwrap_or_default();
+    super::state::truncate(&line.replace('`', "'"), 80)
+}
+
+/// A short stable hash of a comment body.
+pub fn body_hash(body: &str) -> String {
+    let digest = Sha256::digest(body.as_bytes());
+    hex::encode(&digest[..12])
+}
+
+/// The body to publish when the comment does not show `state` yet.
+pub fn pending_publication(job: &str, state: &JobState) -> Option<(String, String)> {
+    let body = render_comment(job, state)?;
+    let hash = body_hash(&body);
+    (state.comment_hash.as_deref() != Some(hash.as_str())).then_some((body, hash))
+}
+
+/// A comment on the issue, as far as finding the status comment is concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssueComment {
+    pub id: i64,
+    pub author: String,
+    pub body: String,
+}
+
+/// The status comment of `job` among `comments`: one that carries the marker and was written by
+/// `bot`. Among several, the lowest id wins; copies by anyone else are ignored.
+pub fn canonical_comment(comments: &[IssueComment], bot: &str, job: &str) -> Option<i64> {
+    let marker = marker(job);
+    comments
+        .iter()
+        .filter(|c| c.author.eq_ignore_ascii_case(bot) && c.body.contains(&marker))
+        .map(|c| c.id)
+        .min()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::job::state::{EventKind, JobEvent, next_state};
+    use k8s_openapi::jiff::Timestamp;
+
+    fn received() -> JobState {
+        let ev = JobEvent::new(
+            "received",
+            Timestamp::from_second(1_790_000_000).unwrap(),
+            EventKind::CommandReceived {
+                text: "/agent status `now`\nmore".into(),
+                author: "writer".into(),
+                sequence: 3,
+                generation: Some(1),
+            },
+        );
+        next_state(None, &ev).unwrap().state
+    }
+
+    #[test]
+    fn no_comment_until_permission_is_decided() {
+        assert_eq!(render_comment("aj-1", &received()), None);
+        assert_eq!(pending_publication("aj-1", &received()), None);
+    }
+
+    #[test]
+    fn every_comment_starts_with_the_marker_and_quotes_safely() {
+        let mut s = received();
+        for phase in [
+            JobPhase::Queued,
+            JobPhase::Running,
+            JobPhase::Succeeded,
+            JobPhase::Rejected,
+            JobPhase::Failed,
+        ] {
+            s.phase = phase;
+            let body = render_comment("aj-1", &s).unwrap();
+            assert!(
+                body.starts_with("<!-- ledgerops:agentjob:aj-1 -->\n"),
+                "{body}"
+            );
+            assert!(
+                body.contains("**`/agent status 'now'`** from @writer"),
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn publishes_only_what_the_comment_does_not_show() {
+        let mut s = received();
+        s.phase = JobPhase::Queued;
+        let (body, hash) = pending_publication("aj-1", &s).unwrap();
+        assert_eq!(hash, body_hash(&body));
+        s.comment_hash = Some(hash);
+        assert_eq!(pending_publication("aj-1", &s), None);
+        s.phase = JobPhase::Running;
+        assert!(pending_publication("aj-1", &s).is_some());
+    }
+
+    #[test]
+    fn only_bot_comments_count_and_the_lowest_id_wins() {
+        let m = marker("aj-1");
+        let c = |id, author: &str, body: &str| IssueComment {
+            id,
+            author: author.into(),
+            body: body.into(),
+        };
+        let comments = [
+            c(5, "writer", &format!("{m} spoofed")),
+            c(9, "ledgerops-bot", &format!("{m}\nsecond")),
+            c(7, "Ledgerops-Bot", &format!("{m}\nfirst")),
+            c(6, "ledgerops-bot", &format!("{} other job", marker("aj-2"))),
+        ];
+        assert_eq!(
+            canonical_comment(&comments, "ledgerops-bot", "aj-1"),
+            Some(7)
+        );
+        assert_eq!(
+            canonical_comment(&comments[..1], "ledgerops-bot", "aj-1"),
+            None
+        );
+        assert_eq!(canonical_comment(&comments, "ledgerops-bot", "aj-3"), None);
+    }
+}

@@ -1,0 +1,467 @@
+//! The AgentJob state machine: `next_state(state, event) -> Transition`.
+//!
+//! Pure: the state is replaced, never mutated; time comes in with the event (the receiver or
+//! listener that observed it owns the clock), so replaying the same events gives the same state,
+//! timestamps and conditions included. Every applied event id is remembered: an event applied
+//! again (a retried effect, a redelivered webhook) changes nothing and emits nothing.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::jiff::Timestamp;
+
+use super::command::{self, Command, HELP};
+use crate::api::agent_job::{AgentJobSpec, AgentJobStatus, JobPhase};
+use crate::logic::conditions::{self, Observed, Status};
+
+/// Permissions on the repository that may run commands.
+pub const WRITE_PERMISSIONS: &[&str] = &["write", "admin", "owner"];
+
+/// The longest error kept in the status and shown in the comment.
+pub const MAX_ERROR: usize = 1000;
+
+/// One job's state. Everything the status holds is here; the spec (what was received) is too,
+/// so that the state machine never needs the object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobState {
+    pub phase: JobPhase,
+    /// The comment's text as received.
+    pub text: String,
+    pub author: String,
+    pub sequence: i64,
+    pub generation: Option<i64>,
+    /// The parsed command, once permission was granted and it parsed.
+    pub command: Option<Command>,
+    pub stage: String,
+    /// One word: why the job is where it is.
+    pub reason: String,
+    pub error: Option<String>,
+    pub permission: Option<String>,
+    pub result: Option<String>,
+    pub status_comment_id: Option<i64>,
+    pub comment_hash: Option<String>,
+    pub branch: Option<String>,
+    pub pull_request_url: Option<String>,
+    pub applied_events: Vec<String>,
+    pub version: i64,
+    pub received_at: Timestamp,
+    pub started_at: Option<Timestamp>,
+    pub finished_at: Option<Timestamp>,
+    pub conditions: Vec<Condition>,
+}
+
+/// An event with the id that de-duplicates it and the time it was observed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobEvent {
+    pub id: String,
+    pub at: Timestamp,
+    pub kind: EventKind,
+}
+
+impl JobEvent {
+    pub fn new(id: impl Into<String>, at: Timestamp, kind: EventKind) -> Self {
+        Self {
+            id: id.into(),
+            at,
+            kind,
+        }
+    }
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventKind {
+    /// The webhook stored the command.
+    CommandReceived {
+        text: String,
+        author: String,
+        sequence: i64,
+        generation: Option<i64>,
+    },
+    /// Gitea says the commenter may write (`permission` is write, admin or owner).
+    PermissionGranted { permission: String },
+    /// Gitea says the commenter may not write.
+    PermissionDenied { permission: String },
+    /// The executor claimed the job; persisted before any effect of the command.
+    JobStarted,
+    /// The command moved on to another step.
+    JobProgress { stage: String },
+    /// The command created a branch; recorded before it is used, so it is never orphaned unseen.
+    BranchCreated { branch: String },
+    /// The command opened a pull request.
+    PullRequestOpened { url: String },
+    /// The command finished; `result` is the comment body to show.
+    JobCompleted { result: String },
+    /// The command refused to act (a failed precondition).
+    JobRejected { reason: String },
+    /// The command broke.
+    JobFailed { error: String },
+    /// The process started again; a job that was running is failed, never replayed.
+    ServiceRestarted,
+    /// The status comment is `comment_id` and shows the body hashed as `body_hash`.
+    CommentLinked { comment_id: i64, body_hash: String },
+}
+
+impl EventKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            EventKind::CommandReceived { .. } => "CommandReceived",
+            EventKind::PermissionGranted { .. } => "PermissionGranted",
+            EventKind::PermissionDenied { .. } => "PermissionDenied",
+            EventKind::JobStarted => "JobStarted",
+            EventKind::JobProgress { .. } => "JobProgress",
+            EventKind::BranchCreated { .. } => "BranchCreated",
+            EventKind::PullRequestOpened { .. } => "PullRequestOpened",
+            EventKind::JobCompleted { .. } => "JobCompleted",
+            EventKind::JobRejected { .. } => "JobRejected",
+            EventKind::JobFailed { .. } => "JobFailed",
+            EventKind::ServiceRestarted => "ServiceRestarted",
+            EventKind::CommentLinked { .. } => "CommentLinked",
+        }
+    }
+}
+
+/// Work a transition asks the listeners to do. The persisted state implies the same work (a
+/// Received job needs authorizing, a Queued one executing, a changed comment publishing), so
+/// effects lost in a crash are found again from the state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    Authorize,
+    Execute,
+    ReconcileComment,
+}
+
+/// The complete replacement state and the effects to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transition {
+    pub state: JobState,
+    pub effects: Vec<Effect>,
+    /// False when the event was already applied or is a no-op here: nothing to persist.
+    pub changed: bool,
+}
+
+/// An event that does not apply to the state.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{event} cannot apply to a job that is {state}")]
+pub struct InvalidTransition {
+    pub state: String,
+    pub event: &'static str,
+}
+
+/// Whether `phase` is final.
+pub fn is_terminal(phase: JobPhase) -> bool {
+    matches!(
+        phase,
+        JobPhase::Succeeded | JobPhase::Rejected | JobPhase::Failed
+    )
+}
+
+/// The message a commenter without write permission gets.
+pub fn permission_message(author: &str, permission: &str) -> String {
+    format!(
+        "@{author} has `{permission}` permission on this repository; `/agent` commands need write permission."
+    )
+}
+
+/// Applies `event` to `state` (None: the job does not exist yet).
+pub fn next_state(
+    state: Option<&JobState>,
+    event: &JobEvent,
+) -> Result<Transition, InvalidTransition> {
+    let Some(current) = state else {
+        return match &event.kind {
+            EventKind::CommandReceived {
+                text,
+                author,
+                sequence,
+                generation,
+            } => {
+                let mut s = JobState {
+                    phase: JobPhase::Received,
+                    text: text.clone(),
+                    author: author.clone(),
+                    sequence: *sequence,
+                    generation: *generation,
+                    command: None,
+                    stage: "checking permission".into(),
+                    reason: "Received".into(),
+                    error: None,
+                    permission: None,
+                    result: None,
+                    status_comment_id: None,
+                    comment_hash: None,
+                    branch: None,
+                    pull_request_url: None,
+                    applied_events: Vec::new(),
+                    version: 0,
+                    received_at: event.at,
+                    started_at: None,
+                    finished_at: None,
+                    conditions: Vec::new(),
+                };
+                s.conditions = ready(&s, Status::False, "Received", event.at);
+                Ok(applied(s, event, vec![Effect::Authorize]))
+            }
+            _ => Err(invalid("absent", event)),
+        };
+    };
+    if current.applied_events.contains(&event.id) {
+        return Ok(unchanged(current));
+    }
+    let mut s = current.clone();
+    let effects = match (&current.phase, &event.kind) {
+        (JobPhase::Received, EventKind::PermissionGranted { permission }) => {
+            s.permission = Some(permission.clone());
+            match command::parse(&current.text) {
+                Ok(cmd) => {
+                    s.phase = JobPhase::Queued;
+                    s.stage = "waiting for its turn".into();
+                    s.reason = "Queued".into();
+                    s.command = Some(cmd);
+                    s.conditions = ready(&s, Status::False, "Queued", event.at);
+                    vec![Effect::Execute, Effect::ReconcileComment]
+                }
+                Err(e) => {
+                    let error = format!("{e}\n\n{HELP}");
+                    finish(
+                        &mut s,
+                        JobPhase::Rejected,
+                        "InvalidCommand",
+                        error,
+                        event.at,
+                    );
+                    vec![Effect::ReconcileComment]
+                }
+            }
+        }
+        (JobPhase::Received, EventKind::PermissionDenied { permission }) => {
+            s.permission = Some(permission.clone());
+            let error = permission_message(&current.author, permission);
+            finish(
+                &mut s,
+                JobPhase::Rejected,
+                "PermissionDenied",
+                error,
+                event.at,
+            );
+            vec![Effect::ReconcileComment]
+        }
+        (JobPhase::Queued, EventKind::JobStarted) => {
+            s.phase = JobPhase::Running;
+            s.stage = "starting".into();
+            s.reason = "Running".into();
+            s.started_at = Some(event.at);
+            s.conditions = ready(&s, Status::False, "Running", event.at);
+            vec![Effect::ReconcileComment]
+        }
+        (JobPhase::Running, EventKind::JobProgress { stage }) => {
+            s.stage = stage.clone();
+            vec![Effect::ReconcileComment]
+        }
+        (JobPhase::Running, EventKind::BranchCreated { branch }) => {
+            s.branch = Some(branch.clone());
+            vec![]
+        }
+        (JobPhase::Running, EventKind::PullRequestOpened { url }) => {
+            s.pull_request_url = Some(url.clone());
+            vec![]
+        }
+        (JobPhase::Running, EventKind::JobCompleted { result }) => {
+            s.phase = JobPhase::Succeeded;
+            s.stage = "completed".into();
+            s.reason = "Succeeded".into();
+            s.result = Some(result.clone());
+            s.finished_at = Some(event.at);
+            s.conditions = ready(&s, Status::True, "Succeeded", event.at);
+            vec![Effect::ReconcileComment]
+        }
+        (JobPhase::Running, EventKind::JobRejected { reason }) => {
+            finish(
+                &mut s,
+                JobPhase::Rejected,
+                "PreconditionFailed",
+                reason.clone(),
+                event.at,
+            );
+            vec![Effect::ReconcileComment]
+        }
+        (JobPhase::Running, EventKind::JobFailed { error }) => {
+            finish(&mut s, JobPhase::Failed, "Failed", error.clone(), event.at);
+            vec![Effect::ReconcileComment]
+        }
+        (JobPhase::Running, EventKind::ServiceRestarted) => {
+            let error = format!(
+                "ledgerops restarted while this command was running (stage: {}); it was not run again. Check its effects, then send the command again if needed.",
+                current.stage
+            );
+            finish(&mut s, JobPhase::Failed, "Interrupted", error, event.at);
+            s.conditions = conditions::set(
+                &s.conditions,
+                Observed::new(
+                    "Interrupted",
+                    true,
+                    "ServiceRestarted",
+                    "ledgerops restarted while the command ran; it is never replayed",
+                ),
+                s.generation,
+                event.at,
+            );
+            vec![Effect::ReconcileComment]
+        }
+        // Explicit no-op: only a running job is interrupted by a restart.
+        (_, EventKind::ServiceRestarted) => return Ok(unchanged(current)),
+        (
+            _,
+            EventKind::CommentLinked {
+                comment_id,
+                body_hash,
+            },
+        ) => {
+            if current.status_comment_id == Some(*comment_id)
+                && current.comment_hash.as_deref() == Some(body_hash)
+            {
+                return Ok(unchanged(current));
+            }
+            s.status_comment_id = Some(*comment_id);
+            s.comment_hash = Some(body_hash.clone());
+            vec![]
+        }
+        (phase, _) => return Err(invalid(&format!("{phase:?}"), event)),
+    };
+    Ok(applied(s, event, effects))
+}
+
+fn finish(s: &mut JobState, phase: JobPhase, reason: &str, error: String, at: Timestamp) {
+    s.phase = phase;
+    s.reason = reason.into();
+    s.error = Some(truncate(&error, MAX_ERROR));
+    s.finished_at = Some(at);
+    s.conditions = ready(s, Status::False, reason_static(reason), at);
+}
+
+/// Condition reasons must be `'static`; the reasons used here are a closed set.
+fn reason_static(reason: &str) -> &'static str {
+    match reason {
+        "InvalidCommand" => "InvalidCommand",
+        "PermissionDenied" => "PermissionDenied",
+        "PreconditionFailed" => "PreconditionFailed",
+        "Interrupted" => "Interrupted",
+        _ => "Failed",
+    }
+}
+
+fn ready(s: &JobState, status: Status, reason: &'static str, at: Timestamp) -> Vec<Condition> {
+    let message = match s.phase {
+        JobPhase::Received => "waiting for the permission check".to_owned(),
+        JobPhase::Queued => format!("queued as #{}", s.sequence),
+        JobPhase::Running => "running".to_owned(),
+        JobPhase::Succeeded => "done".to_owned(),
+        JobPhase::Rejected | JobPhase::Failed => s
+            .error
+            .as_deref()
+            .and_then(|e| e.lines().next())
+            .unwrap_or("failed")
+            .to_owned(),
+    };
+    conditions::set(
+        &s.conditions,
+        Observed::new("Ready", status, reason, message),
+        s.generation,
+        at,
+    )
+}
+
+fn applied(mut s: JobState, event: &JobEvent, effects: Vec<Effect>) -> Transition {
+    s.applied_events.push(event.id.clone());
+    s.version += 1;
+    Transition {
+        state: s,
+        effects,
+        changed: true,
+    }
+}
+
+fn unchanged(s: &JobState) -> Transition {
+    Transition {
+        state: s.clone(),
+        effects: vec![],
+        changed: false,
+    }
+}
+
+fn invalid(state: &str, event: &JobEvent) -> InvalidTransition {
+    InvalidTransition {
+        state: state.to_owned(),
+        event: event.kind.name(),
+    }
+}
+
+/// At most `max` characters, marked when cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_owned()
+    } else {
+        let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    }
+}
+
+/// The state persisted in an AgentJob, or None while no event was applied (no status yet).
+pub fn from_persisted(
+    spec: &AgentJobSpec,
+    status: Option<&AgentJobStatus>,
+    generation: Option<i64>,
+) -> Option<JobState> {
+    let st = status?;
+    let phase = st.phase?;
+    // The command name is recorded once it parsed; parsing again gives the same command.
+    let command = st
+        .command_name
+        .as_ref()
+        .and_then(|_| command::parse(&spec.command).ok());
+    Some(JobState {
+        phase,
+        text: spec.command.clone(),
+        author: spec.author.clone(),
+        sequence: spec.sequence,
+        generation: st.observed_generation.or(generation),
+        command,
+        stage: st.stage.clone().unwrap_or_default(),
+        reason: st.reason.clone().unwrap_or_default(),
+        error: st.error.clone(),
+        permission: st.permission.clone(),
+        result: st.result.clone(),
+        status_comment_id: st.status_comment_id,
+        comment_hash: st.comment_hash.clone(),
+        branch: st.branch.clone(),
+        pull_request_url: st.pull_request_url.clone(),
+        applied_events: st.applied_events.clone(),
+        version: st.version,
+        received_at: spec.received_at.0,
+        started_at: st.started_at.as_ref().map(|t| t.0),
+        finished_at: st.finished_at.as_ref().map(|t| t.0),
+        conditions: st.conditions.clone(),
+    })
+}
+
+/// The status that persists `state`.
+pub fn to_status(state: &JobState) -> AgentJobStatus {
+    AgentJobStatus {
+        observed_generation: state.generation,
+        conditions: state.conditions.clone(),
+        phase: Some(state.phase),
+        command_name: state.command.as_ref().map(|c| c.name().to_owned()),
+        stage: Some(state.stage.clone()),
+        error: state.error.clone(),
+        status_comment_id: state.status_comment_id,
+        result: state.result.clone(),
+        applied_events: state.applied_events.clone(),
+        version: state.version,
+        started_at: state.started_at.map(Time),
+        finished_at: state.finished_at.map(Time),
+        reason: Some(state.reason.clone()),
+        permission: state.permission.clone(),
+        comment_hash: state.comment_hash.clone(),
+        branch: state.branch.clone(),
+        pull_request_url: state.pull_request_url.clone(),
+    }
+}

@@ -1,0 +1,506 @@
+//! Table tests of `next_state`: every legal transition, a set of invalid ones, de-duplication,
+//! determinism and immutability of the input.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+
+use super::command::{Command, HELP};
+use super::state::*;
+use crate::api::agent_job::{AgentJobSpec, CommentEvent, JobPhase};
+use crate::logic::conditions;
+
+fn at(secs: i64) -> Timestamp {
+    Timestamp::from_second(1_790_000_000 + secs).unwrap()
+}
+
+fn ev(id: &str, secs: i64, kind: EventKind) -> JobEvent {
+    JobEvent::new(id, at(secs), kind)
+}
+
+fn received_with(text: &str) -> JobState {
+    let e = ev(
+        "received",
+        0,
+        EventKind::CommandReceived {
+            text: text.into(),
+            author: "writer".into(),
+            sequence: 7,
+            generation: Some(1),
+        },
+    );
+    next_state(None, &e).unwrap().state
+}
+
+fn received() -> JobState {
+    received_with("/agent status")
+}
+
+fn apply(state: &JobState, e: JobEvent) -> Transition {
+    let before = state.clone();
+    let t = next_state(Some(state), &e).unwrap_or_else(|err| panic!("{err}"));
+    assert_eq!(*state, before, "the input state was mutated");
+    // Deterministic: the same input gives the same output.
+    assert_eq!(next_state(Some(state), &e).unwrap(), t);
+    t
+}
+
+fn granted() -> JobEvent {
+    ev(
+        "permission",
+        1,
+        EventKind::PermissionGranted {
+            permission: "write".into(),
+        },
+    )
+}
+
+fn queued() -> JobState {
+    apply(&received(), granted()).state
+}
+
+fn running() -> JobState {
+    apply(&queued(), ev("started", 2, EventKind::JobStarted)).state
+}
+
+fn ready(s: &JobState) -> (String, String) {
+    let c = conditions::get(&s.conditions, "Ready").expect("a Ready condition");
+    (c.status.clone(), c.reason.clone())
+}
+
+#[test]
+fn command_received_creates_a_received_job_to_authorize() {
+    let e = ev(
+        "received",
+        0,
+        EventKind::CommandReceived {
+            text: "/agent status".into(),
+            author: "writer".into(),
+            sequence: 7,
+            generation: Some(1),
+        },
+    );
+    let t = next_state(None, &e).unwrap();
+    assert!(t.changed);
+    assert_eq!(t.effects, vec![Effect::Authorize]);
+    assert_eq!(t.state.phase, JobPhase::Received);
+    assert_eq!(t.state.sequence, 7);
+    assert_eq!(t.state.received_at, at(0));
+    assert_eq!(t.state.applied_events, vec!["received".to_owned()]);
+    assert_eq!(t.state.version, 1);
+    assert_eq!(
+        t.state.command, None,
+        "nothing is parsed before the permission check"
+    );
+    assert_eq!(ready(&t.state), ("False".into(), "Received".into()));
+}
+
+#[test]
+fn every_legal_transition() {
+    struct Case {
+        name: &'static str,
+        from: JobState,
+        event: JobEvent,
+        phase: JobPhase,
+        effects: Vec<Effect>,
+        check: fn(&JobState),
+    }
+    let cases = vec![
+        Case {
+            name: "granted + valid command -> queued",
+            from: received(),
+            event: granted(),
+            phase: JobPhase::Queued,
+            effects: vec![Effect::Execute, Effect::ReconcileComment],
+            check: |s| {
+                assert_eq!(s.command, Some(Command::Status));
+                assert_eq!(s.permission.as_deref(), Some("write"));
+            },
+        },
+        Case {
+            name: "granted + malformed command -> rejected with help",
+            from: received_with("/agent frobnicate"),
+            event: granted(),
+            phase: JobPhase::Rejected,
+            effects: vec![Effect::ReconcileComment],
+            check: |s| {
+                let err = s.error.as_deref().unwrap();
+                assert!(err.contains("unknown command `frobnicate`"), "{err}");
+                assert!(err.contains(HELP));
+                assert_eq!(s.reason, "InvalidCommand");
+                assert_eq!(s.finished_at, Some(at(1)));
+            },
+        },
+        Case {
+            name: "denied -> rejected with the permission message",
+            from: received_with("/agent frobnicate"),
+            event: ev(
+                "permission",
+                1,
+                EventKind::PermissionDenied {
+                    permission: "read".into(),
+                },
+            ),
+            phase: JobPhase::Rejected,
+            effects: vec![Effect::ReconcileComment],
+            check: |s| {
+                let err = s.error.as_deref().unwrap();
+                assert!(err.contains("`read` permission"), "{err}");
+                assert!(
+                    !err.contains("unknown command"),
+                    "syntax is not checked: {err}"
+                );
+                assert_eq!(s.reason, "PermissionDenied");
+            },
+        },
+        Case {
+            name: "started -> running",
+            from: queued(),
+            event: ev("started", 2, EventKind::JobStarted),
+            phase: JobPhase::Running,
+            effects: vec![Effect::ReconcileComment],
+            check: |s| {
+                assert_eq!(s.started_at, Some(at(2)));
+                assert_eq!(s.stage, "starting");
+            },
+        },
+        Case {
+            name: "progress replaces the stage only",
+            from: running(),
+            event: ev(
+                "progress:1",
+                3,
+                EventKind::JobProgress {
+                    stage: "reading".into(),
+                },
+            ),
+            phase: JobPhase::Running,
+            effects: vec![Effect::ReconcileComment],
+            check: |s| assert_eq!(s.stage, "reading"),
+        },
+        Case {
+            name: "branch recorded",
+            from: running(),
+            event: ev(
+                "branch",
+                3,
+                EventKind::BranchCreated {
+                    branch: "ledgerops/x".into(),
+                },
+            ),
+            phase: JobPhase::Running,
+            effects: vec![],
+            check: |s| assert_eq!(s.branch.as_deref(), Some("ledgerops/x")),
+        },
+        Case {
+            name: "pull request recorded",
+            from: running(),
+            event: ev(
+                "pull-request",
+                3,
+                EventKind::PullRequestOpened {
+                    url: "http://g/pulls/2".into(),
+                },
+            ),
+            phase: JobPhase::Running,
+            effects: vec![],
+            check: |s| assert_eq!(s.pull_request_url.as_deref(), Some("http://g/pulls/2")),
+        },
+        Case {
+            name: "completed -> succeeded",
+            from: running(),
+            event: ev(
+                "completed",
+                4,
+                EventKind::JobCompleted {
+                    result: "all good".into(),
+                },
+            ),
+            phase: JobPhase::Succeeded,
+            effects: vec![Effect::ReconcileComment],
+            check: |s| {
+                assert_eq!(s.result.as_deref(), Some("all good"));
+                assert_eq!(s.finished_at, Some(at(4)));
+                assert_eq!(ready(s), ("True".into(), "Succeeded".into()));
+            },
+        },
+        Case {
+            name: "rejected while running",
+            from: running(),
+            event: ev(
+                "rejected",
+                4,
+                EventKind::JobRejected {
+                    reason: "no such ApprovalRequest".into(),
+                },
+            ),
+            phase: JobPhase::Rejected,
+            effects: vec![Effect::ReconcileComment],
+            check: |s| {
+                assert_eq!(s.reason, "PreconditionFailed");
+                assert_eq!(ready(s), ("False".into(), "PreconditionFailed".into()));
+            },
+        },
+        Case {
+            name: "failed while running, error truncated",
+            from: running(),
+            event: ev(
+                "failed",
+                4,
+                EventKind::JobFailed {
+                    error: "x".repeat(5000),
+                },
+            ),
+            phase: JobPhase::Failed,
+            effects: vec![Effect::ReconcileComment],
+            check: |s| assert_eq!(s.error.as_ref().unwrap().chars().count(), MAX_ERROR),
+        },
+        Case {
+            name: "restart interrupts a running job",
+            from: running(),
+            event: ev("service-restarted", 9, EventKind::ServiceRestarted),
+            phase: JobPhase::Failed,
+            effects: vec![Effect::ReconcileComment],
+            check: |s| {
+                assert_eq!(s.reason, "Interrupted");
+                let c = conditions::get(&s.conditions, "Interrupted").unwrap();
+                assert_eq!(c.status, "True");
+                assert_eq!(c.last_transition_time, Time(at(9)));
+                assert!(s.error.as_deref().unwrap().contains("not run again"));
+            },
+        },
+        Case {
+            name: "comment linked on a terminal job",
+            from: apply(
+                &running(),
+                ev(
+                    "completed",
+                    4,
+                    EventKind::JobCompleted {
+                        result: "ok".into(),
+                    },
+                ),
+            )
+            .state,
+            event: ev(
+                "comment:12:abc",
+                5,
+                EventKind::CommentLinked {
+                    comment_id: 12,
+                    body_hash: "abc".into(),
+                },
+            ),
+            phase: JobPhase::Succeeded,
+            effects: vec![],
+            check: |s| {
+                assert_eq!(s.status_comment_id, Some(12));
+                assert_eq!(s.comment_hash.as_deref(), Some("abc"));
+            },
+        },
+    ];
+    for case in cases {
+        let version = case.from.version;
+        let t = apply(&case.from, case.event.clone());
+        assert!(t.changed, "{}", case.name);
+        assert_eq!(t.state.phase, case.phase, "{}", case.name);
+        assert_eq!(t.effects, case.effects, "{}", case.name);
+        assert_eq!(t.state.version, version + 1, "{}", case.name);
+        assert_eq!(
+            t.state.applied_events.last(),
+            Some(&case.event.id),
+            "{}",
+            case.name
+        );
+        (case.check)(&t.state);
+    }
+}
+
+#[test]
+fn comment_linked_applies_in_every_state_and_relinks() {
+    for state in [received(), queued(), running()] {
+        let t = apply(
+            &state,
+            ev(
+                "comment:1:h1",
+                5,
+                EventKind::CommentLinked {
+                    comment_id: 1,
+                    body_hash: "h1".into(),
+                },
+            ),
+        );
+        assert_eq!(t.state.phase, state.phase);
+        assert_eq!(t.state.status_comment_id, Some(1));
+        // A deleted comment was replaced: the new id replaces the old one.
+        let t2 = apply(
+            &t.state,
+            ev(
+                "comment:2:h1",
+                6,
+                EventKind::CommentLinked {
+                    comment_id: 2,
+                    body_hash: "h1".into(),
+                },
+            ),
+        );
+        assert_eq!(t2.state.status_comment_id, Some(2));
+        // The same id and body under another event id is still no change.
+        let t3 = apply(
+            &t2.state,
+            ev(
+                "comment:2:h1:again",
+                7,
+                EventKind::CommentLinked {
+                    comment_id: 2,
+                    body_hash: "h1".into(),
+                },
+            ),
+        );
+        assert!(!t3.changed);
+    }
+}
+
+#[test]
+fn an_applied_event_id_never_applies_twice() {
+    let q = queued();
+    // The permission check's event, retried after its status write was in doubt.
+    let again = apply(&q, granted());
+    assert!(!again.changed);
+    assert!(again.effects.is_empty());
+    assert_eq!(again.state, q);
+    // Even a different outcome under the same id changes nothing.
+    let denied = apply(
+        &q,
+        ev(
+            "permission",
+            3,
+            EventKind::PermissionDenied {
+                permission: "read".into(),
+            },
+        ),
+    );
+    assert!(!denied.changed);
+    let r = running();
+    let started_again = apply(&r, ev("started", 5, EventKind::JobStarted));
+    assert_eq!(started_again.state, r);
+}
+
+#[test]
+fn restart_is_a_no_op_unless_running() {
+    let done = apply(
+        &running(),
+        ev(
+            "completed",
+            4,
+            EventKind::JobCompleted {
+                result: "ok".into(),
+            },
+        ),
+    )
+    .state;
+    for state in [received(), queued(), done] {
+        let t = apply(
+            &state,
+            ev("service-restarted", 9, EventKind::ServiceRestarted),
+        );
+        assert!(!t.changed, "{:?}", state.phase);
+        assert_eq!(t.state, state);
+        assert!(t.effects.is_empty());
+    }
+}
+
+#[test]
+fn invalid_pairs_are_errors() {
+    let done = apply(
+        &running(),
+        ev(
+            "completed",
+            4,
+            EventKind::JobCompleted {
+                result: "ok".into(),
+            },
+        ),
+    )
+    .state;
+    let failed = apply(
+        &running(),
+        ev("service-restarted", 9, EventKind::ServiceRestarted),
+    )
+    .state;
+    let receive = EventKind::CommandReceived {
+        text: "/agent help".into(),
+        author: "w".into(),
+        sequence: 1,
+        generation: None,
+    };
+    let (received, queued, running) = (received(), queued(), running());
+    let cases: Vec<(Option<&JobState>, EventKind)> = vec![
+        (None, EventKind::JobStarted),
+        (None, EventKind::ServiceRestarted),
+        (
+            None,
+            EventKind::CommentLinked {
+                comment_id: 1,
+                body_hash: "h".into(),
+            },
+        ),
+        (Some(&received), receive.clone()),
+        (Some(&received), EventKind::JobStarted),
+        (
+            Some(&received),
+            EventKind::JobCompleted { result: "r".into() },
+        ),
+        (
+            Some(&queued),
+            EventKind::PermissionGranted {
+                permission: "write".into(),
+            },
+        ),
+        (Some(&queued), EventKind::JobProgress { stage: "s".into() }),
+        (Some(&queued), EventKind::JobFailed { error: "e".into() }),
+        (Some(&running), EventKind::JobStarted),
+        (
+            Some(&running),
+            EventKind::PermissionDenied {
+                permission: "read".into(),
+            },
+        ),
+        (Some(&done), EventKind::JobStarted),
+        (Some(&done), EventKind::JobFailed { error: "e".into() }),
+        (
+            Some(&failed),
+            EventKind::JobCompleted { result: "r".into() },
+        ),
+        (
+            Some(&failed),
+            EventKind::BranchCreated { branch: "b".into() },
+        ),
+        (Some(&done), receive),
+    ];
+    for (state, kind) in cases {
+        let before = state.cloned();
+        let e = ev("new-event", 10, kind.clone());
+        let err = next_state(state, &e).expect_err(&format!("{kind:?} should be invalid"));
+        assert_eq!(err.event, kind.name());
+        assert_eq!(state.cloned(), before);
+    }
+}
+
+#[test]
+fn persisted_status_round_trips() {
+    let spec = AgentJobSpec {
+        delivery_id: "d".into(),
+        event: CommentEvent::IssueComment,
+        repository: "o/r".into(),
+        issue_number: 1,
+        comment_id: 2,
+        author: "writer".into(),
+        command: "/agent status".into(),
+        sequence: 7,
+        received_at: Time(at(0)),
+    };
+    assert_eq!(from_persisted(&spec, None, Some(1)), None);
+    for state in [received(), queued(), running()] {
+        let status = to_status(&state);
+        assert_eq!(from_persisted(&spec, Some(&status), Some(1)), Some(state));
+    }
+}

@@ -1,0 +1,314 @@
+//! Gitea webhook deliveries: signature check and conversion into a received command. Pure: the
+//! endpoint persists what this returns and calls nothing else.
+
+use hmac::{Hmac, KeyInit, Mac};
+use serde::Deserialize;
+use sha2::Sha256;
+use uuid::Uuid;
+
+use crate::api::agent_job::CommentEvent;
+
+/// Namespace of the UUIDv5 job names (a fixed random UUID: names must never change).
+const JOB_NAMESPACE: Uuid = Uuid::from_u128(0x5d1c_6c3e_8f4b_4a57_9a2e_17c0_b3d9_4e21);
+
+/// The command longest kept, as the CRD allows.
+pub const MAX_COMMAND: usize = 65536;
+
+/// Whether `signature` (hex, as in `X-Gitea-Signature`) is the HMAC-SHA256 of `body` under
+/// `secret`. The comparison is constant-time.
+pub fn signature_valid(secret: &[u8], body: &[u8], signature: &str) -> bool {
+    let Ok(expected) = hex::decode(signature.trim()) else {
+        return false;
+    };
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret) else {
+        return false;
+    };
+    mac.update(body);
+    mac.verify_slice(&expected).is_ok()
+}
+
+/// The HMAC-SHA256 of `body` under `secret`, hex: what Gitea sends.
+pub fn sign(secret: &[u8], body: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes any key length");
+    mac.update(body);
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// A command as received, before anything checked it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Incoming {
+    pub delivery_id: String,
+    pub event: CommentEvent,
+    pub repository: String,
+    pub issue_number: i64,
+    pub comment_id: i64,
+    pub author: String,
+    pub command: String,
+}
+
+impl Incoming {
+    /// The de-duplication key: a comment is one command, however many deliveries bring it
+    /// (Gitea gives a manual redelivery a new delivery id).
+    pub fn dedup_key(&self) -> String {
+        format!(
+            "gitea-comment:{}:{}",
+            self.repository.to_ascii_lowercase(),
+            self.comment_id
+        )
+    }
+
+    /// The AgentJob's name: UUIDv5 of the de-duplication key, so that creating it de-duplicates.
+    pub fn job_name(&self) -> String {
+        format!(
+            "aj-{}",
+            Uuid::new_v5(&JOB_NAMESPACE, self.dedup_key().as_bytes())
+        )
+    }
+}
+
+/// What to do with a delivery whose signature is valid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delivery {
+    /// Not a command: answer 204.
+    Ignored(&'static str),
+    /// A command to persist.
+    Command(Incoming),
+}
+
+/// Why a delivery cannot be understood: answer 400.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Malformed {
+    #[error("no X-Gitea-Delivery header")]
+    NoDeliveryId,
+    #[error("the body is not a comment payload: {0}")]
+    Payload(String),
+}
+
+#[derive(Deserialize)]
+struct Payload {
+    action: String,
+    issue: Issue,
+    comment: Comment,
+    repository: Repository,
+    #[serde(default)]
+    sender: Option<User>,
+}
+
+#[derive(Deserialize)]
+struct Issue {
+    number: i64,
+}
+
+#[derive(Deserialize)]
+struct Comment {
+    id: i64,
+    body: String,
+    user: User,
+}
+
+#[derive(Deserialize)]
+struct Repository {
+    full_name: String,
+}
+
+#[derive(Deserialize)]
+struct User {
+    login: String,
+}
+
+/// Converts a delivery. `event` is `X-Gitea-Event`, `event_type` is `X-Gitea-Event-Type` (it
+/// tells issue comments from pull-request comments), `bot` the controller's own login.
+pub fn classify(
+    event: Option<&str>,
+    event_type: Option<&str>,
+    delivery_id: Option<&str>,
+    body: &[u8],
+    bot: &str,
+) -> Result<Delivery, Malformed> {
+    if event != Some("issue_comment") {
+        return Ok(Delivery::Ignored("not an issue_comment event"));
+    }
+    let kind = match event_type.unwrap_or("issue_comment") {
+        "issue_comment" => CommentEvent::IssueComment,
+        "pull_request_comment" => CommentEvent::PullRequestComment,
+        _ => return Ok(Delivery::Ignored("not a comment event type")),
+    };
+    let payload: Payload =
+        serde_json::from_slice(body).map_err(|e| Malformed::Payload(e.to_string()))?;
+    if payload.action != "created" {
+        return Ok(Delivery::Ignored("not a created comment"));
+    }
+    let author = payload.comment.user.login;
+    let sender = payload.sender.map(|s| s.login);
+    if author.eq_ignore_ascii_case(bot) || sender.is_some_and(|s| s.eq_ignore_ascii_case(bot)) {
+        return Ok(Delivery::Ignored("the bot's own comment"));
+    }
+    let text = payload.comment.body;
+    if !text.trim_start().starts_with("/agent") {
+        return Ok(Delivery::Ignored("not an /agent command"));
+    }
+    let delivery_id = delivery_id
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .ok_or(Malformed::NoDeliveryId)?;
+    if delivery_id.len() > 128 {
+        return Err(Malformed::Payload("X-Gitea-Delivery is too long".into()));
+    }
+    let repository = payload.repository.full_name;
+    if repository.len() < 3 || !repository.contains('/') {
+        return Err(Malformed::Payload(format!(
+            "repository.full_name `{repository}` is not owner/name"
+        )));
+    }
+    if payload.issue.number < 1 || payload.comment.id < 1 || author.is_empty() {
+        return Err(Malformed::Payload(
+            "issue number, comment id and author are required".into(),
+        ));
+    }
+    Ok(Delivery::Command(Incoming {
+        delivery_id: delivery_id.to_owned(),
+        event: kind,
+        repository,
+        issue_number: payload.issue.number,
+        comment_id: payload.comment.id,
+        author,
+        command: super::state::truncate(&text, MAX_COMMAND),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn payload(action: &str, login: &str, body: &str) -> Vec<u8> {
+        serde_json::to_vec(&json!({
+            "action": action,
+            "issue": {"number": 4, "pull_request": null},
+            "comment": {"id": 77, "body": body, "user": {"login": login}},
+            "repository": {"full_name": "household/ledger-config"},
+            "sender": {"login": login},
+            "is_pull": false,
+        }))
+        .unwrap()
+    }
+
+    fn run(
+        event: &str,
+        event_type: &str,
+        delivery: Option<&str>,
+        body: &[u8],
+    ) -> Result<Delivery, Malformed> {
+        classify(
+            Some(event),
+            Some(event_type),
+            delivery,
+            body,
+            "ledgerops-bot",
+        )
+    }
+
+    #[test]
+    fn signature_round_trip_and_forgery() {
+        let sig = sign(b"s3cr3t", b"{}");
+        assert!(signature_valid(b"s3cr3t", b"{}", &sig));
+        assert!(!signature_valid(b"s3cr3t", b"{ }", &sig));
+        assert!(!signature_valid(b"other", b"{}", &sig));
+        assert!(!signature_valid(b"s3cr3t", b"{}", "not hex"));
+        assert!(!signature_valid(b"s3cr3t", b"{}", ""));
+    }
+
+    #[test]
+    fn converts_issue_and_pull_request_commands() {
+        let body = payload("created", "writer", "/agent status\nplease");
+        let Delivery::Command(c) =
+            run("issue_comment", "issue_comment", Some("d-1"), &body).unwrap()
+        else {
+            panic!("not a command");
+        };
+        assert_eq!(c.event, CommentEvent::IssueComment);
+        assert_eq!(c.command, "/agent status\nplease");
+        assert_eq!((c.issue_number, c.comment_id), (4, 77));
+        assert_eq!(c.author, "writer");
+        let Delivery::Command(pr) =
+            run("issue_comment", "pull_request_comment", Some("d-2"), &body).unwrap()
+        else {
+            panic!("not a command");
+        };
+        assert_eq!(pr.event, CommentEvent::PullRequestComment);
+        // A redelivery (new delivery id) names the same job.
+        assert_eq!(c.job_name(), pr.job_name());
+        assert!(c.job_name().starts_with("aj-") && c.job_name().len() == 39);
+    }
+
+    #[test]
+    fn ignores_what_is_not_a_new_command() {
+        let cases = [
+            (
+                "push",
+                "push",
+                payload("created", "writer", "/agent status"),
+            ),
+            (
+                "issue_comment",
+                "issue_comment",
+                payload("edited", "writer", "/agent status"),
+            ),
+            (
+                "issue_comment",
+                "issue_comment",
+                payload("deleted", "writer", "/agent status"),
+            ),
+            (
+                "issue_comment",
+                "issue_comment",
+                payload("created", "ledgerops-bot", "/agent status"),
+            ),
+            (
+                "issue_comment",
+                "issue_comment",
+                payload("created", "writer", "nice, thanks"),
+            ),
+            (
+                "issue_comment",
+                "pull_request_review_comment",
+                payload("created", "writer", "/agent status"),
+            ),
+        ];
+        for (event, event_type, body) in cases {
+            assert!(
+                matches!(
+                    run(event, event_type, Some("d"), &body),
+                    Ok(Delivery::Ignored(_))
+                ),
+                "{event} {event_type}"
+            );
+        }
+    }
+
+    #[test]
+    fn malformed_deliveries() {
+        let body = payload("created", "writer", "/agent status");
+        assert_eq!(
+            run("issue_comment", "issue_comment", None, &body),
+            Err(Malformed::NoDeliveryId)
+        );
+        assert_eq!(
+            run("issue_comment", "issue_comment", Some(" "), &body),
+            Err(Malformed::NoDeliveryId)
+        );
+        assert!(matches!(
+            run("issue_comment", "issue_comment", Some("d"), b"{not json"),
+            Err(Malformed::Payload(_))
+        ));
+        assert!(matches!(
+            run(
+                "issue_comment",
+                "issue_comment",
+                Some("d"),
+                br#"{"action":"created"}"#
+            ),
+            Err(Malformed::Payload(_))
+        ));
+    }
+}

@@ -1,0 +1,17 @@
+//! `CategorizationPlan` logic: check the assignments against the mirror, preview what applying
+//! them (or undoing an applied plan) would change, and hash that preview so an approval binds
+//! to it exactly.
+
+mod categories;
+mod hash;
+pub mod preview;
+pub mod undo;
+pub mod validate;
+
+#[cfg(test)]
+pub(crate) mod test_support;
+
+pub use categories::is_uncategorized;
+pub use preview::{PlanPreview, PlannedChange, preview};
+pub use undo::{AppliedChange, undo_preview};
+pub use validate::{PlanError, validate};

@@ -1,0 +1,217 @@
+//! The journal of an applied plan, and the preview of its undo: put back what ledgerops moved,
+//! and leave alone what someone changed since.
+
+use serde::{Deserialize, Serialize};
+
+use super::preview::{PlanPreview, PlannedChange, Step, assemble};
+use crate::logic::mirror::Mirror;
+
+/// One transaction an applied plan moved, as journaled for its undo.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppliedChange {
+    pub transaction_id: String,
+    /// Category before the plan; `None` for none.
+    pub from_category_id: Option<String>,
+    /// Category the plan wrote; `None` for none.
+    pub to_category_id: Option<String>,
+}
+
+impl From<&PlannedChange> for AppliedChange {
+    fn from(planned: &PlannedChange) -> Self {
+        Self {
+            transaction_id: planned.change.transaction_id.clone(),
+            from_category_id: planned.change.from_category_id.clone(),
+            to_category_id: planned.change.to_category_id.clone(),
+        }
+    }
+}
+
+/// Previews reverting `applied`: a transaction still in the category the plan wrote goes back
+/// to where it was, with no category when it had none. One already back counts as unchanged.
+/// One in any other category, or deleted, was changed by someone since: it is a conflict, left
+/// alone.
+pub fn undo_preview(applied: &[AppliedChange], mirror: &Mirror, decimal_digits: u8) -> PlanPreview {
+    let steps = applied
+        .iter()
+        .map(|a| match mirror.transactions.get(&a.transaction_id) {
+            Some(transaction)
+                if transaction.category_id == a.to_category_id
+                    || transaction.category_id == a.from_category_id =>
+            {
+                Step::Set {
+                    transaction,
+                    to: a.from_category_id.as_deref(),
+                }
+            }
+            current => Step::Conflict {
+                transaction_id: &a.transaction_id,
+                current,
+            },
+        })
+        .collect();
+    assemble(steps, mirror, decimal_digits)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::logic::plan::preview::preview;
+    use crate::logic::plan::test_support::{DIGITS, assign, mirror, recategorise};
+
+    fn applied(tx: &str, from: Option<&str>, to: Option<&str>) -> AppliedChange {
+        AppliedChange {
+            transaction_id: tx.into(),
+            from_category_id: from.map(str::to_owned),
+            to_category_id: to.map(str::to_owned),
+        }
+    }
+
+    /// The fixture after seed 002's plan was applied: tx-048 in Groceries, tx-049 in Transport.
+    fn after_seed_002() -> (Mirror, Vec<AppliedChange>) {
+        let mut m = mirror();
+        let plan = preview(
+            &[
+                assign("tx-048", "cat-groceries"),
+                assign("tx-049", "cat-transport"),
+            ],
+            &m,
+            DIGITS,
+        );
+        let journal: Vec<AppliedChange> = plan.changes.iter().map(AppliedChange::from).collect();
+        for a in &journal {
+            recategorise(&mut m, &a.transaction_id, a.to_category_id.as_deref());
+        }
+        (m, journal)
+    }
+
+    #[test]
+    fn the_journal_entry_is_camel_case_with_explicit_nulls() {
+        let entry = applied("tx-048", None, Some("cat-groceries"));
+        let value = json!({"transactionId": "tx-048", "fromCategoryId": null,
+            "toCategoryId": "cat-groceries"});
+        assert_eq!(serde_json::to_value(&entry).unwrap(), value);
+        assert_eq!(
+            serde_json::from_value::<AppliedChange>(value).unwrap(),
+            entry
+        );
+    }
+
+    /// An edit made in YNAB after the plan was applied, and what the undo then does.
+    struct Case {
+        name: &'static str,
+        edit: fn(&mut Mirror),
+        changed: &'static [&'static str],
+        unchanged: u32,
+        conflicts: &'static [&'static str],
+    }
+
+    #[test]
+    fn reverts_what_still_holds_and_leaves_later_edits_alone() {
+        let cases = [
+            Case {
+                name: "nothing changed since",
+                edit: |_| {},
+                changed: &["tx-048", "tx-049"],
+                unchanged: 0,
+                conflicts: &[],
+            },
+            Case {
+                name: "recategorised by someone since",
+                edit: |m| recategorise(m, "tx-049", Some("cat-groceries")),
+                changed: &["tx-048"],
+                unchanged: 0,
+                conflicts: &["tx-049"],
+            },
+            Case {
+                name: "uncategorised by someone since: already where the undo puts it",
+                edit: |m| recategorise(m, "tx-049", None),
+                changed: &["tx-048"],
+                unchanged: 1,
+                conflicts: &[],
+            },
+            Case {
+                name: "deleted since",
+                edit: |m| {
+                    m.transactions.remove("tx-048");
+                },
+                changed: &["tx-049"],
+                unchanged: 0,
+                conflicts: &["tx-048"],
+            },
+        ];
+        for case in cases {
+            let (mut m, journal) = after_seed_002();
+            (case.edit)(&mut m);
+            let p = undo_preview(&journal, &m, DIGITS);
+            let ids: Vec<_> = p
+                .changes
+                .iter()
+                .map(|c| c.change.transaction_id.as_str())
+                .collect();
+            assert_eq!(ids, case.changed, "{}", case.name);
+            assert_eq!(p.unchanged_count, case.unchanged, "{}", case.name);
+            assert_eq!(p.conflicts, case.conflicts, "{}", case.name);
+        }
+    }
+
+    #[test]
+    fn an_undo_to_no_category_says_so() {
+        let (m, journal) = after_seed_002();
+        let p = undo_preview(&journal, &m, DIGITS);
+        let c = &p.changes[0].change;
+        assert_eq!(c.transaction_id, "tx-048");
+        assert_eq!(
+            (c.from_category_id.as_deref(), c.from_category.as_deref()),
+            (Some("cat-groceries"), Some("Groceries"))
+        );
+        assert_eq!(
+            (c.to_category_id.as_ref(), c.to_category.as_ref()),
+            (None, None)
+        );
+        assert_eq!(c.amount.0, "-8.40");
+    }
+
+    #[test]
+    fn reverts_to_the_category_a_transaction_came_from() {
+        let mut m = mirror();
+        recategorise(&mut m, "tx-065", Some("cat-transport"));
+        let journal = [applied(
+            "tx-065",
+            Some("cat-groceries"),
+            Some("cat-transport"),
+        )];
+        let p = undo_preview(&journal, &m, DIGITS);
+        assert_eq!(
+            p.changes[0].change.to_category.as_deref(),
+            Some("Groceries")
+        );
+    }
+
+    #[test]
+    fn the_hash_follows_the_target_and_every_transaction_involved() {
+        let (m, journal) = after_seed_002();
+        let base = undo_preview(&journal, &m, DIGITS).hash;
+        // Back to "no category" and back to a category are different writes.
+        let mut to_category = journal.clone();
+        to_category[0].from_category_id = Some("cat-transport".into());
+        assert_ne!(undo_preview(&to_category, &m, DIGITS).hash, base);
+        // A conflict stays in the hash: editing it again may end the conflict.
+        let mut edited = m.clone();
+        recategorise(&mut edited, "tx-049", Some("cat-groceries"));
+        let conflicted = undo_preview(&journal, &edited, DIGITS).hash;
+        assert_ne!(conflicted, base);
+        recategorise(&mut edited, "tx-049", Some("cat-investments"));
+        assert_ne!(undo_preview(&journal, &edited, DIGITS).hash, conflicted);
+        // A deleted conflict hashes apart from one still there.
+        let mut deleted = m.clone();
+        deleted.transactions.remove("tx-049");
+        assert_ne!(undo_preview(&journal, &deleted, DIGITS).hash, conflicted);
+        // Untouched transactions do not count.
+        let mut untouched = m.clone();
+        recategorise(&mut untouched, "tx-066", Some("cat-groceries"));
+        assert_eq!(undo_preview(&journal, &untouched, DIGITS).hash, base);
+    }
+}

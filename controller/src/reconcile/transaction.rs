@@ -1,0 +1,563 @@
+//! The Transaction reconciler: converge one YNAB transaction to its declared end state, reading
+//! before writing, never overwriting someone else's edit, asking a person when the Budget's
+//! policy says so, and recording the intent before a write and the outcome after it.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+use kube::runtime::controller::Action;
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::utils::Predicate;
+use kube::runtime::{Controller, WatchStreamExt, predicates, watcher};
+use kube::{Api, Resource, ResourceExt};
+use tokio_stream::wrappers::BroadcastStream;
+
+use super::approval_gate::{self, Ask, Gate};
+use super::{Context, Error};
+use crate::api::approval::{ApprovalRequest, SubjectKind};
+use crate::api::budget::Budget;
+use crate::api::common::{Amount, WriteIntent};
+use crate::api::plan::Assignment;
+use crate::api::transaction::{AppliedState, SplitLine, Transaction, TransactionStatus};
+use crate::k8s::{objects, status};
+use crate::logic::batch::{self, Outcome, Submission, WriteItem};
+use crate::logic::converge::{self, Allocation, EndState, Expect, Precommit};
+use crate::logic::mirror::Mirror;
+use crate::logic::plan::{self, PlannedChange};
+use crate::logic::transaction_status::{self, Verdict};
+use crate::logic::transaction_view as view;
+use crate::logic::{duration, money, policy};
+use crate::metrics::{ErrorLabels, KindLabels};
+use crate::mirror_sync::MirrorKey;
+use crate::registry::MirrorChange;
+use crate::writer::Destination;
+use crate::ynab::client::YnabClient;
+use crate::ynab::model::TransactionSummary;
+
+/// `ours` writes the spec over someone else's edit; `theirs` keeps YNAB's state until the spec
+/// changes. Removed once handled.
+pub const RESOLVE: &str = "ledgerops.dev/resolve";
+
+/// Runs the Transaction controller until shutdown.
+pub async fn run(ctx: Arc<Context>) {
+    let api: Api<Transaction> = Api::all(ctx.client.clone());
+    let (reader, writer) = reflector::store();
+    let stream = watcher(api, watcher::Config::default().any_semantic())
+        .default_backoff()
+        .reflect(writer)
+        .applied_objects()
+        .predicate_filter(
+            predicates::generation.combine(predicates::annotations),
+            Default::default(),
+        );
+    let changed = changed_in_ynab(ctx.registry.subscribe(), reader.clone());
+    let transactions = reader.clone();
+    Controller::for_stream(stream, reader)
+        .owns(
+            Api::<ApprovalRequest>::all(ctx.client.clone()),
+            watcher::Config::default(),
+        )
+        // A Budget's spec (writes enabled, policy, closed months) decides for its Transactions.
+        .watches(
+            Api::<Budget>::all(ctx.client.clone()),
+            watcher::Config::default(),
+            move |budget| {
+                transactions
+                    .state()
+                    .iter()
+                    .filter(|t| {
+                        t.namespace() == budget.namespace()
+                            && t.spec.budget_ref.name == budget.name_any()
+                    })
+                    .map(|t| ObjectRef::from_obj(t.as_ref()))
+                    .collect::<Vec<_>>()
+            },
+        )
+        .reconcile_on(changed)
+        .shutdown_on_signal()
+        .run(reconcile, error_policy, ctx)
+        .for_each(|result| async move {
+            if let Err(e) = result {
+                tracing::debug!(error = %e, "Transaction reconcile did not complete");
+            }
+        })
+        .await;
+}
+
+/// The Transactions whose YNAB records a sync found changed.
+fn changed_in_ynab(
+    changes: tokio::sync::broadcast::Receiver<MirrorChange>,
+    store: Store<Transaction>,
+) -> impl futures::Stream<Item = ObjectRef<Transaction>> + Send + 'static {
+    BroadcastStream::new(changes).flat_map(move |change| {
+        let refs: Vec<ObjectRef<Transaction>> = match change {
+            Ok(change) => {
+                let ids: HashSet<String> = change.transaction_ids.into_iter().collect();
+                store
+                    .state()
+                    .iter()
+                    .filter(|t| {
+                        t.namespace().as_deref() == Some(change.namespace.as_str())
+                            && t.spec.budget_ref.name == change.budget
+                            && ids.contains(&t.spec.transaction_id)
+                    })
+                    .map(|t| ObjectRef::from_obj(t.as_ref()))
+                    .collect()
+            }
+            // Announcements were missed: look at everything rather than miss a change.
+            Err(_) => store
+                .state()
+                .iter()
+                .map(|t| ObjectRef::from_obj(t.as_ref()))
+                .collect(),
+        };
+        futures::stream::iter(refs)
+    })
+}
+
+async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Error> {
+    ctx.metrics
+        .reconciles
+        .get_or_create(&KindLabels {
+            kind: "Transaction",
+        })
+        .inc();
+    let mut next = tx.status.clone().unwrap_or_default();
+    let (verdict, requeue) = converge_one(&tx, &ctx, &mut next).await?;
+    transaction_status::apply(
+        &mut next,
+        &verdict,
+        tx.metadata.generation,
+        Timestamp::now(),
+    );
+    if tx.status.as_ref() != Some(&next) {
+        status::apply(&ctx.client, tx.as_ref(), &next).await?;
+    }
+    // Only once the status records how it was handled: the reconcile the removal triggers must
+    // see that status, not the one before.
+    if tx.annotations().contains_key(RESOLVE) {
+        objects::remove_annotation(&ctx.client, tx.as_ref(), RESOLVE).await?;
+    }
+    Ok(requeue)
+}
+
+/// Everything a decision needs, read from the Budget and its mirror at once.
+struct Facts {
+    budget: Budget,
+    ynab_tx: TransactionSummary,
+    target: EndState,
+    current: EndState,
+    change: Option<PlannedChange>,
+    known_payees: HashSet<String>,
+    /// Current, target and last applied allocations by category name.
+    words: (String, String, String),
+}
+
+async fn converge_one(
+    tx: &Transaction,
+    ctx: &Context,
+    next: &mut TransactionStatus,
+) -> Result<(Verdict, Action), Error> {
+    let facts = match read_facts(tx, ctx, next).await? {
+        Ok(facts) => facts,
+        Err(verdict) => return Ok((verdict, Action::requeue(Duration::from_secs(60)))),
+    };
+    if next.accepted_generation.is_some() && next.accepted_generation == tx.metadata.generation {
+        let message = "A person chose YNAB's state: ledgerops writes again when the spec changes";
+        return Ok((converged("AcceptedTheirs", message), idle()));
+    }
+    next.accepted_generation = None;
+    let resolution = tx.annotations().get(RESOLVE).cloned();
+    let prior = next.applied.as_ref().map(converge::prior_of);
+    let expect = match resolution.as_deref() {
+        Some("ours") => Expect::Prior(Some(facts.current.clone())),
+        _ => Expect::Prior(prior),
+    };
+    let decision = converge::precommit(&facts.current, &facts.target, &expect);
+    if let Some(intent) = &next.intent {
+        // A write started by an earlier run whose outcome was never recorded: re-read and settle.
+        let settled = match decision {
+            Precommit::AlreadyTarget | Precommit::NoChange => {
+                "it had landed: adopted, not written again"
+            }
+            Precommit::Write => "it had not landed: writing it now",
+            Precommit::Diverged => "someone changed the transaction since: nothing is written",
+        };
+        let note = format!(
+            "Write {} was interrupted before its outcome was recorded; YNAB shows {settled}",
+            intent.attempt_id
+        );
+        ctx.events
+            .publish(
+                tx,
+                decision == Precommit::Diverged,
+                "InterruptedWriteSettled",
+                "Settle",
+                note,
+            )
+            .await;
+    }
+    match decision {
+        Precommit::Diverged if resolution.as_deref() == Some("theirs") => {
+            next.accepted_generation = tx.metadata.generation;
+            next.applied = Some(applied_state(&facts.current, Timestamp::now()));
+            next.intent = None;
+            Ok((
+                converged(
+                    "AcceptedTheirs",
+                    "YNAB's state is kept, as a person asked: ledgerops writes again when the spec changes",
+                ),
+                idle(),
+            ))
+        }
+        Precommit::NoChange => {
+            next.intent = None;
+            Ok((
+                converged("NoChange", "YNAB holds the declared state"),
+                idle(),
+            ))
+        }
+        Precommit::AlreadyTarget => {
+            next.intent = None;
+            next.applied = Some(applied_state(&facts.target, Timestamp::now()));
+            Ok((
+                converged(
+                    "Adopted",
+                    "YNAB already holds the declared state: adopted without writing",
+                ),
+                idle(),
+            ))
+        }
+        Precommit::Diverged => {
+            let (current, wanted, ours) = &facts.words;
+            Ok((
+                Verdict::Diverged(view::divergence_message(current, ours, wanted, RESOLVE)),
+                idle(),
+            ))
+        }
+        Precommit::Write => write(tx, ctx, &facts, expect, next).await,
+    }
+}
+
+/// Reads the Budget, the mirror and the transaction, and records what YNAB shows in `next`;
+/// `Err` is the verdict when something needed is missing or wrong.
+async fn read_facts(
+    tx: &Transaction,
+    ctx: &Context,
+    next: &mut TransactionStatus,
+) -> Result<Result<Facts, Verdict>, Error> {
+    let namespace = tx.namespace().unwrap_or_default();
+    let budget_name = &tx.spec.budget_ref.name;
+    let Some(budget) = ctx
+        .budgets
+        .get(&ObjectRef::new(budget_name).within(&namespace))
+        .map(|b| (*b).clone())
+    else {
+        let message = format!(
+            "Budget {budget_name} does not exist in namespace {namespace}: create it, or fix spec.budgetRef"
+        );
+        return Ok(Err(Verdict::Invalid(message)));
+    };
+    let target = match converge::target_of(&tx.spec) {
+        Ok(t) => t,
+        Err(e) => return Ok(Err(Verdict::Invalid(format!("spec.split: {e}")))),
+    };
+    let slot = ctx.registry.mirror(&namespace, budget_name);
+    let slot = slot.read().await;
+    let mirror = &slot.mirror;
+    if mirror.server_knowledge == 0 || slot.source.0 != budget.spec.plan_id {
+        return Ok(Err(Verdict::Pending(format!(
+            "Waiting for Budget {budget_name} to sync with YNAB"
+        ))));
+    }
+    let id = &tx.spec.transaction_id;
+    let Some(ynab_tx) = mirror.transactions.get(id).cloned() else {
+        return Ok(Err(Verdict::Invalid(
+            plan::PlanError::UnknownTransaction(id.clone()).to_string(),
+        )));
+    };
+    let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
+    next.current = Some(view::observed(&ynab_tx, mirror, digits));
+    if let Err(problem) = check_target(&ynab_tx, &target, mirror) {
+        return Ok(Err(Verdict::Invalid(problem)));
+    }
+    let current = batch::current_of(mirror, id, &target).unwrap_or_default();
+    let change = view::planned_change(&ynab_tx, &current, &target, mirror, digits);
+    let known_payees = policy::known_payees(mirror, change.as_slice());
+    let prior = next.applied.as_ref().map(converge::prior_of);
+    let words = (
+        view::allocation_words(&current, mirror),
+        view::allocation_words(&target, mirror),
+        prior.map_or_else(
+            || "nothing".to_owned(),
+            |p| view::allocation_words(&p, mirror),
+        ),
+    );
+    Ok(Ok(Facts {
+        budget,
+        ynab_tx,
+        target,
+        current,
+        change,
+        known_payees,
+        words,
+    }))
+}
+
+/// Problems with the target that YNAB's data reveals, each saying what to do.
+fn check_target(tx: &TransactionSummary, target: &EndState, mirror: &Mirror) -> Result<(), String> {
+    let categories: Vec<&str> = match &target.allocation {
+        Some(Allocation::Category(c)) => vec![c.as_str()],
+        Some(Allocation::Split(lines)) => lines.iter().map(|l| l.category_id.as_str()).collect(),
+        Some(Allocation::Uncategorized) | None => Vec::new(),
+    };
+    let mut problems: Vec<String> = categories
+        .iter()
+        .filter_map(|c| {
+            plan::validate(
+                &[Assignment {
+                    transaction_id: tx.id.clone(),
+                    category_id: (*c).into(),
+                }],
+                mirror,
+            )
+            .err()
+        })
+        .flatten()
+        .map(|e| e.to_string())
+        .collect();
+    if let Some(Allocation::Split(lines)) = &target.allocation {
+        let sum: i64 = lines.iter().map(|l| l.amount).sum();
+        if sum != tx.amount {
+            problems.push(format!(
+                "The split lines of {} add up to {} but the transaction is {}: make the lines add up to its amount.",
+                tx.id,
+                money::to_decimal(sum, 2),
+                money::to_decimal(tx.amount, 2)
+            ));
+        }
+    }
+    problems.dedup();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join(" "))
+    }
+}
+
+async fn write(
+    tx: &Transaction,
+    ctx: &Context,
+    facts: &Facts,
+    expect: Expect,
+    next: &mut TransactionStatus,
+) -> Result<(Verdict, Action), Error> {
+    let budget = &facts.budget;
+    if let Some(blocked) = converge::guard(&facts.ynab_tx, budget.spec.closed_through.as_deref()) {
+        return Ok((
+            Verdict::Blocked {
+                reason: blocked.reason,
+                message: blocked.message,
+            },
+            idle(),
+        ));
+    }
+    let (current_words, target_words, _) = &facts.words;
+    let change = format!("{current_words} → {target_words}");
+    if !budget.spec.writes.enabled {
+        let message = format!(
+            "Would write {change}; Budget {} has spec.writes.enabled: false",
+            budget.name_any()
+        );
+        return Ok((Verdict::WouldWrite(message), idle()));
+    }
+    let now = Timestamp::now();
+    let ask = Ask {
+        subject: tx,
+        kind: SubjectKind::Transaction,
+        budget,
+        changes: facts.change.as_slice(),
+        decision: match &facts.change {
+            Some(c) => policy::decide(
+                std::slice::from_ref(c),
+                &budget.spec.approval,
+                &facts.known_payees,
+            ),
+            None => policy::decide(&[], &budget.spec.approval, &facts.known_payees),
+        },
+        hash: converge::approval_hash(&facts.current, &facts.target),
+        summary: format!("{}: {change}", tx.spec.transaction_id),
+    };
+    if let Gate::Wait(verdict) = approval_gate::gate(ctx, ask, now).await? {
+        return Ok((verdict, idle()));
+    }
+    let namespace = tx.namespace().unwrap_or_default();
+    let Some(destination) = destination(ctx, &namespace, budget) else {
+        let message = format!("Waiting for the YNAB token of Budget {}", budget.name_any());
+        return Ok((
+            Verdict::Pending(message),
+            Action::requeue(Duration::from_secs(60)),
+        ));
+    };
+    // The intent is durable before the write: a restart that finds it re-reads YNAB to settle it.
+    next.intent = Some(WriteIntent {
+        attempt_id: attempt_id(tx, now),
+        target_hash: facts.target.hash(),
+        started_at: Time(now),
+    });
+    let mut writing = next.clone();
+    transaction_status::apply(
+        &mut writing,
+        &Verdict::Writing(format!("Writing {change}")),
+        tx.metadata.generation,
+        now,
+    );
+    status::apply(&ctx.client, tx, &writing).await?;
+
+    let item = WriteItem {
+        transaction_id: tx.spec.transaction_id.clone(),
+        target: facts.target.clone(),
+        expect,
+    };
+    let submission = Submission {
+        items: vec![item],
+        all_or_nothing: false,
+    };
+    let outcome = match ctx
+        .writer
+        .submit((namespace, budget.name_any()), destination, submission)
+        .await
+    {
+        Ok(mut outcomes) => outcomes.pop().expect("one outcome per item"),
+        Err(e) => Outcome::NotLanded(e.to_string()),
+    };
+    next.intent = None;
+    let id = &tx.spec.transaction_id;
+    let verdict = match outcome {
+        Outcome::Written => {
+            next.applied = Some(applied_state(&facts.target, Timestamp::now()));
+            converged("Written", &format!("Wrote {change}"))
+        }
+        Outcome::AlreadyTarget | Outcome::NoChange => {
+            next.applied = Some(applied_state(&facts.target, Timestamp::now()));
+            converged(
+                "Adopted",
+                "YNAB already held the declared state: adopted without writing",
+            )
+        }
+        Outcome::Diverged => Verdict::Diverged(format!(
+            "YNAB changed {id} just before the write, so nothing was written: look at it in YNAB, then annotate {RESOLVE}=ours or theirs"
+        )),
+        Outcome::Missing => {
+            Verdict::Invalid(plan::PlanError::UnknownTransaction(id.clone()).to_string())
+        }
+        Outcome::Blocked(b) => Verdict::Blocked {
+            reason: b.reason,
+            message: b.message,
+        },
+        Outcome::Mismatch => Verdict::Diverged(format!(
+            "YNAB accepted the write of {id} but shows something else: check it in YNAB"
+        )),
+        Outcome::Skipped | Outcome::NotLanded(_) => {
+            let why = if let Outcome::NotLanded(why) = outcome {
+                why
+            } else {
+                "skipped".into()
+            };
+            let message =
+                format!("The write of {change} did not land ({why}); ledgerops tries again");
+            return Ok((
+                Verdict::Interrupted(message),
+                Action::requeue(Duration::from_secs(30)),
+            ));
+        }
+    };
+    Ok((verdict, idle()))
+}
+
+/// The Budget's write destination, with the token its last sync used; `None` before one.
+fn destination(ctx: &Context, namespace: &str, budget: &Budget) -> Option<Destination> {
+    let spec = &budget.spec;
+    let token = ctx.registry.token(namespace, &budget.name_any())?;
+    let window = ctx
+        .registry
+        .window(&spec.api_url, &token, spec.requests_per_hour);
+    let client = YnabClient::new(&spec.api_url, token, window, ctx.metrics.clone()).ok()?;
+    Some(Destination {
+        client,
+        plan_id: spec.plan_id.clone(),
+        mirror: ctx.registry.mirror(namespace, &budget.name_any()),
+        closed_through: spec.closed_through.clone(),
+        window: duration::parse(&spec.writes.batch_window.0).unwrap_or(Duration::from_millis(200)),
+        max_batch: spec.writes.max_batch_size as usize,
+        key: MirrorKey {
+            namespace: namespace.to_owned(),
+            budget: budget.name_any(),
+            registry: ctx.registry.clone(),
+        },
+    })
+}
+
+fn attempt_id(tx: &Transaction, now: Timestamp) -> String {
+    format!(
+        "{}-{}",
+        tx.meta().uid.as_deref().unwrap_or("local"),
+        now.as_millisecond()
+    )
+}
+
+fn converged(reason: &'static str, message: &str) -> Verdict {
+    Verdict::Converged {
+        reason,
+        message: message.to_owned(),
+    }
+}
+
+/// Nothing to do until something changes: the spec, an approval, or the record in YNAB (a sync
+/// announces it). The long requeue is a safety net.
+fn idle() -> Action {
+    Action::requeue(Duration::from_secs(600))
+}
+
+fn applied_state(state: &EndState, at: Timestamp) -> AppliedState {
+    let (category_id, split) = match &state.allocation {
+        Some(Allocation::Category(c)) => (Some(c.clone()), None),
+        Some(Allocation::Split(lines)) => {
+            let lines = lines
+                .iter()
+                .map(|l| SplitLine {
+                    amount: Amount(money::to_decimal(l.amount, 3)),
+                    category_id: l.category_id.clone(),
+                    memo: l.memo.clone(),
+                })
+                .collect();
+            (None, Some(lines))
+        }
+        Some(Allocation::Uncategorized) | None => (None, None),
+    };
+    AppliedState {
+        hash: state.hash(),
+        category_id,
+        split,
+        memo: state.memo.clone(),
+        approved: state.approved,
+        flag_color: state.flag,
+        at: Time(at),
+    }
+}
+
+fn error_policy(_tx: Arc<Transaction>, error: &Error, ctx: Arc<Context>) -> Action {
+    ctx.metrics
+        .reconcile_errors
+        .get_or_create(&ErrorLabels {
+            kind: "Transaction",
+            reason: error.reason(),
+        })
+        .inc();
+    tracing::warn!(%error, "Transaction reconcile failed");
+    Action::requeue(Duration::from_secs(15))
+}

@@ -1,0 +1,109 @@
+//! `POST /webhooks/gitea`: verifies the signature, converts a comment delivery into a received
+//! command and persists it as an AgentJob. Nothing else: it never calls Gitea and never parses
+//! the command (that happens after the permission check).
+//!
+//! Answers: 401 bad signature, 400 malformed or no `X-Gitea-Delivery`, 204 not a command,
+//! 202 new command, 200 duplicate, 503 before the API server is reachable, 500 when persisting
+//! failed (so the delivery shows as failed in Gitea and can be redelivered).
+
+use std::sync::{Arc, OnceLock};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::post;
+use k8s_openapi::jiff::Timestamp;
+
+use crate::agent::store::{JobStore, Received};
+use crate::logic::job::webhook::{Delivery, classify, signature_valid};
+
+/// The endpoint's path.
+pub const PATH: &str = "/webhooks/gitea";
+
+/// The endpoint's state. The store is attached once the API server answered.
+#[derive(Clone)]
+pub struct Webhook {
+    secret: Arc<Vec<u8>>,
+    bot: Arc<str>,
+    store: Arc<OnceLock<JobStore>>,
+}
+
+impl std::fmt::Debug for Webhook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Webhook")
+            .field("secret", &"<redacted>")
+            .field("bot", &self.bot)
+            .finish()
+    }
+}
+
+impl Webhook {
+    pub fn new(secret: Vec<u8>, bot: &str) -> Self {
+        Self {
+            secret: Arc::new(secret),
+            bot: Arc::from(bot),
+            store: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// Starts persisting into `store`.
+    pub fn attach(&self, store: JobStore) {
+        let _ = self.store.set(store);
+    }
+}
+
+/// The router serving [`PATH`].
+pub fn router(webhook: Webhook) -> Router {
+    Router::new().route(PATH, post(handle)).with_state(webhook)
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+async fn handle(
+    State(webhook): State<Webhook>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> (StatusCode, &'static str) {
+    let signature = header(&headers, "X-Gitea-Signature").unwrap_or_default();
+    if !signature_valid(&webhook.secret, &body, signature) {
+        return (StatusCode::UNAUTHORIZED, "bad signature\n");
+    }
+    let delivery = classify(
+        header(&headers, "X-Gitea-Event"),
+        header(&headers, "X-Gitea-Event-Type"),
+        header(&headers, "X-Gitea-Delivery"),
+        &body,
+        &webhook.bot,
+    );
+    let incoming = match delivery {
+        Ok(Delivery::Command(c)) => c,
+        Ok(Delivery::Ignored(why)) => {
+            tracing::debug!(why, "webhook ignored");
+            return (StatusCode::NO_CONTENT, "");
+        }
+        Err(e) => {
+            tracing::info!(error = %e, "malformed webhook");
+            return (StatusCode::BAD_REQUEST, "malformed delivery\n");
+        }
+    };
+    let Some(store) = webhook.store.get() else {
+        return (StatusCode::SERVICE_UNAVAILABLE, "starting\n");
+    };
+    match store.receive(&incoming, Timestamp::now()).await {
+        Ok(Received::New { name, sequence }) => {
+            tracing::info!(job = %name, sequence, delivery = %incoming.delivery_id, "command received");
+            (StatusCode::ACCEPTED, "accepted\n")
+        }
+        Ok(Received::Duplicate { name }) => {
+            tracing::debug!(job = %name, delivery = %incoming.delivery_id, "duplicate delivery");
+            (StatusCode::OK, "duplicate\n")
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, delivery = %incoming.delivery_id, "could not persist a command");
+            (StatusCode::INTERNAL_SERVER_ERROR, "not persisted\n")
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! The write path every YNAB write goes through. Submissions for one Budget that arrive within
+//! the batch window are written together: one delta read first (every decision is made on fresh
+//! state), then one bulk PATCH per `maxBatchSize` items, checked against YNAB's answer. A write
+//! whose answer was lost is settled by reading again, never by writing again.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use crate::logic::batch::{self, Outcome, Plan, Submission};
+use crate::logic::mirror::Mirror;
+use crate::mirror_sync::{self, MirrorKey};
+use crate::registry::SharedMirror;
+use crate::ynab::client::YnabClient;
+use crate::ynab::error::YnabError;
+
+/// Where a Budget's writes go.
+#[derive(Clone)]
+pub struct Destination {
+    pub client: YnabClient,
+    pub plan_id: String,
+    pub mirror: SharedMirror,
+    pub closed_through: Option<String>,
+    /// How long to wait for more submissions after the first.
+    pub window: Duration,
+    pub max_batch: usize,
+    pub key: MirrorKey,
+}
+
+type Reply = oneshot::Sender<Result<Vec<Outcome>, YnabError>>;
+
+struct Job {
+    destination: Destination,
+    submission: Submission,
+    reply: Reply,
+}
+
+/// One batching queue per Budget.
+#[derive(Default)]
+pub struct Writer {
+    queues: Mutex<HashMap<(String, String), mpsc::UnboundedSender<Job>>>,
+}
+
+/// However busy a Budget, a batch is written at the latest this many windows after it opened.
+const MAX_WINDOWS: u32 = 100;
+
+impl Writer {
+    /// Writes `submission` to the Budget `key` (namespace, name) with the next batch, and returns
+    /// one outcome per item, or the error that stopped the whole batch before anything was written.
+    pub async fn submit(
+        &self,
+        key: (String, String),
+        destination: Destination,
+        submission: Submission,
+    ) -> Result<Vec<Outcome>, YnabError> {
+        let (reply, answer) = oneshot::channel();
+        let job = Job {
+            destination,
+            submission,
+            reply,
+        };
+        let queue = {
+            let mut queues = self.queues.lock().expect("writer lock");
+            let queue = queues.entry(key).or_insert_with(spawn_worker);
+            if queue.is_closed() {
+                *queue = spawn_worker();
+            }
+            queue.clone()
+        };
+        queue.send(job).map_err(|_| closed())?;
+        answer.await.map_err(|_| closed())?
+    }
+}
+
+fn closed() -> YnabError {
+    YnabError::Unreachable {
+        what: "the write queue".into(),
+        reason: "the process is shutting down".into(),
+    }
+}
+
+fn spawn_worker() -> mpsc::UnboundedSender<Job> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Job>();
+    tokio::spawn(async move {
+        while let Some(first) = rx.recv().await {
+            let window = first.destination.window;
+            let deadline = Instant::now() + window * MAX_WINDOWS;
+            let max_items = first.destination.max_batch.max(1);
+            let mut items = first.submission.items.len();
+            let mut jobs = vec![first];
+            // Gather until the queue is quiet for a window, a full request's worth of items is
+            // waiting, or the batch is old enough.
+            while items < max_items
+                && let Ok(Some(job)) =
+                    tokio::time::timeout(window.min(deadline - Instant::now()), rx.recv()).await
+            {
+                items += job.submission.items.len();
+                jobs.push(job);
+                if Instant::now() >= deadline {
+                    break;
+                }
+            }
+            write_batch(jobs).await;
+        }
+    });
+    tx
+}
+
+async fn write_batch(jobs: Vec<Job>) {
+    let destination = jobs.last().expect("a batch has a job").destination.clone();
+    let mut slot = destination.mirror.write().await;
+    let mirror = &mut slot.mirror;
+    if let Err(e) = sync(&destination, mirror).await {
+        for job in jobs {
+            let _ = job.reply.send(Err(e.clone()));
+        }
+        return;
+    }
+    let closed_through = destination.closed_through.as_deref();
+    let plans: Vec<Vec<Plan>> = jobs
+        .iter()
+        .map(|j| batch::decide(mirror, closed_through, &j.submission))
+        .collect();
+    let to_write: Vec<(usize, usize)> = plans
+        .iter()
+        .enumerate()
+        .flat_map(|(j, p)| {
+            p.iter()
+                .enumerate()
+                .filter(|(_, p)| **p == Plan::Write)
+                .map(move |(i, _)| (j, i))
+        })
+        .collect();
+
+    let mut failed: HashMap<(usize, usize), String> = HashMap::new();
+    let mut uncertain = false;
+    for chunk in to_write.chunks(destination.max_batch.max(1)) {
+        let items = chunk
+            .iter()
+            .map(|&(j, i)| {
+                let item = &jobs[j].submission.items[i];
+                crate::logic::converge::save_item(&item.transaction_id, &item.target)
+            })
+            .collect();
+        match destination
+            .client
+            .patch_transactions(&destination.plan_id, items)
+            .await
+        {
+            Ok(data) => mirror.record_written(data.transactions.unwrap_or_default()),
+            Err(YnabError::OutcomeUnknown { .. }) => uncertain = true,
+            Err(e) => failed.extend(chunk.iter().map(|&k| (k, e.to_string()))),
+        }
+    }
+    // An answer was lost: read YNAB again to learn which writes landed.
+    let settle_error = if uncertain {
+        sync(&destination, mirror).await.err()
+    } else {
+        None
+    };
+
+    for (j, job) in jobs.into_iter().enumerate() {
+        let outcomes = plans[j]
+            .iter()
+            .enumerate()
+            .map(|(i, plan)| match plan {
+                Plan::Done(outcome) => outcome.clone(),
+                Plan::Write => match (failed.get(&(j, i)), &settle_error) {
+                    (Some(reason), _) => Outcome::NotLanded(reason.clone()),
+                    (None, Some(e)) => {
+                        Outcome::NotLanded(format!("outcome unknown, and re-reading failed: {e}"))
+                    }
+                    (None, None) => batch::settle(mirror, &job.submission.items[i]),
+                },
+            })
+            .collect();
+        let _ = job.reply.send(Ok(outcomes));
+    }
+}
+
+async fn sync(destination: &Destination, mirror: &mut Mirror) -> Result<(), YnabError> {
+    mirror_sync::sync(
+        &destination.client,
+        &destination.plan_id,
+        mirror,
+        &destination.key,
+    )
+    .await
+    .map(drop)
+}

@@ -1,0 +1,170 @@
+//! Webhook intake: signed `/agent` deliveries posted to `POST /webhooks/gitea` of a real
+//! `ledgerops run`, each persisted as an AgentJob (with its receive sequence) in a real API
+//! server. Prints deliveries accepted per second and latency percentiles, for unique deliveries
+//! and for a stream where 10% repeat an earlier delivery. Asserts only correctness (one job per
+//! distinct comment), nothing about time.
+//!
+//! The controller's Gitea URL points at a closed port, so the jobs stay Received: the figures
+//! are the intake path alone (signature, conversion, de-duplication, sequence, create), with the
+//! reconciler's status writes competing for the same API server as they would in production.
+//!
+//! `cargo bench -p ledgerops-e2e --bench webhook`
+
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use kube::api::{Api, ListParams};
+use ledgerops::api::agent_job::AgentJob;
+use ledgerops::logic::job::webhook::sign;
+use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::install_crds;
+use ledgerops_testenv::ControlPlane;
+use serde_json::json;
+
+const SECRET: &str = "bench-secret";
+const DELIVERIES: usize = 600;
+const CONCURRENCY: usize = 16;
+
+struct Figures {
+    accepted_per_sec: f64,
+    new: usize,
+    duplicates: usize,
+    p50: Duration,
+    p99: Duration,
+    max: Duration,
+    jobs: usize,
+}
+
+fn payload(comment_id: i64) -> Vec<u8> {
+    serde_json::to_vec_pretty(&json!({
+        "action": "created",
+        "issue": {"number": 1, "pull_request": null},
+        "comment": {"id": comment_id, "body": "/agent status", "user": {"login": "writer"}},
+        "repository": {"full_name": "household/ledger-config"},
+        "sender": {"login": "writer"},
+        "is_pull": false,
+    }))
+    .unwrap()
+}
+
+async fn scenario(plane: &ControlPlane, duplicate_every: Option<usize>) -> Figures {
+    let client = plane.client().await.unwrap();
+    let ns = plane.namespace("bench-webhook").await.unwrap();
+    let controller = Ledgerops::start_with(
+        plane,
+        &[
+            "--gitea-url",
+            "http://127.0.0.1:1",
+            "--gitea-bot-login",
+            "ledgerops-bot",
+            "--agent-namespace",
+            &ns,
+        ],
+        &[
+            ("LEDGEROPS_GITEA_TOKEN", "unused"),
+            ("LEDGEROPS_GITEA_WEBHOOK_SECRET", SECRET),
+            ("RUST_LOG", "warn"),
+        ],
+    )
+    .await;
+    let url = format!("{}/webhooks/gitea", controller.url());
+    // Delivery i repeats delivery i-7 when it is a duplicate (same comment, same delivery id).
+    let plan: Vec<(String, i64)> = (0..DELIVERIES)
+        .map(|i| match duplicate_every {
+            Some(n) if i >= 7 && i % n == 0 => (format!("d-{}", i - 7), (i - 7) as i64 + 1),
+            _ => (format!("d-{i}"), i as i64 + 1),
+        })
+        .collect();
+    let distinct: std::collections::HashSet<i64> = plan.iter().map(|p| p.1).collect();
+    let http = reqwest::Client::new();
+    let started = Instant::now();
+    let results: Vec<(u16, Duration)> = futures::stream::iter(plan)
+        .map(|(delivery, comment)| {
+            let http = http.clone();
+            let url = url.clone();
+            async move {
+                let body = payload(comment);
+                let t = Instant::now();
+                let status = http
+                    .post(&url)
+                    .header("Content-Type", "application/json")
+                    .header("X-Gitea-Event", "issue_comment")
+                    .header("X-Gitea-Event-Type", "issue_comment")
+                    .header("X-Gitea-Delivery", delivery)
+                    .header("X-Gitea-Signature", sign(SECRET.as_bytes(), &body))
+                    .body(body)
+                    .send()
+                    .await
+                    .map(|r| r.status().as_u16())
+                    .unwrap_or(0);
+                (status, t.elapsed())
+            }
+        })
+        .buffer_unordered(CONCURRENCY)
+        .collect()
+        .await;
+    let elapsed = started.elapsed();
+    let new = results.iter().filter(|r| r.0 == 202).count();
+    let duplicates = results.iter().filter(|r| r.0 == 200).count();
+    assert_eq!(
+        new + duplicates,
+        DELIVERIES,
+        "some deliveries failed: {:?}",
+        results
+            .iter()
+            .filter(|r| r.0 != 202 && r.0 != 200)
+            .take(5)
+            .collect::<Vec<_>>()
+    );
+    let jobs = Api::<AgentJob>::namespaced(client, &ns)
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items;
+    assert_eq!(
+        jobs.len(),
+        distinct.len(),
+        "one AgentJob per distinct comment"
+    );
+    let mut seqs: Vec<i64> = jobs.iter().map(|j| j.spec.sequence).collect();
+    seqs.sort_unstable();
+    seqs.dedup();
+    assert_eq!(seqs.len(), jobs.len(), "receive sequences are unique");
+    let mut latencies: Vec<Duration> = results.iter().map(|r| r.1).collect();
+    latencies.sort_unstable();
+    let pct = |p: usize| latencies[(latencies.len() * p / 100).min(latencies.len() - 1)];
+    drop(controller);
+    Figures {
+        accepted_per_sec: DELIVERIES as f64 / elapsed.as_secs_f64(),
+        new,
+        duplicates,
+        p50: pct(50),
+        p99: pct(99),
+        max: *latencies.last().unwrap(),
+        jobs: jobs.len(),
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let plane = ControlPlane::start().await.expect("control plane");
+    install_crds(&plane.client().await.unwrap()).await;
+    println!(
+        "{DELIVERIES} signed deliveries, {CONCURRENCY} in flight, into a real kube-apiserver (kine, in memory)\n"
+    );
+    println!("| stream | accepted/s | 202 new | 200 duplicate | AgentJobs | p50 | p99 | max |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (label, dup) in [("unique", None), ("10% duplicates", Some(10))] {
+        let f = scenario(&plane, dup).await;
+        println!(
+            "| {label} | {:.0} | {} | {} | {} | {:.1} ms | {:.1} ms | {:.1} ms |",
+            f.accepted_per_sec,
+            f.new,
+            f.duplicates,
+            f.jobs,
+            f.p50.as_secs_f64() * 1e3,
+            f.p99.as_secs_f64() * 1e3,
+            f.max.as_secs_f64() * 1e3
+        );
+    }
+}

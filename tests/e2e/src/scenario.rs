@@ -1,0 +1,193 @@
+//! One test's world: a namespace on a control plane, a YNAB simulator, and helpers to declare
+//! Budgets and Transactions against it and to read what YNAB saw.
+
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::{Client, Resource};
+use ledgerops::api::budget::{Budget, BudgetPhase};
+use ledgerops::api::transaction::{Transaction, TransactionPhase};
+use ledgerops_testenv::ControlPlane;
+use serde_json::{Value, json};
+use ynab_sim::{Fixture, RunningSim, SimConfig, Simulator, demo};
+
+use crate::{install_crds, wait};
+
+/// How long a test waits for the controller to reach a state.
+pub const WAIT: Duration = Duration::from_secs(60);
+
+pub struct Scenario {
+    pub client: Client,
+    pub ns: String,
+    pub sim: RunningSim,
+}
+
+impl Scenario {
+    /// A fresh namespace on `plane` (CRDs installed) and a simulator loaded with `fixture`.
+    pub async fn new(plane: &ControlPlane, prefix: &str, fixture: Fixture) -> Self {
+        let client = plane.client().await.expect("admin client");
+        install_crds(&client).await;
+        let ns = plane.namespace(prefix).await.expect("namespace");
+        let sim = Simulator::start(SimConfig {
+            fixture: Some(fixture),
+            ..Default::default()
+        })
+        .await
+        .expect("simulator");
+        Self { client, ns, sim }
+    }
+
+    pub fn api<K: Resource<DynamicType = (), Scope = kube::core::NamespaceResourceScope>>(
+        &self,
+    ) -> Api<K> {
+        Api::namespaced(self.client.clone(), &self.ns)
+    }
+
+    /// A Secret holding `token` and a Budget on the simulator's demo plan; `spec` is merged over
+    /// the defaults.
+    pub async fn create_budget(&self, name: &str, token: &str, spec: Value) {
+        let secret: Secret = serde_json::from_value(
+            json!({"metadata": {"name": format!("{name}-token")}, "stringData": {"token": token}}),
+        )
+        .unwrap();
+        self.api::<Secret>()
+            .create(&PostParams::default(), &secret)
+            .await
+            .unwrap();
+        let mut full = json!({"planId": demo::PLAN_ID, "tokenSecretRef": {"name": format!("{name}-token")}, "apiUrl": self.sim.api_url()});
+        merge(&mut full, spec);
+        let budget: Budget = serde_json::from_value(json!({
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget", "metadata": {"name": name}, "spec": full
+        }))
+        .unwrap();
+        self.api::<Budget>()
+            .create(&PostParams::default(), &budget)
+            .await
+            .unwrap();
+    }
+
+    /// A Budget that writes without asking anyone (for tests about the write path itself).
+    pub async fn create_writing_budget(&self, name: &str, extra: Value) {
+        let mut spec = json!({
+            "writes": {"enabled": true, "batchWindow": "300ms", "maxBatchSize": 1000},
+            "approval": {"autoApproveBelow": "100000", "askOnNewPayee": false}
+        });
+        merge(&mut spec, extra);
+        self.create_budget(name, demo::TOKEN, spec).await;
+    }
+
+    pub async fn wait_budget(&self, name: &str, phase: BudgetPhase) -> Budget {
+        wait::until(&self.api::<Budget>(), name, WAIT, |b| {
+            b.status.as_ref().and_then(|s| s.phase) == Some(phase)
+        })
+        .await
+    }
+
+    /// A Transaction named `name` for YNAB transaction `id` with `spec` (budgetRef added).
+    pub async fn create_transaction(&self, name: &str, budget: &str, id: &str, spec: Value) {
+        let mut full = json!({"budgetRef": {"name": budget}, "transactionId": id});
+        merge(&mut full, spec);
+        let tx: Transaction = serde_json::from_value(json!({
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Transaction", "metadata": {"name": name}, "spec": full
+        }))
+        .unwrap();
+        self.api::<Transaction>()
+            .create(&PostParams::default(), &tx)
+            .await
+            .unwrap();
+    }
+
+    pub async fn wait_transaction(&self, name: &str, phase: TransactionPhase) -> Transaction {
+        wait::until(&self.api::<Transaction>(), name, WAIT, |t| {
+            t.status.as_ref().and_then(|s| s.phase) == Some(phase)
+        })
+        .await
+    }
+
+    /// Sets one annotation on a resource, as a person would with `kubectl annotate`.
+    pub async fn annotate<K>(&self, name: &str, key: &str, value: &str)
+    where
+        K: Resource<DynamicType = (), Scope = kube::core::NamespaceResourceScope>
+            + Clone
+            + serde::de::DeserializeOwned
+            + std::fmt::Debug,
+    {
+        let patch = json!({"metadata": {"annotations": {key: value}}});
+        self.api::<K>()
+            .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .unwrap();
+    }
+
+    /// Requests the simulator saw for `endpoint` (such as `PATCH /v1/plans/{plan_id}/transactions`).
+    pub async fn requests(&self, endpoint: &str) -> u64 {
+        self.sim
+            .control()
+            .counters()
+            .await
+            .unwrap()
+            .endpoint(endpoint)
+    }
+
+    pub async fn total_requests(&self) -> u64 {
+        self.sim.control().counters().await.unwrap().total
+    }
+
+    /// The category YNAB holds for transaction `id` now, read through the controls (uncounted).
+    pub async fn ynab_category(&self, id: &str) -> Option<String> {
+        self.sim
+            .control()
+            .transaction(demo::PLAN_ID, id)
+            .await
+            .expect("transaction in the simulator")
+            .summary
+            .category_id
+    }
+}
+
+/// The id of the demo plan's category called `name`.
+pub fn category(name: &str) -> String {
+    demo::generate().plans[0]
+        .category_groups
+        .iter()
+        .flat_map(|g| &g.categories)
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no category {name} in the demo plan"))
+        .id
+        .clone()
+}
+
+/// The bulk-update endpoint, as the simulator counts it.
+pub const PATCH: &str = "PATCH /v1/plans/{plan_id}/transactions";
+
+fn merge(base: &mut Value, over: Value) {
+    match (base, over) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                merge(b.entry(k).or_insert(Value::Null), v);
+            }
+        }
+        (b, o) => *b = o,
+    }
+}
+
+/// The demo fixture with `extra` more uncategorized, unreconciled transactions
+/// (`load-00000`…), for tests and benchmarks at scale.
+pub fn fixture_with(extra: usize) -> Fixture {
+    let mut fixture = demo::generate();
+    let plan = &mut fixture.plans[0];
+    let template = plan
+        .transactions
+        .iter()
+        .find(|t| t.summary.id == "tx-048")
+        .expect("tx-048")
+        .clone();
+    for i in 0..extra {
+        let mut t = template.clone();
+        t.summary.id = format!("load-{i:05}");
+        t.summary.import_id = None;
+        plan.transactions.push(t);
+    }
+    fixture
+}

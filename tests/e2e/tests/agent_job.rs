@@ -1,0 +1,809 @@
+//! `/agent` commands end to end: a real Gitea sends signed comment webhooks to `ledgerops run`,
+//! which persists AgentJobs in a real API server, checks permissions through Gitea's API,
+//! executes in receive order, and keeps one status comment per job.
+//!
+//! Each test has its own Gitea repository (so webhooks of other tests never reach it), its own
+//! namespace and its own controller process.
+
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use futures::StreamExt;
+use kube::api::{Api, DeleteParams, PostParams};
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Client, ResourceExt};
+use ledgerops::api::agent_job::{AgentJob, CommentEvent, JobPhase};
+use ledgerops::api::plan::CategorizationPlan;
+use ledgerops::logic::conditions;
+use ledgerops::logic::job::render::marker;
+use ledgerops::logic::job::webhook::{Incoming, sign};
+use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::install_crds;
+use ledgerops_testenv::ControlPlane;
+use ledgerops_testenv::gitea::{Gitea, User};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(60);
+const SECRET: &str = "agent-webhook-secret";
+
+/// One test's world.
+struct World {
+    gitea: &'static Gitea,
+    client: Client,
+    ns: String,
+    repo: String,
+    controller: Option<Ledgerops>,
+    port: u16,
+    http: reqwest::Client,
+}
+
+async fn gitea_call(method: Method, path: &str, user: &User, body: Option<Value>) -> Value {
+    let gitea = Gitea::shared();
+    let http = reqwest::Client::new();
+    let mut req = http
+        .request(method.clone(), format!("{}/api/v1{path}", gitea.url()))
+        .header("Authorization", format!("token {}", user.token()));
+    if let Some(b) = &body {
+        req = req.json(b);
+    }
+    let resp = req.send().await.expect("Gitea answers");
+    let status = resp.status();
+    let text = resp.text().await.unwrap();
+    assert!(
+        status.is_success(),
+        "{method} {path}: HTTP {status}: {text}"
+    );
+    if text.trim().is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).unwrap()
+    }
+}
+
+impl World {
+    async fn new(prefix: &str, pause: Option<&str>) -> World {
+        let plane = ControlPlane::shared();
+        let client = plane.client().await.expect("admin client");
+        install_crds(&client).await;
+        let ns = plane.namespace(prefix).await.expect("namespace");
+        let gitea = Gitea::shared();
+        // A repository of its own, with the harness's users as collaborators.
+        let created = gitea_call(
+            Method::POST,
+            "/orgs/household/repos",
+            gitea.admin(),
+            Some(json!({"name": ns, "private": true, "auto_init": true, "default_branch": "main"})),
+        )
+        .await;
+        let repo = created["full_name"].as_str().unwrap().to_owned();
+        for (user, permission) in [
+            (gitea.bot(), "admin"),
+            (gitea.writer(), "write"),
+            (gitea.reader(), "read"),
+        ] {
+            gitea_call(
+                Method::PUT,
+                &format!("/repos/{repo}/collaborators/{}", user.login()),
+                gitea.admin(),
+                Some(json!({"permission": permission})),
+            )
+            .await;
+        }
+        let mut world = World {
+            gitea,
+            client,
+            ns,
+            repo,
+            controller: None,
+            port: ledgerops_testenv::free_port().unwrap(),
+            http: reqwest::Client::new(),
+        };
+        world.start_controller(pause).await;
+        let hook_url = format!("{}/webhooks/gitea", world.url());
+        gitea_call(
+            Method::POST,
+            &format!("/repos/{}/hooks", world.repo),
+            gitea.admin(),
+            Some(json!({
+                "type": "gitea", "active": true,
+                "events": ["issue_comment", "pull_request_comment"],
+                "config": {"url": hook_url, "content_type": "json", "secret": SECRET},
+            })),
+        )
+        .await;
+        world
+    }
+
+    /// Starts `ledgerops run` on a fixed port per world, so the webhook keeps working across
+    /// restarts.
+    async fn start_controller(&mut self, pause: Option<&str>) {
+        let plane = ControlPlane::shared();
+        self.controller = None;
+        let listen = format!("127.0.0.1:{}", self.port);
+        let mut env = vec![
+            ("LEDGEROPS_GITEA_TOKEN", self.gitea.bot().token()),
+            ("LEDGEROPS_GITEA_WEBHOOK_SECRET", SECRET),
+        ];
+        if let Some(p) = pause {
+            env.push(("LEDGEROPS_TEST_PAUSE", p));
+        }
+        let args = [
+            "--listen",
+            &listen,
+            "--gitea-url",
+            self.gitea.url(),
+            "--gitea-bot-login",
+            self.gitea.bot().login(),
+            "--agent-namespace",
+            &self.ns,
+            "--agent-comment-resync",
+            "2s",
+        ];
+        self.controller = Some(Ledgerops::start_with(plane, &args, &env).await);
+    }
+
+    /// Kills the controller with SIGKILL, as a crash would.
+    fn kill(&mut self) -> String {
+        let c = self.controller.take().unwrap();
+        let log = c.log();
+        drop(c);
+        log
+    }
+
+    fn url(&self) -> &str {
+        self.controller
+            .as_ref()
+            .map(|c| c.url())
+            .unwrap_or_default()
+    }
+
+    fn log(&self) -> String {
+        self.controller
+            .as_ref()
+            .map(|c| c.log())
+            .unwrap_or_default()
+    }
+
+    fn jobs(&self) -> Api<AgentJob> {
+        Api::namespaced(self.client.clone(), &self.ns)
+    }
+
+    async fn issue(&self, title: &str) -> i64 {
+        let v = gitea_call(
+            Method::POST,
+            &format!("/repos/{}/issues", self.repo),
+            self.gitea.writer(),
+            Some(json!({"title": title})),
+        )
+        .await;
+        v["number"].as_i64().unwrap()
+    }
+
+    async fn comment(&self, user: &User, issue: i64, body: &str) -> i64 {
+        let v = gitea_call(
+            Method::POST,
+            &format!("/repos/{}/issues/{issue}/comments", self.repo),
+            user,
+            Some(json!({"body": body})),
+        )
+        .await;
+        v["id"].as_i64().unwrap()
+    }
+
+    async fn comments(&self, issue: i64) -> Vec<(i64, String, String)> {
+        let v = gitea_call(
+            Method::GET,
+            &format!("/repos/{}/issues/{issue}/comments", self.repo),
+            self.gitea.admin(),
+            None,
+        )
+        .await;
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["id"].as_i64().unwrap(),
+                    c["user"]["login"].as_str().unwrap().to_owned(),
+                    c["body"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    async fn bot_comments(&self, issue: i64) -> Vec<(i64, String)> {
+        self.comments(issue)
+            .await
+            .into_iter()
+            .filter(|(_, login, _)| login == self.gitea.bot().login())
+            .map(|(id, _, body)| (id, body))
+            .collect()
+    }
+
+    /// The job of comment `comment_id`, by its deterministic name.
+    fn job_name(&self, issue: i64, comment_id: i64) -> String {
+        Incoming {
+            delivery_id: "x".into(),
+            event: CommentEvent::IssueComment,
+            repository: self.repo.clone(),
+            issue_number: issue,
+            comment_id,
+            author: "x".into(),
+            command: "x".into(),
+        }
+        .job_name()
+    }
+
+    async fn wait_job(&self, name: &str, what: &str, done: impl Fn(&AgentJob) -> bool) -> AgentJob {
+        let start = Instant::now();
+        let mut last = None;
+        while start.elapsed() < WAIT {
+            if let Ok(Some(j)) = self.jobs().get_opt(name).await {
+                if done(&j) {
+                    return j;
+                }
+                last = Some(j);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!(
+            "job {name} never {what}; last: {last:#?}\ncontroller log:\n{}",
+            self.log()
+        );
+    }
+
+    async fn wait_phase(&self, name: &str, phase: JobPhase) -> AgentJob {
+        self.wait_job(name, &format!("{phase:?}"), |j| {
+            j.status.as_ref().and_then(|s| s.phase) == Some(phase)
+        })
+        .await
+    }
+
+    /// Waits until the job is finished and its comment shows it.
+    async fn wait_settled(&self, name: &str) -> AgentJob {
+        self.wait_job(name, "settled", |j| {
+            let Some(s) = &j.status else { return false };
+            matches!(
+                s.phase,
+                Some(JobPhase::Succeeded | JobPhase::Rejected | JobPhase::Failed)
+            ) && s.status_comment_id.is_some()
+                && s.applied_events
+                    .iter()
+                    .filter(|e| e.starts_with("comment:"))
+                    .count()
+                    > 0
+                && {
+                    // The last applied event links the comment: it shows the final state.
+                    s.applied_events
+                        .last()
+                        .is_some_and(|e| e.starts_with("comment:"))
+                }
+        })
+        .await
+    }
+
+    /// Posts a delivery to the controller as Gitea would, signed with `secret`.
+    async fn deliver(&self, delivery: Option<&str>, body: &[u8], secret: &str) -> u16 {
+        let mut req = self
+            .http
+            .post(format!("{}/webhooks/gitea", self.url()))
+            .header("Content-Type", "application/json")
+            .header("X-Gitea-Event", "issue_comment")
+            .header("X-Gitea-Event-Type", "issue_comment")
+            .header("X-Gitea-Signature", sign(secret.as_bytes(), body));
+        if let Some(d) = delivery {
+            req = req.header("X-Gitea-Delivery", d);
+        }
+        req.body(body.to_vec())
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+
+    fn payload(&self, issue: i64, comment_id: i64, login: &str, text: &str) -> Vec<u8> {
+        serde_json::to_vec_pretty(&json!({
+            "action": "created",
+            "issue": {"number": issue, "pull_request": null},
+            "comment": {"id": comment_id, "body": text, "user": {"login": login}},
+            "repository": {"full_name": self.repo},
+            "sender": {"login": login},
+            "is_pull": false,
+        }))
+        .unwrap()
+    }
+}
+
+fn phase(j: &AgentJob) -> Option<JobPhase> {
+    j.status.as_ref().and_then(|s| s.phase)
+}
+
+#[tokio::test]
+async fn a_writers_status_command_ends_with_one_comment_updated_through_each_state() {
+    // Slow the executor down just enough for the queued and running comments to be seen.
+    let w = World::new(
+        "aj-status",
+        Some("before-claim=1500,after-job-started=1500"),
+    )
+    .await;
+    let issue = w.issue("status please").await;
+    let comment = w.comment(w.gitea.writer(), issue, "/agent status").await;
+    let name = w.job_name(issue, comment);
+
+    let mut seen: Vec<String> = Vec::new();
+    let start = Instant::now();
+    loop {
+        assert!(
+            start.elapsed() < WAIT,
+            "no final comment; seen {seen:?}\n{}",
+            w.log()
+        );
+        let bots = w.bot_comments(issue).await;
+        assert!(bots.len() <= 1, "more than one bot comment: {bots:?}");
+        if let Some((_, body)) = bots.first() {
+            assert!(body.starts_with(&marker(&name)), "{body}");
+            let state = ["queued as", "running (", ": done."]
+                .into_iter()
+                .find(|s| body.contains(s))
+                .unwrap_or("other")
+                .to_owned();
+            if seen.last() != Some(&state) {
+                seen.push(state.clone());
+            }
+            if state == ": done." {
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(seen, ["queued as", "running (", ": done."]);
+    let job = w.wait_settled(&name).await;
+    let status = job.status.clone().unwrap();
+    assert_eq!(status.phase, Some(JobPhase::Succeeded));
+    assert_eq!(status.command_name.as_deref(), Some("status"));
+    assert_eq!(status.permission.as_deref(), Some("write"));
+    assert_eq!(job.spec.author, w.gitea.writer().login());
+    assert_eq!(job.spec.sequence, 1);
+    let ready = conditions::get(&status.conditions, "Ready").unwrap();
+    assert_eq!(
+        (ready.status.as_str(), ready.reason.as_str()),
+        ("True", "Succeeded")
+    );
+    let bots = w.bot_comments(issue).await;
+    assert_eq!(bots.len(), 1);
+    assert_eq!(status.status_comment_id, Some(bots[0].0));
+    assert!(
+        bots[0].1.contains("### Waiting approvals (0)"),
+        "{}",
+        bots[0].1
+    );
+    assert!(bots[0].1.contains("### Budgets (0)"), "{}", bots[0].1);
+    // Every change went through the state machine, each event once.
+    for id in ["received", "permission", "started", "completed"] {
+        assert_eq!(
+            status.applied_events.iter().filter(|e| *e == id).count(),
+            1,
+            "{id}: {:?}",
+            status.applied_events
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_reader_is_rejected_before_syntax_and_a_writers_malformed_command_gets_help() {
+    let w = World::new("aj-reject", None).await;
+    let issue = w.issue("permissions").await;
+    let by_reader = w
+        .comment(w.gitea.reader(), issue, "/agent frobnicate")
+        .await;
+    let by_writer = w
+        .comment(w.gitea.writer(), issue, "/agent frobnicate")
+        .await;
+    let reader_job = w.wait_settled(&w.job_name(issue, by_reader)).await;
+    let writer_job = w.wait_settled(&w.job_name(issue, by_writer)).await;
+
+    let rs = reader_job.status.unwrap();
+    assert_eq!(rs.phase, Some(JobPhase::Rejected));
+    assert_eq!(rs.reason.as_deref(), Some("PermissionDenied"));
+    assert_eq!(rs.permission.as_deref(), Some("read"));
+    assert!(rs.started_at.is_none(), "a rejected command never starts");
+    let ws = writer_job.status.unwrap();
+    assert_eq!(ws.reason.as_deref(), Some("InvalidCommand"));
+
+    let bots = w.bot_comments(issue).await;
+    assert_eq!(bots.len(), 2, "{bots:?}");
+    let reader_comment = &bots
+        .iter()
+        .find(|c| Some(c.0) == rs.status_comment_id)
+        .unwrap()
+        .1;
+    assert!(
+        reader_comment.contains("`read` permission"),
+        "{reader_comment}"
+    );
+    assert!(
+        !reader_comment.contains("unknown command"),
+        "{reader_comment}"
+    );
+    let writer_comment = &bots
+        .iter()
+        .find(|c| Some(c.0) == ws.status_comment_id)
+        .unwrap()
+        .1;
+    assert!(
+        writer_comment.contains("unknown command `frobnicate`"),
+        "{writer_comment}"
+    );
+    assert!(
+        writer_comment.contains("/agent suggest [YYYY-MM]"),
+        "{writer_comment}"
+    );
+}
+
+#[tokio::test]
+async fn fifty_identical_deliveries_make_one_job_and_one_comment() {
+    let w = World::new("aj-dedup", None).await;
+    let issue = w.issue("dedup").await;
+    let comment = w.comment(w.gitea.writer(), issue, "/agent help").await;
+    let body = w.payload(issue, comment, w.gitea.writer().login(), "/agent help");
+    let deliveries = (0..50).map(|_| w.deliver(Some("replayed-delivery-1"), &body, SECRET));
+    let codes = futures::future::join_all(deliveries).await;
+    // Gitea's own delivery (another delivery id, the same comment) may have come first.
+    assert!(
+        codes.iter().filter(|c| **c == 202).count() <= 1,
+        "{codes:?}"
+    );
+    assert!(codes.iter().all(|c| *c == 202 || *c == 200), "{codes:?}");
+    let name = w.job_name(issue, comment);
+    let job = w.wait_settled(&name).await;
+    assert_eq!(phase(&job), Some(JobPhase::Succeeded));
+    // A redelivery gets a new delivery id: still the same job.
+    assert_eq!(
+        w.deliver(Some("manual-redelivery"), &body, SECRET).await,
+        200
+    );
+    let jobs = w.jobs().list(&Default::default()).await.unwrap().items;
+    assert_eq!(
+        jobs.len(),
+        1,
+        "{:?}",
+        jobs.iter().map(|j| j.name_any()).collect::<Vec<_>>()
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let bots = w.bot_comments(issue).await;
+    assert_eq!(bots.len(), 1, "{bots:?}");
+    assert!(
+        bots[0]
+            .1
+            .contains("/agent approve <approvalrequest> [comment]")
+    );
+}
+
+#[tokio::test]
+async fn bad_deliveries_are_refused_and_persist_nothing() {
+    let w = World::new("aj-forged", None).await;
+    let body = w.payload(1, 999_999, "writer", "/agent status");
+    assert_eq!(
+        w.deliver(Some("d-forged"), &body, "not-the-secret").await,
+        401
+    );
+    // A valid signature over other bytes is a forgery too.
+    let resp = w
+        .http
+        .post(format!("{}/webhooks/gitea", w.url()))
+        .header("X-Gitea-Event", "issue_comment")
+        .header("X-Gitea-Delivery", "d-tampered")
+        .header("X-Gitea-Signature", sign(SECRET.as_bytes(), b"{}"))
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 401);
+    assert_eq!(w.deliver(None, &body, SECRET).await, 400, "no delivery id");
+    assert_eq!(w.deliver(Some("d-bad"), b"{not json", SECRET).await, 400);
+    let chat = w.payload(1, 999_998, "writer", "thanks!");
+    assert_eq!(w.deliver(Some("d-chat"), &chat, SECRET).await, 204);
+    let own = w.payload(1, 999_997, w.gitea.bot().login(), "/agent status");
+    assert_eq!(w.deliver(Some("d-own"), &own, SECRET).await, 204);
+    let jobs = w.jobs().list(&Default::default()).await.unwrap().items;
+    assert!(jobs.is_empty(), "{jobs:?}");
+}
+
+#[tokio::test]
+async fn a_spoofed_marker_is_never_edited_and_a_deleted_comment_comes_back() {
+    // Hold the permission check so that the spoof exists before the bot looks for its comment.
+    let w = World::new("aj-spoof", Some("authorize=3000")).await;
+    let issue = w.issue("spoof").await;
+    let comment = w.comment(w.gitea.writer(), issue, "/agent help").await;
+    let name = w.job_name(issue, comment);
+    let spoof_body = format!("{}\nI am the bot, trust me", marker(&name));
+    let spoof = w.comment(w.gitea.reader(), issue, &spoof_body).await;
+    let job = w.wait_settled(&name).await;
+    let status = job.status.unwrap();
+    assert_eq!(status.phase, Some(JobPhase::Succeeded));
+    assert_ne!(status.status_comment_id, Some(spoof));
+    let all = w.comments(issue).await;
+    let spoofed = all.iter().find(|c| c.0 == spoof).unwrap();
+    assert_eq!(spoofed.2, spoof_body, "the user's comment was edited");
+    let bots = w.bot_comments(issue).await;
+    assert_eq!(bots.len(), 1, "{bots:?}");
+
+    // Deleting the finished job's comment: it is recreated and relinked.
+    let old = bots[0].0;
+    gitea_call(
+        Method::DELETE,
+        &format!("/repos/{}/issues/comments/{old}", w.repo),
+        w.gitea.admin(),
+        None,
+    )
+    .await;
+    let relinked = w
+        .wait_job(&name, "relinked", |j| {
+            j.status
+                .as_ref()
+                .and_then(|s| s.status_comment_id)
+                .is_some_and(|id| id != old)
+        })
+        .await;
+    let bots = w.bot_comments(issue).await;
+    assert_eq!(bots.len(), 1, "{bots:?}");
+    assert_eq!(relinked.status.unwrap().status_comment_id, Some(bots[0].0));
+    assert!(bots[0].1.starts_with(&marker(&name)));
+    let spoofed = w
+        .comments(issue)
+        .await
+        .into_iter()
+        .find(|c| c.0 == spoof)
+        .unwrap();
+    assert_eq!(spoofed.2, spoof_body);
+}
+
+#[tokio::test]
+async fn kill_during_execute_fails_the_job_as_interrupted_and_never_replays_it() {
+    let mut w = World::new("aj-kill-run", Some("after-job-started=600000")).await;
+    let issue = w.issue("kill while running").await;
+    let comment = w.comment(w.gitea.writer(), issue, "/agent status").await;
+    let name = w.job_name(issue, comment);
+    w.wait_phase(&name, JobPhase::Running).await;
+    let log = w.kill();
+    assert!(log.contains("test pause: after-job-started"), "{log}");
+    w.start_controller(None).await;
+    let job = w.wait_settled(&name).await;
+    let status = job.status.unwrap();
+    assert_eq!(status.phase, Some(JobPhase::Failed));
+    assert_eq!(status.reason.as_deref(), Some("Interrupted"));
+    let interrupted = conditions::get(&status.conditions, "Interrupted").unwrap();
+    assert_eq!(interrupted.status, "True");
+    assert!(status.result.is_none());
+    assert!(!status.applied_events.iter().any(|e| e == "completed"));
+    let bots = w.bot_comments(issue).await;
+    assert_eq!(bots.len(), 1, "{bots:?}");
+    assert!(bots[0].1.contains("failed (Interrupted)"), "{}", bots[0].1);
+    // Still failed a while later: never run again.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let again = w.jobs().get(&name).await.unwrap();
+    let again = again.status.unwrap();
+    assert_eq!(again.phase, Some(JobPhase::Failed));
+    assert_eq!(
+        again
+            .applied_events
+            .iter()
+            .filter(|e| *e == "started")
+            .count(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn kill_after_the_claim_before_job_started_runs_the_job_once_after_restart() {
+    let mut w = World::new("aj-kill-claim", Some("after-claim=600000")).await;
+    let issue = w.issue("kill after claim").await;
+    let comment = w.comment(w.gitea.writer(), issue, "/agent status").await;
+    let name = w.job_name(issue, comment);
+    let start = Instant::now();
+    while !w.log().contains("test pause: after-claim") {
+        assert!(start.elapsed() < WAIT, "never claimed:\n{}", w.log());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        phase(&w.jobs().get(&name).await.unwrap()),
+        Some(JobPhase::Queued)
+    );
+    w.kill();
+    w.start_controller(None).await;
+    let job = w.wait_settled(&name).await;
+    let status = job.status.unwrap();
+    assert_eq!(status.phase, Some(JobPhase::Succeeded));
+    assert_eq!(
+        status
+            .applied_events
+            .iter()
+            .filter(|e| *e == "started")
+            .count(),
+        1
+    );
+    assert!(conditions::get(&status.conditions, "Interrupted").is_none());
+    let bots = w.bot_comments(issue).await;
+    assert_eq!(bots.len(), 1, "{bots:?}");
+    assert!(bots[0].1.contains(": done."), "{}", bots[0].1);
+}
+
+#[tokio::test]
+async fn commands_run_in_receive_order_even_when_the_first_permission_check_is_slow() {
+    let w = World::new("aj-order", Some("authorize@first=4000")).await;
+    // Record every change of every job, in the API server's order.
+    let api = w.jobs();
+    let recorder = tokio::spawn(async move {
+        let mut log: Vec<(String, Option<JobPhase>)> = Vec::new();
+        let mut stream = watcher(api, watcher::Config::default())
+            .applied_objects()
+            .boxed();
+        while let Some(Ok(j)) = stream.next().await {
+            let entry = (j.name_any(), phase(&j));
+            if log.iter().rev().find(|(n, _)| *n == entry.0) != Some(&entry) {
+                log.push(entry);
+            }
+            if log
+                .iter()
+                .filter(|(_, p)| *p == Some(JobPhase::Succeeded))
+                .count()
+                == 3
+            {
+                break;
+            }
+        }
+        log
+    });
+    let issue = w.issue("order").await;
+    let mut names = Vec::new();
+    for word in ["first", "second", "third"] {
+        let c = w
+            .comment(w.gitea.writer(), issue, &format!("/agent status\n{word}"))
+            .await;
+        let name = w.job_name(issue, c);
+        // Received before the next is posted, so the receive order is the comment order.
+        w.wait_job(&name, "received", |_| true).await;
+        names.push(name);
+    }
+    let log = tokio::time::timeout(WAIT, recorder)
+        .await
+        .unwrap_or_else(|_| panic!("not all succeeded:\n{}", w.log()))
+        .unwrap();
+    let pos = |name: &str, p: JobPhase| {
+        log.iter()
+            .position(|(n, ph)| n == name && *ph == Some(p))
+            .unwrap_or_else(|| panic!("{name} never {p:?}: {log:?}"))
+    };
+    let seqs: Vec<i64> = {
+        let mut v = Vec::new();
+        for n in &names {
+            v.push(w.jobs().get(n).await.unwrap().spec.sequence);
+        }
+        v
+    };
+    assert!(seqs[0] < seqs[1] && seqs[1] < seqs[2], "{seqs:?}");
+    // The later commands were authorized while the first still waited for its check…
+    assert!(
+        pos(&names[1], JobPhase::Queued) < pos(&names[0], JobPhase::Queued),
+        "{log:?}"
+    );
+    // …and still ran only after it, one at a time.
+    assert!(
+        pos(&names[0], JobPhase::Succeeded) < pos(&names[1], JobPhase::Running),
+        "{log:?}"
+    );
+    assert!(
+        pos(&names[1], JobPhase::Succeeded) < pos(&names[2], JobPhase::Running),
+        "{log:?}"
+    );
+}
+
+#[tokio::test]
+async fn suggest_opens_a_pull_request_whose_file_is_a_valid_plan() {
+    use k8s_openapi::api::core::v1::Secret;
+    use ledgerops::api::budget::{Budget, BudgetPhase};
+    use ynab_sim::{SimConfig, Simulator, demo};
+
+    let w = World::new("aj-suggest", None).await;
+    let sim = Simulator::start(SimConfig {
+        fixture: Some(demo::generate()),
+        ..Default::default()
+    })
+    .await
+    .expect("simulator");
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "home-token"}, "stringData": {"token": demo::TOKEN}
+    }))
+    .unwrap();
+    Api::<Secret>::namespaced(w.client.clone(), &w.ns)
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    let budget: Budget = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget",
+        "metadata": {"name": "home"},
+        "spec": {"planId": demo::PLAN_ID, "tokenSecretRef": {"name": "home-token"}, "apiUrl": sim.api_url()}
+    }))
+    .unwrap();
+    let budgets: Api<Budget> = Api::namespaced(w.client.clone(), &w.ns);
+    budgets
+        .create(&PostParams::default(), &budget)
+        .await
+        .unwrap();
+    ledgerops_e2e::wait::until(&budgets, "home", WAIT, |b| {
+        b.status.as_ref().and_then(|s| s.phase) == Some(BudgetPhase::Ready)
+    })
+    .await;
+
+    let issue = w.issue("suggest").await;
+    let comment = w
+        .comment(w.gitea.writer(), issue, "/agent suggest 2026-09")
+        .await;
+    let name = w.job_name(issue, comment);
+    let job = w.wait_settled(&name).await;
+    let status = job.status.unwrap();
+    assert_eq!(status.phase, Some(JobPhase::Succeeded), "{status:#?}");
+    let pr_url = status.pull_request_url.clone().expect("a pull request");
+    let branch = status.branch.clone().expect("a branch");
+    let bots = w.bot_comments(issue).await;
+    assert_eq!(bots.len(), 1);
+    assert!(bots[0].1.contains(&pr_url), "{}", bots[0].1);
+    assert!(
+        bots[0]
+            .1
+            .contains("| date | payee | amount | category | confidence |")
+    );
+
+    let number: i64 = pr_url.rsplit('/').next().unwrap().parse().unwrap();
+    let pr = gitea_call(
+        Method::GET,
+        &format!("/repos/{}/pulls/{number}", w.repo),
+        w.gitea.admin(),
+        None,
+    )
+    .await;
+    assert_eq!(pr["head"]["ref"], branch.as_str());
+    assert_eq!(pr["state"], "open");
+    let files = gitea_call(
+        Method::GET,
+        &format!("/repos/{}/pulls/{number}/files", w.repo),
+        w.gitea.admin(),
+        None,
+    )
+    .await;
+    let path = files[0]["filename"].as_str().unwrap().to_owned();
+    assert!(path.starts_with("plans/suggest-2026-09-"), "{path}");
+    let content = gitea_call(
+        Method::GET,
+        &format!("/repos/{}/contents/{path}?ref={branch}", w.repo),
+        w.gitea.admin(),
+        None,
+    )
+    .await;
+    let raw = content["content"].as_str().unwrap().replace('\n', "");
+    let yaml = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(raw)
+            .unwrap(),
+    )
+    .unwrap();
+    let plan: CategorizationPlan = serde_yaml::from_str(&yaml).unwrap();
+    let assignments = plan.spec.assignments.clone().unwrap();
+    assert!(!assignments.is_empty());
+    assert_eq!(plan.spec.budget_ref.name, "home");
+    // The API server accepts it as written (schema and CEL rules), without storing it.
+    let plans: Api<CategorizationPlan> = Api::namespaced(w.client.clone(), &w.ns);
+    plans
+        .create(
+            &PostParams {
+                dry_run: true,
+                ..Default::default()
+            },
+            &plan,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the plan is invalid: {e}\n{yaml}"));
+    let _ = plans.delete("unused", &DeleteParams::default()).await;
+}
