@@ -61,6 +61,10 @@ pub struct WriteIntent {
     pub attempt_id: String,
     /// Hash of the end state the write converges to.
     pub target_hash: String,
+    /// Hash of the state YNAB showed when the write started: a restart that finds YNAB still
+    /// there knows the write did not land.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_hash: Option<String>,
     /// When the intent was recorded.
     pub started_at: Time,
 }

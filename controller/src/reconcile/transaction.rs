@@ -22,7 +22,7 @@ use crate::api::approval::{ApprovalRequest, SubjectKind};
 use crate::api::budget::Budget;
 use crate::api::common::{Amount, WriteIntent};
 use crate::api::plan::Assignment;
-use crate::api::transaction::{AppliedState, SplitLine, Transaction, TransactionStatus};
+use crate::api::transaction::{AppliedState, SplitLine, Transaction, TransactionPhase, TransactionStatus};
 use crate::k8s::{objects, status};
 use crate::logic::batch::{self, Outcome, Submission, WriteItem};
 use crate::logic::converge::{self, Allocation, EndState, Expect, Precommit};
@@ -177,29 +177,21 @@ async fn converge_one(
         Some("ours") => Expect::Prior(Some(facts.current.clone())),
         _ => Expect::Prior(prior),
     };
-    let decision = converge::precommit(&facts.current, &facts.target, &expect);
-    if let Some(intent) = &next.intent {
-        // A write started by an earlier run whose outcome was never recorded: re-read and settle.
-        let settled = match decision {
-            Precommit::AlreadyTarget | Precommit::NoChange => {
-                "it had landed: adopted, not written again"
-            }
+    // A person's resolution overrides what an interrupted write would settle to.
+    let settled = next.intent.as_ref().filter(|_| resolution.is_none()).and_then(|i| {
+        converge::settle_intent(&facts.current, &facts.target, &i.target_hash, i.from_hash.as_deref())
+    });
+    let decision = settled.unwrap_or_else(|| converge::precommit(&facts.current, &facts.target, &expect));
+    let was_writing = next.phase == Some(TransactionPhase::Writing);
+    if let (Some(intent), Some(decision), true) = (&next.intent, settled, was_writing) {
+        // A write an earlier run started and never recorded the outcome of: YNAB says how it ended.
+        let how = match decision {
+            Precommit::AlreadyTarget | Precommit::NoChange => "it had landed: adopted, not written again",
             Precommit::Write => "it had not landed: writing it now",
             Precommit::Diverged => "someone changed the transaction since: nothing is written",
         };
-        let note = format!(
-            "Write {} was interrupted before its outcome was recorded; YNAB shows {settled}",
-            intent.attempt_id
-        );
-        ctx.events
-            .publish(
-                tx,
-                decision == Precommit::Diverged,
-                "InterruptedWriteSettled",
-                "Settle",
-                note,
-            )
-            .await;
+        let note = format!("Write {} was interrupted before its outcome was recorded; YNAB shows {how}", intent.attempt_id);
+        ctx.events.publish(tx, decision == Precommit::Diverged, "InterruptedWriteSettled", "Settle", note).await;
     }
     match decision {
         Precommit::Diverged if resolution.as_deref() == Some("theirs") => {
@@ -407,6 +399,7 @@ async fn write(
     next.intent = Some(WriteIntent {
         attempt_id: attempt_id(tx, now),
         target_hash: facts.target.hash(),
+        from_hash: Some(facts.current.hash()),
         started_at: Time(now),
     });
     let mut writing = next.clone();

@@ -1,0 +1,116 @@
+//! Crashes in the middle of a write: `ledgerops run` is killed with SIGKILL while YNAB holds a
+//! landed write whose answer never came back, or before the write went out, then restarted.
+//! Nothing may be written twice, nothing lost, and an edit made meanwhile is not overwritten.
+
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::events::v1::Event;
+use kube::api::{Api, ListParams};
+use ledgerops::api::budget::BudgetPhase;
+use ledgerops::api::transaction::{Transaction, TransactionPhase};
+use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with};
+use ledgerops_testenv::ControlPlane;
+use serde_json::json;
+use ynab_sim::{DropFault, RecordKind, RequestMatch, demo};
+
+const N: usize = 20;
+
+fn name(i: usize) -> String {
+    format!("load-{i:05}")
+}
+
+async fn until(what: &str, limit: Duration, mut check: impl AsyncFnMut() -> bool) {
+    let start = Instant::now();
+    while !check().await {
+        assert!(start.elapsed() < limit, "{what} did not happen within {limit:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn phases(s: &Scenario) -> Vec<Option<TransactionPhase>> {
+    let list = s.api::<Transaction>().list(&ListParams::default()).await.unwrap();
+    list.items.iter().map(|t| t.status.as_ref().and_then(|s| s.phase)).collect()
+}
+
+#[tokio::test]
+async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
+    let plane = ControlPlane::start().await.expect("control plane");
+    let s = Scenario::new(&plane, "crash", fixture_with(N)).await;
+    let ledgerops = Ledgerops::start(&plane).await;
+    s.create_writing_budget("household", json!({})).await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+
+    // The next bulk update lands in YNAB, but its answer is held back for a minute.
+    let only_patch = RequestMatch { method: Some("PATCH".into()), path: None };
+    s.sim.control().drop_after_write(&DropFault { count: 1, hold_ms: 60_000, only: only_patch }).await.unwrap();
+    for i in 0..N {
+        s.create_transaction(&name(i), "household", &name(i), json!({"categoryId": category("Groceries")})).await;
+    }
+    until("the bulk update", Duration::from_secs(60), async || s.requests(PATCH).await == 1).await;
+    for i in [0, N - 1] {
+        assert_eq!(s.ynab_category(&name(i)).await, Some(category("Groceries")), "the write landed");
+    }
+    until("every intent recorded", Duration::from_secs(30), async || {
+        phases(&s).await.iter().all(|p| *p == Some(TransactionPhase::Writing))
+    })
+    .await;
+
+    // kill -9 while the controller still waits for the answer; meanwhile someone recategorises one.
+    drop(ledgerops);
+    let edit = json!({"category_id": category("Restaurants")});
+    s.sim.control().edit(demo::PLAN_ID, RecordKind::Transaction, &name(7), &edit).await.unwrap();
+    let _restarted = Ledgerops::start(&plane).await;
+
+    until("every transaction settled", Duration::from_secs(60), async || {
+        phases(&s).await.iter().all(|p| matches!(p, Some(TransactionPhase::Converged | TransactionPhase::Diverged)))
+    })
+    .await;
+    assert_eq!(s.requests(PATCH).await, 1, "no second PATCH for records that landed");
+    let txs = s.api::<Transaction>().list(&ListParams::default()).await.unwrap().items;
+    for t in &txs {
+        let status = t.status.as_ref().unwrap();
+        let id = &t.spec.transaction_id;
+        if *id == name(7) {
+            assert_eq!(status.phase, Some(TransactionPhase::Diverged), "the edit made during the crash is reported");
+        } else {
+            assert_eq!(status.phase, Some(TransactionPhase::Converged), "{id}");
+            assert!(status.intent.is_none(), "{id} still has an intent");
+            assert!(status.applied.is_some(), "{id} records what it adopted");
+        }
+    }
+    assert_eq!(s.ynab_category(&name(7)).await, Some(category("Restaurants")), "the edit is not overwritten");
+    let events = Api::<Event>::namespaced(s.client.clone(), &s.ns).list(&ListParams::default()).await.unwrap();
+    let settled = events.items.iter().filter(|e| e.reason.as_deref() == Some("InterruptedWriteSettled")).count();
+    assert_eq!(settled, N, "one Event per interrupted write");
+}
+
+#[tokio::test]
+async fn a_write_cut_off_before_it_went_out_is_written_once_after_restart() {
+    let plane = ControlPlane::start().await.expect("control plane");
+    let s = Scenario::new(&plane, "crash", fixture_with(N)).await;
+    let ledgerops = Ledgerops::start(&plane).await;
+    s.create_writing_budget("household", json!({})).await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+
+    // Every request now hangs: the batch's fresh read never returns, so no PATCH goes out.
+    s.sim.control().set_latency(120_000).await.unwrap();
+    for i in 0..N {
+        s.create_transaction(&name(i), "household", &name(i), json!({"categoryId": category("Groceries")})).await;
+    }
+    until("every intent recorded", Duration::from_secs(30), async || {
+        phases(&s).await.iter().all(|p| *p == Some(TransactionPhase::Writing))
+    })
+    .await;
+    drop(ledgerops);
+    s.sim.control().set_latency(0).await.unwrap();
+    let _restarted = Ledgerops::start(&plane).await;
+    until("every transaction converged", Duration::from_secs(60), async || {
+        phases(&s).await.iter().all(|p| *p == Some(TransactionPhase::Converged))
+    })
+    .await;
+    assert_eq!(s.requests(PATCH).await, 1, "written exactly once");
+    for i in 0..N {
+        assert_eq!(s.ynab_category(&name(i)).await, Some(category("Groceries")));
+    }
+}
