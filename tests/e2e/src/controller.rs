@@ -11,13 +11,16 @@ use ledgerops_testenv::{ControlPlane, Guarded, free_port};
 pub fn binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "-p", "ledgerops", "--bin", "ledgerops"])
-            .status()
-            .expect("running cargo build");
-        assert!(status.success(), "cargo build -p ledgerops failed");
-        // Tests live in <target>/<profile>/deps; binaries one level up.
+        // Tests and benches live in <target>/<profile>/deps; binaries one level up, built in
+        // the same profile so a benchmark measures an optimised controller.
         let exe = std::env::current_exe().expect("test executable path");
+        let release = exe.parent().and_then(Path::parent).is_some_and(|p| p.ends_with("release"));
+        let mut args = vec!["build", "--quiet", "-p", "ledgerops", "--bin", "ledgerops"];
+        if release {
+            args.push("--release");
+        }
+        let status = Command::new(env!("CARGO")).args(&args).status().expect("running cargo build");
+        assert!(status.success(), "cargo build -p ledgerops failed");
         let path = exe
             .parent()
             .and_then(Path::parent)
@@ -30,7 +33,7 @@ pub fn binary() -> &'static Path {
 
 /// A running `ledgerops run`. Dropping it kills the process with SIGKILL, like a crash.
 pub struct Ledgerops {
-    _process: Guarded,
+    process: Guarded,
     probe: String,
     log: PathBuf,
 }
@@ -64,7 +67,7 @@ impl Ledgerops {
             .envs(extra_env.iter().copied());
         let process = Guarded::spawn(cmd, &log).expect("starting ledgerops");
         let me = Self {
-            _process: process,
+            process,
             probe: format!("http://127.0.0.1:{port}"),
             log,
         };
@@ -87,7 +90,7 @@ impl Ledgerops {
             .env("RUST_LOG", "info,ledgerops=debug,kube=warn");
         let process = Guarded::spawn(cmd, &log).expect("starting ledgerops");
         let me = Self {
-            _process: process,
+            process,
             probe: format!("http://127.0.0.1:{port}"),
             log,
         };
@@ -102,6 +105,13 @@ impl Ledgerops {
         SHARED
             .get_or_init(|| Ledgerops::start(ControlPlane::shared()))
             .await
+    }
+
+    /// Resident memory of the process, in KiB, from /proc.
+    pub fn rss_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.process.pid())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
     }
 
     /// The controller's log so far, for assertion messages.

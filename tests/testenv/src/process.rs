@@ -51,6 +51,13 @@ impl Guarded {
     }
 }
 
+impl Guarded {
+    /// The process id, for measuring the process (its RSS, say).
+    pub fn pid(&self) -> u32 {
+        self.pid as u32
+    }
+}
+
 impl Drop for Guarded {
     fn drop(&mut self) {
         // SAFETY: kill has no memory-safety preconditions; the waiting thread reaps the child.

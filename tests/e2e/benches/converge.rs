@@ -1,0 +1,95 @@
+//! Transactions converging: YNAB requests and wall time for N = 10, 100, 1,000 and 10,000
+//! Transactions through `ledgerops run` (a real API server, the simulator), beside a naive
+//! per-record baseline measured in the same run (read, write, read back each transaction, as the
+//! seed's system does), and the controller's RSS at the largest N. Prints a table; asserts
+//! nothing about time.
+//!
+//! `cargo bench -p ledgerops-e2e --bench converge` (set `CONVERGE_MAX` to stop at a smaller N)
+
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use kube::api::ListParams;
+use ledgerops::api::budget::BudgetPhase;
+use ledgerops::api::transaction::{Transaction, TransactionPhase};
+use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::scenario::{Scenario, category, fixture_with};
+use ledgerops_testenv::ControlPlane;
+use serde_json::json;
+use ynab_sim::demo;
+
+#[tokio::main]
+async fn main() {
+    let max: usize = std::env::var("CONVERGE_MAX").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let plane = ControlPlane::start().await.expect("control plane");
+    let ledgerops = Ledgerops::start(&plane).await;
+    println!("| N | ledgerops requests | ledgerops wall time | baseline requests | baseline wall time | request ratio |");
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for n in [10, 100, 1_000, 10_000].into_iter().filter(|n| *n <= max) {
+        let (requests, took) = ledgerops_run(&plane, n).await;
+        let (base_requests, base_took) = baseline(n).await;
+        println!(
+            "| {n} | {requests} | {:.1} s | {base_requests} | {:.1} s | {:.0}× |",
+            took.as_secs_f64(),
+            base_took.as_secs_f64(),
+            base_requests as f64 / requests as f64
+        );
+    }
+    if let Some(rss) = ledgerops.rss_kib() {
+        println!("\ncontroller RSS after N = {max}: {:.1} MiB", rss as f64 / 1024.0);
+    }
+}
+
+async fn ledgerops_run(plane: &ControlPlane, n: usize) -> (u64, Duration) {
+    let s = Scenario::new(plane, &format!("bench{n}"), fixture_with(n)).await;
+    s.sim.control().set_rate_limit(u32::MAX).await.unwrap();
+    s.create_writing_budget("household", json!({"writes": {"batchWindow": "2s"}, "requestsPerHour": 200})).await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+    s.sim.control().reset_counters().await.unwrap();
+    let start = Instant::now();
+    let groceries = category("Groceries");
+    futures::stream::iter(0..n)
+        .for_each_concurrent(64, |i| {
+            let (s, groceries) = (&s, groceries.clone());
+            async move {
+                let name = format!("load-{i:05}");
+                s.create_transaction(&name, "household", &name, json!({"categoryId": groceries})).await;
+            }
+        })
+        .await;
+    let api = s.api::<Transaction>();
+    loop {
+        let list = api.list(&ListParams::default()).await.unwrap();
+        let done = list.items.iter().filter(|t| t.status.as_ref().and_then(|s| s.phase) == Some(TransactionPhase::Converged)).count();
+        if done == n {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let took = start.elapsed();
+    (s.total_requests().await, took)
+}
+
+/// What the seed's system does per record: read it, write it, read it back.
+async fn baseline(n: usize) -> (u64, Duration) {
+    let sim = ynab_sim::Simulator::start(ynab_sim::SimConfig {
+        fixture: Some(fixture_with(n)),
+        rate_limit: u32::MAX,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let http = reqwest::Client::new();
+    let base = format!("{}/plans/{}/transactions", sim.api_url(), demo::PLAN_ID);
+    let groceries = category("Groceries");
+    let start = Instant::now();
+    for i in 0..n {
+        let url = format!("{base}/load-{i:05}");
+        let get = || http.get(&url).bearer_auth(demo::TOKEN).send();
+        get().await.unwrap().error_for_status().unwrap();
+        let body = json!({"transaction": {"category_id": groceries}});
+        http.put(&url).bearer_auth(demo::TOKEN).json(&body).send().await.unwrap().error_for_status().unwrap();
+        get().await.unwrap().error_for_status().unwrap();
+    }
+    (sim.control().counters().await.unwrap().total, start.elapsed())
+}
