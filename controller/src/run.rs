@@ -95,7 +95,9 @@ pub async fn run(
     tracing::info!("controllers started");
     tokio::join!(
         reconcile::budget::run(ctx.clone()),
-        reconcile::transaction::run(ctx)
+        reconcile::transaction::run(ctx.clone()),
+        reconcile::plan::run(ctx.clone()),
+        reconcile::approval::run(ctx)
     );
     if let Some(agent) = agent {
         agent.abort();

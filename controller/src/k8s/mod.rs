@@ -1,6 +1,7 @@
 //! Kubernetes adapters: the only code that reads Secrets and writes statuses and Events.
 
 pub mod events;
+pub mod journal;
 pub mod objects;
 pub mod secrets;
 pub mod status;

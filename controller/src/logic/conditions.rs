@@ -94,6 +94,20 @@ pub fn remove(current: &[Condition], type_: &str) -> Vec<Condition> {
         .collect()
 }
 
+/// Sets the abnormal-true conditions (Diverged, Blocked, …): each present and True with its
+/// reason and message while it holds, absent otherwise.
+pub fn set_flags(
+    current: &[Condition],
+    flags: &[(&'static str, Option<(&'static str, &str)>)],
+    generation: Option<i64>,
+    now: Timestamp,
+) -> Vec<Condition> {
+    flags.iter().fold(current.to_vec(), |c, (type_, on)| match on {
+        Some((reason, message)) => set(&c, Observed::new(type_, true, reason, *message), generation, now),
+        None => remove(&c, type_),
+    })
+}
+
 /// The condition of `type_`, if present.
 pub fn get<'a>(current: &'a [Condition], type_: &str) -> Option<&'a Condition> {
     current.iter().find(|c| c.type_ == type_)

@@ -1,6 +1,7 @@
 //! Pure logic: no network, no disk, no clock, no randomness. Time and state come in as
 //! arguments, decisions go out as values.
 
+pub mod approval_status;
 pub mod batch;
 pub mod budget_status;
 pub mod conditions;
@@ -10,6 +11,7 @@ pub mod job;
 pub mod mirror;
 pub mod money;
 pub mod plan;
+pub mod plan_status;
 pub mod policy;
 pub mod request_window;
 pub mod retry;

@@ -126,36 +126,13 @@ pub fn apply(
     for observed in [converged, ready, valid] {
         c = conditions::set(&c, observed, generation, now);
     }
-    let flags: [(&str, Option<(&'static str, &String)>); 4] = [
-        (
-            DIVERGED,
-            matches!(verdict, Verdict::Diverged(_)).then(|| ("EditedInYnab", ready_message)),
-        ),
-        (
-            BLOCKED,
-            matches!(verdict, Verdict::Blocked { .. }).then_some((ready_reason, ready_message)),
-        ),
-        (
-            AWAITING_APPROVAL,
-            matches!(verdict, Verdict::AwaitingApproval(_))
-                .then_some(("ApprovalRequested", ready_message)),
-        ),
-        (
-            INTERRUPTED,
-            matches!(verdict, Verdict::Interrupted(_)).then_some(("OutcomeUnknown", ready_message)),
-        ),
+    let flags = [
+        (DIVERGED, matches!(verdict, Verdict::Diverged(_)).then_some(("EditedInYnab", ready_message.as_str()))),
+        (BLOCKED, matches!(verdict, Verdict::Blocked { .. }).then_some((ready_reason, ready_message.as_str()))),
+        (AWAITING_APPROVAL, matches!(verdict, Verdict::AwaitingApproval(_)).then_some(("ApprovalRequested", ready_message.as_str()))),
+        (INTERRUPTED, matches!(verdict, Verdict::Interrupted(_)).then_some(("OutcomeUnknown", ready_message.as_str()))),
     ];
-    for (type_, on) in flags {
-        c = match on {
-            Some((reason, message)) => conditions::set(
-                &c,
-                Observed::new(type_, true, reason, message.clone()),
-                generation,
-                now,
-            ),
-            None => conditions::remove(&c, type_),
-        };
-    }
+    let c = conditions::set_flags(&c, &flags, generation, now);
     status.conditions = c;
     status.phase = Some(phase);
     status.observed_generation = generation;

@@ -8,11 +8,12 @@ use kube::{Resource, ResourceExt};
 
 use super::{Context, Error};
 use crate::api::approval::{
-    ApprovalRequest, ApprovalRequestSpec, Decision, Subject, SubjectKind, Verdict as Answer,
+    ApprovalPhase, ApprovalRequest, ApprovalRequestSpec, Decision, Subject, SubjectKind, Verdict as Answer,
 };
 use crate::api::budget::Budget;
 use crate::api::common::LocalRef;
-use crate::k8s::objects;
+use crate::k8s::{objects, status};
+use crate::logic::approval_status;
 use crate::logic::duration;
 use crate::logic::plan::PlannedChange;
 use crate::logic::policy::{self, Action};
@@ -58,6 +59,13 @@ where
     let namespace = ask.subject.meta().namespace.clone().unwrap_or_default();
     let uid = ask.subject.meta().uid.clone().unwrap_or_default();
     let existing = objects::approval_requests_for(&ctx.client, &namespace, &uid).await?;
+    // Requests for an earlier preview no longer hold: mark them, so nobody approves the old one.
+    for old in existing.iter().filter(|r| r.spec.preview_hash != ask.hash && r.spec.decision.is_none()) {
+        let previous = old.status.clone().unwrap_or_default();
+        if previous.phase != Some(ApprovalPhase::Stale) {
+            status::apply(&ctx.client, old, &approval_status::stale(&previous, old.metadata.generation, now)).await?;
+        }
+    }
     let request = match existing
         .into_iter()
         .find(|r| r.spec.preview_hash == ask.hash)

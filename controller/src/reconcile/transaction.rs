@@ -30,12 +30,9 @@ use crate::logic::mirror::Mirror;
 use crate::logic::plan::{self, PlannedChange};
 use crate::logic::transaction_status::{self, Verdict};
 use crate::logic::transaction_view as view;
-use crate::logic::{duration, money, policy};
+use crate::logic::{money, policy};
 use crate::metrics::{ErrorLabels, KindLabels};
-use crate::mirror_sync::MirrorKey;
 use crate::registry::MirrorChange;
-use crate::writer::Destination;
-use crate::ynab::client::YnabClient;
 use crate::ynab::model::TransactionSummary;
 
 /// `ours` writes the spec over someone else's edit; `theirs` keeps YNAB's state until the spec
@@ -388,7 +385,7 @@ async fn write(
         return Ok((verdict, idle()));
     }
     let namespace = tx.namespace().unwrap_or_default();
-    let Some(destination) = destination(ctx, &namespace, budget) else {
+    let Some(destination) = ctx.destination(&namespace, budget) else {
         let message = format!("Waiting for the YNAB token of Budget {}", budget.name_any());
         return Ok((
             Verdict::Pending(message),
@@ -470,29 +467,6 @@ async fn write(
         }
     };
     Ok((verdict, idle()))
-}
-
-/// The Budget's write destination, with the token its last sync used; `None` before one.
-fn destination(ctx: &Context, namespace: &str, budget: &Budget) -> Option<Destination> {
-    let spec = &budget.spec;
-    let token = ctx.registry.token(namespace, &budget.name_any())?;
-    let window = ctx
-        .registry
-        .window(&spec.api_url, &token, spec.requests_per_hour);
-    let client = YnabClient::new(&spec.api_url, token, window, ctx.metrics.clone()).ok()?;
-    Some(Destination {
-        client,
-        plan_id: spec.plan_id.clone(),
-        mirror: ctx.registry.mirror(namespace, &budget.name_any()),
-        closed_through: spec.closed_through.clone(),
-        window: duration::parse(&spec.writes.batch_window.0).unwrap_or(Duration::from_millis(200)),
-        max_batch: spec.writes.max_batch_size as usize,
-        key: MirrorKey {
-            namespace: namespace.to_owned(),
-            budget: budget.name_any(),
-            registry: ctx.registry.clone(),
-        },
-    })
 }
 
 fn attempt_id(tx: &Transaction, now: Timestamp) -> String {

@@ -7,6 +7,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::{Client, Resource};
 use ledgerops::api::budget::{Budget, BudgetPhase};
+use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
@@ -96,6 +97,21 @@ impl Scenario {
             .create(&PostParams::default(), &tx)
             .await
             .unwrap();
+    }
+
+    /// A CategorizationPlan named `name` with `spec` (budgetRef added).
+    pub async fn create_plan(&self, name: &str, budget: &str, spec: Value) {
+        let mut full = json!({"budgetRef": {"name": budget}});
+        merge(&mut full, spec);
+        let plan: CategorizationPlan = serde_json::from_value(json!({
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan", "metadata": {"name": name}, "spec": full
+        }))
+        .unwrap();
+        self.api::<CategorizationPlan>().create(&PostParams::default(), &plan).await.unwrap();
+    }
+
+    pub async fn wait_plan(&self, name: &str, phase: PlanPhase) -> CategorizationPlan {
+        wait::until(&self.api::<CategorizationPlan>(), name, WAIT, |p| p.status.as_ref().and_then(|s| s.phase) == Some(phase)).await
     }
 
     pub async fn wait_transaction(&self, name: &str, phase: TransactionPhase) -> Transaction {

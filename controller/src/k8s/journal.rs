@@ -1,0 +1,72 @@
+//! The journal of applied plans, kept in ConfigMaps that belong to no plan: deleting a plan, or
+//! a GitOps prune of it, leaves its undo data in place.
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::Api;
+use kube::api::{ListParams, PostParams};
+use serde::{Deserialize, Serialize};
+
+use crate::logic::plan::AppliedChange;
+
+/// Marks journal ConfigMaps.
+pub const JOURNAL_LABEL: &str = "ledgerops.dev/journal";
+/// Names the plan a journal entry records.
+pub const PLAN_LABEL: &str = "ledgerops.dev/plan";
+
+/// One applied operation: what each transaction was before and after.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    pub operation_id: String,
+    pub plan: String,
+    pub budget: String,
+    pub applied_at: String,
+    pub changes: Vec<AppliedChange>,
+}
+
+/// Why the journal could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("journal ConfigMap {name}: {source}")]
+    Kube { name: String, source: kube::Error },
+    #[error("journal ConfigMap {name} does not hold a journal entry ({reason}): restore it from a backup or delete it")]
+    Corrupt { name: String, reason: String },
+}
+
+fn name_of(operation_id: &str) -> String {
+    format!("ledgerops-journal-{operation_id}")
+}
+
+/// Records `entry`. Recording the same operation again is harmless.
+pub async fn record(client: &kube::Client, namespace: &str, entry: &Entry) -> Result<(), JournalError> {
+    let name = name_of(&entry.operation_id);
+    let json = serde_json::to_string_pretty(entry).expect("an entry always serializes");
+    let map: ConfigMap = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name, "labels": {JOURNAL_LABEL: "true", PLAN_LABEL: entry.plan}},
+        "data": {"entry.json": json}
+    }))
+    .expect("a valid ConfigMap");
+    match Api::<ConfigMap>::namespaced(client.clone(), namespace).create(&PostParams::default(), &map).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(e)) if e.code == 409 => Ok(()),
+        Err(source) => Err(JournalError::Kube { name, source }),
+    }
+}
+
+/// The latest entry recorded for `plan`, if it was ever applied.
+pub async fn latest_for(client: &kube::Client, namespace: &str, plan: &str) -> Result<Option<Entry>, JournalError> {
+    let api = Api::<ConfigMap>::namespaced(client.clone(), namespace);
+    let selector = format!("{JOURNAL_LABEL}=true,{PLAN_LABEL}={plan}");
+    let maps = api
+        .list(&ListParams::default().labels(&selector))
+        .await
+        .map_err(|source| JournalError::Kube { name: format!("(label {selector})"), source })?;
+    let mut entries = Vec::new();
+    for map in maps.items {
+        let name = map.metadata.name.clone().unwrap_or_default();
+        let text = map.data.as_ref().and_then(|d| d.get("entry.json")).cloned().unwrap_or_default();
+        let entry: Entry = serde_json::from_str(&text).map_err(|e| JournalError::Corrupt { name, reason: e.to_string() })?;
+        entries.push(entry);
+    }
+    Ok(entries.into_iter().max_by(|a, b| a.applied_at.cmp(&b.applied_at)))
+}
