@@ -105,33 +105,40 @@ async fn advance(plan: &CategorizationPlan, ctx: &Context, next: &mut Categoriza
         let message = format!("Budget {budget_name} does not exist in namespace {namespace}: create it, or fix spec.budgetRef");
         return Ok((PlanVerdict::Invalid(message), Action::requeue(Duration::from_secs(60))));
     };
-    let (preview, decision) = match preview(plan, ctx, &namespace, &budget).await? {
-        Ok(found) => found,
-        Err(verdict) => return Ok((verdict, Action::requeue(Duration::from_secs(60)))),
-    };
-    // An apply cut off by a restart carries on with the preview that was approved.
-    let resuming = next.intent.as_ref().is_some_and(|i| i.target_hash == preview.hash);
-    next.preview = Some(preview.clone().into());
-    if preview.nothing_to_do() {
-        next.intent = None;
-        return Ok((PlanVerdict::NothingToDo, Action::await_change()));
-    }
     let now = Timestamp::now();
-    if !resuming {
-        let summary = summary(&preview.changes);
-        let ask = Ask {
-            subject: plan,
-            kind: SubjectKind::CategorizationPlan,
-            budget: &budget,
-            changes: &preview.changes,
-            decision,
-            hash: preview.hash.clone(),
-            summary,
-        };
-        if let Gate::Wait(verdict) = approval_gate::gate(ctx, ask, now).await? {
-            return Ok((waiting(verdict), Action::requeue(Duration::from_secs(600))));
+    // An apply cut off by a restart carries on with the preview that was approved: YNAB may
+    // already show part or all of it, so a fresh preview would not match the approval.
+    let approved = match (&next.intent, &next.preview) {
+        (Some(intent), Some(stored)) if intent.target_hash == stored.hash => Some(stored.clone()),
+        _ => None,
+    };
+    let approved = match approved {
+        Some(preview) => preview,
+        None => {
+            let (preview, decision) = match preview(plan, ctx, &namespace, &budget).await? {
+                Ok(found) => found,
+                Err(verdict) => return Ok((verdict, Action::requeue(Duration::from_secs(60)))),
+            };
+            next.intent = None;
+            next.preview = Some(preview.clone().into());
+            if preview.nothing_to_do() {
+                return Ok((PlanVerdict::NothingToDo, Action::await_change()));
+            }
+            let ask = Ask {
+                subject: plan,
+                kind: SubjectKind::CategorizationPlan,
+                budget: &budget,
+                changes: &preview.changes,
+                decision,
+                summary: summary(&preview.changes),
+                hash: preview.hash.clone(),
+            };
+            if let Gate::Wait(verdict) = approval_gate::gate(ctx, ask, now).await? {
+                return Ok((waiting(verdict), Action::requeue(Duration::from_secs(600))));
+            }
+            preview.into()
         }
-    }
+    };
     if !budget.spec.writes.enabled {
         let message = format!(
             "Approved, but Budget {budget_name} has spec.writes.enabled: false, so nothing is written: enable writes on the Budget to apply it"
@@ -141,14 +148,16 @@ async fn advance(plan: &CategorizationPlan, ctx: &Context, next: &mut Categoriza
     let Some(destination) = ctx.destination(&namespace, &budget) else {
         return Ok((PlanVerdict::Pending(format!("Waiting for Budget {budget_name} to sync with YNAB")), Action::requeue(Duration::from_secs(30))));
     };
-    let attempt = format!("{}-{}", plan.meta().uid.as_deref().unwrap_or("local"), now.as_millisecond());
-    let attempt = next.intent.as_ref().filter(|_| resuming).map_or(attempt, |i| i.attempt_id.clone());
-    next.intent = Some(WriteIntent { attempt_id: attempt.clone(), target_hash: preview.hash.clone(), from_hash: None, started_at: Time(now) });
+    let attempt = match &next.intent {
+        Some(intent) => intent.attempt_id.clone(),
+        None => format!("{}-{}", plan.meta().uid.as_deref().unwrap_or("local"), now.as_millisecond()),
+    };
+    next.intent = Some(WriteIntent { attempt_id: attempt.clone(), target_hash: approved.hash.clone(), from_hash: None, started_at: Time(now) });
     let mut applying = next.clone();
     plan_status::apply(&mut applying, &PlanVerdict::Applying { interrupted: None }, plan.metadata.generation, now);
     status::apply(&ctx.client, plan, &applying).await?;
 
-    let items = preview.changes.iter().map(|c| write_item(&c.change)).collect();
+    let items = approved.changes.iter().map(write_item).collect();
     let submission = Submission { items, all_or_nothing: true };
     let outcomes = match ctx.writer.submit((namespace.clone(), budget_name.clone()), destination, submission).await {
         Ok(outcomes) => outcomes,
@@ -173,7 +182,7 @@ async fn advance(plan: &CategorizationPlan, ctx: &Context, next: &mut Categoriza
         plan: plan.name_any(),
         budget: budget_name.clone(),
         applied_at: now.to_string(),
-        changes: preview.changes.iter().map(AppliedChange::from).collect(),
+        changes: approved.changes.iter().map(applied).collect(),
     };
     journal::record(&ctx.client, &namespace, &entry).await?;
     next.intent = None;
@@ -220,6 +229,14 @@ async fn preview(
     let known: HashSet<String> = policy::known_payees(mirror, &preview.changes);
     let decision = policy::decide(&preview.changes, &budget.spec.approval, &known);
     Ok(Ok((preview, decision)))
+}
+
+fn applied(change: &CategoryChange) -> AppliedChange {
+    AppliedChange {
+        transaction_id: change.transaction_id.clone(),
+        from_category_id: change.from_category_id.clone(),
+        to_category_id: change.to_category_id.clone(),
+    }
 }
 
 /// The write that moves one transaction as the preview shows, only if YNAB still shows its

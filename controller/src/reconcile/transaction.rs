@@ -22,7 +22,7 @@ use crate::api::approval::{ApprovalRequest, SubjectKind};
 use crate::api::budget::Budget;
 use crate::api::common::{Amount, WriteIntent};
 use crate::api::plan::Assignment;
-use crate::api::transaction::{AppliedState, SplitLine, Transaction, TransactionPhase, TransactionStatus};
+use crate::api::transaction::{AppliedState, SplitLine, Transaction, TransactionStatus};
 use crate::k8s::{objects, status};
 use crate::logic::batch::{self, Outcome, Submission, WriteItem};
 use crate::logic::converge::{self, Allocation, EndState, Expect, Precommit};
@@ -179,8 +179,7 @@ async fn converge_one(
         converge::settle_intent(&facts.current, &facts.target, &i.target_hash, i.from_hash.as_deref())
     });
     let decision = settled.unwrap_or_else(|| converge::precommit(&facts.current, &facts.target, &expect));
-    let was_writing = next.phase == Some(TransactionPhase::Writing);
-    if let (Some(intent), Some(decision), true) = (&next.intent, settled, was_writing) {
+    if let (Some(intent), Some(decision)) = (&next.intent, settled) {
         // A write an earlier run started and never recorded the outcome of: YNAB says how it ended.
         let how = match decision {
             Precommit::AlreadyTarget | Precommit::NoChange => "it had landed: adopted, not written again",
@@ -223,6 +222,11 @@ async fn converge_one(
         }
         Precommit::Diverged => {
             let (current, wanted, ours) = &facts.words;
+            if next.intent.take().is_some() {
+                // The interrupted write is settled as ours: someone changed the record after it,
+                // and that stays a divergence rather than becoming a first write.
+                next.applied = Some(applied_state(&facts.target, Timestamp::now()));
+            }
             Ok((
                 Verdict::Diverged(view::divergence_message(current, ours, wanted, RESOLVE)),
                 idle(),

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams};
 use ledgerops::api::budget::BudgetPhase;
+use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with};
@@ -112,5 +113,28 @@ async fn a_write_cut_off_before_it_went_out_is_written_once_after_restart() {
     assert_eq!(s.requests(PATCH).await, 1, "written exactly once");
     for i in 0..N {
         assert_eq!(s.ynab_category(&name(i)).await, Some(category("Groceries")));
+    }
+}
+
+#[tokio::test]
+async fn a_plan_killed_mid_apply_is_applied_once_after_restart() {
+    let plane = ControlPlane::start().await.expect("control plane");
+    let s = Scenario::new(&plane, "crashplan", fixture_with(N)).await;
+    let ledgerops = Ledgerops::start(&plane).await;
+    s.create_writing_budget("household", json!({})).await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+    let only_patch = RequestMatch { method: Some("PATCH".into()), path: None };
+    s.sim.control().drop_after_write(&DropFault { count: 1, hold_ms: 60_000, only: only_patch }).await.unwrap();
+    let assignments: Vec<_> = (0..N).map(|i| json!({"transactionId": name(i), "categoryId": category("Transport")})).collect();
+    s.create_plan("bulk", "household", json!({"assignments": assignments})).await;
+    until("the bulk update", Duration::from_secs(60), async || s.requests(PATCH).await == 1).await;
+    drop(ledgerops);
+    let _restarted = Ledgerops::start(&plane).await;
+    let applied = s.wait_plan("bulk", PlanPhase::Applied).await;
+    assert_eq!(s.requests(PATCH).await, 1, "the landed bulk update is not sent again");
+    let operation = applied.status.unwrap().operation_id.unwrap();
+    s.api::<k8s_openapi::api::core::v1::ConfigMap>().get(&format!("ledgerops-journal-{operation}")).await.expect("journaled");
+    for i in [0, N - 1] {
+        assert_eq!(s.ynab_category(&name(i)).await, Some(category("Transport")));
     }
 }
