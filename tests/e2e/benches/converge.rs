@@ -22,6 +22,7 @@ use ynab_sim::demo;
 async fn main() {
     let max: usize = std::env::var("CONVERGE_MAX").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
     let plane = ControlPlane::start().await.expect("control plane");
+    ledgerops_e2e::install_crds(&plane.client().await.expect("admin client")).await;
     let ledgerops = Ledgerops::start(&plane).await;
     println!("| N | ledgerops requests | ledgerops wall time | baseline requests | baseline wall time | request ratio |");
     println!("|---:|---:|---:|---:|---:|---:|");
