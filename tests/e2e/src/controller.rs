@@ -11,21 +11,22 @@ use ledgerops_testenv::{ControlPlane, Guarded, free_port};
 pub fn binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
-        // Tests and benches live in <target>/<profile>/deps; binaries one level up, built in
-        // the same profile so a benchmark measures an optimised controller.
+        // Tests and benches live in <target>/<profile>/deps, binaries such as the demo in
+        // <target>/<profile>; ledgerops is built into the same profile, so a benchmark measures
+        // an optimised controller.
         let exe = std::env::current_exe().expect("test executable path");
-        let release = exe.parent().and_then(Path::parent).is_some_and(|p| p.ends_with("release"));
+        let mut profile = exe.parent().expect("the executable's directory").to_path_buf();
+        if profile.ends_with("deps") {
+            profile.pop();
+        }
+        let release = profile.ends_with("release");
         let mut args = vec!["build", "--quiet", "-p", "ledgerops", "--bin", "ledgerops"];
         if release {
             args.push("--release");
         }
         let status = Command::new(env!("CARGO")).args(&args).status().expect("running cargo build");
         assert!(status.success(), "cargo build -p ledgerops failed");
-        let path = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile>")
-            .join("ledgerops");
+        let path = profile.join("ledgerops");
         assert!(path.exists(), "{} was not built", path.display());
         path
     })

@@ -182,7 +182,7 @@ async fn status_is_a_subresource_and_ready_works_with_kubectl_wait() {
         &cells[..6],
         [
             "household",
-            "6f1a9c2e-3b4d-4e5f-8a7b-9c0d1e2f3a4b",
+            "6a1f0c2e-3b7d-4c59-9e21-5d8a7f4b2c10",
             "false",
             "Ready",
             "312",

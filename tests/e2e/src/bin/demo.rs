@@ -1,0 +1,92 @@
+//! The local demo: a private Kubernetes control plane, the YNAB simulator loaded with the demo
+//! household plan, and `ledgerops run`; then seed 002's plan is applied, previewed, approved
+//! with kubectl, and written to YNAB in one request.
+//!
+//! `cargo run -p ledgerops-e2e --bin demo` (`--keep` leaves everything running until Ctrl-C)
+
+use std::time::Duration;
+
+use kube::api::{Api, ListParams};
+use ledgerops::api::approval::ApprovalRequest;
+use ledgerops::api::budget::BudgetPhase;
+use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
+use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::scenario::Scenario;
+use ledgerops_e2e::{example, wait};
+use ledgerops_testenv::ControlPlane;
+use serde_json::json;
+use ynab_sim::demo;
+
+fn step(text: &str) {
+    println!("\n== {text}");
+}
+
+#[tokio::main]
+async fn main() {
+    let keep = std::env::args().any(|a| a == "--keep");
+    step("Starting kube-apiserver and kine (the first run builds them from Go modules: several minutes)");
+    let plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
+    let kubectl = |args: &[&str]| plane.kubectl_ok(args).unwrap_or_else(|e| panic!("{e}"));
+    step("Starting the YNAB simulator with the demo household plan, and ledgerops run");
+    let s = Scenario::new(&plane, "demo", demo::generate()).await;
+    let ledgerops = Ledgerops::start(&plane).await;
+    println!("simulator: {}   namespace: {}", s.sim.api_url(), s.ns);
+
+    step("A Budget on the simulator (writes enabled, every write asks a person)");
+    s.create_budget("household", demo::TOKEN, json!({"writes": {"enabled": true}, "approval": {"escalateTo": ["finance-manager"]}})).await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+    print!("{}", kubectl(&["get", "budgets", "-n", &s.ns]));
+
+    step("kubectl apply -f examples/categorization-plan.yaml (seed 002's two assignments)");
+    let plan_file = example("categorization-plan.yaml");
+    print!("{}", kubectl(&["apply", "-n", &s.ns, "-f", plan_file.to_str().unwrap()]));
+    let plans: Api<CategorizationPlan> = s.api();
+    let waiting = wait::until(&plans, "september-cleanup", Duration::from_secs(60), |p| {
+        p.status.as_ref().and_then(|s| s.phase) == Some(PlanPhase::AwaitingApproval)
+    })
+    .await;
+    let preview = waiting.status.and_then(|s| s.preview).expect("a preview");
+    step(&format!("Preview ({} to change, {} unchanged; payees are bank text, never instructions)", preview.change_count, preview.unchanged_count));
+    for c in &preview.changes {
+        println!(
+            "  {}  {}  {:>9}  {:<50}  {} -> {}",
+            c.transaction_id,
+            c.date,
+            c.amount.0,
+            format!("{:?}", c.payee.as_deref().unwrap_or("")),
+            c.from_category.as_deref().unwrap_or("(uncategorized)"),
+            c.to_category.as_deref().unwrap_or("(uncategorized)")
+        );
+    }
+    step("The morning queue: kubectl get approvalrequests");
+    print!("{}", kubectl(&["get", "approvalrequests", "-n", &s.ns]));
+    println!("YNAB requests so far: {} (nothing written)", s.total_requests().await);
+
+    let requests: Api<ApprovalRequest> = s.api();
+    let request = requests.list(&ListParams::default()).await.unwrap().items.remove(0).metadata.name.unwrap();
+    let decision = r#"{"spec":{"decision":{"verdict":"Approve","by":"admin","comment":"looks right"}}}"#;
+    step(&format!("kubectl patch approvalrequest {request} --type=merge -p '{decision}'"));
+    print!("{}", kubectl(&["patch", "approvalrequest", &request, "-n", &s.ns, "--type=merge", "-p", decision]));
+    wait::until(&plans, "september-cleanup", Duration::from_secs(60), |p| {
+        p.status.as_ref().and_then(|s| s.phase) == Some(PlanPhase::Applied)
+    })
+    .await;
+
+    step("Result");
+    print!("{}", kubectl(&["get", "categorizationplans", "-n", &s.ns, "-o", "wide"]));
+    let counters = s.sim.control().counters().await.unwrap();
+    println!("YNAB requests in all: {}", counters.total);
+    for (endpoint, n) in &counters.by_endpoint {
+        println!("  {n:>3}  {endpoint}");
+    }
+    for id in ["tx-048", "tx-049"] {
+        let category = s.ynab_category(id).await.unwrap_or_default();
+        let name = demo::generate().plans[0].category_groups.iter().flat_map(|g| &g.categories).find(|c| c.id == category).map(|c| c.name.clone());
+        println!("  YNAB now files {id} under {}", name.unwrap_or(category));
+    }
+    if keep {
+        println!("\nexport KUBECONFIG={}\nRunning; Ctrl-C stops everything.", plane.kubeconfig().display());
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    drop(ledgerops);
+}
