@@ -1,0 +1,66 @@
+//! CategorizationPlans: the latency from the approving `kubectl patch` to `Applied` (p50, p99
+//! over 100 plans applied one after another), and the YNAB requests one plan of 1, 100 and
+//! 1,000 assignments costs. Prints figures; asserts nothing about time.
+//!
+//! `cargo bench -p ledgerops-e2e --bench approval`
+
+use std::time::{Duration, Instant};
+
+use kube::api::{ListParams, Patch, PatchParams};
+use ledgerops::api::approval::ApprovalRequest;
+use ledgerops::api::budget::BudgetPhase;
+use ledgerops::api::plan::PlanPhase;
+use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::scenario::{Scenario, category, fixture_with};
+use ledgerops_testenv::ControlPlane;
+use serde_json::json;
+
+const PLANS: usize = 100;
+
+#[tokio::main]
+async fn main() {
+    let plane = ControlPlane::start().await.expect("control plane");
+    ledgerops_e2e::install_crds(&plane.client().await.expect("admin client")).await;
+    let _ledgerops = Ledgerops::start(&plane).await;
+
+    let s = Scenario::new(&plane, "latency", fixture_with(PLANS)).await;
+    s.sim.control().set_rate_limit(u32::MAX).await.unwrap();
+    s.create_budget("household", ynab_sim::demo::TOKEN, json!({"writes": {"enabled": true}, "requestsPerHour": 200})).await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+    let mut latencies = Vec::with_capacity(PLANS);
+    for i in 0..PLANS {
+        let plan = format!("plan-{i:03}");
+        let assignment = json!({"assignments": [{"transactionId": format!("load-{i:05}"), "categoryId": category("Groceries")}]});
+        s.create_plan(&plan, "household", assignment).await;
+        s.wait_plan(&plan, PlanPhase::AwaitingApproval).await;
+        let requests = s.api::<ApprovalRequest>().list(&ListParams::default()).await.unwrap().items;
+        let request = requests.iter().find(|r| r.spec.subject.name == plan).unwrap().metadata.name.clone().unwrap();
+        let approve = json!({"spec": {"decision": {"verdict": "Approve", "by": "admin"}}});
+        let start = Instant::now();
+        s.api::<ApprovalRequest>().patch(&request, &PatchParams::default(), &Patch::Merge(&approve)).await.unwrap();
+        s.wait_plan(&plan, PlanPhase::Applied).await;
+        latencies.push(start.elapsed());
+    }
+    latencies.sort();
+    let pick = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
+    println!("approve patch -> Applied over {PLANS} plans: p50 {:.0} ms, p99 {:.0} ms", ms(pick(0.50)), ms(pick(0.99)));
+
+    println!("\n| assignments | YNAB requests for the plan | of which PATCH |");
+    println!("|---:|---:|---:|");
+    for n in [1, 100, 1_000] {
+        let s = Scenario::new(&plane, &format!("size{n}"), fixture_with(n)).await;
+        s.sim.control().set_rate_limit(u32::MAX).await.unwrap();
+        s.create_budget("household", ynab_sim::demo::TOKEN, json!({"writes": {"enabled": true}, "approval": {"autoApproveBelow": "100000", "askOnNewPayee": false}})).await;
+        s.wait_budget("household", BudgetPhase::Ready).await;
+        s.sim.control().reset_counters().await.unwrap();
+        let assignments: Vec<_> = (0..n).map(|i| json!({"transactionId": format!("load-{i:05}"), "categoryId": category("Transport")})).collect();
+        s.create_plan("bulk", "household", json!({"assignments": assignments})).await;
+        s.wait_plan("bulk", PlanPhase::Applied).await;
+        let patches = s.requests(ledgerops_e2e::scenario::PATCH).await;
+        println!("| {n} | {} | {patches} |", s.total_requests().await);
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
