@@ -3,6 +3,7 @@
 // kube's repeated `printcolumn(...)` arguments look like duplicated attributes to clippy.
 #![allow(clippy::duplicated_attributes)]
 
+pub mod admission;
 pub mod agent_job;
 pub mod approval;
 pub mod budget;
