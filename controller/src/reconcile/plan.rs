@@ -182,7 +182,7 @@ async fn advance(plan: &CategorizationPlan, ctx: &Context, next: &mut Categoriza
         plan: plan.name_any(),
         budget: budget_name.clone(),
         applied_at: now.to_string(),
-        changes: approved.changes.iter().map(applied).collect(),
+        changes: approved.changes.iter().map(AppliedChange::from).collect(),
     };
     journal::record(&ctx.client, &namespace, &entry).await?;
     next.intent = None;
@@ -229,14 +229,6 @@ async fn preview(
     let known: HashSet<String> = policy::known_payees(mirror, &preview.changes);
     let decision = policy::decide(&preview.changes, &budget.spec.approval, &known);
     Ok(Ok((preview, decision)))
-}
-
-fn applied(change: &CategoryChange) -> AppliedChange {
-    AppliedChange {
-        transaction_id: change.transaction_id.clone(),
-        from_category_id: change.from_category_id.clone(),
-        to_category_id: change.to_category_id.clone(),
-    }
 }
 
 /// The write that moves one transaction as the preview shows, only if YNAB still shows its

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::preview::{PlanPreview, PlannedChange, Step, assemble};
+use super::preview::{PlanPreview, Step, assemble};
+use crate::api::common::CategoryChange;
 use crate::logic::mirror::Mirror;
 
 /// One transaction an applied plan moved, as journaled for its undo.
@@ -17,12 +18,12 @@ pub struct AppliedChange {
     pub to_category_id: Option<String>,
 }
 
-impl From<&PlannedChange> for AppliedChange {
-    fn from(planned: &PlannedChange) -> Self {
+impl From<&CategoryChange> for AppliedChange {
+    fn from(change: &CategoryChange) -> Self {
         Self {
-            transaction_id: planned.change.transaction_id.clone(),
-            from_category_id: planned.change.from_category_id.clone(),
-            to_category_id: planned.change.to_category_id.clone(),
+            transaction_id: change.transaction_id.clone(),
+            from_category_id: change.from_category_id.clone(),
+            to_category_id: change.to_category_id.clone(),
         }
     }
 }
@@ -80,7 +81,7 @@ mod tests {
             &m,
             DIGITS,
         );
-        let journal: Vec<AppliedChange> = plan.changes.iter().map(AppliedChange::from).collect();
+        let journal: Vec<AppliedChange> = plan.changes.iter().map(|c| AppliedChange::from(&c.change)).collect();
         for a in &journal {
             recategorise(&mut m, &a.transaction_id, a.to_category_id.as_deref());
         }
