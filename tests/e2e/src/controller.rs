@@ -15,7 +15,10 @@ pub fn binary() -> &'static Path {
         // <target>/<profile>; ledgerops is built into the same profile, so a benchmark measures
         // an optimised controller.
         let exe = std::env::current_exe().expect("test executable path");
-        let mut profile = exe.parent().expect("the executable's directory").to_path_buf();
+        let mut profile = exe
+            .parent()
+            .expect("the executable's directory")
+            .to_path_buf();
         if profile.ends_with("deps") {
             profile.pop();
         }
@@ -24,7 +27,10 @@ pub fn binary() -> &'static Path {
         if release {
             args.push("--release");
         }
-        let status = Command::new(env!("CARGO")).args(&args).status().expect("running cargo build");
+        let status = Command::new(env!("CARGO"))
+            .args(&args)
+            .status()
+            .expect("running cargo build");
         assert!(status.success(), "cargo build -p ledgerops failed");
         let path = profile.join("ledgerops");
         assert!(path.exists(), "{} was not built", path.display());
@@ -83,20 +89,7 @@ impl Ledgerops {
 
     /// Starts the controller against `plane` and waits until `/readyz` answers.
     pub async fn start(plane: &ControlPlane) -> Self {
-        let port = free_port().expect("a free port");
-        let log = plane.dir().join(format!("ledgerops-{port}.log"));
-        let mut cmd = Command::new(binary());
-        cmd.args(["run", "--listen", &format!("127.0.0.1:{port}")])
-            .env("KUBECONFIG", plane.kubeconfig())
-            .env("RUST_LOG", "info,ledgerops=debug,kube=warn");
-        let process = Guarded::spawn(cmd, &log).expect("starting ledgerops");
-        let me = Self {
-            process,
-            probe: format!("http://127.0.0.1:{port}"),
-            log,
-        };
-        me.wait_ready().await;
-        me
+        Self::start_with(plane, &[], &[]).await
     }
 
     /// One controller per test binary, for suites that share the control plane. Tests that kill
@@ -110,7 +103,8 @@ impl Ledgerops {
 
     /// Resident memory of the process, in KiB, from /proc.
     pub fn rss_kib(&self) -> Option<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.process.pid())).ok()?;
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.process.pid())).ok()?;
         let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
         line.split_whitespace().nth(1)?.parse().ok()
     }

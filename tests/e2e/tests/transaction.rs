@@ -21,6 +21,14 @@ async fn scenario(prefix: &str, extra: usize) -> Scenario {
     s
 }
 
+/// A scenario whose Budget writes without asking, synced and ready.
+async fn writing(prefix: &str, budget: serde_json::Value) -> Scenario {
+    let s = scenario(prefix, 0).await;
+    s.create_writing_budget("household", budget).await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+    s
+}
+
 fn reason(tx: &Transaction, type_: &str) -> (String, String, String) {
     let c = conditions::get(&tx.status.as_ref().unwrap().conditions, type_)
         .unwrap_or_else(|| panic!("no {type_} condition"));
@@ -100,9 +108,7 @@ async fn a_thousand_transactions_converge_with_as_few_requests_as_ten() {
 
 #[tokio::test]
 async fn an_out_of_band_recategorisation_is_reported_and_not_overwritten() {
-    let s = scenario("diverge", 0).await;
-    s.create_writing_budget("household", json!({})).await;
-    s.wait_budget("household", BudgetPhase::Ready).await;
+    let s = writing("diverge", json!({})).await;
     s.create_transaction(
         "bakery",
         "household",
@@ -167,9 +173,7 @@ async fn an_out_of_band_recategorisation_is_reported_and_not_overwritten() {
 
 #[tokio::test]
 async fn resolving_with_ours_writes_the_spec_once() {
-    let s = scenario("ours", 0).await;
-    s.create_writing_budget("household", json!({})).await;
-    s.wait_budget("household", BudgetPhase::Ready).await;
+    let s = writing("ours", json!({})).await;
     s.create_transaction(
         "rail",
         "household",
@@ -203,9 +207,7 @@ async fn resolving_with_ours_writes_the_spec_once() {
 
 #[tokio::test]
 async fn a_reconciled_transaction_is_blocked_and_not_written() {
-    let s = scenario("reconciled", 0).await;
-    s.create_writing_budget("household", json!({})).await;
-    s.wait_budget("household", BudgetPhase::Ready).await;
+    let s = writing("reconciled", json!({})).await;
     s.create_transaction(
         "old",
         "household",
@@ -325,9 +327,7 @@ async fn a_read_only_budget_shows_what_would_change() {
 
 #[tokio::test]
 async fn server_errors_in_a_batch_are_retried_and_nothing_is_lost() {
-    let s = scenario("faults", 0).await;
-    s.create_writing_budget("household", json!({})).await;
-    s.wait_budget("household", BudgetPhase::Ready).await;
+    let s = writing("faults", json!({})).await;
     let only_patch = RequestMatch {
         method: Some("PATCH".into()),
         path: None,
@@ -368,9 +368,7 @@ async fn server_errors_in_a_batch_are_retried_and_nothing_is_lost() {
 
 #[tokio::test]
 async fn a_429_mid_batch_is_waited_out_and_nothing_is_lost() {
-    let s = scenario("toomany", 0).await;
-    s.create_writing_budget("household", json!({})).await;
-    s.wait_budget("household", BudgetPhase::Ready).await;
+    let s = writing("toomany", json!({})).await;
     let only_patch = RequestMatch {
         method: Some("PATCH".into()),
         path: None,
