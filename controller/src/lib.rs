@@ -13,5 +13,5 @@ pub mod reconcile;
 pub mod registry;
 pub mod run;
 pub mod webhook;
-pub mod ynab;
 pub mod writer;
+pub mod ynab;

@@ -58,6 +58,9 @@ pub struct Evolved {
 pub struct JobStore {
     client: kube::Client,
     namespace: String,
+    /// Serialises this process's allocations, so that its own receivers do not make each other
+    /// retry; the resourceVersion precondition still guards against other writers.
+    allocating: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 fn is_status(e: &kube::Error, code: u16) -> bool {
@@ -69,6 +72,7 @@ impl JobStore {
         Self {
             client,
             namespace: namespace.into(),
+            allocating: Default::default(),
         }
     }
 
@@ -129,6 +133,7 @@ impl JobStore {
     /// resourceVersion precondition so that two receivers never get the same number.
     pub async fn allocate_sequence(&self) -> Result<i64, StoreError> {
         let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.namespace);
+        let _serial = self.allocating.lock().await;
         for _ in 0..1000 {
             let Some(mut cm) = api.get_opt(SEQUENCE_CONFIGMAP).await? else {
                 let cm = ConfigMap {

@@ -29,7 +29,9 @@ pub struct Entry {
 pub enum JournalError {
     #[error("journal ConfigMap {name}: {source}")]
     Kube { name: String, source: kube::Error },
-    #[error("journal ConfigMap {name} does not hold a journal entry ({reason}): restore it from a backup or delete it")]
+    #[error(
+        "journal ConfigMap {name} does not hold a journal entry ({reason}): restore it from a backup or delete it"
+    )]
     Corrupt { name: String, reason: String },
 }
 
@@ -38,7 +40,11 @@ fn name_of(operation_id: &str) -> String {
 }
 
 /// Records `entry`. Recording the same operation again is harmless.
-pub async fn record(client: &kube::Client, namespace: &str, entry: &Entry) -> Result<(), JournalError> {
+pub async fn record(
+    client: &kube::Client,
+    namespace: &str,
+    entry: &Entry,
+) -> Result<(), JournalError> {
     let name = name_of(&entry.operation_id);
     let json = serde_json::to_string_pretty(entry).expect("an entry always serializes");
     let map: ConfigMap = serde_json::from_value(serde_json::json!({
@@ -46,7 +52,10 @@ pub async fn record(client: &kube::Client, namespace: &str, entry: &Entry) -> Re
         "data": {"entry.json": json}
     }))
     .expect("a valid ConfigMap");
-    match Api::<ConfigMap>::namespaced(client.clone(), namespace).create(&PostParams::default(), &map).await {
+    match Api::<ConfigMap>::namespaced(client.clone(), namespace)
+        .create(&PostParams::default(), &map)
+        .await
+    {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(e)) if e.code == 409 => Ok(()),
         Err(source) => Err(JournalError::Kube { name, source }),
@@ -54,19 +63,36 @@ pub async fn record(client: &kube::Client, namespace: &str, entry: &Entry) -> Re
 }
 
 /// The latest entry recorded for `plan`, if it was ever applied.
-pub async fn latest_for(client: &kube::Client, namespace: &str, plan: &str) -> Result<Option<Entry>, JournalError> {
+pub async fn latest_for(
+    client: &kube::Client,
+    namespace: &str,
+    plan: &str,
+) -> Result<Option<Entry>, JournalError> {
     let api = Api::<ConfigMap>::namespaced(client.clone(), namespace);
     let selector = format!("{JOURNAL_LABEL}=true,{PLAN_LABEL}={plan}");
     let maps = api
         .list(&ListParams::default().labels(&selector))
         .await
-        .map_err(|source| JournalError::Kube { name: format!("(label {selector})"), source })?;
+        .map_err(|source| JournalError::Kube {
+            name: format!("(label {selector})"),
+            source,
+        })?;
     let mut entries = Vec::new();
     for map in maps.items {
         let name = map.metadata.name.clone().unwrap_or_default();
-        let text = map.data.as_ref().and_then(|d| d.get("entry.json")).cloned().unwrap_or_default();
-        let entry: Entry = serde_json::from_str(&text).map_err(|e| JournalError::Corrupt { name, reason: e.to_string() })?;
+        let text = map
+            .data
+            .as_ref()
+            .and_then(|d| d.get("entry.json"))
+            .cloned()
+            .unwrap_or_default();
+        let entry: Entry = serde_json::from_str(&text).map_err(|e| JournalError::Corrupt {
+            name,
+            reason: e.to_string(),
+        })?;
         entries.push(entry);
     }
-    Ok(entries.into_iter().max_by(|a, b| a.applied_at.cmp(&b.applied_at)))
+    Ok(entries
+        .into_iter()
+        .max_by(|a, b| a.applied_at.cmp(&b.applied_at)))
 }

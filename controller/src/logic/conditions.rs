@@ -102,10 +102,17 @@ pub fn set_flags(
     generation: Option<i64>,
     now: Timestamp,
 ) -> Vec<Condition> {
-    flags.iter().fold(current.to_vec(), |c, (type_, on)| match on {
-        Some((reason, message)) => set(&c, Observed::new(type_, true, reason, *message), generation, now),
-        None => remove(&c, type_),
-    })
+    flags
+        .iter()
+        .fold(current.to_vec(), |c, (type_, on)| match on {
+            Some((reason, message)) => set(
+                &c,
+                Observed::new(type_, true, reason, *message),
+                generation,
+                now,
+            ),
+            None => remove(&c, type_),
+        })
 }
 
 /// The condition of `type_`, if present.

@@ -202,7 +202,12 @@ pub fn precommit(current: &EndState, target: &EndState, expect: &Expect) -> Prec
 /// landed (YNAB shows its target) → adopt; not landed (YNAB still shows where it started) →
 /// write; anything else → someone changed the record since. `None` when the intent no longer
 /// applies because the target changed meanwhile.
-pub fn settle_intent(current: &EndState, target: &EndState, intent_target: &str, intent_from: Option<&str>) -> Option<Precommit> {
+pub fn settle_intent(
+    current: &EndState,
+    target: &EndState,
+    intent_target: &str,
+    intent_from: Option<&str>,
+) -> Option<Precommit> {
     if target.hash() != intent_target {
         return None;
     }
@@ -476,14 +481,37 @@ mod tests {
 
     #[test]
     fn an_interrupted_write_is_settled_by_what_ynab_shows() {
-        let before = EndState { allocation: Some(Allocation::Uncategorized), ..EndState::default() };
+        let before = EndState {
+            allocation: Some(Allocation::Uncategorized),
+            ..EndState::default()
+        };
         let target = cat("groceries");
         let (t, from) = (target.hash(), before.hash());
-        assert_eq!(settle_intent(&target, &target, &t, Some(&from)), Some(Precommit::AlreadyTarget), "landed");
-        assert_eq!(settle_intent(&before, &target, &t, Some(&from)), Some(Precommit::Write), "not landed");
-        assert_eq!(settle_intent(&cat("dining"), &target, &t, Some(&from)), Some(Precommit::Diverged), "changed since");
-        assert_eq!(settle_intent(&cat("dining"), &target, &t, None), Some(Precommit::Write), "no recorded start");
-        assert_eq!(settle_intent(&before, &cat("transport"), &t, Some(&from)), None, "the spec changed since");
+        assert_eq!(
+            settle_intent(&target, &target, &t, Some(&from)),
+            Some(Precommit::AlreadyTarget),
+            "landed"
+        );
+        assert_eq!(
+            settle_intent(&before, &target, &t, Some(&from)),
+            Some(Precommit::Write),
+            "not landed"
+        );
+        assert_eq!(
+            settle_intent(&cat("dining"), &target, &t, Some(&from)),
+            Some(Precommit::Diverged),
+            "changed since"
+        );
+        assert_eq!(
+            settle_intent(&cat("dining"), &target, &t, None),
+            Some(Precommit::Write),
+            "no recorded start"
+        );
+        assert_eq!(
+            settle_intent(&before, &cat("transport"), &t, Some(&from)),
+            None,
+            "the spec changed since"
+        );
     }
 
     #[test]

@@ -17,7 +17,11 @@ pub enum PlanVerdict {
     /// Waiting for a person on an ApprovalRequest.
     AwaitingApproval(String),
     /// A policy forbids it, or a person rejected it, or nobody answered in time.
-    Blocked { phase: PlanPhase, reason: &'static str, message: String },
+    Blocked {
+        phase: PlanPhase,
+        reason: &'static str,
+        message: String,
+    },
     /// Approved, but the Budget does not allow writes.
     ReadOnly(String),
     /// The write is in flight, or failed and is retried.
@@ -35,16 +39,42 @@ pub const BLOCKED: &str = "Blocked";
 pub const INTERRUPTED: &str = "Interrupted";
 
 /// Sets phase and conditions on `status`.
-pub fn apply(status: &mut CategorizationPlanStatus, verdict: &PlanVerdict, generation: Option<i64>, now: Timestamp) {
+pub fn apply(
+    status: &mut CategorizationPlanStatus,
+    verdict: &PlanVerdict,
+    generation: Option<i64>,
+    now: Timestamp,
+) {
     let (phase, ready, reason, message): (PlanPhase, bool, &'static str, String) = match verdict {
         PlanVerdict::Pending(m) => (PlanPhase::Pending, false, "Pending", m.clone()),
         PlanVerdict::Invalid(m) => (PlanPhase::Invalid, false, "Invalid", m.clone()),
-        PlanVerdict::NothingToDo => (PlanPhase::NothingToDo, true, "NothingToDo", "Every assignment already holds in YNAB".into()),
-        PlanVerdict::AwaitingApproval(m) => (PlanPhase::AwaitingApproval, false, "AwaitingApproval", m.clone()),
-        PlanVerdict::Blocked { phase, reason, message } => (*phase, false, reason, message.clone()),
+        PlanVerdict::NothingToDo => (
+            PlanPhase::NothingToDo,
+            true,
+            "NothingToDo",
+            "Every assignment already holds in YNAB".into(),
+        ),
+        PlanVerdict::AwaitingApproval(m) => (
+            PlanPhase::AwaitingApproval,
+            false,
+            "AwaitingApproval",
+            m.clone(),
+        ),
+        PlanVerdict::Blocked {
+            phase,
+            reason,
+            message,
+        } => (*phase, false, reason, message.clone()),
         PlanVerdict::ReadOnly(m) => (PlanPhase::ReadOnly, false, "WritesDisabled", m.clone()),
-        PlanVerdict::Applying { interrupted: None } => (PlanPhase::Applying, false, "Applying", "Writing the approved changes to YNAB".into()),
-        PlanVerdict::Applying { interrupted: Some(m) } => (PlanPhase::Applying, false, "Interrupted", m.clone()),
+        PlanVerdict::Applying { interrupted: None } => (
+            PlanPhase::Applying,
+            false,
+            "Applying",
+            "Writing the approved changes to YNAB".into(),
+        ),
+        PlanVerdict::Applying {
+            interrupted: Some(m),
+        } => (PlanPhase::Applying, false, "Interrupted", m.clone()),
         PlanVerdict::Applied(m) => (PlanPhase::Applied, true, "Applied", m.clone()),
         PlanVerdict::Failed(m) => (PlanPhase::Failed, false, "Failed", m.clone()),
     };
@@ -52,13 +82,32 @@ pub fn apply(status: &mut CategorizationPlanStatus, verdict: &PlanVerdict, gener
         PlanVerdict::Invalid(m) => Observed::new(VALID, false, "Invalid", m.clone()),
         _ => Observed::new(VALID, true, "Valid", "Every assignment can be applied"),
     };
-    let mut c = conditions::set(&status.conditions, Observed::new(READY, ready, reason, message.clone()), generation, now);
+    let mut c = conditions::set(
+        &status.conditions,
+        Observed::new(READY, ready, reason, message.clone()),
+        generation,
+        now,
+    );
     c = conditions::set(&c, valid, generation, now);
-    let blocked = matches!(verdict, PlanVerdict::Blocked { .. }).then_some((reason, message.as_str()));
+    let blocked =
+        matches!(verdict, PlanVerdict::Blocked { .. }).then_some((reason, message.as_str()));
     let flags = [
-        (AWAITING_APPROVAL, matches!(verdict, PlanVerdict::AwaitingApproval(_)).then_some(("ApprovalRequested", message.as_str()))),
+        (
+            AWAITING_APPROVAL,
+            matches!(verdict, PlanVerdict::AwaitingApproval(_))
+                .then_some(("ApprovalRequested", message.as_str())),
+        ),
         (BLOCKED, blocked),
-        (INTERRUPTED, matches!(verdict, PlanVerdict::Applying { interrupted: Some(_) }).then_some(("OutcomeUnknown", message.as_str()))),
+        (
+            INTERRUPTED,
+            matches!(
+                verdict,
+                PlanVerdict::Applying {
+                    interrupted: Some(_)
+                }
+            )
+            .then_some(("OutcomeUnknown", message.as_str())),
+        ),
     ];
     status.conditions = conditions::set_flags(&c, &flags, generation, now);
     status.phase = Some(phase);
@@ -76,30 +125,87 @@ mod tests {
     #[test]
     fn phases_and_conditions_follow_the_verdict() {
         let cases = [
-            (PlanVerdict::Pending("p".into()), PlanPhase::Pending, "False", None),
-            (PlanVerdict::Invalid("Transaction tx-1 is assigned twice".into()), PlanPhase::Invalid, "False", None),
-            (PlanVerdict::NothingToDo, PlanPhase::NothingToDo, "True", None),
-            (PlanVerdict::AwaitingApproval("ask".into()), PlanPhase::AwaitingApproval, "False", Some(AWAITING_APPROVAL)),
             (
-                PlanVerdict::Blocked { phase: PlanPhase::Rejected, reason: "Rejected", message: "no".into() },
+                PlanVerdict::Pending("p".into()),
+                PlanPhase::Pending,
+                "False",
+                None,
+            ),
+            (
+                PlanVerdict::Invalid("Transaction tx-1 is assigned twice".into()),
+                PlanPhase::Invalid,
+                "False",
+                None,
+            ),
+            (
+                PlanVerdict::NothingToDo,
+                PlanPhase::NothingToDo,
+                "True",
+                None,
+            ),
+            (
+                PlanVerdict::AwaitingApproval("ask".into()),
+                PlanPhase::AwaitingApproval,
+                "False",
+                Some(AWAITING_APPROVAL),
+            ),
+            (
+                PlanVerdict::Blocked {
+                    phase: PlanPhase::Rejected,
+                    reason: "Rejected",
+                    message: "no".into(),
+                },
                 PlanPhase::Rejected,
                 "False",
                 Some(BLOCKED),
             ),
-            (PlanVerdict::ReadOnly("ro".into()), PlanPhase::ReadOnly, "False", None),
-            (PlanVerdict::Applying { interrupted: Some("lost".into()) }, PlanPhase::Applying, "False", Some(INTERRUPTED)),
-            (PlanVerdict::Applied("op-1".into()), PlanPhase::Applied, "True", None),
-            (PlanVerdict::Failed("f".into()), PlanPhase::Failed, "False", None),
+            (
+                PlanVerdict::ReadOnly("ro".into()),
+                PlanPhase::ReadOnly,
+                "False",
+                None,
+            ),
+            (
+                PlanVerdict::Applying {
+                    interrupted: Some("lost".into()),
+                },
+                PlanPhase::Applying,
+                "False",
+                Some(INTERRUPTED),
+            ),
+            (
+                PlanVerdict::Applied("op-1".into()),
+                PlanPhase::Applied,
+                "True",
+                None,
+            ),
+            (
+                PlanVerdict::Failed("f".into()),
+                PlanPhase::Failed,
+                "False",
+                None,
+            ),
         ];
         for (verdict, phase, ready, flag) in cases {
             let mut s = CategorizationPlanStatus::default();
             apply(&mut s, &verdict, Some(4), at(0));
             assert_eq!(s.phase, Some(phase), "{verdict:?}");
-            assert_eq!(conditions::get(&s.conditions, READY).unwrap().status, ready, "{verdict:?}");
+            assert_eq!(
+                conditions::get(&s.conditions, READY).unwrap().status,
+                ready,
+                "{verdict:?}"
+            );
             let valid = conditions::get(&s.conditions, VALID).unwrap();
-            assert_eq!(valid.status == "False", matches!(verdict, PlanVerdict::Invalid(_)));
+            assert_eq!(
+                valid.status == "False",
+                matches!(verdict, PlanVerdict::Invalid(_))
+            );
             for type_ in [AWAITING_APPROVAL, BLOCKED, INTERRUPTED] {
-                assert_eq!(conditions::get(&s.conditions, type_).is_some(), flag == Some(type_), "{verdict:?} {type_}");
+                assert_eq!(
+                    conditions::get(&s.conditions, type_).is_some(),
+                    flag == Some(type_),
+                    "{verdict:?} {type_}"
+                );
             }
         }
     }

@@ -127,10 +127,26 @@ pub fn apply(
         c = conditions::set(&c, observed, generation, now);
     }
     let flags = [
-        (DIVERGED, matches!(verdict, Verdict::Diverged(_)).then_some(("EditedInYnab", ready_message.as_str()))),
-        (BLOCKED, matches!(verdict, Verdict::Blocked { .. }).then_some((ready_reason, ready_message.as_str()))),
-        (AWAITING_APPROVAL, matches!(verdict, Verdict::AwaitingApproval(_)).then_some(("ApprovalRequested", ready_message.as_str()))),
-        (INTERRUPTED, matches!(verdict, Verdict::Interrupted(_)).then_some(("OutcomeUnknown", ready_message.as_str()))),
+        (
+            DIVERGED,
+            matches!(verdict, Verdict::Diverged(_))
+                .then_some(("EditedInYnab", ready_message.as_str())),
+        ),
+        (
+            BLOCKED,
+            matches!(verdict, Verdict::Blocked { .. })
+                .then_some((ready_reason, ready_message.as_str())),
+        ),
+        (
+            AWAITING_APPROVAL,
+            matches!(verdict, Verdict::AwaitingApproval(_))
+                .then_some(("ApprovalRequested", ready_message.as_str())),
+        ),
+        (
+            INTERRUPTED,
+            matches!(verdict, Verdict::Interrupted(_))
+                .then_some(("OutcomeUnknown", ready_message.as_str())),
+        ),
     ];
     let c = conditions::set_flags(&c, &flags, generation, now);
     status.conditions = c;

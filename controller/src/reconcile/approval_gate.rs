@@ -8,7 +8,8 @@ use kube::{Resource, ResourceExt};
 
 use super::{Context, Error};
 use crate::api::approval::{
-    ApprovalPhase, ApprovalRequest, ApprovalRequestSpec, Decision, Subject, SubjectKind, Verdict as Answer,
+    ApprovalPhase, ApprovalRequest, ApprovalRequestSpec, Decision, Subject, SubjectKind,
+    Verdict as Answer,
 };
 use crate::api::budget::Budget;
 use crate::api::common::LocalRef;
@@ -60,10 +61,18 @@ where
     let uid = ask.subject.meta().uid.clone().unwrap_or_default();
     let existing = objects::approval_requests_for(&ctx.client, &namespace, &uid).await?;
     // Requests for an earlier preview no longer hold: mark them, so nobody approves the old one.
-    for old in existing.iter().filter(|r| r.spec.preview_hash != ask.hash && r.spec.decision.is_none()) {
+    for old in existing
+        .iter()
+        .filter(|r| r.spec.preview_hash != ask.hash && r.spec.decision.is_none())
+    {
         let previous = old.status.clone().unwrap_or_default();
         if previous.phase != Some(ApprovalPhase::Stale) {
-            status::apply(&ctx.client, old, &approval_status::stale(&previous, old.metadata.generation, now)).await?;
+            status::apply(
+                &ctx.client,
+                old,
+                &approval_status::stale(&previous, old.metadata.generation, now),
+            )
+            .await?;
         }
     }
     let request = match existing

@@ -14,10 +14,10 @@ use kube::runtime::reflector::Store;
 
 use crate::api::budget::Budget;
 use crate::k8s::events::Events;
-use crate::metrics::Metrics;
-use crate::registry::Registry;
 use crate::logic::duration;
+use crate::metrics::Metrics;
 use crate::mirror_sync::MirrorKey;
+use crate::registry::Registry;
 use crate::writer::{Destination, Writer};
 use crate::ynab::client::YnabClient;
 
@@ -37,16 +37,23 @@ impl Context {
     pub fn destination(&self, namespace: &str, budget: &Budget) -> Option<Destination> {
         let spec = &budget.spec;
         let token = self.registry.token(namespace, &budget.name_any())?;
-        let window = self.registry.window(&spec.api_url, &token, spec.requests_per_hour);
+        let window = self
+            .registry
+            .window(&spec.api_url, &token, spec.requests_per_hour);
         let client = YnabClient::new(&spec.api_url, token, window, self.metrics.clone()).ok()?;
         Some(Destination {
             client,
             plan_id: spec.plan_id.clone(),
             mirror: self.registry.mirror(namespace, &budget.name_any()),
             closed_through: spec.closed_through.clone(),
-            window: duration::parse(&spec.writes.batch_window.0).unwrap_or(Duration::from_millis(200)),
+            window: duration::parse(&spec.writes.batch_window.0)
+                .unwrap_or(Duration::from_millis(200)),
             max_batch: spec.writes.max_batch_size as usize,
-            key: MirrorKey { namespace: namespace.to_owned(), budget: budget.name_any(), registry: self.registry.clone() },
+            key: MirrorKey {
+                namespace: namespace.to_owned(),
+                budget: budget.name_any(),
+                registry: self.registry.clone(),
+            },
         })
     }
 }

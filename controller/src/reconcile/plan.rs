@@ -40,14 +40,28 @@ pub async fn run(ctx: Arc<Context>) {
         .default_backoff()
         .reflect(writer)
         .applied_objects()
-        .predicate_filter(predicates::generation.combine(predicates::annotations), Default::default());
+        .predicate_filter(
+            predicates::generation.combine(predicates::annotations),
+            Default::default(),
+        );
     let changed = changed_in_ynab(ctx.registry.subscribe(), reader.clone());
     let plans = reader.clone();
     Controller::for_stream(stream, reader)
-        .owns(Api::<ApprovalRequest>::all(ctx.client.clone()), watcher::Config::default())
-        .watches(Api::<Budget>::all(ctx.client.clone()), watcher::Config::default(), move |budget| {
-            open_plans(&plans, budget.namespace().as_deref().unwrap_or_default(), &budget.name_any())
-        })
+        .owns(
+            Api::<ApprovalRequest>::all(ctx.client.clone()),
+            watcher::Config::default(),
+        )
+        .watches(
+            Api::<Budget>::all(ctx.client.clone()),
+            watcher::Config::default(),
+            move |budget| {
+                open_plans(
+                    &plans,
+                    budget.namespace().as_deref().unwrap_or_default(),
+                    &budget.name_any(),
+                )
+            },
+        )
         .reconcile_on(changed)
         .shutdown_on_signal()
         .run(reconcile, error_policy, ctx)
@@ -60,7 +74,11 @@ pub async fn run(ctx: Arc<Context>) {
 }
 
 /// Plans of a Budget not applied yet: their previews depend on YNAB's state.
-fn open_plans(plans: &Store<CategorizationPlan>, namespace: &str, budget: &str) -> Vec<ObjectRef<CategorizationPlan>> {
+fn open_plans(
+    plans: &Store<CategorizationPlan>,
+    namespace: &str,
+    budget: &str,
+) -> Vec<ObjectRef<CategorizationPlan>> {
     plans
         .state()
         .iter()
@@ -77,33 +95,60 @@ fn changed_in_ynab(
     BroadcastStream::new(changes).flat_map(move |change| {
         let refs = match change {
             Ok(c) => open_plans(&plans, &c.namespace, &c.budget),
-            Err(_) => plans.state().iter().map(|p| ObjectRef::from_obj(p.as_ref())).collect(),
+            Err(_) => plans
+                .state()
+                .iter()
+                .map(|p| ObjectRef::from_obj(p.as_ref()))
+                .collect(),
         };
         futures::stream::iter(refs)
     })
 }
 
 async fn reconcile(plan: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result<Action, Error> {
-    ctx.metrics.reconciles.get_or_create(&KindLabels { kind: "CategorizationPlan" }).inc();
+    ctx.metrics
+        .reconciles
+        .get_or_create(&KindLabels {
+            kind: "CategorizationPlan",
+        })
+        .inc();
     let mut next = plan.status.clone().unwrap_or_default();
     let (verdict, requeue) = advance(&plan, &ctx, &mut next).await?;
-    plan_status::apply(&mut next, &verdict, plan.metadata.generation, Timestamp::now());
+    plan_status::apply(
+        &mut next,
+        &verdict,
+        plan.metadata.generation,
+        Timestamp::now(),
+    );
     if plan.status.as_ref() != Some(&next) {
         status::apply(&ctx.client, plan.as_ref(), &next).await?;
     }
     Ok(requeue)
 }
 
-async fn advance(plan: &CategorizationPlan, ctx: &Context, next: &mut CategorizationPlanStatus) -> Result<(PlanVerdict, Action), Error> {
+async fn advance(
+    plan: &CategorizationPlan,
+    ctx: &Context,
+    next: &mut CategorizationPlanStatus,
+) -> Result<(PlanVerdict, Action), Error> {
     if next.phase == Some(PlanPhase::Applied) {
         let message = applied_message(plan, next.operation_id.as_deref().unwrap_or_default());
         return Ok((PlanVerdict::Applied(message), Action::await_change()));
     }
     let namespace = plan.namespace().unwrap_or_default();
     let budget_name = &plan.spec.budget_ref.name;
-    let Some(budget) = ctx.budgets.get(&ObjectRef::new(budget_name).within(&namespace)).map(|b| (*b).clone()) else {
-        let message = format!("Budget {budget_name} does not exist in namespace {namespace}: create it, or fix spec.budgetRef");
-        return Ok((PlanVerdict::Invalid(message), Action::requeue(Duration::from_secs(60))));
+    let Some(budget) = ctx
+        .budgets
+        .get(&ObjectRef::new(budget_name).within(&namespace))
+        .map(|b| (*b).clone())
+    else {
+        let message = format!(
+            "Budget {budget_name} does not exist in namespace {namespace}: create it, or fix spec.budgetRef"
+        );
+        return Ok((
+            PlanVerdict::Invalid(message),
+            Action::requeue(Duration::from_secs(60)),
+        ));
     };
     let now = Timestamp::now();
     // An apply cut off by a restart carries on with the preview that was approved: YNAB may
@@ -146,36 +191,83 @@ async fn advance(plan: &CategorizationPlan, ctx: &Context, next: &mut Categoriza
         return Ok((PlanVerdict::ReadOnly(message), Action::await_change()));
     }
     let Some(destination) = ctx.destination(&namespace, &budget) else {
-        return Ok((PlanVerdict::Pending(format!("Waiting for Budget {budget_name} to sync with YNAB")), Action::requeue(Duration::from_secs(30))));
+        return Ok((
+            PlanVerdict::Pending(format!(
+                "Waiting for Budget {budget_name} to sync with YNAB"
+            )),
+            Action::requeue(Duration::from_secs(30)),
+        ));
     };
     let attempt = match &next.intent {
         Some(intent) => intent.attempt_id.clone(),
-        None => format!("{}-{}", plan.meta().uid.as_deref().unwrap_or("local"), now.as_millisecond()),
+        None => format!(
+            "{}-{}",
+            plan.meta().uid.as_deref().unwrap_or("local"),
+            now.as_millisecond()
+        ),
     };
-    next.intent = Some(WriteIntent { attempt_id: attempt.clone(), target_hash: approved.hash.clone(), from_hash: None, started_at: Time(now) });
+    next.intent = Some(WriteIntent {
+        attempt_id: attempt.clone(),
+        target_hash: approved.hash.clone(),
+        from_hash: None,
+        started_at: Time(now),
+    });
     let mut applying = next.clone();
-    plan_status::apply(&mut applying, &PlanVerdict::Applying { interrupted: None }, plan.metadata.generation, now);
+    plan_status::apply(
+        &mut applying,
+        &PlanVerdict::Applying { interrupted: None },
+        plan.metadata.generation,
+        now,
+    );
     status::apply(&ctx.client, plan, &applying).await?;
 
     let items = approved.changes.iter().map(write_item).collect();
-    let submission = Submission { items, all_or_nothing: true };
-    let outcomes = match ctx.writer.submit((namespace.clone(), budget_name.clone()), destination, submission).await {
+    let submission = Submission {
+        items,
+        all_or_nothing: true,
+    };
+    let outcomes = match ctx
+        .writer
+        .submit(
+            (namespace.clone(), budget_name.clone()),
+            destination,
+            submission,
+        )
+        .await
+    {
         Ok(outcomes) => outcomes,
         Err(e) => vec![Outcome::NotLanded(e.to_string())],
     };
-    if let Some(Outcome::NotLanded(why)) = outcomes.iter().find(|o| matches!(o, Outcome::NotLanded(_))) {
-        let message = format!("The bulk write did not land ({why}); ledgerops tries again with the same approval");
-        return Ok((PlanVerdict::Applying { interrupted: Some(message) }, Action::requeue(Duration::from_secs(30))));
+    if let Some(Outcome::NotLanded(why)) =
+        outcomes.iter().find(|o| matches!(o, Outcome::NotLanded(_)))
+    {
+        let message = format!(
+            "The bulk write did not land ({why}); ledgerops tries again with the same approval"
+        );
+        return Ok((
+            PlanVerdict::Applying {
+                interrupted: Some(message),
+            },
+            Action::requeue(Duration::from_secs(30)),
+        ));
     }
     if outcomes.contains(&Outcome::Mismatch) {
         next.intent = None;
         return Ok((PlanVerdict::Failed("YNAB accepted the write but shows other categories afterwards: check the transactions in YNAB".into()), Action::await_change()));
     }
-    if !outcomes.iter().all(|o| matches!(o, Outcome::Written | Outcome::AlreadyTarget | Outcome::NoChange)) {
+    if !outcomes.iter().all(|o| {
+        matches!(
+            o,
+            Outcome::Written | Outcome::AlreadyTarget | Outcome::NoChange
+        )
+    }) {
         // YNAB changed under the preview: nothing was written; preview and ask again.
         next.intent = None;
         let message = "The plan changed between the preview and the answer: nothing was written, a new preview and request follow";
-        return Ok((PlanVerdict::Pending(message.into()), Action::requeue(Duration::from_secs(1))));
+        return Ok((
+            PlanVerdict::Pending(message.into()),
+            Action::requeue(Duration::from_secs(1)),
+        ));
     }
     let entry = journal::Entry {
         operation_id: attempt.clone(),
@@ -188,7 +280,10 @@ async fn advance(plan: &CategorizationPlan, ctx: &Context, next: &mut Categoriza
     next.intent = None;
     next.operation_id = Some(attempt.clone());
     next.applied_at = Some(Time(Timestamp::now()));
-    Ok((PlanVerdict::Applied(applied_message(plan, &attempt)), Action::await_change()))
+    Ok((
+        PlanVerdict::Applied(applied_message(plan, &attempt)),
+        Action::await_change(),
+    ))
 }
 
 /// The preview and the policy's decision, or the verdict when the plan cannot be previewed.
@@ -202,7 +297,9 @@ async fn preview(
         Some(of) => match journal::latest_for(&ctx.client, namespace, of).await? {
             Some(entry) => Some(entry),
             None => {
-                let message = format!("Plan {of} has no journal entry in namespace {namespace}: it was never applied, so there is nothing to undo");
+                let message = format!(
+                    "Plan {of} has no journal entry in namespace {namespace}: it was never applied, so there is nothing to undo"
+                );
                 return Ok(Err(PlanVerdict::Invalid(message)));
             }
         },
@@ -212,19 +309,30 @@ async fn preview(
     let slot = slot.read().await;
     let mirror = &slot.mirror;
     if mirror.server_knowledge == 0 || slot.source.0 != budget.spec.plan_id {
-        return Ok(Err(PlanVerdict::Pending(format!("Waiting for Budget {} to sync with YNAB", budget.name_any()))));
+        return Ok(Err(PlanVerdict::Pending(format!(
+            "Waiting for Budget {} to sync with YNAB",
+            budget.name_any()
+        ))));
     }
     let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
     let preview = match (&undo, &plan.spec.assignments) {
         (Some(entry), _) => plan::undo_preview(&entry.changes, mirror, digits),
         (None, Some(assignments)) => {
             if let Err(errors) = plan::validate(assignments, mirror) {
-                let message = errors.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ");
+                let message = errors
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 return Ok(Err(PlanVerdict::Invalid(message)));
             }
             plan::preview(assignments, mirror, digits)
         }
-        (None, None) => return Ok(Err(PlanVerdict::Invalid("Set spec.assignments or spec.undoOf".into()))),
+        (None, None) => {
+            return Ok(Err(PlanVerdict::Invalid(
+                "Set spec.assignments or spec.undoOf".into(),
+            )));
+        }
     };
     let known: HashSet<String> = policy::known_payees(mirror, &preview.changes);
     let decision = policy::decide(&preview.changes, &budget.spec.approval, &known);
@@ -235,8 +343,13 @@ async fn preview(
 /// "before".
 fn write_item(change: &CategoryChange) -> WriteItem {
     let allocation = |id: &Option<String>| {
-        let a = id.clone().map_or(Allocation::Uncategorized, Allocation::Category);
-        EndState { allocation: Some(a), ..EndState::default() }
+        let a = id
+            .clone()
+            .map_or(Allocation::Uncategorized, Allocation::Category);
+        EndState {
+            allocation: Some(a),
+            ..EndState::default()
+        }
     };
     WriteItem {
         transaction_id: change.transaction_id.clone(),
@@ -248,24 +361,59 @@ fn write_item(change: &CategoryChange) -> WriteItem {
 fn waiting(verdict: Verdict) -> PlanVerdict {
     match verdict {
         Verdict::AwaitingApproval(m) => PlanVerdict::AwaitingApproval(m),
-        Verdict::Blocked { reason: "Rejected", message } => PlanVerdict::Blocked { phase: PlanPhase::Rejected, reason: "Rejected", message },
-        Verdict::Blocked { reason: "Expired", message } => PlanVerdict::Blocked { phase: PlanPhase::Expired, reason: "Expired", message },
-        Verdict::Blocked { reason, message } => PlanVerdict::Blocked { phase: PlanPhase::Blocked, reason, message },
+        Verdict::Blocked {
+            reason: "Rejected",
+            message,
+        } => PlanVerdict::Blocked {
+            phase: PlanPhase::Rejected,
+            reason: "Rejected",
+            message,
+        },
+        Verdict::Blocked {
+            reason: "Expired",
+            message,
+        } => PlanVerdict::Blocked {
+            phase: PlanPhase::Expired,
+            reason: "Expired",
+            message,
+        },
+        Verdict::Blocked { reason, message } => PlanVerdict::Blocked {
+            phase: PlanPhase::Blocked,
+            reason,
+            message,
+        },
         other => PlanVerdict::Pending(format!("{other:?}")),
     }
 }
 
 fn summary(changes: &[PlannedChange]) -> String {
-    let total: i64 = changes.iter().filter_map(|c| crate::logic::money::parse_decimal(&c.change.amount.0).ok()).map(i64::abs).sum();
-    format!("{} transactions to recategorise, {} in total", changes.len(), crate::logic::money::to_decimal(total, 2))
+    let total: i64 = changes
+        .iter()
+        .filter_map(|c| crate::logic::money::parse_decimal(&c.change.amount.0).ok())
+        .map(i64::abs)
+        .sum();
+    format!(
+        "{} transactions to recategorise, {} in total",
+        changes.len(),
+        crate::logic::money::to_decimal(total, 2)
+    )
 }
 
 fn applied_message(plan: &CategorizationPlan, operation: &str) -> String {
-    format!("Applied as operation {operation}; to revert it, apply a CategorizationPlan with spec.undoOf: {}", plan.name_any())
+    format!(
+        "Applied as operation {operation}; to revert it, apply a CategorizationPlan with spec.undoOf: {}",
+        plan.name_any()
+    )
 }
 
 fn error_policy(_plan: Arc<CategorizationPlan>, error: &Error, ctx: Arc<Context>) -> Action {
-    ctx.metrics.reconcile_errors.get_or_create(&ErrorLabels { kind: "CategorizationPlan", reason: error.reason() }).inc();
+    ctx.metrics
+        .reconcile_errors
+        .get_or_create(&ErrorLabels {
+            kind: "CategorizationPlan",
+            reason: error.reason(),
+        })
+        .inc();
     tracing::warn!(%error, "CategorizationPlan reconcile failed");
     Action::requeue(Duration::from_secs(15))
 }

@@ -175,19 +175,42 @@ async fn converge_one(
         _ => Expect::Prior(prior),
     };
     // A person's resolution overrides what an interrupted write would settle to.
-    let settled = next.intent.as_ref().filter(|_| resolution.is_none()).and_then(|i| {
-        converge::settle_intent(&facts.current, &facts.target, &i.target_hash, i.from_hash.as_deref())
-    });
-    let decision = settled.unwrap_or_else(|| converge::precommit(&facts.current, &facts.target, &expect));
+    let settled = next
+        .intent
+        .as_ref()
+        .filter(|_| resolution.is_none())
+        .and_then(|i| {
+            converge::settle_intent(
+                &facts.current,
+                &facts.target,
+                &i.target_hash,
+                i.from_hash.as_deref(),
+            )
+        });
+    let decision =
+        settled.unwrap_or_else(|| converge::precommit(&facts.current, &facts.target, &expect));
     if let (Some(intent), Some(decision)) = (&next.intent, settled) {
         // A write an earlier run started and never recorded the outcome of: YNAB says how it ended.
         let how = match decision {
-            Precommit::AlreadyTarget | Precommit::NoChange => "it had landed: adopted, not written again",
+            Precommit::AlreadyTarget | Precommit::NoChange => {
+                "it had landed: adopted, not written again"
+            }
             Precommit::Write => "it had not landed: writing it now",
             Precommit::Diverged => "someone changed the transaction since: nothing is written",
         };
-        let note = format!("Write {} was interrupted before its outcome was recorded; YNAB shows {how}", intent.attempt_id);
-        ctx.events.publish(tx, decision == Precommit::Diverged, "InterruptedWriteSettled", "Settle", note).await;
+        let note = format!(
+            "Write {} was interrupted before its outcome was recorded; YNAB shows {how}",
+            intent.attempt_id
+        );
+        ctx.events
+            .publish(
+                tx,
+                decision == Precommit::Diverged,
+                "InterruptedWriteSettled",
+                "Settle",
+                note,
+            )
+            .await;
     }
     match decision {
         Precommit::Diverged if resolution.as_deref() == Some("theirs") => {

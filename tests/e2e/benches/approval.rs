@@ -25,7 +25,12 @@ async fn main() {
 
     let s = Scenario::new(&plane, "latency", fixture_with(PLANS)).await;
     s.sim.control().set_rate_limit(u32::MAX).await.unwrap();
-    s.create_budget("household", ynab_sim::demo::TOKEN, json!({"writes": {"enabled": true}, "requestsPerHour": 200})).await;
+    s.create_budget(
+        "household",
+        ynab_sim::demo::TOKEN,
+        json!({"writes": {"enabled": true}, "requestsPerHour": 200}),
+    )
+    .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
     let mut latencies = Vec::with_capacity(PLANS);
     for i in 0..PLANS {
@@ -33,17 +38,36 @@ async fn main() {
         let assignment = json!({"assignments": [{"transactionId": format!("load-{i:05}"), "categoryId": category("Groceries")}]});
         s.create_plan(&plan, "household", assignment).await;
         s.wait_plan(&plan, PlanPhase::AwaitingApproval).await;
-        let requests = s.api::<ApprovalRequest>().list(&ListParams::default()).await.unwrap().items;
-        let request = requests.iter().find(|r| r.spec.subject.name == plan).unwrap().metadata.name.clone().unwrap();
+        let requests = s
+            .api::<ApprovalRequest>()
+            .list(&ListParams::default())
+            .await
+            .unwrap()
+            .items;
+        let request = requests
+            .iter()
+            .find(|r| r.spec.subject.name == plan)
+            .unwrap()
+            .metadata
+            .name
+            .clone()
+            .unwrap();
         let approve = json!({"spec": {"decision": {"verdict": "Approve", "by": "admin"}}});
         let start = Instant::now();
-        s.api::<ApprovalRequest>().patch(&request, &PatchParams::default(), &Patch::Merge(&approve)).await.unwrap();
+        s.api::<ApprovalRequest>()
+            .patch(&request, &PatchParams::default(), &Patch::Merge(&approve))
+            .await
+            .unwrap();
         s.wait_plan(&plan, PlanPhase::Applied).await;
         latencies.push(start.elapsed());
     }
     latencies.sort();
     let pick = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
-    println!("approve patch -> Applied over {PLANS} plans: p50 {:.0} ms, p99 {:.0} ms", ms(pick(0.50)), ms(pick(0.99)));
+    println!(
+        "approve patch -> Applied over {PLANS} plans: p50 {:.0} ms, p99 {:.0} ms",
+        ms(pick(0.50)),
+        ms(pick(0.99))
+    );
 
     println!("\n| assignments | YNAB requests for the plan | of which PATCH |");
     println!("|---:|---:|---:|");
@@ -54,7 +78,8 @@ async fn main() {
         s.wait_budget("household", BudgetPhase::Ready).await;
         s.sim.control().reset_counters().await.unwrap();
         let assignments: Vec<_> = (0..n).map(|i| json!({"transactionId": format!("load-{i:05}"), "categoryId": category("Transport")})).collect();
-        s.create_plan("bulk", "household", json!({"assignments": assignments})).await;
+        s.create_plan("bulk", "household", json!({"assignments": assignments}))
+            .await;
         s.wait_plan("bulk", PlanPhase::Applied).await;
         let patches = s.requests(ledgerops_e2e::scenario::PATCH).await;
         println!("| {n} | {} | {patches} |", s.total_requests().await);

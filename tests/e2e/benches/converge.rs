@@ -20,11 +20,16 @@ use ynab_sim::demo;
 
 #[tokio::main]
 async fn main() {
-    let max: usize = std::env::var("CONVERGE_MAX").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let max: usize = std::env::var("CONVERGE_MAX")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
     let plane = ControlPlane::start().await.expect("control plane");
     ledgerops_e2e::install_crds(&plane.client().await.expect("admin client")).await;
     let ledgerops = Ledgerops::start(&plane).await;
-    println!("| N | ledgerops requests | ledgerops wall time | baseline requests | baseline wall time | request ratio |");
+    println!(
+        "| N | ledgerops requests | ledgerops wall time | baseline requests | baseline wall time | request ratio |"
+    );
     println!("|---:|---:|---:|---:|---:|---:|");
     for n in [10, 100, 1_000, 10_000].into_iter().filter(|n| *n <= max) {
         let (requests, took) = ledgerops_run(&plane, n).await;
@@ -37,14 +42,21 @@ async fn main() {
         );
     }
     if let Some(rss) = ledgerops.rss_kib() {
-        println!("\ncontroller RSS after N = {max}: {:.1} MiB", rss as f64 / 1024.0);
+        println!(
+            "\ncontroller RSS after N = {max}: {:.1} MiB",
+            rss as f64 / 1024.0
+        );
     }
 }
 
 async fn ledgerops_run(plane: &ControlPlane, n: usize) -> (u64, Duration) {
     let s = Scenario::new(plane, &format!("bench{n}"), fixture_with(n)).await;
     s.sim.control().set_rate_limit(u32::MAX).await.unwrap();
-    s.create_writing_budget("household", json!({"writes": {"batchWindow": "2s"}, "requestsPerHour": 200})).await;
+    s.create_writing_budget(
+        "household",
+        json!({"writes": {"batchWindow": "2s"}, "requestsPerHour": 200}),
+    )
+    .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
     s.sim.control().reset_counters().await.unwrap();
     let start = Instant::now();
@@ -54,14 +66,21 @@ async fn ledgerops_run(plane: &ControlPlane, n: usize) -> (u64, Duration) {
             let (s, groceries) = (&s, groceries.clone());
             async move {
                 let name = format!("load-{i:05}");
-                s.create_transaction(&name, "household", &name, json!({"categoryId": groceries})).await;
+                s.create_transaction(&name, "household", &name, json!({"categoryId": groceries}))
+                    .await;
             }
         })
         .await;
     let api = s.api::<Transaction>();
     loop {
         let list = api.list(&ListParams::default()).await.unwrap();
-        let done = list.items.iter().filter(|t| t.status.as_ref().and_then(|s| s.phase) == Some(TransactionPhase::Converged)).count();
+        let done = list
+            .items
+            .iter()
+            .filter(|t| {
+                t.status.as_ref().and_then(|s| s.phase) == Some(TransactionPhase::Converged)
+            })
+            .count();
         if done == n {
             break;
         }
@@ -89,8 +108,18 @@ async fn baseline(n: usize) -> (u64, Duration) {
         let get = || http.get(&url).bearer_auth(demo::TOKEN).send();
         get().await.unwrap().error_for_status().unwrap();
         let body = json!({"transaction": {"category_id": groceries}});
-        http.put(&url).bearer_auth(demo::TOKEN).json(&body).send().await.unwrap().error_for_status().unwrap();
+        http.put(&url)
+            .bearer_auth(demo::TOKEN)
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+            .error_for_status()
+            .unwrap();
         get().await.unwrap().error_for_status().unwrap();
     }
-    (sim.control().counters().await.unwrap().total, start.elapsed())
+    (
+        sim.control().counters().await.unwrap().total,
+        start.elapsed(),
+    )
 }

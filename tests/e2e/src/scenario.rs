@@ -107,11 +107,17 @@ impl Scenario {
             "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan", "metadata": {"name": name}, "spec": full
         }))
         .unwrap();
-        self.api::<CategorizationPlan>().create(&PostParams::default(), &plan).await.unwrap();
+        self.api::<CategorizationPlan>()
+            .create(&PostParams::default(), &plan)
+            .await
+            .unwrap();
     }
 
     pub async fn wait_plan(&self, name: &str, phase: PlanPhase) -> CategorizationPlan {
-        wait::until(&self.api::<CategorizationPlan>(), name, WAIT, |p| p.status.as_ref().and_then(|s| s.phase) == Some(phase)).await
+        wait::until(&self.api::<CategorizationPlan>(), name, WAIT, |p| {
+            p.status.as_ref().and_then(|s| s.phase) == Some(phase)
+        })
+        .await
     }
 
     pub async fn wait_transaction(&self, name: &str, phase: TransactionPhase) -> Transaction {

@@ -24,14 +24,24 @@ fn name(i: usize) -> String {
 async fn until(what: &str, limit: Duration, mut check: impl AsyncFnMut() -> bool) {
     let start = Instant::now();
     while !check().await {
-        assert!(start.elapsed() < limit, "{what} did not happen within {limit:?}");
+        assert!(
+            start.elapsed() < limit,
+            "{what} did not happen within {limit:?}"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 
 async fn phases(s: &Scenario) -> Vec<Option<TransactionPhase>> {
-    let list = s.api::<Transaction>().list(&ListParams::default()).await.unwrap();
-    list.items.iter().map(|t| t.status.as_ref().and_then(|s| s.phase)).collect()
+    let list = s
+        .api::<Transaction>()
+        .list(&ListParams::default())
+        .await
+        .unwrap();
+    list.items
+        .iter()
+        .map(|t| t.status.as_ref().and_then(|s| s.phase))
+        .collect()
 }
 
 #[tokio::test]
@@ -43,46 +53,114 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
     s.wait_budget("household", BudgetPhase::Ready).await;
 
     // The next bulk update lands in YNAB, but its answer is held back for a minute.
-    let only_patch = RequestMatch { method: Some("PATCH".into()), path: None };
-    s.sim.control().drop_after_write(&DropFault { count: 1, hold_ms: 60_000, only: only_patch }).await.unwrap();
+    let only_patch = RequestMatch {
+        method: Some("PATCH".into()),
+        path: None,
+    };
+    s.sim
+        .control()
+        .drop_after_write(&DropFault {
+            count: 1,
+            hold_ms: 60_000,
+            only: only_patch,
+        })
+        .await
+        .unwrap();
     for i in 0..N {
-        s.create_transaction(&name(i), "household", &name(i), json!({"categoryId": category("Groceries")})).await;
+        s.create_transaction(
+            &name(i),
+            "household",
+            &name(i),
+            json!({"categoryId": category("Groceries")}),
+        )
+        .await;
     }
-    until("the bulk update", Duration::from_secs(60), async || s.requests(PATCH).await == 1).await;
-    for i in [0, N - 1] {
-        assert_eq!(s.ynab_category(&name(i)).await, Some(category("Groceries")), "the write landed");
-    }
-    until("every intent recorded", Duration::from_secs(30), async || {
-        phases(&s).await.iter().all(|p| *p == Some(TransactionPhase::Writing))
+    until("the bulk update", Duration::from_secs(60), async || {
+        s.requests(PATCH).await == 1
     })
+    .await;
+    for i in [0, N - 1] {
+        assert_eq!(
+            s.ynab_category(&name(i)).await,
+            Some(category("Groceries")),
+            "the write landed"
+        );
+    }
+    until(
+        "every intent recorded",
+        Duration::from_secs(30),
+        async || {
+            phases(&s)
+                .await
+                .iter()
+                .all(|p| *p == Some(TransactionPhase::Writing))
+        },
+    )
     .await;
 
     // kill -9 while the controller still waits for the answer; meanwhile someone recategorises one.
     drop(ledgerops);
     let edit = json!({"category_id": category("Restaurants")});
-    s.sim.control().edit(demo::PLAN_ID, RecordKind::Transaction, &name(7), &edit).await.unwrap();
+    s.sim
+        .control()
+        .edit(demo::PLAN_ID, RecordKind::Transaction, &name(7), &edit)
+        .await
+        .unwrap();
     let _restarted = Ledgerops::start(&plane).await;
 
-    until("every transaction settled", Duration::from_secs(60), async || {
-        phases(&s).await.iter().all(|p| matches!(p, Some(TransactionPhase::Converged | TransactionPhase::Diverged)))
-    })
+    until(
+        "every transaction settled",
+        Duration::from_secs(60),
+        async || {
+            phases(&s).await.iter().all(|p| {
+                matches!(
+                    p,
+                    Some(TransactionPhase::Converged | TransactionPhase::Diverged)
+                )
+            })
+        },
+    )
     .await;
-    assert_eq!(s.requests(PATCH).await, 1, "no second PATCH for records that landed");
-    let txs = s.api::<Transaction>().list(&ListParams::default()).await.unwrap().items;
+    assert_eq!(
+        s.requests(PATCH).await,
+        1,
+        "no second PATCH for records that landed"
+    );
+    let txs = s
+        .api::<Transaction>()
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items;
     for t in &txs {
         let status = t.status.as_ref().unwrap();
         let id = &t.spec.transaction_id;
         if *id == name(7) {
-            assert_eq!(status.phase, Some(TransactionPhase::Diverged), "the edit made during the crash is reported");
+            assert_eq!(
+                status.phase,
+                Some(TransactionPhase::Diverged),
+                "the edit made during the crash is reported"
+            );
         } else {
             assert_eq!(status.phase, Some(TransactionPhase::Converged), "{id}");
             assert!(status.intent.is_none(), "{id} still has an intent");
             assert!(status.applied.is_some(), "{id} records what it adopted");
         }
     }
-    assert_eq!(s.ynab_category(&name(7)).await, Some(category("Restaurants")), "the edit is not overwritten");
-    let events = Api::<Event>::namespaced(s.client.clone(), &s.ns).list(&ListParams::default()).await.unwrap();
-    let settled = events.items.iter().filter(|e| e.reason.as_deref() == Some("InterruptedWriteSettled")).count();
+    assert_eq!(
+        s.ynab_category(&name(7)).await,
+        Some(category("Restaurants")),
+        "the edit is not overwritten"
+    );
+    let events = Api::<Event>::namespaced(s.client.clone(), &s.ns)
+        .list(&ListParams::default())
+        .await
+        .unwrap();
+    let settled = events
+        .items
+        .iter()
+        .filter(|e| e.reason.as_deref() == Some("InterruptedWriteSettled"))
+        .count();
     assert_eq!(settled, N, "one Event per interrupted write");
 }
 
@@ -97,18 +175,38 @@ async fn a_write_cut_off_before_it_went_out_is_written_once_after_restart() {
     // Every request now hangs: the batch's fresh read never returns, so no PATCH goes out.
     s.sim.control().set_latency(120_000).await.unwrap();
     for i in 0..N {
-        s.create_transaction(&name(i), "household", &name(i), json!({"categoryId": category("Groceries")})).await;
+        s.create_transaction(
+            &name(i),
+            "household",
+            &name(i),
+            json!({"categoryId": category("Groceries")}),
+        )
+        .await;
     }
-    until("every intent recorded", Duration::from_secs(30), async || {
-        phases(&s).await.iter().all(|p| *p == Some(TransactionPhase::Writing))
-    })
+    until(
+        "every intent recorded",
+        Duration::from_secs(30),
+        async || {
+            phases(&s)
+                .await
+                .iter()
+                .all(|p| *p == Some(TransactionPhase::Writing))
+        },
+    )
     .await;
     drop(ledgerops);
     s.sim.control().set_latency(0).await.unwrap();
     let _restarted = Ledgerops::start(&plane).await;
-    until("every transaction converged", Duration::from_secs(60), async || {
-        phases(&s).await.iter().all(|p| *p == Some(TransactionPhase::Converged))
-    })
+    until(
+        "every transaction converged",
+        Duration::from_secs(60),
+        async || {
+            phases(&s)
+                .await
+                .iter()
+                .all(|p| *p == Some(TransactionPhase::Converged))
+        },
+    )
     .await;
     assert_eq!(s.requests(PATCH).await, 1, "written exactly once");
     for i in 0..N {
@@ -123,17 +221,41 @@ async fn a_plan_killed_mid_apply_is_applied_once_after_restart() {
     let ledgerops = Ledgerops::start(&plane).await;
     s.create_writing_budget("household", json!({})).await;
     s.wait_budget("household", BudgetPhase::Ready).await;
-    let only_patch = RequestMatch { method: Some("PATCH".into()), path: None };
-    s.sim.control().drop_after_write(&DropFault { count: 1, hold_ms: 60_000, only: only_patch }).await.unwrap();
-    let assignments: Vec<_> = (0..N).map(|i| json!({"transactionId": name(i), "categoryId": category("Transport")})).collect();
-    s.create_plan("bulk", "household", json!({"assignments": assignments})).await;
-    until("the bulk update", Duration::from_secs(60), async || s.requests(PATCH).await == 1).await;
+    let only_patch = RequestMatch {
+        method: Some("PATCH".into()),
+        path: None,
+    };
+    s.sim
+        .control()
+        .drop_after_write(&DropFault {
+            count: 1,
+            hold_ms: 60_000,
+            only: only_patch,
+        })
+        .await
+        .unwrap();
+    let assignments: Vec<_> = (0..N)
+        .map(|i| json!({"transactionId": name(i), "categoryId": category("Transport")}))
+        .collect();
+    s.create_plan("bulk", "household", json!({"assignments": assignments}))
+        .await;
+    until("the bulk update", Duration::from_secs(60), async || {
+        s.requests(PATCH).await == 1
+    })
+    .await;
     drop(ledgerops);
     let _restarted = Ledgerops::start(&plane).await;
     let applied = s.wait_plan("bulk", PlanPhase::Applied).await;
-    assert_eq!(s.requests(PATCH).await, 1, "the landed bulk update is not sent again");
+    assert_eq!(
+        s.requests(PATCH).await,
+        1,
+        "the landed bulk update is not sent again"
+    );
     let operation = applied.status.unwrap().operation_id.unwrap();
-    s.api::<k8s_openapi::api::core::v1::ConfigMap>().get(&format!("ledgerops-journal-{operation}")).await.expect("journaled");
+    s.api::<k8s_openapi::api::core::v1::ConfigMap>()
+        .get(&format!("ledgerops-journal-{operation}"))
+        .await
+        .expect("journaled");
     for i in [0, N - 1] {
         assert_eq!(s.ynab_category(&name(i)).await, Some(category("Transport")));
     }

@@ -35,23 +35,38 @@ fn seed_002() -> Value {
 
 /// The ApprovalRequests of the namespace, oldest first.
 async fn requests(s: &Scenario) -> Vec<ApprovalRequest> {
-    let mut items = s.api::<ApprovalRequest>().list(&ListParams::default()).await.unwrap().items;
+    let mut items = s
+        .api::<ApprovalRequest>()
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items;
     items.sort_by_key(|r| r.metadata.creation_timestamp.clone().map(|t| t.0));
     items
 }
 
 async fn decide(s: &Scenario, request: &str, verdict: &str, comment: &str) {
-    let patch = json!({"spec": {"decision": {"verdict": verdict, "by": "admin", "comment": comment}}});
-    s.api::<ApprovalRequest>().patch(request, &PatchParams::default(), &Patch::Merge(&patch)).await.unwrap();
+    let patch =
+        json!({"spec": {"decision": {"verdict": verdict, "by": "admin", "comment": comment}}});
+    s.api::<ApprovalRequest>()
+        .patch(request, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap();
 }
 
 fn message(plan: &CategorizationPlan, type_: &str) -> String {
-    conditions::get(&plan.status.as_ref().unwrap().conditions, type_).map(|c| c.message.clone()).unwrap_or_default()
+    conditions::get(&plan.status.as_ref().unwrap().conditions, type_)
+        .map(|c| c.message.clone())
+        .unwrap_or_default()
 }
 
 #[tokio::test]
 async fn seed_002_is_previewed_approved_applied_in_one_request_and_undone() {
-    let s = scenario("seed002", json!({"writes": {"enabled": true}, "approval": {"escalateTo": ["finance-manager"]}})).await;
+    let s = scenario(
+        "seed002",
+        json!({"writes": {"enabled": true}, "approval": {"escalateTo": ["finance-manager"]}}),
+    )
+    .await;
     s.create_plan("september", "household", seed_002()).await;
     let waiting = s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let preview = waiting.status.as_ref().unwrap().preview.clone().unwrap();
@@ -59,45 +74,109 @@ async fn seed_002_is_previewed_approved_applied_in_one_request_and_undone() {
     let bakery = &preview.changes[0];
     assert_eq!(bakery.transaction_id, "tx-048");
     assert_eq!(bakery.amount.0, "-8.40");
-    assert_eq!(bakery.payee.as_deref(), Some("CB BOULANGERIE DU PORT FACT 160926 525130******1"));
-    assert_eq!((bakery.from_category_id.as_deref(), bakery.to_category.as_deref()), (None, Some("Groceries")));
+    assert_eq!(
+        bakery.payee.as_deref(),
+        Some("CB BOULANGERIE DU PORT FACT 160926 525130******1")
+    );
+    assert_eq!(
+        (
+            bakery.from_category_id.as_deref(),
+            bakery.to_category.as_deref()
+        ),
+        (None, Some("Groceries"))
+    );
     assert_eq!(preview.changes[1].amount.0, "-45.00");
 
     let pending = requests(&s).await;
     assert_eq!(pending.len(), 1);
     let request = pending[0].metadata.name.clone().unwrap();
     assert_eq!(pending[0].spec.preview_hash, preview.hash);
-    wait::until(&s.api::<ApprovalRequest>(), &request, Duration::from_secs(30), |r| {
-        r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Pending)
-    })
+    wait::until(
+        &s.api::<ApprovalRequest>(),
+        &request,
+        Duration::from_secs(30),
+        |r| r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Pending),
+    )
     .await;
     // The morning queue shows it.
-    let queue = ControlPlane::shared().kubectl_ok(&["get", "approvalrequests", "-n", &s.ns]).unwrap();
-    assert!(queue.contains("Pending") && queue.contains("2 transactions to recategorise"), "{queue}");
-    assert_eq!(s.requests(PATCH).await, 0, "nothing written before approval");
+    let queue = ControlPlane::shared()
+        .kubectl_ok(&["get", "approvalrequests", "-n", &s.ns])
+        .unwrap();
+    assert!(
+        queue.contains("Pending") && queue.contains("2 transactions to recategorise"),
+        "{queue}"
+    );
+    assert_eq!(
+        s.requests(PATCH).await,
+        0,
+        "nothing written before approval"
+    );
 
     ControlPlane::shared()
         .kubectl_ok(&[
-            "patch", "approvalrequest", &request, "-n", &s.ns, "--type=merge", "-p",
+            "patch",
+            "approvalrequest",
+            &request,
+            "-n",
+            &s.ns,
+            "--type=merge",
+            "-p",
             r#"{"spec":{"decision":{"verdict":"Approve","by":"admin","comment":"fine"}}}"#,
         ])
         .unwrap();
     let applied = s.wait_plan("september", PlanPhase::Applied).await;
-    let operation = applied.status.as_ref().unwrap().operation_id.clone().unwrap();
-    assert_eq!(s.requests(PATCH).await, 1, "one bulk request for the whole plan");
+    let operation = applied
+        .status
+        .as_ref()
+        .unwrap()
+        .operation_id
+        .clone()
+        .unwrap();
+    assert_eq!(
+        s.requests(PATCH).await,
+        1,
+        "one bulk request for the whole plan"
+    );
     assert_eq!(s.ynab_category("tx-048").await, Some(category("Groceries")));
     assert_eq!(s.ynab_category("tx-049").await, Some(category("Transport")));
-    let journal = s.api::<ConfigMap>().get(&format!("ledgerops-journal-{operation}")).await.expect("journal entry");
-    assert!(journal.metadata.owner_references.is_none(), "the journal outlives the plan");
+    let journal = s
+        .api::<ConfigMap>()
+        .get(&format!("ledgerops-journal-{operation}"))
+        .await
+        .expect("journal entry");
+    assert!(
+        journal.metadata.owner_references.is_none(),
+        "the journal outlives the plan"
+    );
 
     // Deleting the plan keeps the journal: undo still works.
-    s.api::<CategorizationPlan>().delete("september", &Default::default()).await.unwrap();
-    s.create_plan("undo-september", "household", json!({"undoOf": "september"})).await;
-    let undo = s.wait_plan("undo-september", PlanPhase::AwaitingApproval).await;
+    s.api::<CategorizationPlan>()
+        .delete("september", &Default::default())
+        .await
+        .unwrap();
+    s.create_plan(
+        "undo-september",
+        "household",
+        json!({"undoOf": "september"}),
+    )
+    .await;
+    let undo = s
+        .wait_plan("undo-september", PlanPhase::AwaitingApproval)
+        .await;
     let reverts = undo.status.unwrap().preview.unwrap();
     assert_eq!((reverts.change_count, reverts.conflicts.len()), (2, 0));
-    let request = requests(&s).await.into_iter().find(|r| r.spec.subject.name == "undo-september").unwrap();
-    decide(&s, &request.metadata.name.unwrap(), "Approve", "put them back").await;
+    let request = requests(&s)
+        .await
+        .into_iter()
+        .find(|r| r.spec.subject.name == "undo-september")
+        .unwrap();
+    decide(
+        &s,
+        &request.metadata.name.unwrap(),
+        "Approve",
+        "put them back",
+    )
+    .await;
     s.wait_plan("undo-september", PlanPhase::Applied).await;
     assert_eq!(s.requests(PATCH).await, 2);
     assert_eq!(s.ynab_category("tx-048").await, None);
@@ -134,7 +213,10 @@ async fn every_validation_error_is_reported_and_nothing_is_asked() {
     ] {
         assert!(text.contains(expected), "missing {expected:?} in {text}");
     }
-    assert!(requests(&s).await.is_empty(), "an invalid plan asks nothing");
+    assert!(
+        requests(&s).await.is_empty(),
+        "an invalid plan asks nothing"
+    );
     assert_eq!(s.requests(PATCH).await, 0);
 }
 
@@ -156,13 +238,30 @@ async fn an_unanswered_request_expires_and_escalates() {
     s.create_plan("september", "household", seed_002()).await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let request = requests(&s).await[0].metadata.name.clone().unwrap();
-    wait::until(&s.api::<ApprovalRequest>(), &request, Duration::from_secs(30), |r| {
-        r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Expired)
-    })
+    wait::until(
+        &s.api::<ApprovalRequest>(),
+        &request,
+        Duration::from_secs(30),
+        |r| r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Expired),
+    )
     .await;
-    let events = s.api::<Event>().list(&ListParams::default()).await.unwrap().items;
-    let escalation = events.iter().find(|e| e.reason.as_deref() == Some("Escalated")).expect("an escalation Event");
-    assert!(escalation.note.as_deref().unwrap_or_default().contains("finance-manager"));
+    let events = s
+        .api::<Event>()
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items;
+    let escalation = events
+        .iter()
+        .find(|e| e.reason.as_deref() == Some("Escalated"))
+        .expect("an escalation Event");
+    assert!(
+        escalation
+            .note
+            .as_deref()
+            .unwrap_or_default()
+            .contains("finance-manager")
+    );
     // The plan follows its request.
     s.wait_plan("september", PlanPhase::Expired).await;
     assert_eq!(s.requests(PATCH).await, 0);
@@ -172,22 +271,45 @@ async fn an_unanswered_request_expires_and_escalates() {
 async fn an_edit_in_ynab_between_preview_and_answer_makes_the_request_stale() {
     let s = scenario("stale", json!({"writes": {"enabled": true}})).await;
     s.create_plan("september", "household", seed_002()).await;
-    let first = s.wait_plan("september", PlanPhase::AwaitingApproval).await.status.unwrap().preview.unwrap().hash;
+    let first = s
+        .wait_plan("september", PlanPhase::AwaitingApproval)
+        .await
+        .status
+        .unwrap()
+        .preview
+        .unwrap()
+        .hash;
     let old = requests(&s).await[0].metadata.name.clone().unwrap();
 
     // Someone categorises the bakery in the app; the next sync changes the preview.
     let edit = json!({"category_id": category("Restaurants")});
-    s.sim.control().edit(demo::PLAN_ID, RecordKind::Transaction, "tx-048", &edit).await.unwrap();
-    s.annotate::<Budget>("household", "ledgerops.dev/sync-requested-at", "1").await;
-    let stale = wait::until(&s.api::<ApprovalRequest>(), &old, Duration::from_secs(30), |r| {
-        r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Stale)
-    })
+    s.sim
+        .control()
+        .edit(demo::PLAN_ID, RecordKind::Transaction, "tx-048", &edit)
+        .await
+        .unwrap();
+    s.annotate::<Budget>("household", "ledgerops.dev/sync-requested-at", "1")
+        .await;
+    let stale = wait::until(
+        &s.api::<ApprovalRequest>(),
+        &old,
+        Duration::from_secs(30),
+        |r| r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Stale),
+    )
     .await;
-    assert!(conditions::get(&stale.status.unwrap().conditions, "Ready").unwrap().message.contains("The plan changed between the preview and the answer"));
+    assert!(
+        conditions::get(&stale.status.unwrap().conditions, "Ready")
+            .unwrap()
+            .message
+            .contains("The plan changed between the preview and the answer")
+    );
     let all = requests(&s).await;
     assert_eq!(all.len(), 2, "a new request follows");
     let fresh = all.iter().find(|r| r.spec.preview_hash != first).unwrap();
-    assert_eq!(fresh.spec.changes[0].from_category.as_deref(), Some("Restaurants"));
+    assert_eq!(
+        fresh.spec.changes[0].from_category.as_deref(),
+        Some("Restaurants")
+    );
     // Approving the stale request applies nothing.
     decide(&s, &old, "Approve", "too late").await;
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -202,7 +324,13 @@ async fn a_read_only_budget_previews_and_asks_but_never_applies() {
     let s = scenario("readonly", json!({})).await;
     s.create_plan("september", "household", seed_002()).await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
-    decide(&s, &requests(&s).await[0].metadata.name.clone().unwrap(), "Approve", "ok").await;
+    decide(
+        &s,
+        &requests(&s).await[0].metadata.name.clone().unwrap(),
+        "Approve",
+        "ok",
+    )
+    .await;
     let read_only = s.wait_plan("september", PlanPhase::ReadOnly).await;
     assert!(message(&read_only, "Ready").contains("spec.writes.enabled"));
     assert_eq!(s.requests(PATCH).await, 0);

@@ -179,6 +179,103 @@ mod tests {
         }
     }
 
+    fn mirror() -> Mirror {
+        let mut m = Mirror::default();
+        for (id, name, hidden) in [
+            ("groc", "Groceries", false),
+            ("fuel", "Fuel", false),
+            ("old", "Old", true),
+        ] {
+            let c: crate::ynab::model::Category = serde_json::from_value(serde_json::json!({
+                "id": id, "category_group_id": "g", "name": name, "hidden": hidden,
+                "internal": false, "budgeted": 0, "activity": 0, "balance": 0, "deleted": false
+            }))
+            .unwrap();
+            m.categories.insert(id.into(), c);
+        }
+        let tx = |id: &str, date: &str, payee: &str, cat: Option<&str>, transfer: bool| {
+            let t: crate::ynab::model::TransactionSummary =
+                serde_json::from_value(serde_json::json!({
+                    "id": id, "date": date, "amount": -12340, "cleared": "cleared",
+                    "approved": true, "account_id": "a", "import_payee_name": payee,
+                    "category_id": cat, "deleted": false,
+                    "transfer_account_id": if transfer { Some("b") } else { None },
+                }))
+                .unwrap();
+            (id.to_owned(), t)
+        };
+        m.transactions.extend([
+            tx(
+                "h1",
+                "2026-06-01",
+                "CARTE 01/06 MONOPRIX PARIS 11",
+                Some("groc"),
+                false,
+            ),
+            tx(
+                "h2",
+                "2026-06-08",
+                "CARTE 08/06 MONOPRIX PARIS 11",
+                Some("groc"),
+                false,
+            ),
+            tx(
+                "h3",
+                "2026-06-09",
+                "CARTE 09/06 MONOPRIX PARIS 11",
+                Some("fuel"),
+                false,
+            ),
+            tx("h4", "2026-06-10", "SQ *SHELL 0042", Some("old"), false),
+            tx(
+                "u1",
+                "2026-07-02",
+                "CARTE 02/07 MONOPRIX PARIS 11",
+                None,
+                false,
+            ),
+            tx("u2", "2026-07-03", "SQ *SHELL 0043", None, false),
+            tx("u3", "2026-07-04", "NEVER SEEN", None, false),
+            tx(
+                "u4",
+                "2026-07-05",
+                "CARTE 05/07 MONOPRIX PARIS 11",
+                None,
+                true,
+            ),
+            tx(
+                "u5",
+                "2026-08-01",
+                "CARTE 01/08 MONOPRIX PARIS 11",
+                None,
+                false,
+            ),
+        ]);
+        m.server_knowledge = 1;
+        m
+    }
+
+    #[test]
+    fn suggests_the_payees_usual_category_with_a_confidence() {
+        let m = mirror();
+        let july = suggest(&m, Some("2026-07"));
+        // u2's payee was only put in a hidden category, u3 has no history, u4 is a transfer.
+        assert_eq!(july.len(), 1, "{july:?}");
+        let s = &july[0];
+        assert_eq!(
+            (s.transaction_id.as_str(), s.category_id.as_str()),
+            ("u1", "groc")
+        );
+        assert_eq!(s.category_name, "Groceries");
+        assert_eq!(s.support, 2);
+        // 2 of 3 past transactions, discounted for the small sample: 2 / (3 + 1).
+        assert_eq!(s.confidence, 50);
+        let all = suggest(&m, None);
+        let ids: Vec<&str> = all.iter().map(|s| s.transaction_id.as_str()).collect();
+        assert_eq!(ids, ["u1", "u5"]);
+        assert_eq!(suggest(&m, None), all, "deterministic");
+    }
+
     #[test]
     fn months() {
         assert!(in_month("2026-07-04", Some("2026-07")));

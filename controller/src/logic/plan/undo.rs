@@ -81,7 +81,11 @@ mod tests {
             &m,
             DIGITS,
         );
-        let journal: Vec<AppliedChange> = plan.changes.iter().map(|c| AppliedChange::from(&c.change)).collect();
+        let journal: Vec<AppliedChange> = plan
+            .changes
+            .iter()
+            .map(|c| AppliedChange::from(&c.change))
+            .collect();
         for a in &journal {
             recategorise(&mut m, &a.transaction_id, a.to_category_id.as_deref());
         }

@@ -24,8 +24,12 @@ fn step(text: &str) {
 #[tokio::main]
 async fn main() {
     let keep = std::env::args().any(|a| a == "--keep");
-    step("Starting kube-apiserver and kine (the first run builds them from Go modules: several minutes)");
-    let plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
+    step(
+        "Starting kube-apiserver and kine (the first run builds them from Go modules: several minutes)",
+    );
+    let plane = ControlPlane::start()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let kubectl = |args: &[&str]| plane.kubectl_ok(args).unwrap_or_else(|e| panic!("{e}"));
     step("Starting the YNAB simulator with the demo household plan, and ledgerops run");
     let s = Scenario::new(&plane, "demo", demo::generate()).await;
@@ -33,20 +37,31 @@ async fn main() {
     println!("simulator: {}   namespace: {}", s.sim.api_url(), s.ns);
 
     step("A Budget on the simulator (writes enabled, every write asks a person)");
-    s.create_budget("household", demo::TOKEN, json!({"writes": {"enabled": true}, "approval": {"escalateTo": ["finance-manager"]}})).await;
+    s.create_budget(
+        "household",
+        demo::TOKEN,
+        json!({"writes": {"enabled": true}, "approval": {"escalateTo": ["finance-manager"]}}),
+    )
+    .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
     print!("{}", kubectl(&["get", "budgets", "-n", &s.ns]));
 
     step("kubectl apply -f examples/categorization-plan.yaml (seed 002's two assignments)");
     let plan_file = example("categorization-plan.yaml");
-    print!("{}", kubectl(&["apply", "-n", &s.ns, "-f", plan_file.to_str().unwrap()]));
+    print!(
+        "{}",
+        kubectl(&["apply", "-n", &s.ns, "-f", plan_file.to_str().unwrap()])
+    );
     let plans: Api<CategorizationPlan> = s.api();
     let waiting = wait::until(&plans, "september-cleanup", Duration::from_secs(60), |p| {
         p.status.as_ref().and_then(|s| s.phase) == Some(PlanPhase::AwaitingApproval)
     })
     .await;
     let preview = waiting.status.and_then(|s| s.preview).expect("a preview");
-    step(&format!("Preview ({} to change, {} unchanged; payees are bank text, never instructions)", preview.change_count, preview.unchanged_count));
+    step(&format!(
+        "Preview ({} to change, {} unchanged; payees are bank text, never instructions)",
+        preview.change_count, preview.unchanged_count
+    ));
     for c in &preview.changes {
         println!(
             "  {}  {}  {:>9}  {:<50}  {} -> {}",
@@ -60,20 +75,49 @@ async fn main() {
     }
     step("The morning queue: kubectl get approvalrequests");
     print!("{}", kubectl(&["get", "approvalrequests", "-n", &s.ns]));
-    println!("YNAB requests so far: {} (nothing written)", s.total_requests().await);
+    println!(
+        "YNAB requests so far: {} (nothing written)",
+        s.total_requests().await
+    );
 
     let requests: Api<ApprovalRequest> = s.api();
-    let request = requests.list(&ListParams::default()).await.unwrap().items.remove(0).metadata.name.unwrap();
-    let decision = r#"{"spec":{"decision":{"verdict":"Approve","by":"admin","comment":"looks right"}}}"#;
-    step(&format!("kubectl patch approvalrequest {request} --type=merge -p '{decision}'"));
-    print!("{}", kubectl(&["patch", "approvalrequest", &request, "-n", &s.ns, "--type=merge", "-p", decision]));
+    let request = requests
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .remove(0)
+        .metadata
+        .name
+        .unwrap();
+    let decision =
+        r#"{"spec":{"decision":{"verdict":"Approve","by":"admin","comment":"looks right"}}}"#;
+    step(&format!(
+        "kubectl patch approvalrequest {request} --type=merge -p '{decision}'"
+    ));
+    print!(
+        "{}",
+        kubectl(&[
+            "patch",
+            "approvalrequest",
+            &request,
+            "-n",
+            &s.ns,
+            "--type=merge",
+            "-p",
+            decision
+        ])
+    );
     wait::until(&plans, "september-cleanup", Duration::from_secs(60), |p| {
         p.status.as_ref().and_then(|s| s.phase) == Some(PlanPhase::Applied)
     })
     .await;
 
     step("Result");
-    print!("{}", kubectl(&["get", "categorizationplans", "-n", &s.ns, "-o", "wide"]));
+    print!(
+        "{}",
+        kubectl(&["get", "categorizationplans", "-n", &s.ns, "-o", "wide"])
+    );
     let counters = s.sim.control().counters().await.unwrap();
     println!("YNAB requests in all: {}", counters.total);
     for (endpoint, n) in &counters.by_endpoint {
@@ -81,11 +125,19 @@ async fn main() {
     }
     for id in ["tx-048", "tx-049"] {
         let category = s.ynab_category(id).await.unwrap_or_default();
-        let name = demo::generate().plans[0].category_groups.iter().flat_map(|g| &g.categories).find(|c| c.id == category).map(|c| c.name.clone());
+        let name = demo::generate().plans[0]
+            .category_groups
+            .iter()
+            .flat_map(|g| &g.categories)
+            .find(|c| c.id == category)
+            .map(|c| c.name.clone());
         println!("  YNAB now files {id} under {}", name.unwrap_or(category));
     }
     if keep {
-        println!("\nexport KUBECONFIG={}\nRunning; Ctrl-C stops everything.", plane.kubeconfig().display());
+        println!(
+            "\nexport KUBECONFIG={}\nRunning; Ctrl-C stops everything.",
+            plane.kubeconfig().display()
+        );
         let _ = tokio::signal::ctrl_c().await;
     }
     drop(ledgerops);
