@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use kube::api::ListParams;
+use kube::api::{ListParams, PostParams};
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_e2e::controller::Ledgerops;
@@ -61,17 +61,29 @@ async fn ledgerops_run(plane: &ControlPlane, n: usize) -> (u64, Duration) {
     s.sim.control().reset_counters().await.unwrap();
     let start = Instant::now();
     let groceries = category("Groceries");
+    let api = s.api::<Transaction>();
     futures::stream::iter(0..n)
-        .for_each_concurrent(64, |i| {
-            let (s, groceries) = (&s, groceries.clone());
+        .for_each_concurrent(16, |i| {
+            let (api, groceries) = (&api, groceries.clone());
             async move {
                 let name = format!("load-{i:05}");
-                s.create_transaction(&name, "household", &name, json!({"categoryId": groceries}))
-                    .await;
+                let tx: Transaction = serde_json::from_value(json!({
+                    "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Transaction", "metadata": {"name": name},
+                    "spec": {"budgetRef": {"name": "household"}, "transactionId": name, "categoryId": groceries}
+                }))
+                .unwrap();
+                // A loaded API server may drop a connection: try again, a few times.
+                for attempt in 1..=5u64 {
+                    match api.create(&PostParams::default(), &tx).await {
+                        Ok(_) => return,
+                        Err(kube::Error::Api(e)) if e.code == 409 => return,
+                        Err(e) if attempt == 5 => panic!("creating {name}: {e}"),
+                        Err(_) => tokio::time::sleep(Duration::from_millis(200 * attempt)).await,
+                    }
+                }
             }
         })
         .await;
-    let api = s.api::<Transaction>();
     loop {
         let list = api.list(&ListParams::default()).await.unwrap();
         let done = list
