@@ -58,8 +58,9 @@ pub struct Evolved {
 pub struct JobStore {
     client: kube::Client,
     namespace: String,
-    /// Serialises this process's allocations, so that its own receivers do not make each other
-    /// retry; the resourceVersion precondition still guards against other writers.
+    /// Serialises this process's allocations and creations, so that its own receivers do not
+    /// make each other retry and create jobs in sequence order; the resourceVersion
+    /// precondition still guards the counter against other writers.
     allocating: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
@@ -101,7 +102,10 @@ impl JobStore {
         if api.get_opt(&name).await?.is_some() {
             return Ok(Received::Duplicate { name });
         }
-        let sequence = self.allocate_sequence().await?;
+        // Sequence and creation under one lock: this process creates its jobs in sequence
+        // order, so the executor never sees job n+1 while job n is still being created.
+        let _serial = self.allocating.lock().await;
+        let sequence = self.next_sequence().await?;
         let job = AgentJob {
             metadata: ObjectMeta {
                 name: Some(name.clone()),
@@ -132,8 +136,12 @@ impl JobStore {
     /// Takes the next receive sequence from the counter ConfigMap, written under a
     /// resourceVersion precondition so that two receivers never get the same number.
     pub async fn allocate_sequence(&self) -> Result<i64, StoreError> {
-        let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.namespace);
         let _serial = self.allocating.lock().await;
+        self.next_sequence().await
+    }
+
+    async fn next_sequence(&self) -> Result<i64, StoreError> {
+        let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.namespace);
         for _ in 0..1000 {
             let Some(mut cm) = api.get_opt(SEQUENCE_CONFIGMAP).await? else {
                 let cm = ConfigMap {

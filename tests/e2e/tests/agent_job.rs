@@ -9,13 +9,14 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use futures::StreamExt;
-use kube::api::{Api, DeleteParams, PostParams};
+use kube::api::{Api, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
 use ledgerops::api::agent_job::{AgentJob, CommentEvent, JobPhase};
 use ledgerops::api::plan::CategorizationPlan;
 use ledgerops::logic::conditions;
-use ledgerops::logic::job::render::marker;
+use ledgerops::logic::job::render::{marker, pending_publication};
+use ledgerops::logic::job::state::{from_persisted, is_terminal};
 use ledgerops::logic::job::webhook::{Incoming, sign};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::install_crds;
@@ -260,25 +261,16 @@ impl World {
         .await
     }
 
-    /// Waits until the job is finished and its comment shows it.
+    /// Waits until the job is finished and its comment shows it (the hash of the published body
+    /// is that of the final state's rendering).
     async fn wait_settled(&self, name: &str) -> AgentJob {
         self.wait_job(name, "settled", |j| {
-            let Some(s) = &j.status else { return false };
-            matches!(
-                s.phase,
-                Some(JobPhase::Succeeded | JobPhase::Rejected | JobPhase::Failed)
-            ) && s.status_comment_id.is_some()
-                && s.applied_events
-                    .iter()
-                    .filter(|e| e.starts_with("comment:"))
-                    .count()
-                    > 0
-                && {
-                    // The last applied event links the comment: it shows the final state.
-                    s.applied_events
-                        .last()
-                        .is_some_and(|e| e.starts_with("comment:"))
-                }
+            let state = from_persisted(&j.spec, j.status.as_ref(), j.metadata.generation);
+            state.is_some_and(|s| {
+                is_terminal(s.phase)
+                    && s.status_comment_id.is_some()
+                    && pending_publication(name, &s).is_none()
+            })
         })
         .await
     }
@@ -805,5 +797,215 @@ async fn suggest_opens_a_pull_request_whose_file_is_a_valid_plan() {
         )
         .await
         .unwrap_or_else(|e| panic!("the plan is invalid: {e}\n{yaml}"));
-    let _ = plans.delete("unused", &DeleteParams::default()).await;
+}
+
+#[tokio::test]
+async fn approvals_are_listed_oldest_first_and_decided_through_comments() {
+    use ledgerops::api::approval::{ApprovalRequest, Verdict};
+    let w = World::new("aj-approve", None).await;
+    let approvals: Api<ApprovalRequest> = Api::namespaced(w.client.clone(), &w.ns);
+    for name in ["apr-old", "apr-new"] {
+        let r: ApprovalRequest = serde_json::from_value(json!({
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ApprovalRequest",
+            "metadata": {"name": name},
+            "spec": {
+                "budgetRef": {"name": "home"},
+                "subject": {"kind": "CategorizationPlan", "name": format!("plan-of-{name}")},
+                "previewHash": "abc123", "summary": format!("summary of {name}"),
+                "reason": "above the auto-approve limit", "expiresAt": "2099-01-01T00:00:00Z"
+            }
+        }))
+        .unwrap();
+        approvals.create(&PostParams::default(), &r).await.unwrap();
+        // creationTimestamp has a one-second resolution.
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+    }
+    let issue = w.issue("approvals").await;
+    let run = |text: &'static str| {
+        let w = &w;
+        async move {
+            let c = w.comment(w.gitea.writer(), issue, text).await;
+            let job = w.wait_settled(&w.job_name(issue, c)).await;
+            let s = job.status.unwrap();
+            let body = w
+                .bot_comments(issue)
+                .await
+                .into_iter()
+                .find(|(id, _)| Some(*id) == s.status_comment_id)
+                .unwrap()
+                .1;
+            (s, body)
+        }
+    };
+    let (s, body) = run("/agent status").await;
+    assert_eq!(s.phase, Some(JobPhase::Succeeded));
+    assert!(body.contains("### Waiting approvals (2)"), "{body}");
+    assert!(
+        body.find("`apr-old`").unwrap() < body.find("`apr-new`").unwrap(),
+        "{body}"
+    );
+
+    let (s, body) = run("/agent approve apr-old looks right").await;
+    assert_eq!(s.phase, Some(JobPhase::Succeeded), "{body}");
+    let (s, body) = run("/agent reject apr-new wrong month").await;
+    assert_eq!(s.phase, Some(JobPhase::Succeeded), "{body}");
+    let old = approvals
+        .get("apr-old")
+        .await
+        .unwrap()
+        .spec
+        .decision
+        .unwrap();
+    assert_eq!(old.verdict, Verdict::Approve);
+    assert_eq!(old.by, format!("gitea:{}", w.gitea.writer().login()));
+    assert_eq!(old.comment.as_deref(), Some("looks right"));
+    let new = approvals
+        .get("apr-new")
+        .await
+        .unwrap()
+        .spec
+        .decision
+        .unwrap();
+    assert_eq!(new.verdict, Verdict::Reject);
+    assert_eq!(new.comment.as_deref(), Some("wrong month"));
+
+    // A decision is final, and an unknown request is a failed precondition.
+    let (s, body) = run("/agent reject apr-old changed my mind").await;
+    assert_eq!(s.phase, Some(JobPhase::Rejected));
+    assert!(body.contains("already decided"), "{body}");
+    let (s, body) = run("/agent approve apr-missing").await;
+    assert_eq!(s.reason.as_deref(), Some("PreconditionFailed"));
+    assert!(body.contains("no ApprovalRequest `apr-missing`"), "{body}");
+    let (_, body) = run("/agent status").await;
+    assert!(body.contains("### Waiting approvals (0)"), "{body}");
+}
+
+#[tokio::test]
+async fn undo_opens_a_pull_request_with_the_undo_plan() {
+    let w = World::new("aj-undo", None).await;
+    let plan: CategorizationPlan = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
+        "metadata": {"name": "july-cleanup"},
+        "spec": {"budgetRef": {"name": "home"}, "assignments": [{"transactionId": "tx-1", "categoryId": "cat-1"}]}
+    }))
+    .unwrap();
+    let plans: Api<CategorizationPlan> = Api::namespaced(w.client.clone(), &w.ns);
+    plans.create(&PostParams::default(), &plan).await.unwrap();
+    let issue = w.issue("undo").await;
+    let c = w
+        .comment(w.gitea.writer(), issue, "/agent undo july-cleanup")
+        .await;
+    let job = w.wait_settled(&w.job_name(issue, c)).await;
+    let status = job.status.unwrap();
+    assert_eq!(status.phase, Some(JobPhase::Succeeded), "{status:#?}");
+    let branch = status.branch.unwrap();
+    let content = gitea_call(
+        Method::GET,
+        &format!(
+            "/repos/{}/contents/plans/undo-july-cleanup.yaml?ref={branch}",
+            w.repo
+        ),
+        w.gitea.admin(),
+        None,
+    )
+    .await;
+    let raw = content["content"].as_str().unwrap().replace('\n', "");
+    let yaml = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(raw)
+            .unwrap(),
+    )
+    .unwrap();
+    let undo: CategorizationPlan = serde_yaml::from_str(&yaml).unwrap();
+    assert_eq!(undo.spec.undo_of.as_deref(), Some("july-cleanup"));
+    assert!(undo.spec.assignments.is_none());
+    plans
+        .create(
+            &PostParams {
+                dry_run: true,
+                ..Default::default()
+            },
+            &undo,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the undo plan is invalid: {e}\n{yaml}"));
+    let bots = w.bot_comments(issue).await;
+    assert!(
+        bots[0]
+            .1
+            .contains(status.pull_request_url.as_deref().unwrap())
+    );
+}
+
+#[tokio::test]
+async fn claims_and_sequences_are_atomic_across_writers() {
+    use k8s_openapi::jiff::Timestamp;
+    use ledgerops::agent::store::{JobStore, Received};
+    use ledgerops::logic::job::state::{EventKind, JobEvent};
+
+    let plane = ControlPlane::shared();
+    let client = plane.client().await.unwrap();
+    install_crds(&client).await;
+    let ns = plane.namespace("aj-atomic").await.unwrap();
+    // Two stores stand for two processes: their in-process locks do not help each other.
+    let stores = [
+        JobStore::new(client.clone(), &ns),
+        JobStore::new(client.clone(), &ns),
+    ];
+    let allocations = (0..40).map(|i| stores[i % 2].allocate_sequence());
+    let mut seqs: Vec<i64> = futures::future::join_all(allocations)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    seqs.sort_unstable();
+    assert_eq!(seqs, (1..=40).collect::<Vec<i64>>());
+
+    let incoming = Incoming {
+        delivery_id: "d-1".into(),
+        event: CommentEvent::IssueComment,
+        repository: "household/atomic".into(),
+        issue_number: 1,
+        comment_id: 5,
+        author: "writer".into(),
+        command: "/agent status".into(),
+    };
+    let Received::New { name, sequence } = stores[0]
+        .receive(&incoming, Timestamp::now())
+        .await
+        .unwrap()
+    else {
+        panic!("not new");
+    };
+    assert_eq!(sequence, 41);
+    let again = Incoming {
+        delivery_id: "d-2".into(),
+        ..incoming.clone()
+    };
+    assert_eq!(
+        stores[1].receive(&again, Timestamp::now()).await.unwrap(),
+        Received::Duplicate { name: name.clone() }
+    );
+    let job = stores[0].api().get(&name).await.unwrap();
+    stores[0].ensure_received(&job).await.unwrap();
+    let granted = JobEvent::new(
+        "permission",
+        Timestamp::now(),
+        EventKind::PermissionGranted {
+            permission: "write".into(),
+        },
+    );
+    stores[0].evolve(&name, &granted).await.unwrap();
+    // Eight executors race to start the job: exactly one wins.
+    let started = JobEvent::new("started", Timestamp::now(), EventKind::JobStarted);
+    let claims = (0..8).map(|i| stores[i % 2].evolve(&name, &started));
+    let results = futures::future::join_all(claims).await;
+    let winners = results
+        .iter()
+        .filter(|r| r.as_ref().is_ok_and(|e| e.applied))
+        .count();
+    assert_eq!(winners, 1, "{results:?}");
+    let status = stores[0].api().get(&name).await.unwrap().status.unwrap();
+    assert_eq!(status.phase, Some(JobPhase::Running));
+    assert_eq!(status.version, 3);
 }
