@@ -4,7 +4,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 use kube::runtime::controller::Action;
@@ -14,31 +13,17 @@ use super::{Context, Error};
 use crate::api::approval::{ApprovalPhase, ApprovalRequest};
 use crate::k8s::status;
 use crate::logic::approval_status;
-use crate::metrics::{ErrorLabels, KindLabels};
 
 /// Runs the ApprovalRequest controller until shutdown.
 pub async fn run(ctx: Arc<Context>) {
-    Controller::new(
-        Api::<ApprovalRequest>::all(ctx.client.clone()),
-        watcher::Config::default().any_semantic(),
-    )
-    .shutdown_on_signal()
-    .run(reconcile, error_policy, ctx)
-    .for_each(|result| async move {
-        if let Err(e) = result {
-            tracing::debug!(error = %e, "ApprovalRequest reconcile did not complete");
-        }
-    })
-    .await;
+    let api = Api::<ApprovalRequest>::all(ctx.client.clone());
+    let controller =
+        Controller::new(api, watcher::Config::default().any_semantic()).shutdown_on_signal();
+    super::drain(controller.run(reconcile, super::error_policy, ctx)).await;
 }
 
 async fn reconcile(request: Arc<ApprovalRequest>, ctx: Arc<Context>) -> Result<Action, Error> {
-    ctx.metrics
-        .reconciles
-        .get_or_create(&KindLabels {
-            kind: "ApprovalRequest",
-        })
-        .inc();
+    super::count::<ApprovalRequest>(&ctx);
     let now = Timestamp::now();
     let previous = request.status.clone().unwrap_or_default();
     let (next, escalation) =
@@ -59,16 +44,4 @@ async fn reconcile(request: Arc<ApprovalRequest>, ctx: Arc<Context>) -> Result<A
         }
         _ => Action::await_change(),
     })
-}
-
-fn error_policy(_request: Arc<ApprovalRequest>, error: &Error, ctx: Arc<Context>) -> Action {
-    ctx.metrics
-        .reconcile_errors
-        .get_or_create(&ErrorLabels {
-            kind: "ApprovalRequest",
-            reason: error.reason(),
-        })
-        .inc();
-    tracing::warn!(%error, "ApprovalRequest reconcile failed");
-    Action::requeue(Duration::from_secs(15))
 }

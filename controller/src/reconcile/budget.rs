@@ -19,7 +19,6 @@ use crate::k8s::{secrets, status};
 use crate::logic::budget_status::{self, SyncOutcome, SyncReport};
 use crate::logic::duration;
 use crate::logic::mirror::Mirror;
-use crate::metrics::{ErrorLabels, KindLabels};
 use crate::mirror_sync::{self, MirrorKey};
 use crate::registry::MirrorSlot;
 use crate::ynab::client::{SharedWindow, YnabClient};
@@ -50,22 +49,12 @@ pub async fn run(ctx: Arc<Context>) {
             predicates::generation.combine(predicates::annotations),
             Default::default(),
         );
-    Controller::for_stream(stream, reader)
-        .shutdown_on_signal()
-        .run(reconcile, error_policy, ctx)
-        .for_each(|result| async move {
-            if let Err(e) = result {
-                tracing::debug!(error = %e, "Budget reconcile did not complete");
-            }
-        })
-        .await;
+    let controller = Controller::for_stream(stream, reader).shutdown_on_signal();
+    super::drain(controller.run(reconcile, super::error_policy, ctx)).await;
 }
 
 async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Error> {
-    ctx.metrics
-        .reconciles
-        .get_or_create(&KindLabels { kind: "Budget" })
-        .inc();
+    super::count::<Budget>(&ctx);
     let namespace = budget.namespace().unwrap_or_default();
     let slot = ctx.registry.mirror(&namespace, &budget.name_any());
     let mut slot = slot.write().await;
@@ -201,16 +190,4 @@ fn retry_after(e: &YnabError) -> Duration {
         e if e.is_transient() => TRANSIENT,
         _ => NEEDS_A_PERSON,
     }
-}
-
-fn error_policy(_budget: Arc<Budget>, error: &Error, ctx: Arc<Context>) -> Action {
-    ctx.metrics
-        .reconcile_errors
-        .get_or_create(&ErrorLabels {
-            kind: "Budget",
-            reason: error.reason(),
-        })
-        .inc();
-    tracing::warn!(%error, "Budget reconcile failed");
-    Action::requeue(Duration::from_secs(15))
 }

@@ -4,18 +4,23 @@ pub mod approval;
 pub mod approval_gate;
 pub mod budget;
 pub mod plan;
+pub mod scoped;
 pub mod transaction;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kube::ResourceExt;
+use futures::{Stream, StreamExt};
+use kube::runtime::controller::Action;
+use kube::runtime::reflector::ObjectRef;
 use kube::runtime::reflector::Store;
+use kube::{Resource, ResourceExt};
 
 use crate::api::budget::Budget;
 use crate::k8s::events::Events;
 use crate::logic::duration;
-use crate::metrics::Metrics;
+use crate::metrics::{ErrorLabels, KindLabels, Metrics};
 use crate::mirror_sync::MirrorKey;
 use crate::registry::Registry;
 use crate::writer::{Destination, Writer};
@@ -56,6 +61,57 @@ impl Context {
             },
         })
     }
+}
+
+/// The kind of `K`, as a metrics label.
+fn kind_label<K: Resource<DynamicType = ()>>() -> &'static str {
+    match K::kind(&()) {
+        Cow::Borrowed(kind) => kind,
+        Cow::Owned(_) => "Unknown",
+    }
+}
+
+/// Counts one reconcile of a `K`.
+pub fn count<K: Resource<DynamicType = ()>>(ctx: &Context) {
+    ctx.metrics
+        .reconciles
+        .get_or_create(&KindLabels {
+            kind: kind_label::<K>(),
+        })
+        .inc();
+}
+
+/// What every controller does with a failed reconcile: count it, log it, try again in 15 s.
+pub fn error_policy<K: Resource<DynamicType = ()>>(
+    _object: Arc<K>,
+    error: &Error,
+    ctx: Arc<Context>,
+) -> Action {
+    let kind = kind_label::<K>();
+    ctx.metrics
+        .reconcile_errors
+        .get_or_create(&ErrorLabels {
+            kind,
+            reason: error.reason(),
+        })
+        .inc();
+    tracing::warn!(%error, kind, "reconcile failed");
+    Action::requeue(Duration::from_secs(15))
+}
+
+/// Runs a controller to its end, logging the reconciles that did not complete.
+pub async fn drain<K, E>(results: impl Stream<Item = Result<(ObjectRef<K>, Action), E>>)
+where
+    K: Resource,
+    E: std::fmt::Display,
+{
+    results
+        .for_each(|result| async move {
+            if let Err(e) = result {
+                tracing::debug!(error = %e, "reconcile did not complete");
+            }
+        })
+        .await;
 }
 
 /// A reconcile that could not finish; the controller retries it with backoff.

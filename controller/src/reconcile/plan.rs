@@ -6,19 +6,15 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::controller::Action;
-use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::utils::Predicate;
-use kube::runtime::{Controller, WatchStreamExt, predicates, watcher};
-use kube::{Api, Resource, ResourceExt};
-use tokio_stream::wrappers::BroadcastStream;
+use kube::runtime::reflector::ObjectRef;
+use kube::{Resource, ResourceExt};
 
 use super::approval_gate::{self, Ask, Gate};
-use super::{Context, Error};
-use crate::api::approval::{ApprovalRequest, SubjectKind};
+use super::{Context, Error, scoped};
+use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
 use crate::api::common::{CategoryChange, WriteIntent};
 use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, PlanPhase};
@@ -29,89 +25,24 @@ use crate::logic::plan::{self, AppliedChange, PlanPreview, PlannedChange};
 use crate::logic::plan_status::{self, PlanVerdict};
 use crate::logic::policy;
 use crate::logic::transaction_status::Verdict;
-use crate::metrics::{ErrorLabels, KindLabels};
-use crate::registry::MirrorChange;
 
 /// Runs the CategorizationPlan controller until shutdown.
 pub async fn run(ctx: Arc<Context>) {
-    let api: Api<CategorizationPlan> = Api::all(ctx.client.clone());
-    let (reader, writer) = reflector::store();
-    let stream = watcher(api, watcher::Config::default().any_semantic())
-        .default_backoff()
-        .reflect(writer)
-        .applied_objects()
-        .predicate_filter(
-            predicates::generation.combine(predicates::annotations),
-            Default::default(),
-        );
-    let changed = changed_in_ynab(ctx.registry.subscribe(), reader.clone());
-    let plans = reader.clone();
-    Controller::for_stream(stream, reader)
-        .owns(
-            Api::<ApprovalRequest>::all(ctx.client.clone()),
-            watcher::Config::default(),
-        )
-        .watches(
-            Api::<Budget>::all(ctx.client.clone()),
-            watcher::Config::default(),
-            move |budget| {
-                open_plans(
-                    &plans,
-                    budget.namespace().as_deref().unwrap_or_default(),
-                    &budget.name_any(),
-                )
-            },
-        )
-        .reconcile_on(changed)
-        .shutdown_on_signal()
-        .run(reconcile, error_policy, ctx)
-        .for_each(|result| async move {
-            if let Err(e) = result {
-                tracing::debug!(error = %e, "CategorizationPlan reconcile did not complete");
-            }
-        })
-        .await;
+    // A plan not applied yet previews YNAB's state: any change may move it.
+    let concerns: scoped::Concerns<CategorizationPlan> =
+        |p, _| p.status.as_ref().and_then(|s| s.phase) != Some(PlanPhase::Applied);
+    let controller = scoped::controller(&ctx, concerns).shutdown_on_signal();
+    super::drain(controller.run(reconcile, super::error_policy, ctx)).await;
 }
 
-/// Plans of a Budget not applied yet: their previews depend on YNAB's state.
-fn open_plans(
-    plans: &Store<CategorizationPlan>,
-    namespace: &str,
-    budget: &str,
-) -> Vec<ObjectRef<CategorizationPlan>> {
-    plans
-        .state()
-        .iter()
-        .filter(|p| p.namespace().as_deref() == Some(namespace) && p.spec.budget_ref.name == budget)
-        .filter(|p| p.status.as_ref().and_then(|s| s.phase) != Some(PlanPhase::Applied))
-        .map(|p| ObjectRef::from_obj(p.as_ref()))
-        .collect()
-}
-
-fn changed_in_ynab(
-    changes: tokio::sync::broadcast::Receiver<MirrorChange>,
-    plans: Store<CategorizationPlan>,
-) -> impl futures::Stream<Item = ObjectRef<CategorizationPlan>> + Send + 'static {
-    BroadcastStream::new(changes).flat_map(move |change| {
-        let refs = match change {
-            Ok(c) => open_plans(&plans, &c.namespace, &c.budget),
-            Err(_) => plans
-                .state()
-                .iter()
-                .map(|p| ObjectRef::from_obj(p.as_ref()))
-                .collect(),
-        };
-        futures::stream::iter(refs)
-    })
+impl scoped::BudgetScoped for CategorizationPlan {
+    fn budget_name(&self) -> &str {
+        &self.spec.budget_ref.name
+    }
 }
 
 async fn reconcile(plan: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result<Action, Error> {
-    ctx.metrics
-        .reconciles
-        .get_or_create(&KindLabels {
-            kind: "CategorizationPlan",
-        })
-        .inc();
+    super::count::<CategorizationPlan>(&ctx);
     let mut next = plan.status.clone().unwrap_or_default();
     let (verdict, requeue) = advance(&plan, &ctx, &mut next).await?;
     plan_status::apply(
@@ -404,16 +335,4 @@ fn applied_message(plan: &CategorizationPlan, operation: &str) -> String {
         "Applied as operation {operation}; to revert it, apply a CategorizationPlan with spec.undoOf: {}",
         plan.name_any()
     )
-}
-
-fn error_policy(_plan: Arc<CategorizationPlan>, error: &Error, ctx: Arc<Context>) -> Action {
-    ctx.metrics
-        .reconcile_errors
-        .get_or_create(&ErrorLabels {
-            kind: "CategorizationPlan",
-            reason: error.reason(),
-        })
-        .inc();
-    tracing::warn!(%error, "CategorizationPlan reconcile failed");
-    Action::requeue(Duration::from_secs(15))
 }

@@ -6,19 +6,15 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::controller::Action;
-use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::utils::Predicate;
-use kube::runtime::{Controller, WatchStreamExt, predicates, watcher};
-use kube::{Api, Resource, ResourceExt};
-use tokio_stream::wrappers::BroadcastStream;
+use kube::runtime::reflector::ObjectRef;
+use kube::{Resource, ResourceExt};
 
 use super::approval_gate::{self, Ask, Gate};
-use super::{Context, Error};
-use crate::api::approval::{ApprovalRequest, SubjectKind};
+use super::{Context, Error, scoped};
+use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
 use crate::api::common::{Amount, WriteIntent};
 use crate::api::plan::Assignment;
@@ -31,8 +27,6 @@ use crate::logic::plan::{self, PlannedChange};
 use crate::logic::transaction_status::{self, Verdict};
 use crate::logic::transaction_view as view;
 use crate::logic::{money, policy};
-use crate::metrics::{ErrorLabels, KindLabels};
-use crate::registry::MirrorChange;
 use crate::ynab::model::TransactionSummary;
 
 /// `ours` writes the spec over someone else's edit; `theirs` keeps YNAB's state until the spec
@@ -41,88 +35,19 @@ pub const RESOLVE: &str = "ledgerops.dev/resolve";
 
 /// Runs the Transaction controller until shutdown.
 pub async fn run(ctx: Arc<Context>) {
-    let api: Api<Transaction> = Api::all(ctx.client.clone());
-    let (reader, writer) = reflector::store();
-    let stream = watcher(api, watcher::Config::default().any_semantic())
-        .default_backoff()
-        .reflect(writer)
-        .applied_objects()
-        .predicate_filter(
-            predicates::generation.combine(predicates::annotations),
-            Default::default(),
-        );
-    let changed = changed_in_ynab(ctx.registry.subscribe(), reader.clone());
-    let transactions = reader.clone();
-    Controller::for_stream(stream, reader)
-        .owns(
-            Api::<ApprovalRequest>::all(ctx.client.clone()),
-            watcher::Config::default(),
-        )
-        // A Budget's spec (writes enabled, policy, closed months) decides for its Transactions.
-        .watches(
-            Api::<Budget>::all(ctx.client.clone()),
-            watcher::Config::default(),
-            move |budget| {
-                transactions
-                    .state()
-                    .iter()
-                    .filter(|t| {
-                        t.namespace() == budget.namespace()
-                            && t.spec.budget_ref.name == budget.name_any()
-                    })
-                    .map(|t| ObjectRef::from_obj(t.as_ref()))
-                    .collect::<Vec<_>>()
-            },
-        )
-        .reconcile_on(changed)
-        .shutdown_on_signal()
-        .run(reconcile, error_policy, ctx)
-        .for_each(|result| async move {
-            if let Err(e) = result {
-                tracing::debug!(error = %e, "Transaction reconcile did not complete");
-            }
-        })
-        .await;
+    let concerns: scoped::Concerns<Transaction> = |t, ids| ids.contains(&t.spec.transaction_id);
+    let controller = scoped::controller(&ctx, concerns).shutdown_on_signal();
+    super::drain(controller.run(reconcile, super::error_policy, ctx)).await;
 }
 
-/// The Transactions whose YNAB records a sync found changed.
-fn changed_in_ynab(
-    changes: tokio::sync::broadcast::Receiver<MirrorChange>,
-    store: Store<Transaction>,
-) -> impl futures::Stream<Item = ObjectRef<Transaction>> + Send + 'static {
-    BroadcastStream::new(changes).flat_map(move |change| {
-        let refs: Vec<ObjectRef<Transaction>> = match change {
-            Ok(change) => {
-                let ids: HashSet<String> = change.transaction_ids.into_iter().collect();
-                store
-                    .state()
-                    .iter()
-                    .filter(|t| {
-                        t.namespace().as_deref() == Some(change.namespace.as_str())
-                            && t.spec.budget_ref.name == change.budget
-                            && ids.contains(&t.spec.transaction_id)
-                    })
-                    .map(|t| ObjectRef::from_obj(t.as_ref()))
-                    .collect()
-            }
-            // Announcements were missed: look at everything rather than miss a change.
-            Err(_) => store
-                .state()
-                .iter()
-                .map(|t| ObjectRef::from_obj(t.as_ref()))
-                .collect(),
-        };
-        futures::stream::iter(refs)
-    })
+impl scoped::BudgetScoped for Transaction {
+    fn budget_name(&self) -> &str {
+        &self.spec.budget_ref.name
+    }
 }
 
 async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Error> {
-    ctx.metrics
-        .reconciles
-        .get_or_create(&KindLabels {
-            kind: "Transaction",
-        })
-        .inc();
+    super::count::<Transaction>(&ctx);
     let mut next = tx.status.clone().unwrap_or_default();
     let (verdict, requeue) = converge_one(&tx, &ctx, &mut next).await?;
     transaction_status::apply(
@@ -542,16 +467,4 @@ fn applied_state(state: &EndState, at: Timestamp) -> AppliedState {
         flag_color: state.flag,
         at: Time(at),
     }
-}
-
-fn error_policy(_tx: Arc<Transaction>, error: &Error, ctx: Arc<Context>) -> Action {
-    ctx.metrics
-        .reconcile_errors
-        .get_or_create(&ErrorLabels {
-            kind: "Transaction",
-            reason: error.reason(),
-        })
-        .inc();
-    tracing::warn!(%error, "Transaction reconcile failed");
-    Action::requeue(Duration::from_secs(15))
 }
