@@ -11,7 +11,7 @@ use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
-use ynab_sim::{Fixture, RunningSim, SimConfig, Simulator, demo};
+use ynab_sim::{Fixture, RecordKind, RunningSim, SimConfig, Simulator, demo};
 
 use crate::{install_crds, wait};
 
@@ -140,6 +140,20 @@ impl Scenario {
             .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
             .unwrap();
+    }
+
+    /// Someone moves transaction `id` to category `name` in the YNAB app, and the Budget
+    /// `household` is asked to sync, as a person would with `kubectl annotate`.
+    pub async fn recategorise_in_ynab(&self, id: &str, name: &str) {
+        let edit = json!({"category_id": category(name)});
+        self.sim
+            .control()
+            .edit(demo::PLAN_ID, RecordKind::Transaction, id, &edit)
+            .await
+            .unwrap();
+        let nonce = format!("{id}-{name}");
+        self.annotate::<Budget>("household", "ledgerops.dev/sync-requested-at", &nonce)
+            .await;
     }
 
     /// Requests the simulator saw for `endpoint` (such as `PATCH /v1/plans/{plan_id}/transactions`).

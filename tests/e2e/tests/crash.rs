@@ -44,28 +44,37 @@ async fn phases(s: &Scenario) -> Vec<Option<TransactionPhase>> {
         .collect()
 }
 
-#[tokio::test]
-async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
+/// A control plane of its own (these tests kill the controller), a simulator with N extra
+/// transactions, `ledgerops run`, and a Budget that writes without asking, synced.
+async fn world(prefix: &str) -> (ControlPlane, Scenario, Ledgerops) {
     let plane = ControlPlane::start().await.expect("control plane");
-    let s = Scenario::new(&plane, "crash", fixture_with(N)).await;
+    let s = Scenario::new(&plane, prefix, fixture_with(N)).await;
     let ledgerops = Ledgerops::start(&plane).await;
     s.create_writing_budget("household", json!({})).await;
     s.wait_budget("household", BudgetPhase::Ready).await;
+    (plane, s, ledgerops)
+}
 
-    // The next bulk update lands in YNAB, but its answer is held back for a minute.
+/// The next bulk update lands in YNAB, but its answer is held back for a minute and then the
+/// connection is dropped.
+async fn hold_next_patch(s: &Scenario) {
     let only_patch = RequestMatch {
         method: Some("PATCH".into()),
         path: None,
     };
-    s.sim
-        .control()
-        .drop_after_write(&DropFault {
-            count: 1,
-            hold_ms: 60_000,
-            only: only_patch,
-        })
-        .await
-        .unwrap();
+    let fault = DropFault {
+        count: 1,
+        hold_ms: 60_000,
+        only: only_patch,
+    };
+    s.sim.control().drop_after_write(&fault).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
+    let (plane, s, ledgerops) = world("crash").await;
+
+    hold_next_patch(&s).await;
     for i in 0..N {
         s.create_transaction(
             &name(i),
@@ -166,11 +175,7 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
 
 #[tokio::test]
 async fn a_write_cut_off_before_it_went_out_is_written_once_after_restart() {
-    let plane = ControlPlane::start().await.expect("control plane");
-    let s = Scenario::new(&plane, "crash", fixture_with(N)).await;
-    let ledgerops = Ledgerops::start(&plane).await;
-    s.create_writing_budget("household", json!({})).await;
-    s.wait_budget("household", BudgetPhase::Ready).await;
+    let (plane, s, ledgerops) = world("crash").await;
 
     // Every request now hangs: the batch's fresh read never returns, so no PATCH goes out.
     s.sim.control().set_latency(120_000).await.unwrap();
@@ -216,24 +221,8 @@ async fn a_write_cut_off_before_it_went_out_is_written_once_after_restart() {
 
 #[tokio::test]
 async fn a_plan_killed_mid_apply_is_applied_once_after_restart() {
-    let plane = ControlPlane::start().await.expect("control plane");
-    let s = Scenario::new(&plane, "crashplan", fixture_with(N)).await;
-    let ledgerops = Ledgerops::start(&plane).await;
-    s.create_writing_budget("household", json!({})).await;
-    s.wait_budget("household", BudgetPhase::Ready).await;
-    let only_patch = RequestMatch {
-        method: Some("PATCH".into()),
-        path: None,
-    };
-    s.sim
-        .control()
-        .drop_after_write(&DropFault {
-            count: 1,
-            hold_ms: 60_000,
-            only: only_patch,
-        })
-        .await
-        .unwrap();
+    let (plane, s, ledgerops) = world("crashplan").await;
+    hold_next_patch(&s).await;
     let assignments: Vec<_> = (0..N)
         .map(|i| json!({"transactionId": name(i), "categoryId": category("Transport")}))
         .collect();

@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{ListParams, Patch, PatchParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
-use ledgerops::api::budget::{Budget, BudgetPhase};
+use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::logic::conditions;
 use ledgerops_e2e::controller::Ledgerops;
@@ -16,7 +16,7 @@ use ledgerops_e2e::scenario::{PATCH, Scenario, category};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
-use ynab_sim::{RecordKind, demo};
+use ynab_sim::demo;
 
 async fn scenario(prefix: &str, budget: Value) -> Scenario {
     let s = Scenario::new(ControlPlane::shared(), prefix, demo::generate()).await;
@@ -282,14 +282,7 @@ async fn an_edit_in_ynab_between_preview_and_answer_makes_the_request_stale() {
     let old = requests(&s).await[0].metadata.name.clone().unwrap();
 
     // Someone categorises the bakery in the app; the next sync changes the preview.
-    let edit = json!({"category_id": category("Restaurants")});
-    s.sim
-        .control()
-        .edit(demo::PLAN_ID, RecordKind::Transaction, "tx-048", &edit)
-        .await
-        .unwrap();
-    s.annotate::<Budget>("household", "ledgerops.dev/sync-requested-at", "1")
-        .await;
+    s.recategorise_in_ynab("tx-048", "Restaurants").await;
     let stale = wait::until(
         &s.api::<ApprovalRequest>(),
         &old,

@@ -13,7 +13,7 @@ use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with};
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
-use ynab_sim::{RecordKind, RequestMatch, StatusFault, demo};
+use ynab_sim::{RequestMatch, StatusFault, demo};
 
 async fn scenario(prefix: &str, extra: usize) -> Scenario {
     let s = Scenario::new(ControlPlane::shared(), prefix, fixture_with(extra)).await;
@@ -122,18 +122,7 @@ async fn an_out_of_band_recategorisation_is_reported_and_not_overwritten() {
     s.sim.control().reset_counters().await.unwrap();
 
     // The spouse moves it to Restaurants in the YNAB app; the next sync sees it.
-    let edit = json!({"category_id": category("Restaurants")});
-    s.sim
-        .control()
-        .edit(demo::PLAN_ID, RecordKind::Transaction, "tx-048", &edit)
-        .await
-        .unwrap();
-    s.annotate::<ledgerops::api::budget::Budget>(
-        "household",
-        "ledgerops.dev/sync-requested-at",
-        "1",
-    )
-    .await;
+    s.recategorise_in_ynab("tx-048", "Restaurants").await;
     let diverged = s
         .wait_transaction("bakery", TransactionPhase::Diverged)
         .await;
@@ -183,18 +172,7 @@ async fn resolving_with_ours_writes_the_spec_once() {
     .await;
     s.wait_transaction("rail", TransactionPhase::Converged)
         .await;
-    let edit = json!({"category_id": category("Groceries")});
-    s.sim
-        .control()
-        .edit(demo::PLAN_ID, RecordKind::Transaction, "tx-049", &edit)
-        .await
-        .unwrap();
-    s.annotate::<ledgerops::api::budget::Budget>(
-        "household",
-        "ledgerops.dev/sync-requested-at",
-        "1",
-    )
-    .await;
+    s.recategorise_in_ynab("tx-049", "Groceries").await;
     s.wait_transaction("rail", TransactionPhase::Diverged).await;
     s.sim.control().reset_counters().await.unwrap();
     s.annotate::<Transaction>("rail", "ledgerops.dev/resolve", "ours")
