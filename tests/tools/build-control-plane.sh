@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the test control plane from Go modules (kube-apiserver and kubectl from k8s.io/kubernetes,
+# Builds the test control plane from Go modules (kube-apiserver, kube-controller-manager and kubectl
+# from k8s.io/kubernetes,
 # kine as the etcd-compatible store) and caches the binaries by version, so a warm machine reuses
 # them. Prints the directory that holds the binaries on its last line.
 #
@@ -20,7 +21,7 @@ mkdir -p "$ROOT"
 exec 9>"$ROOT/.build.lock"
 flock 9
 
-if [[ -x "$OUT/kube-apiserver" && -x "$OUT/kubectl" && -x "$OUT/kine" ]]; then
+if [[ -x "$OUT/kube-apiserver" && -x "$OUT/kube-controller-manager" && -x "$OUT/kubectl" && -x "$OUT/kine" ]]; then
   log "cached: $OUT"
   echo "$OUT"
   exit 0
@@ -59,6 +60,7 @@ package tools
 
 import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kubectl"
 )
 GO
@@ -68,7 +70,8 @@ log "go mod tidy (downloads the modules the first time)"
 ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION"
 ldflags+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2)"
 ldflags+=" -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION"
-for cmd in kube-apiserver kubectl; do
+for cmd in kube-apiserver kube-controller-manager kubectl; do
+  [[ -x "$OUT/$cmd" ]] && continue
   log "building $cmd $K8S_VERSION"
   (cd "$work" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$OUT/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd" >&2)
   mv "$OUT/$cmd.tmp" "$OUT/$cmd"

@@ -1,5 +1,6 @@
 //! Helpers shared by the suites: installing the CRDs, reading the examples, running ledgerops.
 
+pub mod attacker;
 pub mod controller;
 pub mod scenario;
 pub mod wait;

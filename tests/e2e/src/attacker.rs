@@ -1,0 +1,65 @@
+//! The user the trust suites play: someone with ordinary rights in one namespace, and more. Every
+//! guarantee must hold against them through admission and the controller's own checks, not RBAC.
+
+use k8s_openapi::api::rbac::v1::{ClusterRole, Role, RoleBinding};
+use kube::Client;
+use kube::api::{Api, Patch, PatchParams};
+use ledgerops_testenv::ControlPlane;
+use serde_json::json;
+
+use crate::example_documents;
+
+/// Installs the people roles of `examples/people-roles.yaml` (cluster-wide, idempotent).
+pub async fn install_people_roles(admin: &Client) {
+    let api: Api<ClusterRole> = Api::all(admin.clone());
+    let params = PatchParams::apply("ledgerops-tests").force();
+    for doc in example_documents("people-roles.yaml") {
+        let role: ClusterRole = serde_json::from_value(doc).expect("a ClusterRole");
+        let name = role.metadata.name.clone().expect("named");
+        api.patch(&name, &params, &Patch::Apply(&role))
+            .await
+            .unwrap_or_else(|e| panic!("applying ClusterRole {name}: {e}"));
+    }
+}
+
+/// Gives `user` in `ns` what a namespace editor has (Kubernetes' `edit` rules for ConfigMaps,
+/// Secrets and the rest, and `ledgerops-edit`) plus what an over-broad grant elsewhere might add:
+/// writing every status of ours and creating ApprovalRequests and AgentJobs. Returns a client
+/// authenticated as `user`.
+pub async fn attacker(plane: &ControlPlane, ns: &str, user: &str) -> Client {
+    let admin = plane.client().await.expect("admin client");
+    install_people_roles(&admin).await;
+    let params = PatchParams::apply("ledgerops-tests").force();
+    let role: Role = serde_json::from_value(json!({
+        "metadata": {"name": "over-broad", "namespace": ns},
+        "rules": [{
+            "apiGroups": ["ledgerops.dev"],
+            "resources": ["*", "*/status"],
+            "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"],
+        }],
+    }))
+    .expect("a Role");
+    Api::<Role>::namespaced(admin.clone(), ns)
+        .patch("over-broad", &params, &Patch::Apply(&role))
+        .await
+        .expect("creating the over-broad Role");
+    let bindings: Api<RoleBinding> = Api::namespaced(admin.clone(), ns);
+    for (kind, role) in [
+        ("ClusterRole", "system:aggregate-to-edit"),
+        ("ClusterRole", "ledgerops-edit"),
+        ("Role", "over-broad"),
+    ] {
+        let name = format!("{user}-{}", role.replace(':', "-"));
+        let binding: RoleBinding = serde_json::from_value(json!({
+            "metadata": {"name": name, "namespace": ns},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
+        }))
+        .expect("a RoleBinding");
+        bindings
+            .patch(&name, &params, &Patch::Apply(&binding))
+            .await
+            .unwrap_or_else(|e| panic!("binding {role} to {user}: {e}"));
+    }
+    plane.client_as(user).await.expect("a client as the user")
+}
