@@ -159,6 +159,10 @@ pub struct ApprovalUse {
     /// When its outcome was recorded; until then a restart resumes this very write.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completed_at: Option<Time>,
+    /// Whether YNAB holds the approved change afterwards; false when nothing was written
+    /// because YNAB or the spec had changed.
+    #[serde(default)]
+    pub written: bool,
 }
 
 /// Where an approval request stands.

@@ -369,6 +369,7 @@ mod tests {
             attempt_id: "op".into(),
             started_at: Time(at(1)),
             completed_at: None,
+            written: false,
         });
         assert!(!goes_stale(&spent, "uid-1", "hash-1"), "a write in flight");
         for phase in [
@@ -465,6 +466,7 @@ mod tests {
             attempt_id: "op-1".into(),
             started_at: Time(at(60)),
             completed_at: completed.then(|| Time(at(61))),
+            written: completed,
         };
         let cases: Vec<(&str, ApprovalRequest, i64, Authority)> = vec![
             ("waiting", request(None, issued()), 10, Authority::Pending),

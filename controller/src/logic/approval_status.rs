@@ -26,6 +26,18 @@ pub fn next(
         _ if previous
             .used
             .as_ref()
+            .is_some_and(|u| u.completed_at.is_some() && !u.written) =>
+        {
+            (
+                ApprovalPhase::Stale,
+                true,
+                "Stale",
+                "Nothing was written under this approval: YNAB or the spec changed between the preview and the write. A new request follows".into(),
+            )
+        }
+        _ if previous
+            .used
+            .as_ref()
             .is_some_and(|u| u.completed_at.is_some()) =>
         {
             (
@@ -323,10 +335,25 @@ mod tests {
                         attempt_id: "op".into(),
                         started_at: Time(at(6)),
                         completed_at: Some(Time(at(7))),
+                        written: true,
                     })
                 }),
                 8,
                 ApprovalPhase::Applied,
+            ),
+            (
+                "spent on a write that wrote nothing",
+                approve("bob"),
+                with(|s| {
+                    s.used = Some(ApprovalUse {
+                        attempt_id: "op".into(),
+                        started_at: Time(at(6)),
+                        completed_at: Some(Time(at(7))),
+                        written: false,
+                    })
+                }),
+                8,
+                ApprovalPhase::Stale,
             ),
         ];
         for (what, decision, status, now, want) in cases {

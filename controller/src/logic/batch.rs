@@ -84,6 +84,16 @@ pub enum Outcome {
     Stale(String),
 }
 
+impl Outcome {
+    /// YNAB holds what was asked (or something YNAB made of it): the write counts as done.
+    pub fn holds_target(&self) -> bool {
+        matches!(
+            self,
+            Self::Written | Self::AlreadyTarget | Self::NoChange | Self::Mismatch
+        )
+    }
+}
+
 /// The decision for one item before the batch is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Plan {

@@ -81,6 +81,7 @@ impl Grant {
                     attempt_id: self.attempt_id.clone(),
                     started_at: Time(now),
                     completed_at: None,
+                    written: false,
                 };
                 record_on(ctx, request, json!({ "used": used })).await
             }
@@ -88,12 +89,18 @@ impl Grant {
         }
     }
 
-    /// Records that the write's outcome is known. Called after the write.
-    pub async fn complete(&self, ctx: &Context, now: Timestamp) -> Result<(), Error> {
+    /// Records that the write's outcome is known: `written` when YNAB holds the approved change.
+    /// Called after the write.
+    pub async fn complete(
+        &self,
+        ctx: &Context,
+        now: Timestamp,
+        written: bool,
+    ) -> Result<(), Error> {
         let Some(request) = &self.request else {
             return Ok(());
         };
-        complete(ctx, request, &self.attempt_id, now).await
+        complete(ctx, request, &self.attempt_id, now, written).await
     }
 }
 
@@ -218,12 +225,13 @@ where
 }
 
 /// Completes every write in flight on a request of the subject `uid`: called when a restart
-/// settled that write without the gate (it had landed, or someone changed the record since).
+/// settled that write without the gate (`written`: it had landed).
 pub async fn complete_in_flight(
     ctx: &Context,
     namespace: &str,
     uid: &str,
     now: Timestamp,
+    written: bool,
 ) -> Result<(), Error> {
     for request in objects::approval_requests_for(&ctx.client, namespace, uid).await? {
         let in_flight = request
@@ -234,7 +242,7 @@ pub async fn complete_in_flight(
             .filter(|_| owned_by(&request, uid))
             .map(|u| u.attempt_id.clone());
         if let Some(attempt) = in_flight {
-            complete(ctx, &request, &attempt, now).await?;
+            complete(ctx, &request, &attempt, now, written).await?;
         }
     }
     Ok(())
@@ -375,6 +383,7 @@ async fn complete(
     request: &ApprovalRequest,
     attempt: &str,
     now: Timestamp,
+    written: bool,
 ) -> Result<(), Error> {
     let started = request
         .status
@@ -385,6 +394,7 @@ async fn complete(
         attempt_id: attempt.to_owned(),
         started_at: started,
         completed_at: Some(Time(now)),
+        written,
     };
     record_on(ctx, request, json!({ "used": used })).await
 }

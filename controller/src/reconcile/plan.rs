@@ -240,7 +240,7 @@ async fn advance(
     next.intent = None;
     if let Some((verdict, wait)) = verdict {
         // Nothing was written under this approval, and it is spent: a new one is needed.
-        grant.complete(ctx, done).await?;
+        grant.complete(ctx, done, false).await?;
         return Ok((verdict, Action::requeue(wait)));
     }
     let entry = journal::Entry {
@@ -256,7 +256,7 @@ async fn advance(
         decision: Some(grant.record.clone()),
     };
     journal::record(&ctx.client, &namespace, &entry).await?;
-    grant.complete(ctx, done).await?;
+    grant.complete(ctx, done, true).await?;
     next.operation_id = Some(grant.attempt_id.clone());
     next.applied_at = Some(Time(done));
     next.decision = Some(grant.record);

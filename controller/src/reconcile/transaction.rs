@@ -140,7 +140,9 @@ async fn converge_one(
             // Settled without writing: the approval that write spent authorizes nothing more.
             let namespace = tx.namespace().unwrap_or_default();
             let uid = tx.meta().uid.clone().unwrap_or_default();
-            approval_gate::complete_in_flight(ctx, &namespace, &uid, Timestamp::now()).await?;
+            let landed = decision != Precommit::Diverged;
+            approval_gate::complete_in_flight(ctx, &namespace, &uid, Timestamp::now(), landed)
+                .await?;
         }
     }
     match decision {
@@ -386,8 +388,11 @@ async fn write(
         Err(e) => Outcome::NotLanded(e.to_string()),
     };
     if !matches!(outcome, Outcome::NotLanded(_)) {
-        grant.complete(ctx, Timestamp::now()).await?;
-        next.decision = Some(grant.record);
+        let written = outcome.holds_target();
+        grant.complete(ctx, Timestamp::now(), written).await?;
+        if written {
+            next.decision = Some(grant.record);
+        }
     }
     next.intent = None;
     let id = &tx.spec.transaction_id;
