@@ -95,6 +95,11 @@ pub struct AgentJobStatus {
     /// Why it was rejected or failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The latest error seen while handling the job: a failed permission or comment check
+    /// (retried within a bound), a status comment that could not be published, or the final
+    /// error. Kept after the job recovers, so the last problem stays visible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<LastError>,
     /// Gitea id of the bot's status comment for this job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_comment_id: Option<i64>,
@@ -131,6 +136,17 @@ pub struct AgentJobStatus {
     /// The pull request a command opened.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pull_request_url: Option<String>,
+}
+
+/// An error and when it was seen.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct LastError {
+    /// What went wrong.
+    #[schemars(length(max = 1000))]
+    pub message: String,
+    /// When it was seen.
+    pub time: Time,
 }
 
 /// An AgentJob's state.
