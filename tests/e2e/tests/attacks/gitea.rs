@@ -471,6 +471,11 @@ async fn approving_a_stale_or_expired_request_is_refused_and_records_nothing() {
         .create(&PostParams::default(), &copy)
         .await
         .unwrap();
+    // Let ledgerops take it up first, or its first status would overwrite the Stale below.
+    wait::until(&requests, &stale, WAIT, |r| {
+        r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Pending)
+    })
+    .await;
     requests
         .patch_status(
             &stale,
@@ -479,6 +484,10 @@ async fn approving_a_stale_or_expired_request_is_refused_and_records_nothing() {
         )
         .await
         .unwrap();
+    wait::until(&requests, &stale, WAIT, |r| {
+        r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Stale)
+    })
+    .await;
     let issue = st.issue("late answers").await;
     // The Stale one may also show as "not Pending" should the request's phase say more.
     for (request, want) in [(&st.request, "expired at"), (&stale, "Stale")] {
