@@ -160,7 +160,9 @@ pub enum JobPhase {
     Running,
     /// Done.
     Succeeded,
-    /// Refused: no permission, a malformed command, or a failed precondition.
+    /// Refused: a repository not allowed, a comment Gitea does not have as claimed, no
+    /// permission (or a permission check that kept failing), a malformed command, or a failed
+    /// precondition.
     Rejected,
     /// Broke, or was interrupted.
     Failed,

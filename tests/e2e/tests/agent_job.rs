@@ -1104,6 +1104,16 @@ async fn a_permission_check_that_keeps_failing_rejects_after_the_bound_and_later
         error.contains("failed 6 time(s)") && error.contains("403"),
         "{error}"
     );
+    eprintln!(
+        "permission check given up after {:?} (received to Rejected: {:?})",
+        started.elapsed(),
+        status
+            .finished_at
+            .as_ref()
+            .unwrap()
+            .0
+            .duration_since(failed.spec.received_at.0)
+    );
     let last = status.last_error.expect("the latest error is kept");
     assert!(last.message.contains("403"), "{}", last.message);
     assert!(
