@@ -4,7 +4,7 @@
 
 pub mod approved;
 mod categories;
-mod hash;
+pub mod hash;
 pub mod outcome;
 pub mod preview;
 pub mod undo;
