@@ -1,11 +1,19 @@
-//! The test control plane itself: independent planes side by side, token users, clean stop.
+//! The test control plane itself: independent planes side by side, token users, clean stop, and
+//! the controllers of kube-controller-manager (garbage collection, namespace deletion, role
+//! aggregation) acting as in a cluster.
 
+use std::fmt::Debug;
 use std::net::TcpStream;
+use std::time::{Duration, Instant};
 
 use k8s_openapi::api::authentication::v1::SelfSubjectReview;
-use k8s_openapi::api::core::v1::Namespace;
-use kube::api::{Api, PostParams};
+use k8s_openapi::api::authorization::v1::SelfSubjectAccessReview;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::api::rbac::v1::{ClusterRole, RoleBinding};
+use kube::api::{Api, DeleteParams, PostParams};
 use ledgerops_testenv::{ControlPlane, USERS};
+use serde::de::DeserializeOwned;
+use serde_json::json;
 
 fn port_of(url: &str) -> u16 {
     url.rsplit(':')
@@ -32,6 +40,12 @@ async fn planes_are_independent_and_stop_when_dropped() {
 
     let port = port_of(a.url());
     let dir = a.dir().to_owned();
+    let pids = a.pids();
+    assert_eq!(
+        pids.len(),
+        3,
+        "kube-controller-manager, kube-apiserver and kine"
+    );
     drop(a);
     // SIGKILL is delivered at once, but the kernel closes the socket a moment later.
     let mut closed = false;
@@ -47,6 +61,15 @@ async fn planes_are_independent_and_stop_when_dropped() {
         "the API server still listens on {port} after its ControlPlane was dropped"
     );
     assert!(!dir.exists(), "{} was not removed", dir.display());
+    // The waiting thread reaps each killed child, and its /proc entry goes with it.
+    for pid in pids {
+        let proc = std::path::PathBuf::from(format!("/proc/{pid}"));
+        let start = Instant::now();
+        while proc.exists() && start.elapsed() < Duration::from_secs(5) {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(!proc.exists(), "process {pid} outlived its ControlPlane");
+    }
     assert!(
         b.client().await.unwrap().apiserver_version().await.is_ok(),
         "dropping one plane stopped the other"
@@ -74,4 +97,184 @@ async fn token_users_are_authenticated_and_authorized_as_themselves() {
         .expect_err("alice has no role");
     assert!(err.to_string().contains("forbidden"), "{err}");
     assert!(plane.client_as("mallory").await.is_err());
+}
+
+const LIMIT: Duration = Duration::from_secs(30);
+
+/// Creates ConfigMap `owner` and ConfigMap `dependent` owned by it (by uid, blocking the owner's
+/// foreground deletion), in `ns`.
+async fn owner_and_dependent(plane: &ControlPlane, ns: &str) -> Api<ConfigMap> {
+    let api = Api::<ConfigMap>::namespaced(plane.client().await.unwrap(), ns);
+    let owner: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "owner"}})).unwrap();
+    let owner = api.create(&PostParams::default(), &owner).await.unwrap();
+    let dependent: ConfigMap = serde_json::from_value(json!({"metadata": {
+        "name": "dependent",
+        "ownerReferences": [{
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "name": "owner",
+            "uid": owner.metadata.uid.unwrap(),
+            "blockOwnerDeletion": true,
+        }],
+    }}))
+    .unwrap();
+    api.create(&PostParams::default(), &dependent)
+        .await
+        .unwrap();
+    api
+}
+
+/// Polls until `name` no longer exists, failing with the last state seen after [`LIMIT`].
+async fn until_gone<K>(api: &Api<K>, name: &str)
+where
+    K: kube::Resource + Clone + DeserializeOwned + Debug,
+{
+    let start = Instant::now();
+    let mut last = None;
+    while start.elapsed() < LIMIT {
+        match api.get_opt(name).await.unwrap() {
+            None => return,
+            Some(obj) => last = Some(obj),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{name} still exists after {LIMIT:?}: {last:#?}");
+}
+
+/// kubectl with a bound on its wait: without a controller to finish a deletion, kubectl waits
+/// for ever.
+fn kubectl_delete(plane: &ControlPlane, args: &[&str]) {
+    let mut all = vec!["delete", "--wait=true", "--timeout=60s"];
+    all.extend_from_slice(args);
+    let started = Instant::now();
+    plane
+        .kubectl_ok(&all)
+        .unwrap_or_else(|e| panic!("after {:?}: {e}", started.elapsed()));
+}
+
+#[tokio::test]
+async fn a_dependent_is_collected_once_its_owner_is_deleted() {
+    let plane = ControlPlane::shared();
+    let ns = plane.namespace("gc").await.unwrap();
+    let api = owner_and_dependent(plane, &ns).await;
+    api.delete("owner", &DeleteParams::background())
+        .await
+        .unwrap();
+    until_gone(&api, "dependent").await;
+}
+
+#[tokio::test]
+async fn a_foreground_delete_removes_the_dependent_first_and_completes() {
+    let plane = ControlPlane::shared();
+    let ns = plane.namespace("gc-foreground").await.unwrap();
+    let api = owner_and_dependent(plane, &ns).await;
+    kubectl_delete(
+        plane,
+        &["configmap", "owner", "-n", &ns, "--cascade=foreground"],
+    );
+    assert!(api.get_opt("owner").await.unwrap().is_none());
+    assert!(
+        api.get_opt("dependent").await.unwrap().is_none(),
+        "the owner went before its blocking dependent"
+    );
+}
+
+#[tokio::test]
+async fn an_orphaning_delete_completes_and_keeps_the_dependent() {
+    let plane = ControlPlane::shared();
+    let ns = plane.namespace("gc-orphan").await.unwrap();
+    let api = owner_and_dependent(plane, &ns).await;
+    kubectl_delete(
+        plane,
+        &["configmap", "owner", "-n", &ns, "--cascade=orphan"],
+    );
+    assert!(api.get_opt("owner").await.unwrap().is_none());
+    let dependent = api
+        .get_opt("dependent")
+        .await
+        .unwrap()
+        .expect("an orphaned dependent stays");
+    let owners = dependent.metadata.owner_references.unwrap_or_default();
+    assert!(
+        owners.is_empty(),
+        "the reference to the deleted owner stays: {owners:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_namespace_deletion_removes_its_content_and_completes() {
+    let plane = ControlPlane::shared();
+    let ns = plane.namespace("ns-delete").await.unwrap();
+    let _ = owner_and_dependent(plane, &ns).await;
+    // The namespace controller waits 5 s after a deletion before it starts.
+    kubectl_delete(plane, &["namespace", &ns]);
+    let namespaces = Api::<Namespace>::all(plane.client().await.unwrap());
+    assert!(namespaces.get_opt(&ns).await.unwrap().is_none());
+    let all = Api::<ConfigMap>::all(plane.client().await.unwrap());
+    let left: Vec<_> = all
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter(|cm| cm.metadata.namespace.as_deref() == Some(ns.as_str()))
+        .collect();
+    assert!(left.is_empty(), "left in the deleted namespace: {left:?}");
+}
+
+#[tokio::test]
+async fn a_cluster_role_labelled_aggregate_to_edit_extends_edit() {
+    let plane = ControlPlane::shared();
+    let admin = plane.client().await.unwrap();
+    let ns = plane.namespace("aggregate").await.unwrap();
+    let role: ClusterRole = serde_json::from_value(json!({
+        "metadata": {
+            "name": "ledgerops-test-widgets-edit",
+            "labels": {"rbac.authorization.k8s.io/aggregate-to-edit": "true"},
+        },
+        "rules": [{
+            "apiGroups": ["aggregation.ledgerops.test"],
+            "resources": ["widgets"],
+            "verbs": ["get"],
+        }],
+    }))
+    .unwrap();
+    Api::<ClusterRole>::all(admin.clone())
+        .create(&PostParams::default(), &role)
+        .await
+        .unwrap();
+    let binding: RoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": "bob-edit"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "edit"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "bob"}],
+    }))
+    .unwrap();
+    Api::<RoleBinding>::namespaced(admin, &ns)
+        .create(&PostParams::default(), &binding)
+        .await
+        .unwrap();
+
+    // bob holds only the built-in `edit`: he may get widgets once the rule is aggregated into it.
+    let reviews = Api::<SelfSubjectAccessReview>::all(plane.client_as("bob").await.unwrap());
+    let review: SelfSubjectAccessReview = serde_json::from_value(json!({"spec": {
+        "resourceAttributes": {
+            "namespace": ns, "group": "aggregation.ledgerops.test", "resource": "widgets", "verb": "get",
+        },
+    }}))
+    .unwrap();
+    let start = Instant::now();
+    loop {
+        let answer = reviews
+            .create(&PostParams::default(), &review)
+            .await
+            .unwrap();
+        if answer.status.is_some_and(|s| s.allowed) {
+            break;
+        }
+        assert!(
+            start.elapsed() < LIMIT,
+            "`edit` did not gain the widgets rule within {LIMIT:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

@@ -1,11 +1,15 @@
 //! A private Kubernetes control plane for tests: a real `kube-apiserver` backed by kine's
-//! in-memory store, on free loopback ports, with token-authenticated users.
+//! in-memory store, on free loopback ports, with token-authenticated users, and
+//! `kube-controller-manager` running the garbage collector, namespace deletion and ClusterRole
+//! aggregation.
 //!
 //! Build the binaries once with `tests/tools/build-control-plane.sh` (or point
-//! `LEDGEROPS_CONTROL_PLANE_BIN` at a directory that has `kube-apiserver`, `kine` and `kubectl`);
-//! [`ControlPlane::start`] runs the script itself when the variable is unset.
+//! `LEDGEROPS_CONTROL_PLANE_BIN` at a directory that has `kine`, `kube-apiserver`,
+//! `kube-controller-manager` and `kubectl`); [`ControlPlane::start`] runs the script itself when
+//! the variable is unset.
 
 mod binaries;
+mod controllers;
 pub mod gitea;
 mod process;
 
@@ -30,7 +34,7 @@ pub const USERS: &[&str] = &["admin", "alice", "bob"];
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error(
-        "building the control-plane binaries failed: {0}; run tests/tools/build-control-plane.sh to see why"
+        "control-plane binaries: {0}; run tests/tools/build-control-plane.sh to build them (or set LEDGEROPS_CONTROL_PLANE_BIN to a directory with kine, kube-apiserver, kube-controller-manager and kubectl)"
     )]
     Build(String),
     #[error("{what}: {source}")]
@@ -40,8 +44,10 @@ pub enum Error {
     },
     #[error("`{0}` failed: {1}")]
     Command(String, String),
-    #[error("the API server was not ready after {0:?}; its log is {1}")]
-    NotReady(Duration, PathBuf),
+    #[error("{0} was not ready after {1:?}; the end of its log:\n{2}")]
+    NotReady(&'static str, Duration, String),
+    #[error("{0} exited while starting; the end of its log:\n{1}")]
+    Exited(&'static str, String),
     #[error("unknown test user {0}: use one of {USERS:?}")]
     UnknownUser(String),
     #[error("kubeconfig: {0}")]
@@ -63,11 +69,12 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
     move |source| Error::Io { what, source }
 }
 
-/// A running API server and its store. Both stop when this is dropped, and also when the test
-/// process dies, however it dies.
+/// A running API server, its store and kube-controller-manager. They stop when this is dropped,
+/// and also when the test process dies, however it dies.
 pub struct ControlPlane {
-    // Fields drop in order: the API server, then its store, then the directory they used.
-    _processes: Vec<Guarded>,
+    // Fields drop in order: kube-controller-manager, the API server, its store (in this order in
+    // the Vec), then the directory they used. Each process is named as its log is.
+    processes: Vec<(&'static str, Guarded)>,
     dir: tempfile::TempDir,
     kubeconfig: PathBuf,
     kubectl: PathBuf,
@@ -75,7 +82,8 @@ pub struct ControlPlane {
 }
 
 impl ControlPlane {
-    /// Starts a fresh control plane and waits until the API server reports ready.
+    /// Starts a fresh control plane and waits until the API server reports ready and the
+    /// controllers act (see [`controllers::wait_running`]).
     pub async fn start() -> Result<Self> {
         let bin = binary_dir()?;
         let dir = tempfile::Builder::new()
@@ -88,10 +96,10 @@ impl ControlPlane {
         let mut kine = Command::new(bin.join("kine"));
         kine.arg(format!("--listen-address=127.0.0.1:{store_port}"))
             .args(["--endpoint=memory://", "--metrics-bind-address=0"]);
-        let kine = Guarded::spawn(kine, &root.join("kine.log"))?;
+        let kine = Guarded::spawn(kine, &log_of(root, "kine"))?;
 
         write_service_account_key(root)?;
-        let tokens: String = USERS
+        let mut tokens: String = USERS
             .iter()
             .map(|u| {
                 let groups = if *u == "admin" {
@@ -102,12 +110,14 @@ impl ControlPlane {
                 format!("{},{u},{u},\"{groups}\"\n", token_of(u))
             })
             .collect();
+        let kcm_user = controllers::USER;
+        tokens.push_str(&format!("{},{kcm_user},{kcm_user}\n", controllers::TOKEN));
         std::fs::write(root.join("tokens.csv"), tokens).map_err(io("writing tokens.csv"))?;
 
         let port = free_port()?;
         let cert_dir = root.join("certs");
         let sa_key = root.join("sa.key");
-        let api_log = root.join("kube-apiserver.log");
+        let api_log = log_of(root, "kube-apiserver");
         let mut apiserver = Command::new(bin.join("kube-apiserver"));
         apiserver.args([
             format!("--etcd-servers=http://127.0.0.1:{store_port}"),
@@ -130,19 +140,44 @@ impl ControlPlane {
         let url = format!("https://127.0.0.1:{port}");
         let kubeconfig = root.join("kubeconfig");
         // The API server writes its self-signed serving certificate (and the CA that signed it)
-        // at start-up; the kubeconfig trusts exactly that file.
+        // at start-up; the kubeconfigs trust exactly that file.
         let ca = cert_dir.join("apiserver.crt");
-        std::fs::write(&kubeconfig, kubeconfig_yaml(&url, &ca))
+        let users: Vec<(&str, String)> = USERS.iter().map(|u| (*u, token_of(u))).collect();
+        std::fs::write(&kubeconfig, kubeconfig_yaml(&url, &ca, &users))
             .map_err(io("writing the kubeconfig"))?;
+        let kcm_kubeconfig = root.join("kube-controller-manager.kubeconfig");
+        let kcm_log = log_of(root, "kube-controller-manager");
+        let kcm_users = [("kube-controller-manager", controllers::TOKEN.to_string())];
+        std::fs::write(&kcm_kubeconfig, kubeconfig_yaml(&url, &ca, &kcm_users))
+            .map_err(io("writing the kube-controller-manager kubeconfig"))?;
 
-        let plane = Self {
+        let mut plane = Self {
             kubectl: bin.join("kubectl"),
             kubeconfig,
             url,
-            _processes: vec![apiserver, kine],
+            processes: vec![("kube-apiserver", apiserver), ("kine", kine)],
             dir,
         };
-        plane.wait_ready(Duration::from_secs(60), &api_log).await?;
+        plane.wait_ready(Duration::from_secs(60)).await?;
+
+        // Started once the API server is ready: it gives up if the API server is not healthy
+        // within 10 s, and it needs the CA file the API server writes.
+        let files = controllers::Files {
+            kubeconfig: &kcm_kubeconfig,
+            service_account_key: &sa_key,
+            root_ca: &ca,
+            log: &kcm_log,
+        };
+        let kcm = controllers::spawn(&bin, &files)?;
+        plane.processes.insert(0, ("kube-controller-manager", kcm));
+        let admin = plane.client().await?;
+        controllers::wait_running(
+            &admin,
+            &plane.processes[0].1,
+            Duration::from_secs(60),
+            &kcm_log,
+        )
+        .await?;
         Ok(plane)
     }
 
@@ -240,9 +275,19 @@ impl ControlPlane {
         self.dir.path()
     }
 
-    async fn wait_ready(&self, limit: Duration, log: &Path) -> Result<()> {
+    /// The process ids of kube-controller-manager, the API server and kine, for checking or
+    /// measuring them.
+    pub fn pids(&self) -> Vec<u32> {
+        self.processes.iter().map(|(_, p)| p.pid()).collect()
+    }
+
+    async fn wait_ready(&self, limit: Duration) -> Result<()> {
         let start = Instant::now();
         while start.elapsed() < limit {
+            if let Some((name, _)) = self.processes.iter().find(|(_, p)| p.exited()) {
+                let log = process::log_tail(&log_of(self.dir(), name));
+                return Err(Error::Exited(name, log));
+            }
             // The CA file appears only once the API server has generated it.
             if let Ok(client) = self.client().await {
                 let req = http::Request::get("/readyz")
@@ -254,7 +299,8 @@ impl ControlPlane {
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
-        Err(Error::NotReady(limit, log.to_owned()))
+        let log = process::log_tail(&log_of(self.dir(), "kube-apiserver"));
+        Err(Error::NotReady("kube-apiserver", limit, log))
     }
 }
 
@@ -270,6 +316,10 @@ pub fn free_port() -> Result<u16> {
         .local_addr()
         .map_err(io("finding a free port"))?
         .port())
+}
+
+fn log_of(dir: &Path, process: &str) -> PathBuf {
+    dir.join(format!("{process}.log"))
 }
 
 fn write_service_account_key(root: &Path) -> Result<()> {
@@ -295,22 +345,21 @@ fn write_service_account_key(root: &Path) -> Result<()> {
     Ok(())
 }
 
-fn kubeconfig_yaml(url: &str, ca: &Path) -> String {
+/// A kubeconfig with one context per `(name, token)`, the first one current.
+fn kubeconfig_yaml(url: &str, ca: &Path, users: &[(&str, String)]) -> String {
+    let current = users.first().map_or("", |(name, _)| *name);
     let mut yaml = format!(
-        "apiVersion: v1\nkind: Config\ncurrent-context: admin\nclusters:\n- name: test\n  cluster:\n    server: {url}\n    certificate-authority: {}\ncontexts:\n",
+        "apiVersion: v1\nkind: Config\ncurrent-context: {current}\nclusters:\n- name: test\n  cluster:\n    server: {url}\n    certificate-authority: {}\ncontexts:\n",
         ca.display()
     );
-    for u in USERS {
+    for (u, _) in users {
         yaml.push_str(&format!(
             "- name: {u}\n  context:\n    cluster: test\n    user: {u}\n"
         ));
     }
     yaml.push_str("users:\n");
-    for u in USERS {
-        yaml.push_str(&format!(
-            "- name: {u}\n  user:\n    token: {}\n",
-            token_of(u)
-        ));
+    for (u, token) in users {
+        yaml.push_str(&format!("- name: {u}\n  user:\n    token: {token}\n"));
     }
     yaml
 }

@@ -4,13 +4,15 @@ use std::fs::File;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Mutex, mpsc};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 
 use crate::{Result, io};
 
 /// A child process killed when this is dropped, and by the kernel when the test process dies.
 pub struct Guarded {
     pid: libc::pid_t,
+    exited: Arc<AtomicBool>,
 }
 
 impl Guarded {
@@ -32,10 +34,13 @@ impl Guarded {
         // PR_SET_PDEATHSIG fires when the *thread* that forked the child exits, so the child is
         // forked from a thread that lives exactly as long as the child (it waits for it).
         let (tx, rx) = mpsc::channel();
+        let exited = Arc::new(AtomicBool::new(false));
+        let reaped = exited.clone();
         std::thread::spawn(move || match cmd.spawn() {
             Ok(mut child) => {
                 let _ = tx.send(Ok(child.id()));
                 let _ = child.wait();
+                reaped.store(true, Ordering::SeqCst);
             }
             Err(e) => {
                 let _ = tx.send(Err(e));
@@ -47,6 +52,7 @@ impl Guarded {
             .map_err(io(format!("starting {program}")))?;
         Ok(Self {
             pid: pid as libc::pid_t,
+            exited,
         })
     }
 }
@@ -56,10 +62,19 @@ impl Guarded {
     pub fn pid(&self) -> u32 {
         self.pid as u32
     }
+
+    /// Whether the process has ended (and been reaped), for failing fast while waiting on it.
+    pub fn exited(&self) -> bool {
+        self.exited.load(Ordering::SeqCst)
+    }
 }
 
 impl Drop for Guarded {
     fn drop(&mut self) {
+        // A reaped pid may already belong to another process.
+        if self.exited() {
+            return;
+        }
         // SAFETY: kill has no memory-safety preconditions; the waiting thread reaps the child.
         unsafe {
             libc::kill(self.pid, libc::SIGKILL);
@@ -86,4 +101,11 @@ pub(crate) fn remove_at_exit(dir: PathBuf) {
         }
     }
     dirs.push(dir);
+}
+
+/// The last lines of a log, for an error: the temp dir, and the log with it, go away with it.
+pub(crate) fn log_tail(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_else(|e| format!("(unreadable: {e})"));
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(40)..].join("\n")
 }

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 pub use binary::{gitea_dir, version};
 
-use crate::process::Guarded;
+use crate::process::{Guarded, log_tail};
 use crate::{Error, Result, free_port, io};
 use api::{Api, Auth};
 
@@ -315,11 +315,4 @@ async fn wait_ready(api: &Api, limit: Duration, log: &Path) -> Result<()> {
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     Err(Error::GiteaNotReady(limit, log_tail(log)))
-}
-
-/// The last lines of Gitea's log: the temp dir, and the log with it, go away with the error.
-fn log_tail(log: &Path) -> String {
-    let text = std::fs::read_to_string(log).unwrap_or_else(|e| format!("(unreadable: {e})"));
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(40)..].join("\n")
 }
