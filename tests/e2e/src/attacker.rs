@@ -48,8 +48,8 @@ async fn bind(admin: &Client, ns: &str, user: &str, kind: &str, role: &str) {
         .unwrap_or_else(|e| panic!("binding {role} to {user}: {e}"));
 }
 
-/// Gives `user` in `ns` what a namespace editor has (Kubernetes' `edit` rules for ConfigMaps,
-/// Secrets and the rest, and `ledgerops-edit`) plus what an over-broad grant elsewhere might add:
+/// Gives `user` in `ns` what a namespace editor has (Kubernetes' built-in `edit`, and
+/// `ledgerops-edit`, bound directly so that the test does not wait for its aggregation) plus what an over-broad grant elsewhere might add:
 /// writing every status of ours and creating ApprovalRequests and AgentJobs. Returns a client
 /// authenticated as `user`.
 pub async fn attacker(plane: &ControlPlane, ns: &str, user: &str) -> Client {
@@ -70,7 +70,7 @@ pub async fn attacker(plane: &ControlPlane, ns: &str, user: &str) -> Client {
         .await
         .expect("creating the over-broad Role");
     for (kind, role) in [
-        ("ClusterRole", "system:aggregate-to-edit"),
+        ("ClusterRole", "edit"),
         ("ClusterRole", "ledgerops-edit"),
         ("Role", "over-broad"),
     ] {
