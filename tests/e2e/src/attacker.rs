@@ -49,9 +49,9 @@ async fn bind(admin: &Client, ns: &str, user: &str, kind: &str, role: &str) {
 }
 
 /// Gives `user` in `ns` what a namespace editor has (Kubernetes' built-in `edit`, and
-/// `ledgerops-edit`, bound directly so that the test does not wait for its aggregation) plus what an over-broad grant elsewhere might add:
-/// writing every status of ours and creating ApprovalRequests and AgentJobs. Returns a client
-/// authenticated as `user`.
+/// `ledgerops-edit`, bound directly so that the test does not wait for its aggregation), plus
+/// what an over-broad grant elsewhere might add: writing every status of ours and creating
+/// ApprovalRequests and AgentJobs. Returns a client authenticated as `user`.
 pub async fn attacker(plane: &ControlPlane, ns: &str, user: &str) -> Client {
     let admin = plane.client().await.expect("admin client");
     install_people_roles(&admin).await;
