@@ -356,6 +356,17 @@ async fn preview(
             (preview, approved)
         }
     };
+    if let Err(message) = plan::guarded(
+        &preview.changes,
+        mirror,
+        budget.spec.closed_through.as_deref(),
+    ) {
+        return Ok(Err(PlanVerdict::Blocked {
+            phase: PlanPhase::Blocked,
+            reason: "GuardedTransaction",
+            message,
+        }));
+    }
     let known: HashSet<String> = policy::known_payees(mirror, &preview.changes);
     let decision = policy::decide(&preview.changes, &budget.spec.approval, &known);
     Ok(Ok(Found {

@@ -17,4 +17,4 @@ pub use approved::{Approved, Basis};
 pub use categories::is_uncategorized;
 pub use preview::{PlanPreview, PlannedChange, State, preview};
 pub use undo::{AppliedChange, undo_preview};
-pub use validate::{PlanError, validate};
+pub use validate::{PlanError, guarded, validate};

@@ -66,6 +66,27 @@ pub fn validate(assignments: &[Assignment], mirror: &Mirror) -> Result<(), Vec<P
     }
 }
 
+/// The guards of the changes a preview would write (a reconciled transaction, or one in a month
+/// up to `closed_through`): each message names the transaction and what to do. Checked before
+/// anyone is asked, so that an approval is never given for a write that cannot happen.
+pub fn guarded(
+    changes: &[super::PlannedChange],
+    mirror: &Mirror,
+    closed_through: Option<&str>,
+) -> Result<(), String> {
+    let blocked: Vec<String> = changes
+        .iter()
+        .filter_map(|c| mirror.transactions.get(&c.change.transaction_id))
+        .filter_map(|tx| crate::logic::converge::guard(tx, closed_through))
+        .map(|b| b.message)
+        .collect();
+    if blocked.is_empty() {
+        Ok(())
+    } else {
+        Err(blocked.join(" "))
+    }
+}
+
 /// Whether YNAB lets the transaction have a category at all.
 fn transaction_problem(id: &str, mirror: &Mirror) -> Option<PlanError> {
     let Some(tx) = mirror.transactions.get(id) else {
@@ -108,6 +129,41 @@ fn category_problem(id: &str, mirror: &Mirror) -> Option<PlanError> {
         Some(PlanError::Hidden(id))
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod guard_tests {
+    use super::*;
+    use crate::logic::plan::test_support::{assign, at, mirror};
+    use crate::ynab::model::ClearedStatus;
+
+    #[test]
+    fn reconciled_and_closed_month_changes_are_named() {
+        let mut m = mirror();
+        let changes = |m: &Mirror| {
+            crate::logic::plan::preview(
+                &[
+                    assign("tx-048", "cat-groceries"),
+                    assign("tx-049", "cat-transport"),
+                ],
+                &at(m),
+            )
+            .changes
+        };
+        assert_eq!(guarded(&changes(&m), &m, None), Ok(()));
+        assert_eq!(guarded(&changes(&m), &m, Some("2026-08")), Ok(()));
+        let closed = guarded(&changes(&m), &m, Some("2026-09")).unwrap_err();
+        assert!(
+            closed.contains("tx-048") && closed.contains("tx-049"),
+            "{closed}"
+        );
+        m.transactions.get_mut("tx-049").unwrap().cleared = ClearedStatus::Reconciled;
+        let reconciled = guarded(&changes(&m), &m, None).unwrap_err();
+        assert!(
+            reconciled.contains("tx-049") && !reconciled.contains("tx-048"),
+            "{reconciled}"
+        );
     }
 }
 
