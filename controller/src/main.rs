@@ -17,6 +17,8 @@ struct Cli {
     command: Cmd,
 }
 
+// Parsed once at start-up: the size of the `run` variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Cmd {
     /// Run the controllers against the cluster in KUBECONFIG (or the one it runs in).
@@ -27,6 +29,17 @@ enum Cmd {
         /// Log as JSON lines instead of text.
         #[arg(long, env = "LEDGEROPS_LOG_JSON")]
         log_json: bool,
+        /// An API base URL a YNAB token may be sent to (repeatable, or comma-separated in the
+        /// variable): `scheme://host[:port]/path`, canonical, no user info; `*` as the port
+        /// allows any port (`http://127.0.0.1:*/v1` for a local simulator). Given, it replaces
+        /// the default.
+        #[arg(
+            long = "ynab-api-url-allow",
+            env = "LEDGEROPS_YNAB_API_URL_ALLOW",
+            value_delimiter = ',',
+            default_value = ledgerops::logic::api_url::YNAB_API
+        )]
+        ynab_api_url_allow: Vec<String>,
         #[command(flatten)]
         agent: ledgerops::agent::options::AgentArgs,
     },
@@ -43,9 +56,18 @@ fn main() -> ExitCode {
         Cmd::Run {
             listen,
             log_json,
+            ynab_api_url_allow,
             agent,
         } => {
             init_logs(log_json);
+            let api_urls =
+                match ledgerops::logic::api_url::ApiUrlAllowlist::parse(&ynab_api_url_allow) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        tracing::error!("{}: {e}", ledgerops::logic::api_url::FLAG);
+                        return ExitCode::FAILURE;
+                    }
+                };
             let agent = match agent.resolve() {
                 Ok(a) => a,
                 Err(e) => {
@@ -54,7 +76,7 @@ fn main() -> ExitCode {
                 }
             };
             let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-            match runtime.block_on(ledgerops::run::run(listen, agent)) {
+            match runtime.block_on(ledgerops::run::run(listen, api_urls, agent)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     tracing::error!("{e}");

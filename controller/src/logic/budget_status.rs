@@ -18,7 +18,7 @@ pub enum SyncOutcome {
     /// `spec.suspend` is set: nothing was asked of YNAB.
     Suspended,
     /// It failed; `reason` is one of Unauthorized, NotFound, RateLimited, Unreachable,
-    /// TokenMissing, InvalidSpec, RequestFailed.
+    /// TokenMissing, TokenNotOptedIn, ApiUrlNotAllowed, InvalidSpec, RequestFailed.
     Failed {
         reason: &'static str,
         message: String,
@@ -135,7 +135,9 @@ pub fn announcement(previous: &BudgetStatus, next: &BudgetStatus) -> Option<Anno
 
 fn phase_of(reason: &str) -> BudgetPhase {
     match reason {
-        "Unauthorized" | "TokenMissing" => BudgetPhase::Unauthorized,
+        "Unauthorized" | "TokenMissing" | "TokenNotOptedIn" | "ApiUrlNotAllowed" => {
+            BudgetPhase::Unauthorized
+        }
         "NotFound" => BudgetPhase::NotFound,
         "RateLimited" => BudgetPhase::RateLimited,
         _ => BudgetPhase::Unreachable,
@@ -278,6 +280,8 @@ mod tests {
         let cases = [
             ("Unauthorized", BudgetPhase::Unauthorized),
             ("TokenMissing", BudgetPhase::Unauthorized),
+            ("TokenNotOptedIn", BudgetPhase::Unauthorized),
+            ("ApiUrlNotAllowed", BudgetPhase::Unauthorized),
             ("NotFound", BudgetPhase::NotFound),
             ("RateLimited", BudgetPhase::RateLimited),
             ("Unreachable", BudgetPhase::Unreachable),
