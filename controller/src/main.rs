@@ -64,7 +64,7 @@ fn main() -> ExitCode {
                 match ledgerops::logic::api_url::ApiUrlAllowlist::parse(&ynab_api_url_allow) {
                     Ok(a) => a,
                     Err(e) => {
-                        tracing::error!("{}: {e}", ledgerops::logic::api_url::FLAG);
+                        tracing::error!("{e}");
                         return ExitCode::FAILURE;
                     }
                 };

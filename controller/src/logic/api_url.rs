@@ -19,21 +19,38 @@ pub const FLAG: &str = "--ynab-api-url-allow";
 /// The real YNAB API: the only entry unless the operator says otherwise.
 pub const YNAB_API: &str = "https://api.ynab.com/v1";
 
+/// What is wrong with the shape of a URL, whatever list it is checked against.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Shape {
+    #[error("not a URL: {0}")]
+    Unparsable(String),
+    #[error("scheme {0:?}: only http and https are allowed")]
+    Scheme(String),
+    #[error("it carries a user name or password: remove everything before the @")]
+    UserInfo,
+    #[error("it has a query or fragment: a base URL ends with its path")]
+    QueryOrFragment,
+    #[error("it is not in canonical form: write it as {0:?}")]
+    NotCanonical(String),
+    #[error("`*` stands only for the port")]
+    Wildcard,
+}
+
 /// Why an allowlist entry or a URL was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ApiUrlError {
-    #[error("{url:?} is not a URL ({reason})")]
-    Unparsable { url: String, reason: String },
-    #[error("{url:?} uses scheme {scheme:?}: only http and https are allowed")]
-    Scheme { url: String, scheme: String },
-    #[error("{url:?} carries a user name or password: remove everything before the @")]
-    UserInfo { url: String },
-    #[error("{url:?} has a query or fragment: a base URL ends with its path")]
-    QueryOrFragment { url: String },
-    #[error("{url:?} is not in canonical form: write it as {canonical:?}")]
-    NotCanonical { url: String, canonical: String },
+    #[error("{FLAG} {entry:?}: {shape}")]
+    BadEntry { entry: String, shape: Shape },
     #[error(
-        "spec.apiUrl {url:?} is not on the operator's allowlist ({allowed}): point spec.apiUrl at the real YNAB API, or have the operator add it with `ledgerops run {FLAG} <base URL>`; no token was sent"
+        "spec.apiUrl {url:?} is refused ({shape}), so no token was sent: point spec.apiUrl at an API base URL on the operator's allowlist ({allowed}; `ledgerops run {FLAG} <base URL>`)"
+    )]
+    Malformed {
+        url: String,
+        shape: Shape,
+        allowed: String,
+    },
+    #[error(
+        "spec.apiUrl {url:?} is not on the operator's allowlist ({allowed}), so no token was sent: point spec.apiUrl at the real YNAB API, or have the operator add it with `ledgerops run {FLAG} <base URL>`"
     )]
     NotAllowed { url: String, allowed: String },
 }
@@ -86,13 +103,14 @@ struct Entry {
 
 impl Entry {
     fn parse(text: &str) -> Result<Entry, ApiUrlError> {
+        let bad = |shape| ApiUrlError::BadEntry {
+            entry: text.to_owned(),
+            shape,
+        };
         let (without_star, any_port) = strip_any_port(text);
-        let url = canonical(&without_star)?;
+        let url = canonical(&without_star).map_err(bad)?;
         if url.host_str().unwrap_or_default().contains('*') {
-            return Err(ApiUrlError::Unparsable {
-                url: text.to_owned(),
-                reason: "`*` stands only for the port".to_owned(),
-            });
+            return Err(bad(Shape::Wildcard));
         }
         let port = match (any_port, url.port_or_known_default()) {
             (true, _) => Port::Any,
@@ -138,34 +156,21 @@ fn strip_any_port(text: &str) -> (String, bool) {
 }
 
 /// Parses `text` and insists that it is already what the HTTP client would send.
-fn canonical(text: &str) -> Result<Url, ApiUrlError> {
-    let url = Url::parse(text).map_err(|e| ApiUrlError::Unparsable {
-        url: text.to_owned(),
-        reason: e.to_string(),
-    })?;
+fn canonical(text: &str) -> Result<Url, Shape> {
+    let url = Url::parse(text).map_err(|e| Shape::Unparsable(e.to_string()))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(ApiUrlError::Scheme {
-            url: text.to_owned(),
-            scheme: url.scheme().to_owned(),
-        });
+        return Err(Shape::Scheme(url.scheme().to_owned()));
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(ApiUrlError::UserInfo {
-            url: text.to_owned(),
-        });
+        return Err(Shape::UserInfo);
     }
     if url.query().is_some() || url.fragment().is_some() {
-        return Err(ApiUrlError::QueryOrFragment {
-            url: text.to_owned(),
-        });
+        return Err(Shape::QueryOrFragment);
     }
     let written = text.trim_end_matches('/');
     let normal = url.as_str().trim_end_matches('/');
     if written != normal || text.len() > written.len() + 1 {
-        return Err(ApiUrlError::NotCanonical {
-            url: text.to_owned(),
-            canonical: normal.to_owned(),
-        });
+        return Err(Shape::NotCanonical(normal.to_owned()));
     }
     Ok(url)
 }
@@ -195,7 +200,11 @@ impl ApiUrlAllowlist {
 
     /// `url` as a URL a token may be sent to, or why not.
     pub fn check(&self, url: &str) -> Result<AllowedApiUrl, ApiUrlError> {
-        let parsed = canonical(url)?;
+        let parsed = canonical(url).map_err(|shape| ApiUrlError::Malformed {
+            url: url.to_owned(),
+            shape,
+            allowed: self.describe(),
+        })?;
         if self.0.iter().any(|e| e.allows(&parsed)) {
             let trimmed = parsed.as_str().trim_end_matches('/');
             let base = Url::parse(trimmed).unwrap_or(parsed);
@@ -356,9 +365,22 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             odd,
-            ApiUrlError::NotCanonical {
+            ApiUrlError::Malformed {
                 url: "https://api.ynab.com/v1/../v1".into(),
-                canonical: "https://api.ynab.com/v1".into()
+                shape: Shape::NotCanonical("https://api.ynab.com/v1".into()),
+                allowed: YNAB_API.into(),
+            }
+        );
+        let message = odd.to_string();
+        for needle in ["https://api.ynab.com/v1/../v1", FLAG, "no token was sent"] {
+            assert!(message.contains(needle), "{message}");
+        }
+        let entry = ApiUrlAllowlist::parse(["http://*:*/v1"]).unwrap_err();
+        assert_eq!(
+            entry,
+            ApiUrlError::BadEntry {
+                entry: "http://*:*/v1".into(),
+                shape: Shape::Wildcard
             }
         );
     }
