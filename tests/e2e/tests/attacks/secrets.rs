@@ -381,3 +381,32 @@ async fn an_outside_body_never_reaches_status_or_events() {
     assert!(loud.connections() > 0 && odd.connections() > 0);
     assert_eq!(writes(&s).await, 0);
 }
+
+#[test]
+fn a_loose_allowlist_entry_stops_the_controller_at_start() {
+    let binary = ledgerops_e2e::controller::binary();
+    for entry in [
+        "https://user@api.ynab.com/v1",
+        "https://api.ynab.com/v1/../v2",
+        "ftp://api.ynab.com/v1",
+        "http://*:*/v1",
+    ] {
+        let out = std::process::Command::new(binary)
+            .args([
+                "run",
+                "--listen",
+                "127.0.0.1:0",
+                "--ynab-api-url-allow",
+                entry,
+            ])
+            .env("KUBECONFIG", "/nonexistent")
+            .output()
+            .expect("running ledgerops");
+        let log = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{entry}: {log}");
+        assert!(
+            log.contains("--ynab-api-url-allow") && log.contains(entry),
+            "{entry}: {log}"
+        );
+    }
+}
