@@ -148,3 +148,52 @@ impl Registry {
         self.credentials.lock().expect("registry lock").remove(&key);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::api_url::ApiUrlAllowlist;
+
+    fn secret(name: &str) -> SecretKeyRef {
+        SecretKeyRef {
+            name: name.into(),
+            key: "token".into(),
+        }
+    }
+
+    #[test]
+    fn a_token_is_reused_only_for_the_url_and_secret_it_was_checked_with() {
+        let allowlist = ApiUrlAllowlist::parse(["http://127.0.0.1:*/v1"]).unwrap();
+        let (here, there) = (
+            allowlist.check("http://127.0.0.1:1000/v1").unwrap(),
+            allowlist.check("http://127.0.0.1:2000/v1").unwrap(),
+        );
+        let registry = Registry::default();
+        registry.set_credentials(
+            "ns",
+            "home",
+            Credentials {
+                url: here.clone(),
+                secret: secret("ynab"),
+                token: Token::new("t"),
+            },
+        );
+        let cases = [
+            ("ns", "home", &here, "ynab", true),
+            ("ns", "home", &there, "ynab", false),
+            ("ns", "home", &here, "db-creds", false),
+            ("ns", "other", &here, "ynab", false),
+            ("other", "home", &here, "ynab", false),
+        ];
+        for (ns, name, url, from, reused) in cases {
+            let token = registry.token_for(ns, name, url, &secret(from));
+            assert_eq!(token.is_some(), reused, "{ns}/{name} {url} {from}");
+        }
+        registry.forget_credentials("ns", "home");
+        assert!(
+            registry
+                .token_for("ns", "home", &here, &secret("ynab"))
+                .is_none()
+        );
+    }
+}

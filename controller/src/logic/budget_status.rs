@@ -5,10 +5,13 @@ use k8s_openapi::jiff::Timestamp;
 
 use super::conditions::{self, Observed};
 use super::mirror::Mirror;
+use super::outside_text;
 use crate::api::budget::{BudgetPhase, BudgetStatus, RequestUse};
 
 pub const READY: &str = "Ready";
 pub const RATE_LIMITED: &str = "RateLimited";
+/// The longest failure message a Budget's status carries.
+const MAX_MESSAGE: usize = 1000;
 
 /// How a sync attempt ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,9 +72,15 @@ pub fn next(previous: &BudgetStatus, report: &SyncReport<'_>) -> BudgetStatus {
                 "spec.suspend is true: set it to false to resume syncing",
             ),
         ),
+        // Errors summarise what they quote already; this keeps any message one short line.
         SyncOutcome::Failed { reason, message } => (
             phase_of(reason),
-            Observed::new(READY, false, reason, message.clone()),
+            Observed::new(
+                READY,
+                false,
+                reason,
+                outside_text::sanitize(message, MAX_MESSAGE),
+            ),
         ),
     };
     let mut conditions =
@@ -236,6 +245,36 @@ mod tests {
         let note = announcement(&ok, &failed).unwrap();
         assert!(note.warning);
         assert_eq!(note.reason, "Unauthorized");
+    }
+
+    #[test]
+    fn a_failure_message_is_one_short_line() {
+        let cases = [
+            ("HTTP 500".to_owned(), "HTTP 500".to_owned()),
+            ("a\nb\u{1b}[2Jc".to_owned(), "ab[2Jc".to_owned()),
+            (
+                "x".repeat(MAX_MESSAGE + 100),
+                format!("{}…", "x".repeat(MAX_MESSAGE - 1)),
+            ),
+        ];
+        for (message, shown) in cases {
+            let outcome = SyncOutcome::Failed {
+                reason: "Unreachable",
+                message,
+            };
+            let status = next(
+                &BudgetStatus::default(),
+                &SyncReport {
+                    outcome,
+                    generation: Some(1),
+                    mirror: None,
+                    requests: requests(0, None),
+                    now: at(0),
+                },
+            );
+            let ready = conditions::get(&status.conditions, READY).unwrap();
+            assert_eq!(ready.message, shown);
+        }
     }
 
     #[test]
