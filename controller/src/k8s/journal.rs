@@ -6,6 +6,7 @@ use kube::Api;
 use kube::api::{ListParams, PostParams};
 use serde::{Deserialize, Serialize};
 
+use crate::api::common::DecisionRecord;
 use crate::logic::plan::AppliedChange;
 
 /// Marks journal ConfigMaps.
@@ -22,6 +23,9 @@ pub struct Entry {
     pub budget: String,
     pub applied_at: String,
     pub changes: Vec<AppliedChange>,
+    /// Who decided the write: a person's approval, or the Budget's policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<DecisionRecord>,
 }
 
 /// Why the journal could not be read or written.
@@ -49,7 +53,9 @@ pub async fn record(
     let json = serde_json::to_string_pretty(entry).expect("an entry always serializes");
     let map: ConfigMap = serde_json::from_value(serde_json::json!({
         "metadata": {"name": name, "labels": {JOURNAL_LABEL: "true", PLAN_LABEL: entry.plan}},
-        "data": {"entry.json": json}
+        "data": {"entry.json": json},
+        // A record of what was done: nobody edits it afterwards, ledgerops included.
+        "immutable": true
     }))
     .expect("a valid ConfigMap");
     match Api::<ConfigMap>::namespaced(client.clone(), namespace)
