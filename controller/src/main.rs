@@ -17,9 +17,9 @@ struct Cli {
     command: Cmd,
 }
 
-// Parsed once at start-up: the size of the `run` variant costs nothing.
-#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
+// Parsed once at start; the size of `Run`'s flags does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Cmd {
     /// Run the controllers against the cluster in KUBECONFIG (or the one it runs in).
     Run {

@@ -61,7 +61,8 @@ async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Er
     }
     // Only once the status records how it was handled: the reconcile the removal triggers must
     // see that status, not the one before.
-    if tx.annotations().contains_key(RESOLVE) {
+    if tx.annotations().contains_key(RESOLVE) && transaction_status::resolution_handled(next.phase)
+    {
         objects::remove_annotation(&ctx.client, tx.as_ref(), RESOLVE).await?;
     }
     Ok(requeue)

@@ -118,7 +118,7 @@ async fn a_forged_plan_status_writes_nothing() {
         "phase": "Applying",
         "intent": {"attemptId": "alice-op", "targetHash": "f".repeat(64), "startedAt": "2026-01-01T00:00:00Z"},
         "preview": {"hash": "f".repeat(64), "serverKnowledge": 1, "changeCount": 1, "unchangedCount": 0,
-            "changes": [{"transactionId": "tx-065", "date": "2026-09-01", "amount": "-50.00",
+            "changes": [{"transactionId": "tx-044", "date": "2026-09-01", "amount": "-50.00",
                 "fromCategoryId": category("Insurance"), "toCategoryId": category("Hobbies")}]},
     }});
     let alice = attacker(ControlPlane::shared(), &s.ns, "alice").await;
@@ -130,7 +130,7 @@ async fn a_forged_plan_status_writes_nothing() {
     assert!(message.contains("alice"), "{message}");
 
     // Past admission, the controller still writes only what the spec and YNAB say.
-    let before = s.ynab_category("tx-065").await;
+    let before = s.ynab_category("tx-044").await;
     s.api::<CategorizationPlan>()
         .patch_status("september", &PatchParams::default(), &Patch::Merge(&forged))
         .await
@@ -150,7 +150,7 @@ async fn a_forged_plan_status_writes_nothing() {
     .await;
     tokio::time::sleep(QUIET).await;
     assert_eq!(s.writes().await, 0, "YNAB saw a write");
-    assert_eq!(s.ynab_category("tx-065").await, before);
+    assert_eq!(s.ynab_category("tx-044").await, before);
     assert_ne!(
         plan.status.unwrap().operation_id.as_deref(),
         Some("alice-op")
@@ -171,7 +171,7 @@ async fn a_plan_edited_after_its_approval_needs_a_new_one() {
     more["assignments"]
         .as_array_mut()
         .unwrap()
-        .push(json!({"transactionId": "tx-065", "categoryId": category("Hobbies")}));
+        .push(json!({"transactionId": "tx-044", "categoryId": category("Hobbies")}));
     s.api::<CategorizationPlan>()
         .patch(
             "september",
@@ -206,7 +206,7 @@ async fn a_plan_edited_after_its_approval_needs_a_new_one() {
     let applied = s.wait_plan("september", PlanPhase::Applied).await;
     assert_eq!(s.requests(PATCH).await, 1);
     assert_eq!(s.writes().await, 1);
-    assert_eq!(s.ynab_category("tx-065").await, Some(category("Hobbies")));
+    assert_eq!(s.ynab_category("tx-044").await, Some(category("Hobbies")));
     let status = applied.status.unwrap();
     let decision = status.decision.expect("the decision is kept by the plan");
     assert_eq!(

@@ -3,4 +3,5 @@
 //! simulator. Every test asserts the refusal and that YNAB saw no write.
 
 mod approvals;
+mod gitea;
 mod secrets;
