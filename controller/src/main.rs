@@ -29,6 +29,17 @@ enum Cmd {
         /// Log as JSON lines instead of text.
         #[arg(long, env = "LEDGEROPS_LOG_JSON")]
         log_json: bool,
+        /// An API base URL a YNAB token may be sent to (repeatable, or comma-separated in the
+        /// variable): `scheme://host[:port]/path`, canonical, no user info; `*` as the port
+        /// allows any port (`http://127.0.0.1:*/v1` for a local simulator). Given, it replaces
+        /// the default.
+        #[arg(
+            long = "ynab-api-url-allow",
+            env = "LEDGEROPS_YNAB_API_URL_ALLOW",
+            value_delimiter = ',',
+            default_value = ledgerops::logic::api_url::YNAB_API
+        )]
+        ynab_api_url_allow: Vec<String>,
         #[command(flatten)]
         agent: ledgerops::agent::options::AgentArgs,
     },
@@ -45,9 +56,18 @@ fn main() -> ExitCode {
         Cmd::Run {
             listen,
             log_json,
+            ynab_api_url_allow,
             agent,
         } => {
             init_logs(log_json);
+            let api_urls =
+                match ledgerops::logic::api_url::ApiUrlAllowlist::parse(&ynab_api_url_allow) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        tracing::error!("{e}");
+                        return ExitCode::FAILURE;
+                    }
+                };
             let agent = match agent.resolve() {
                 Ok(a) => a,
                 Err(e) => {
@@ -56,7 +76,7 @@ fn main() -> ExitCode {
                 }
             };
             let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-            match runtime.block_on(ledgerops::run::run(listen, agent)) {
+            match runtime.block_on(ledgerops::run::run(listen, api_urls, agent)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     tracing::error!("{e}");

@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::broadcast;
 
+use crate::api::common::SecretKeyRef;
+use crate::logic::api_url::AllowedApiUrl;
 use crate::logic::mirror::Mirror;
 use crate::logic::request_window::RequestWindow;
 use crate::ynab::client::SharedWindow;
@@ -30,15 +32,24 @@ pub struct MirrorChange {
     pub transaction_ids: Vec<String>,
 }
 
+/// What a Budget's last sync paired: the token it read, the Secret key it read it from, and the
+/// allowed URL it sent it to. Writes reuse the pair only while the Budget still names both.
+#[derive(Clone)]
+pub struct Credentials {
+    pub url: AllowedApiUrl,
+    pub secret: SecretKeyRef,
+    pub token: Token,
+}
+
 /// The process-wide registry.
 pub struct Registry {
     changes: broadcast::Sender<MirrorChange>,
     /// By API base URL and token: YNAB counts per token, and a test may run several YNABs.
     windows: Mutex<HashMap<(String, Token), SharedWindow>>,
     mirrors: Mutex<HashMap<(String, String), SharedMirror>>,
-    /// The token each Budget's last sync read from its Secret: writes use it without reading
-    /// the Secret again.
-    tokens: Mutex<HashMap<(String, String), Token>>,
+    /// What each Budget's last successful pairing was: writes use it without reading the Secret
+    /// again.
+    credentials: Mutex<HashMap<(String, String), Credentials>>,
 }
 
 impl Default for Registry {
@@ -47,7 +58,7 @@ impl Default for Registry {
             changes: broadcast::channel(1024).0,
             windows: Mutex::default(),
             mirrors: Mutex::default(),
-            tokens: Mutex::default(),
+            credentials: Mutex::default(),
         }
     }
 }
@@ -68,12 +79,12 @@ impl Registry {
 
     /// The request window of `token` at `api_url`, shared by every Budget that uses it, set to
     /// `limit`.
-    pub fn window(&self, api_url: &str, token: &Token, limit: u32) -> SharedWindow {
+    pub fn window(&self, api_url: &AllowedApiUrl, token: &Token, limit: u32) -> SharedWindow {
         let window = self
             .windows
             .lock()
             .expect("registry lock")
-            .entry((api_url.to_owned(), token.clone()))
+            .entry((api_url.as_str().to_owned(), token.clone()))
             .or_insert_with(|| Arc::new(Mutex::new(RequestWindow::new(limit))))
             .clone();
         window.lock().expect("window lock").set_limit(limit);
@@ -90,27 +101,99 @@ impl Registry {
             .clone()
     }
 
-    /// Remembers the token the Budget `namespace/name` synced with.
-    pub fn set_token(&self, namespace: &str, name: &str, token: Token) {
-        self.tokens
+    /// Remembers what the Budget `namespace/name` synced with.
+    pub fn set_credentials(&self, namespace: &str, name: &str, credentials: Credentials) {
+        self.credentials
             .lock()
             .expect("registry lock")
-            .insert((namespace.into(), name.into()), token);
+            .insert((namespace.into(), name.into()), credentials);
     }
 
-    /// The token the Budget `namespace/name` last synced with, if it synced.
-    pub fn token(&self, namespace: &str, name: &str) -> Option<Token> {
-        self.tokens
+    /// What the Budget `namespace/name` last synced with, if it synced and was not refused since.
+    pub fn credentials(&self, namespace: &str, name: &str) -> Option<Credentials> {
+        self.credentials
             .lock()
             .expect("registry lock")
             .get(&(namespace.into(), name.into()))
             .cloned()
     }
 
+    /// The token the Budget `namespace/name` last synced with, if it was read from `secret` and
+    /// sent to `url`: a Budget that since names another Secret or URL writes nothing until a sync
+    /// has checked them.
+    pub fn token_for(
+        &self,
+        namespace: &str,
+        name: &str,
+        url: &AllowedApiUrl,
+        secret: &SecretKeyRef,
+    ) -> Option<Token> {
+        self.credentials(namespace, name)
+            .filter(|c| &c.url == url && &c.secret == secret)
+            .map(|c| c.token)
+    }
+
+    /// Forgets the token of a Budget whose URL or Secret was refused: nothing writes with it.
+    pub fn forget_credentials(&self, namespace: &str, name: &str) {
+        self.credentials
+            .lock()
+            .expect("registry lock")
+            .remove(&(namespace.into(), name.into()));
+    }
+
     /// Forgets the mirror and token of a Budget that no longer exists.
     pub fn forget(&self, namespace: &str, name: &str) {
         let key = (namespace.to_owned(), name.to_owned());
         self.mirrors.lock().expect("registry lock").remove(&key);
-        self.tokens.lock().expect("registry lock").remove(&key);
+        self.credentials.lock().expect("registry lock").remove(&key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::api_url::ApiUrlAllowlist;
+
+    fn secret(name: &str) -> SecretKeyRef {
+        SecretKeyRef {
+            name: name.into(),
+            key: "token".into(),
+        }
+    }
+
+    #[test]
+    fn a_token_is_reused_only_for_the_url_and_secret_it_was_checked_with() {
+        let allowlist = ApiUrlAllowlist::parse(["http://127.0.0.1:*/v1"]).unwrap();
+        let (here, there) = (
+            allowlist.check("http://127.0.0.1:1000/v1").unwrap(),
+            allowlist.check("http://127.0.0.1:2000/v1").unwrap(),
+        );
+        let registry = Registry::default();
+        registry.set_credentials(
+            "ns",
+            "home",
+            Credentials {
+                url: here.clone(),
+                secret: secret("ynab"),
+                token: Token::new("t"),
+            },
+        );
+        let cases = [
+            ("ns", "home", &here, "ynab", true),
+            ("ns", "home", &there, "ynab", false),
+            ("ns", "home", &here, "db-creds", false),
+            ("ns", "other", &here, "ynab", false),
+            ("other", "home", &here, "ynab", false),
+        ];
+        for (ns, name, url, from, reused) in cases {
+            let token = registry.token_for(ns, name, url, &secret(from));
+            assert_eq!(token.is_some(), reused, "{ns}/{name} {url} {from}");
+        }
+        registry.forget_credentials("ns", "home");
+        assert!(
+            registry
+                .token_for("ns", "home", &here, &secret("ynab"))
+                .is_none()
+        );
     }
 }

@@ -13,6 +13,7 @@ use kube::runtime::{WatchStreamExt, reflector, watcher};
 use crate::api::budget::Budget;
 use crate::http::{self, Probe};
 use crate::k8s::events::Events;
+use crate::logic::api_url::ApiUrlAllowlist;
 use crate::metrics::Metrics;
 use crate::reconcile::{self, Context};
 use crate::registry::Registry;
@@ -39,8 +40,10 @@ pub enum RunError {
 /// Runs until a shutdown signal.
 pub async fn run(
     listen: SocketAddr,
+    api_urls: ApiUrlAllowlist,
     agent: Option<crate::agent::options::AgentOptions>,
 ) -> Result<(), RunError> {
+    tracing::info!(allowed = %api_urls.describe(), "YNAB tokens go only to these API base URLs");
     let metrics = Arc::new(Metrics::default());
     let ready = Arc::new(AtomicBool::new(false));
     let listener = tokio::net::TcpListener::bind(listen)
@@ -88,6 +91,7 @@ pub async fn run(
         metrics,
         registry: Arc::new(Registry::default()),
         writer: Arc::new(Writer::default()),
+        api_urls,
     });
     let agent = match agent {
         Some(options) => {

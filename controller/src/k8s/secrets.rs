@@ -1,4 +1,4 @@
-//! Reading the YNAB token from a Secret.
+//! Reading the YNAB token from a Secret that opted in to being one.
 
 use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
@@ -6,17 +6,25 @@ use kube::Api;
 use crate::api::common::SecretKeyRef;
 use crate::ynab::token::Token;
 
+/// The label a Secret must carry, with the value `"true"`, before ledgerops reads it as a YNAB
+/// token: a Budget cannot send just any Secret of its namespace somewhere.
+pub const TOKEN_LABEL: &str = "ledgerops.dev/ynab-token";
+
 /// Why the token could not be read. Never carries the Secret's data.
 #[derive(Debug, thiserror::Error)]
 pub enum SecretError {
     #[error(
-        "Secret {name} does not exist in namespace {namespace}: create it with `kubectl create secret generic {name} -n {namespace} --from-literal={key}=<YNAB personal access token>`"
+        "Secret {name} does not exist in namespace {namespace}: create it with `kubectl create secret generic {name} -n {namespace} --from-literal={key}=<YNAB personal access token>` and `kubectl label secret {name} -n {namespace} {TOKEN_LABEL}=true`"
     )]
     Missing {
         namespace: String,
         name: String,
         key: String,
     },
+    #[error(
+        "Secret {name} in namespace {namespace} is not labelled {TOKEN_LABEL}=true, so it is not read as a YNAB token and nothing was sent: if it holds one, `kubectl label secret {name} -n {namespace} {TOKEN_LABEL}=true`"
+    )]
+    NotOptedIn { namespace: String, name: String },
     #[error(
         "Secret {name} in namespace {namespace} has no non-empty key {key}: add the YNAB personal access token under that key"
     )]
@@ -25,11 +33,29 @@ pub enum SecretError {
         name: String,
         key: String,
     },
+    #[error(
+        "key {key} of Secret {name} in namespace {namespace} is not a token (it holds spaces or control characters inside): put only the YNAB personal access token there"
+    )]
+    Malformed {
+        namespace: String,
+        name: String,
+        key: String,
+    },
     #[error("reading Secret {name}: {source}")]
     Kube { name: String, source: kube::Error },
 }
 
-/// The token stored under `reference` in `namespace`.
+impl SecretError {
+    /// The Budget's `Ready` reason for this error.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            SecretError::NotOptedIn { .. } => "TokenNotOptedIn",
+            _ => "TokenMissing",
+        }
+    }
+}
+
+/// The token stored under `reference` in `namespace`, if the Secret carries [`TOKEN_LABEL`].
 pub async fn read_token(
     client: &kube::Client,
     namespace: &str,
@@ -48,14 +74,36 @@ pub async fn read_token(
             name: name.clone(),
             key: key.clone(),
         })?;
+    let opted_in = secret
+        .metadata
+        .labels
+        .as_ref()
+        .and_then(|l| l.get(TOKEN_LABEL))
+        .is_some_and(|v| v == "true");
+    if !opted_in {
+        return Err(SecretError::NotOptedIn {
+            namespace: namespace.into(),
+            name,
+        });
+    }
     let value = secret
         .data
         .as_ref()
         .and_then(|d| d.get(&key))
         .map(|b| String::from_utf8_lossy(&b.0).into_owned());
     match value.map(Token::new) {
-        Some(token) if !token.expose().is_empty() => Ok(token),
-        _ => Err(SecretError::NoKey {
+        Some(token) if token.expose().is_empty() => Err(SecretError::NoKey {
+            namespace: namespace.into(),
+            name,
+            key,
+        }),
+        Some(token) if token.is_well_formed() => Ok(token),
+        Some(_) => Err(SecretError::Malformed {
+            namespace: namespace.into(),
+            name,
+            key,
+        }),
+        None => Err(SecretError::NoKey {
             namespace: namespace.into(),
             name,
             key,

@@ -5,10 +5,13 @@ use k8s_openapi::jiff::Timestamp;
 
 use super::conditions::{self, Observed};
 use super::mirror::Mirror;
+use super::outside_text;
 use crate::api::budget::{BudgetPhase, BudgetStatus, RequestUse};
 
 pub const READY: &str = "Ready";
 pub const RATE_LIMITED: &str = "RateLimited";
+/// The longest failure message a Budget's status carries.
+const MAX_MESSAGE: usize = 1000;
 
 /// How a sync attempt ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,7 +21,7 @@ pub enum SyncOutcome {
     /// `spec.suspend` is set: nothing was asked of YNAB.
     Suspended,
     /// It failed; `reason` is one of Unauthorized, NotFound, RateLimited, Unreachable,
-    /// TokenMissing, InvalidSpec, RequestFailed.
+    /// TokenMissing, TokenNotOptedIn, ApiUrlNotAllowed, InvalidSpec, RequestFailed.
     Failed {
         reason: &'static str,
         message: String,
@@ -69,9 +72,15 @@ pub fn next(previous: &BudgetStatus, report: &SyncReport<'_>) -> BudgetStatus {
                 "spec.suspend is true: set it to false to resume syncing",
             ),
         ),
+        // Errors summarise what they quote already; this keeps any message one short line.
         SyncOutcome::Failed { reason, message } => (
             phase_of(reason),
-            Observed::new(READY, false, reason, message.clone()),
+            Observed::new(
+                READY,
+                false,
+                reason,
+                outside_text::sanitize(message, MAX_MESSAGE),
+            ),
         ),
     };
     let mut conditions =
@@ -135,7 +144,9 @@ pub fn announcement(previous: &BudgetStatus, next: &BudgetStatus) -> Option<Anno
 
 fn phase_of(reason: &str) -> BudgetPhase {
     match reason {
-        "Unauthorized" | "TokenMissing" => BudgetPhase::Unauthorized,
+        "Unauthorized" | "TokenMissing" | "TokenNotOptedIn" | "ApiUrlNotAllowed" => {
+            BudgetPhase::Unauthorized
+        }
         "NotFound" => BudgetPhase::NotFound,
         "RateLimited" => BudgetPhase::RateLimited,
         _ => BudgetPhase::Unreachable,
@@ -237,6 +248,36 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_message_is_one_short_line() {
+        let cases = [
+            ("HTTP 500".to_owned(), "HTTP 500".to_owned()),
+            ("a\nb\u{1b}[2Jc".to_owned(), "ab[2Jc".to_owned()),
+            (
+                "x".repeat(MAX_MESSAGE + 100),
+                format!("{}…", "x".repeat(MAX_MESSAGE - 1)),
+            ),
+        ];
+        for (message, shown) in cases {
+            let outcome = SyncOutcome::Failed {
+                reason: "Unreachable",
+                message,
+            };
+            let status = next(
+                &BudgetStatus::default(),
+                &SyncReport {
+                    outcome,
+                    generation: Some(1),
+                    mirror: None,
+                    requests: requests(0, None),
+                    now: at(0),
+                },
+            );
+            let ready = conditions::get(&status.conditions, READY).unwrap();
+            assert_eq!(ready.message, shown);
+        }
+    }
+
+    #[test]
     fn rate_limiting_is_a_condition_of_its_own() {
         let outcome = SyncOutcome::Failed {
             reason: "RateLimited",
@@ -278,6 +319,8 @@ mod tests {
         let cases = [
             ("Unauthorized", BudgetPhase::Unauthorized),
             ("TokenMissing", BudgetPhase::Unauthorized),
+            ("TokenNotOptedIn", BudgetPhase::Unauthorized),
+            ("ApiUrlNotAllowed", BudgetPhase::Unauthorized),
             ("NotFound", BudgetPhase::NotFound),
             ("RateLimited", BudgetPhase::RateLimited),
             ("Unreachable", BudgetPhase::Unreachable),

@@ -1,6 +1,7 @@
 //! Pure logic: no network, no disk, no clock, no randomness. Time and state come in as
 //! arguments, decisions go out as values.
 
+pub mod api_url;
 pub mod approval_authority;
 pub mod approval_status;
 pub mod batch;
@@ -11,6 +12,7 @@ pub mod duration;
 pub mod job;
 pub mod mirror;
 pub mod money;
+pub mod outside_text;
 pub mod plan;
 pub mod plan_status;
 pub mod policy;

@@ -20,7 +20,7 @@ use crate::logic::budget_status::{self, SyncOutcome, SyncReport};
 use crate::logic::duration;
 use crate::logic::mirror::Mirror;
 use crate::mirror_sync::{self, MirrorKey};
-use crate::registry::MirrorSlot;
+use crate::registry::{Credentials, MirrorSlot};
 use crate::ynab::client::{SharedWindow, YnabClient};
 use crate::ynab::error::YnabError;
 
@@ -117,22 +117,42 @@ async fn sync(
             );
         }
     };
+    // The URL first: a token is not even read for a place it may not go.
+    let url = match ctx.api_urls.check(&spec.api_url) {
+        Ok(url) => url,
+        Err(e) => {
+            ctx.registry
+                .forget_credentials(namespace, &budget.name_any());
+            return (
+                failed("ApiUrlNotAllowed", e.to_string()),
+                None,
+                Action::await_change(),
+            );
+        }
+    };
     let token = match secrets::read_token(&ctx.client, namespace, &spec.token_secret_ref).await {
         Ok(t) => t,
         Err(e) => {
+            ctx.registry
+                .forget_credentials(namespace, &budget.name_any());
             return (
-                failed("TokenMissing", e.to_string()),
+                failed(e.reason(), e.to_string()),
                 None,
                 Action::requeue(NEEDS_A_PERSON),
             );
         }
     };
-    ctx.registry
-        .set_token(namespace, &budget.name_any(), token.clone());
-    let window = ctx
-        .registry
-        .window(&spec.api_url, &token, spec.requests_per_hour);
-    let client = match YnabClient::new(&spec.api_url, token, window.clone(), ctx.metrics.clone()) {
+    ctx.registry.set_credentials(
+        namespace,
+        &budget.name_any(),
+        Credentials {
+            url: url.clone(),
+            secret: spec.token_secret_ref.clone(),
+            token: token.clone(),
+        },
+    );
+    let window = ctx.registry.window(&url, &token, spec.requests_per_hour);
+    let client = match YnabClient::new(&url, token, window.clone(), ctx.metrics.clone()) {
         Ok(c) => c,
         Err(e) => {
             return (
@@ -142,7 +162,7 @@ async fn sync(
             );
         }
     };
-    let wanted = (spec.plan_id.clone(), spec.api_url.clone());
+    let wanted = (spec.plan_id.clone(), url.as_str().to_owned());
     if slot.source != wanted {
         *slot = MirrorSlot {
             source: wanted,

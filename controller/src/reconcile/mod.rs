@@ -19,6 +19,7 @@ use kube::{Resource, ResourceExt};
 
 use crate::api::budget::Budget;
 use crate::k8s::events::Events;
+use crate::logic::api_url::ApiUrlAllowlist;
 use crate::logic::duration;
 use crate::metrics::{ErrorLabels, KindLabels, Metrics};
 use crate::mirror_sync::MirrorKey;
@@ -35,17 +36,21 @@ pub struct Context {
     pub writer: Arc<Writer>,
     /// Every Budget, kept current by a watch: reconcilers read them without asking the API.
     pub budgets: Store<Budget>,
+    /// The API base URLs a YNAB token may be sent to (`--ynab-api-url-allow`).
+    pub api_urls: ApiUrlAllowlist,
 }
 
 impl Context {
-    /// Where the Budget's writes go, with the token its last sync used; `None` before a sync.
+    /// Where the Budget's writes go, with the token its last sync used; `None` before a sync, and
+    /// when `spec.apiUrl` is not allowed or the Budget names another URL or Secret than that sync.
     pub fn destination(&self, namespace: &str, budget: &Budget) -> Option<Destination> {
         let spec = &budget.spec;
-        let token = self.registry.token(namespace, &budget.name_any())?;
-        let window = self
-            .registry
-            .window(&spec.api_url, &token, spec.requests_per_hour);
-        let client = YnabClient::new(&spec.api_url, token, window, self.metrics.clone()).ok()?;
+        let url = self.api_urls.check(&spec.api_url).ok()?;
+        let token =
+            self.registry
+                .token_for(namespace, &budget.name_any(), &url, &spec.token_secret_ref)?;
+        let window = self.registry.window(&url, &token, spec.requests_per_hour);
+        let client = YnabClient::new(&url, token, window, self.metrics.clone()).ok()?;
         Some(Destination {
             client,
             plan_id: spec.plan_id.clone(),

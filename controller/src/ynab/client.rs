@@ -15,6 +15,8 @@ use super::model::{
     SaveTransactionsData,
 };
 use super::token::Token;
+use crate::logic::api_url::AllowedApiUrl;
+use crate::logic::outside_text;
 use crate::logic::request_window::{Denied, RequestWindow};
 use crate::logic::retry::{self, Failure, RequestKind};
 use crate::metrics::{Metrics, RequestLabels};
@@ -25,11 +27,11 @@ const TIMEOUT: Duration = Duration::from_secs(35);
 /// The request budget of one token, shared by every client that uses the token.
 pub type SharedWindow = Arc<Mutex<RequestWindow>>;
 
-/// A client for one token and one API base URL.
+/// A client for one token and one API base URL that the operator's allowlist allows.
 #[derive(Clone)]
 pub struct YnabClient {
     http: reqwest::Client,
-    base: String,
+    base: AllowedApiUrl,
     token: Token,
     window: SharedWindow,
     metrics: Arc<Metrics>,
@@ -49,7 +51,8 @@ struct Call<'a, B> {
     method: Method,
     /// Route template for metrics, such as `GET /plans/{plan_id}`.
     endpoint: &'static str,
-    path: String,
+    /// Path segments below the base URL, each percent-encoded on its own.
+    path: Vec<String>,
     query: Vec<(&'static str, String)>,
     body: Option<&'a B>,
     /// The record concerned, for error messages: `plan 6f1a…`.
@@ -57,10 +60,11 @@ struct Call<'a, B> {
 }
 
 impl YnabClient {
-    /// A client for `base` (such as `https://api.ynab.com/v1`) with `token`, counting requests
-    /// against `window`.
+    /// A client for `base` (such as `https://api.ynab.com/v1`, as allowed by
+    /// [`crate::logic::api_url::ApiUrlAllowlist::check`]) with `token`, counting requests against
+    /// `window`.
     pub fn new(
-        base: &str,
+        base: &AllowedApiUrl,
         token: Token,
         window: SharedWindow,
         metrics: Arc<Metrics>,
@@ -70,11 +74,11 @@ impl YnabClient {
             .build()
             .map_err(|e| YnabError::Unreachable {
                 what: "the HTTP client".into(),
-                reason: e.to_string(),
+                reason: outside_text::sanitize(&e.to_string(), outside_text::MAX_CHARS),
             })?;
         Ok(Self {
             http,
-            base: base.trim_end_matches('/').to_owned(),
+            base: base.clone(),
             token,
             window,
             metrics,
@@ -87,7 +91,7 @@ impl YnabClient {
         self.execute::<(), _>(Call {
             method: Method::GET,
             endpoint: "GET /plans/{plan_id}",
-            path: format!("/plans/{plan_id}"),
+            path: vec!["plans".into(), plan_id.into()],
             query: since
                 .map(|k| ("last_knowledge_of_server", k.to_string()))
                 .into_iter()
@@ -122,7 +126,7 @@ impl YnabClient {
         self.execute(Call {
             method: Method::PATCH,
             endpoint: "PATCH /plans/{plan_id}/transactions",
-            path: format!("/plans/{plan_id}/transactions"),
+            path: vec!["plans".into(), plan_id.into(), "transactions".into()],
             query: Vec::new(),
             body: Some(&body),
             what,
@@ -161,9 +165,10 @@ impl YnabClient {
         kind: RequestKind,
     ) -> Result<T, Attempt> {
         self.acquire()?;
+        let path: Vec<&str> = call.path.iter().map(String::as_str).collect();
         let mut request = self
             .http
-            .request(call.method.clone(), format!("{}{}", self.base, call.path))
+            .request(call.method.clone(), self.base.endpoint(&path))
             .query(&call.query)
             .bearer_auth(self.token.expose());
         if let Some(body) = call.body {
@@ -189,7 +194,7 @@ impl YnabClient {
                 .map_err(|e| {
                     Attempt::Final(YnabError::Decode {
                         what: call.what.clone(),
-                        reason: e.to_string(),
+                        reason: decode_failure(&e),
                     })
                 });
         }
@@ -219,19 +224,19 @@ impl YnabClient {
     }
 
     fn refusal<B>(&self, call: &Call<'_, B>, status: StatusCode, body: &[u8]) -> Attempt {
-        let (id, detail) = match serde_json::from_slice::<ErrorResponse>(body) {
-            Ok(r) => (r.error.id, r.error.detail),
-            Err(_) => (
-                status.as_str().to_owned(),
-                String::from_utf8_lossy(body).chars().take(200).collect(),
-            ),
-        };
+        let parsed = serde_json::from_slice::<ErrorResponse>(body).ok();
+        let answer = outside_text::refusal(
+            status.as_u16(),
+            parsed
+                .as_ref()
+                .map(|r| (r.error.id.as_str(), r.error.name.as_str())),
+        );
         let what = call.what.clone();
         let error = match status.as_u16() {
-            401 => YnabError::Unauthorized { detail },
-            403 => YnabError::Forbidden { id, detail },
-            404 => YnabError::NotFound { what, detail },
-            409 => YnabError::Conflict { what, detail },
+            401 => YnabError::Unauthorized { answer },
+            403 => YnabError::Forbidden { answer },
+            404 => YnabError::NotFound { what, answer },
+            409 => YnabError::Conflict { what, answer },
             429 => {
                 let until = self
                     .window
@@ -245,14 +250,10 @@ impl YnabClient {
             500..=599 => {
                 return Attempt::Retryable(
                     Failure::ServerError,
-                    YnabError::Server {
-                        status: status.as_u16(),
-                        what,
-                        detail,
-                    },
+                    YnabError::Server { what, answer },
                 );
             }
-            _ => YnabError::BadRequest { what, detail },
+            _ => YnabError::BadRequest { what, answer },
         };
         Attempt::Final(error)
     }
@@ -285,8 +286,20 @@ fn transport_failure<B>(call: &Call<'_, B>, kind: RequestKind, e: &reqwest::Erro
     } else {
         YnabError::Unreachable {
             what: call.what.clone(),
-            reason: e.to_string(),
+            reason: outside_text::sanitize(&e.to_string(), outside_text::MAX_CHARS),
         }
     };
     Attempt::Retryable(Failure::Transport, error)
+}
+
+/// Why a success body did not parse, without any of the body: serde's own message may quote it.
+fn decode_failure(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let what = match e.classify() {
+        Category::Io => "it could not be read",
+        Category::Syntax => "it is not valid JSON",
+        Category::Data => "a field has an unexpected type or value",
+        Category::Eof => "it ends early",
+    };
+    format!("{what}, at line {} column {}", e.line(), e.column())
 }

@@ -2,27 +2,29 @@
 
 use k8s_openapi::jiff::Timestamp;
 
-/// An error from the YNAB client. Messages name the record concerned and never the token.
+/// An error from the YNAB client. Messages name the record concerned and never the token; of
+/// YNAB's answer they carry only a short summary (`answer`: the HTTP status, and YNAB's error id
+/// and name), never the body.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum YnabError {
     #[error(
-        "YNAB refused the token ({detail}): put a valid personal access token in the Secret named by spec.tokenSecretRef"
+        "YNAB refused the token ({answer}): put a valid personal access token in the Secret named by spec.tokenSecretRef"
     )]
-    Unauthorized { detail: String },
+    Unauthorized { answer: String },
     #[error(
-        "YNAB forbids this ({id}: {detail}): check the YNAB subscription and that the token may write"
+        "YNAB forbids this ({answer}): check the YNAB subscription and that the token may write"
     )]
-    Forbidden { id: String, detail: String },
+    Forbidden { answer: String },
     #[error(
-        "{what} was not found in YNAB ({detail}): check the id, and that the token's account can see the plan"
+        "{what} was not found in YNAB ({answer}): check the id, and that the token's account can see the plan"
     )]
-    NotFound { what: String, detail: String },
+    NotFound { what: String, answer: String },
     #[error(
-        "YNAB refused {what} as a conflict ({detail}): the record already exists; read it instead of creating it"
+        "YNAB refused {what} as a conflict ({answer}): the record already exists; read it instead of creating it"
     )]
-    Conflict { what: String, detail: String },
-    #[error("YNAB refused {what} as invalid ({detail}): fix the request; nothing was written")]
-    BadRequest { what: String, detail: String },
+    Conflict { what: String, answer: String },
+    #[error("YNAB refused {what} as invalid ({answer}): fix the request; nothing was written")]
+    BadRequest { what: String, answer: String },
     #[error(
         "YNAB is rate limiting this token (429): ledgerops waits until {until} before the next request"
     )]
@@ -31,12 +33,8 @@ pub enum YnabError {
         "the request budget of {limit} per hour for this token is spent: the next request goes out at {until}; raise spec.requestsPerHour (at most 200) only if nothing else uses the token"
     )]
     BudgetSpent { limit: u32, until: Timestamp },
-    #[error("YNAB answered {status} to {what} ({detail}): it is retried later")]
-    Server {
-        status: u16,
-        what: String,
-        detail: String,
-    },
+    #[error("YNAB answered {answer} to {what}: it is retried later")]
+    Server { what: String, answer: String },
     #[error("YNAB could not be reached for {what} ({reason}): check spec.apiUrl and the network")]
     Unreachable { what: String, reason: String },
     #[error(

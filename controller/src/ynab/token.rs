@@ -19,6 +19,12 @@ impl Token {
         &self.0
     }
 
+    /// Whether it could be a token at all: printable ASCII without spaces, as YNAB's are. Anything
+    /// else would not fit in an Authorization header (or was pasted by mistake).
+    pub fn is_well_formed(&self) -> bool {
+        !self.0.is_empty() && self.0.bytes().all(|b| b.is_ascii_graphic())
+    }
+
     /// A short, stable, non-reversible label for metrics and logs: 8 hex digits of a hash.
     pub fn fingerprint(&self) -> String {
         // FNV-1a: enough to tell tokens apart in a label, far too short to recover one.
@@ -62,5 +68,22 @@ mod tests {
             Token::new("s3cr3t-personal-access-token").fingerprint()
         );
         assert_ne!(token.fingerprint(), Token::new("another").fingerprint());
+    }
+
+    #[test]
+    fn only_printable_ascii_is_a_token() {
+        let cases = [
+            ("abc123-_.~", true),
+            ("  padded\n", true),
+            ("", false),
+            ("   \n\t", false),
+            ("two words", false),
+            ("line\nbreak", false),
+            ("caf\u{e9}", false),
+            ("nul\0", false),
+        ];
+        for (text, ok) in cases {
+            assert_eq!(Token::new(text).is_well_formed(), ok, "{text:?}");
+        }
     }
 }

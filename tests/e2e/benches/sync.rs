@@ -8,6 +8,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use ledgerops::logic::api_url::ApiUrlAllowlist;
 use ledgerops::logic::mirror::Mirror;
 use ledgerops::logic::request_window::RequestWindow;
 use ledgerops::metrics::Metrics;
@@ -131,8 +132,11 @@ async fn main() {
 
 fn client(sim: &RunningSim) -> YnabClient {
     let window = Arc::new(Mutex::new(RequestWindow::new(u32::MAX)));
+    let base = ApiUrlAllowlist::parse(["http://127.0.0.1:*/v1"])
+        .and_then(|a| a.check(&sim.api_url()))
+        .expect("the simulator's URL is allowed");
     YnabClient::new(
-        &sim.api_url(),
+        &base,
         Token::new(demo::TOKEN),
         window,
         Arc::new(Metrics::default()),

@@ -38,6 +38,10 @@ pub fn binary() -> &'static Path {
     })
 }
 
+/// The allowlist every suite's controller gets unless it sets its own: any simulator on
+/// 127.0.0.1, whatever its port, under `/v1` (the simulator's controls, outside `/v1`, are not).
+pub const TEST_API_URLS: &str = "http://127.0.0.1:*/v1";
+
 /// A running `ledgerops run`. Dropping it kills the process with SIGKILL, like a crash.
 pub struct Ledgerops {
     process: Guarded,
@@ -67,6 +71,13 @@ impl Ledgerops {
         cmd.arg("run");
         if given.is_none() {
             cmd.args(["--listen", &listen]);
+        }
+        let own_allowlist = extra_args.contains(&"--ynab-api-url-allow")
+            || extra_env
+                .iter()
+                .any(|(k, _)| *k == "LEDGEROPS_YNAB_API_URL_ALLOW");
+        if !own_allowlist {
+            cmd.args(["--ynab-api-url-allow", TEST_API_URLS]);
         }
         cmd.args(extra_args)
             .env("KUBECONFIG", plane.kubeconfig())

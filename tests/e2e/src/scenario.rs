@@ -45,13 +45,10 @@ impl Scenario {
         Api::namespaced(self.client.clone(), &self.ns)
     }
 
-    /// A Secret holding `token` and a Budget on the simulator's demo plan; `spec` is merged over
-    /// the defaults.
+    /// A Secret holding `token` (labelled as a YNAB token) and a Budget on the simulator's demo
+    /// plan; `spec` is merged over the defaults.
     pub async fn create_budget(&self, name: &str, token: &str, spec: Value) {
-        let secret: Secret = serde_json::from_value(
-            json!({"metadata": {"name": format!("{name}-token")}, "stringData": {"token": token}}),
-        )
-        .unwrap();
+        let secret = token_secret(&format!("{name}-token"), token);
         self.api::<Secret>()
             .create(&PostParams::default(), &secret)
             .await
@@ -197,6 +194,16 @@ pub fn category(name: &str) -> String {
         .unwrap_or_else(|| panic!("no category {name} in the demo plan"))
         .id
         .clone()
+}
+
+/// A Secret named `name` holding `token` under the key `token`, opted in with the label
+/// `ledgerops.dev/ynab-token: "true"` as the README says.
+pub fn token_secret(name: &str, token: &str) -> Secret {
+    serde_json::from_value(json!({
+        "metadata": {"name": name, "labels": {"ledgerops.dev/ynab-token": "true"}},
+        "stringData": {"token": token}
+    }))
+    .expect("a Secret")
 }
 
 /// The bulk-update endpoint, as the simulator counts it.

@@ -713,10 +713,7 @@ async fn suggest_opens_a_pull_request_whose_file_is_a_valid_plan() {
     })
     .await
     .expect("simulator");
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "home-token"}, "stringData": {"token": demo::TOKEN}
-    }))
-    .unwrap();
+    let secret = ledgerops_e2e::scenario::token_secret("home-token", demo::TOKEN);
     Api::<Secret>::namespaced(w.client.clone(), &w.ns)
         .create(&PostParams::default(), &secret)
         .await

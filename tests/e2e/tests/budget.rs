@@ -9,6 +9,7 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::logic::conditions;
 use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::scenario::token_secret;
 use ledgerops_e2e::{install_crds, wait};
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
@@ -47,11 +48,7 @@ async fn setup(prefix: &str) -> Setup {
 
 impl Setup {
     async fn create_budget(&self, name: &str, token: &str) {
-        let secret: Secret = serde_json::from_value(json!({
-            "metadata": {"name": format!("{name}-token")},
-            "stringData": {"token": token}
-        }))
-        .unwrap();
+        let secret = token_secret(&format!("{name}-token"), token);
         Api::<Secret>::namespaced(self.client.clone(), &self.ns)
             .create(&PostParams::default(), &secret)
             .await

@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use ledgerops::logic::api_url::ApiUrlAllowlist;
 use ledgerops::logic::request_window::RequestWindow;
 use ledgerops::metrics::Metrics;
 use ledgerops::ynab::client::YnabClient;
@@ -22,8 +23,11 @@ async fn sim() -> RunningSim {
 
 fn client(sim: &RunningSim, token: &str, limit: u32) -> YnabClient {
     let window = Arc::new(Mutex::new(RequestWindow::new(limit)));
+    let base = ApiUrlAllowlist::parse(["http://127.0.0.1:*/v1"])
+        .and_then(|a| a.check(&sim.api_url()))
+        .expect("the simulator's URL is allowed");
     YnabClient::new(
-        &sim.api_url(),
+        &base,
         Token::new(token),
         window,
         Arc::new(Metrics::default()),
@@ -149,5 +153,29 @@ async fn the_token_never_shows() {
         format!("{error:?}"),
     ] {
         assert!(!shown.contains("s3cr3t"), "{shown}");
+    }
+}
+
+#[tokio::test]
+async fn an_error_body_is_summarised_never_repeated() {
+    let sim = sim().await;
+    let marker = "BODY-MARKER-7f3a\u{1b}[31m";
+    let loud = StatusFault {
+        detail: Some(format!("{marker} password=hunter2")),
+        ..fault(500, 3)
+    };
+    sim.control().inject_status(&loud).await.unwrap();
+    let error = client(&sim, demo::TOKEN, 180)
+        .plan(demo::PLAN_ID, None)
+        .await
+        .unwrap_err();
+    let shown = error.to_string();
+    assert!(
+        shown.contains("HTTP 500, YNAB error 500 internal_server_error"),
+        "{shown}"
+    );
+    for leaked in ["BODY-MARKER", "hunter2", "\u{1b}"] {
+        assert!(!shown.contains(leaked), "{shown}");
+        assert!(!format!("{error:?}").contains(leaked), "{error:?}");
     }
 }

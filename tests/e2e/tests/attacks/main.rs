@@ -4,3 +4,4 @@
 
 mod approvals;
 mod gitea;
+mod secrets;

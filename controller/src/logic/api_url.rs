@@ -1,0 +1,421 @@
+//! Where a YNAB token may be sent: the operator's allowlist of API base URLs and the decision
+//! whether a Budget's `spec.apiUrl` is on it.
+//!
+//! An entry is `scheme://host[:port]/path-prefix` in canonical form, with `*` as the port
+//! meaning any port (for a local simulator on a random port: `http://127.0.0.1:*/v1`). A URL is
+//! allowed when it is in canonical form (as the HTTP client will send it: no `..`, no default
+//! port spelled out, lower-case host), has no user info, query or fragment, and has exactly an
+//! entry's scheme, host and port (any port for `*`; the scheme's default when none is given)
+//! and a path equal to the entry's path or below it on a segment boundary (`/v1` allows `/v1`
+//! and `/v1/x`, never `/v10`). A client can only be built for an [`AllowedApiUrl`], which only
+//! [`ApiUrlAllowlist::check`] makes.
+
+use std::fmt;
+
+use url::Url;
+
+/// The flag that sets the allowlist, for messages.
+pub const FLAG: &str = "--ynab-api-url-allow";
+/// The real YNAB API: the only entry unless the operator says otherwise.
+pub const YNAB_API: &str = "https://api.ynab.com/v1";
+
+/// What is wrong with the shape of a URL, whatever list it is checked against.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Shape {
+    #[error("not a URL: {0}")]
+    Unparsable(String),
+    #[error("scheme {0:?}: only http and https are allowed")]
+    Scheme(String),
+    #[error("it carries a user name or password: remove everything before the @")]
+    UserInfo,
+    #[error("it has a query or fragment: a base URL ends with its path")]
+    QueryOrFragment,
+    #[error("it is not in canonical form: write it as {0:?}")]
+    NotCanonical(String),
+    #[error("`*` stands only for the port")]
+    Wildcard,
+}
+
+/// Why an allowlist entry or a URL was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApiUrlError {
+    #[error("{FLAG} {entry:?}: {shape}")]
+    BadEntry { entry: String, shape: Shape },
+    #[error(
+        "spec.apiUrl {url:?} is refused ({shape}), so no token was sent: point spec.apiUrl at an API base URL on the operator's allowlist ({allowed}; `ledgerops run {FLAG} <base URL>`)"
+    )]
+    Malformed {
+        url: String,
+        shape: Shape,
+        allowed: String,
+    },
+    #[error(
+        "spec.apiUrl {url:?} is not on the operator's allowlist ({allowed}), so no token was sent: point spec.apiUrl at the real YNAB API, or have the operator add it with `ledgerops run {FLAG} <base URL>`"
+    )]
+    NotAllowed { url: String, allowed: String },
+}
+
+/// A URL a token may be sent to, with its trailing slash dropped.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AllowedApiUrl(Url);
+
+impl AllowedApiUrl {
+    /// The base URL, as checked.
+    pub fn as_str(&self) -> &str {
+        self.0.as_str().trim_end_matches('/')
+    }
+
+    /// The URL of an endpoint below the base: each segment is percent-encoded (`/`, `%`, `?`,
+    /// `#` included) and `.`/`..` are dropped, so no segment can leave the allowed path.
+    pub fn endpoint(&self, segments: &[&str]) -> Url {
+        let mut url = self.0.clone();
+        if let Ok(mut path) = url.path_segments_mut() {
+            path.pop_if_empty().extend(segments);
+        }
+        url
+    }
+}
+
+impl fmt::Display for AllowedApiUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which ports an entry allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Port {
+    Exactly(u16),
+    Any,
+}
+
+/// One allowlist entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    scheme: String,
+    host: String,
+    port: Port,
+    /// Without a trailing slash: `""` allows every path.
+    path: String,
+    /// As the operator wrote it, for messages.
+    text: String,
+}
+
+impl Entry {
+    fn parse(text: &str) -> Result<Entry, ApiUrlError> {
+        let bad = |shape| ApiUrlError::BadEntry {
+            entry: text.to_owned(),
+            shape,
+        };
+        let (without_star, any_port) = strip_any_port(text);
+        let url = canonical(&without_star).map_err(bad)?;
+        if url.host_str().unwrap_or_default().contains('*') {
+            return Err(bad(Shape::Wildcard));
+        }
+        let port = match (any_port, url.port_or_known_default()) {
+            (true, _) => Port::Any,
+            (false, Some(p)) => Port::Exactly(p),
+            (false, None) => unreachable!("http and https have default ports"),
+        };
+        Ok(Entry {
+            scheme: url.scheme().to_owned(),
+            host: url.host_str().unwrap_or_default().to_owned(),
+            port,
+            path: url.path().trim_end_matches('/').to_owned(),
+            text: text.to_owned(),
+        })
+    }
+
+    fn allows(&self, url: &Url) -> bool {
+        let port_ok = match self.port {
+            Port::Any => true,
+            Port::Exactly(p) => url.port_or_known_default() == Some(p),
+        };
+        let path = url.path().trim_end_matches('/');
+        let path_ok = path == self.path
+            || path
+                .strip_prefix(self.path.as_str())
+                .is_some_and(|rest| rest.starts_with('/'));
+        url.scheme() == self.scheme
+            && url.host_str() == Some(self.host.as_str())
+            && port_ok
+            && path_ok
+    }
+}
+
+/// `http://127.0.0.1:*/v1` → (`http://127.0.0.1/v1`, true): `*` as the port means any port.
+fn strip_any_port(text: &str) -> (String, bool) {
+    let Some((scheme, rest)) = text.split_once("://") else {
+        return (text.to_owned(), false);
+    };
+    let end = rest.find('/').unwrap_or(rest.len());
+    match rest[..end].strip_suffix(":*") {
+        Some(host) => (format!("{scheme}://{host}{}", &rest[end..]), true),
+        None => (text.to_owned(), false),
+    }
+}
+
+/// Parses `text` and insists that it is already what the HTTP client would send.
+fn canonical(text: &str) -> Result<Url, Shape> {
+    let url = Url::parse(text).map_err(|e| Shape::Unparsable(e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(Shape::Scheme(url.scheme().to_owned()));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(Shape::UserInfo);
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(Shape::QueryOrFragment);
+    }
+    let written = text.trim_end_matches('/');
+    let normal = url.as_str().trim_end_matches('/');
+    if written != normal || text.len() > written.len() + 1 {
+        return Err(Shape::NotCanonical(normal.to_owned()));
+    }
+    Ok(url)
+}
+
+/// The operator's allowlist.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiUrlAllowlist(Vec<Entry>);
+
+impl Default for ApiUrlAllowlist {
+    /// Only the real YNAB API.
+    fn default() -> Self {
+        Self::parse([YNAB_API]).expect("the YNAB API URL is a valid entry")
+    }
+}
+
+impl ApiUrlAllowlist {
+    /// The allowlist of `entries`; an empty list allows nothing.
+    pub fn parse<S: AsRef<str>>(
+        entries: impl IntoIterator<Item = S>,
+    ) -> Result<ApiUrlAllowlist, ApiUrlError> {
+        entries
+            .into_iter()
+            .map(|e| Entry::parse(e.as_ref()))
+            .collect::<Result<_, _>>()
+            .map(ApiUrlAllowlist)
+    }
+
+    /// `url` as a URL a token may be sent to, or why not.
+    pub fn check(&self, url: &str) -> Result<AllowedApiUrl, ApiUrlError> {
+        let parsed = canonical(url).map_err(|shape| ApiUrlError::Malformed {
+            url: url.to_owned(),
+            shape,
+            allowed: self.describe(),
+        })?;
+        if self.0.iter().any(|e| e.allows(&parsed)) {
+            let trimmed = parsed.as_str().trim_end_matches('/');
+            let base = Url::parse(trimmed).unwrap_or(parsed);
+            return Ok(AllowedApiUrl(base));
+        }
+        Err(ApiUrlError::NotAllowed {
+            url: url.to_owned(),
+            allowed: self.describe(),
+        })
+    }
+
+    /// The entries as given, for messages and the start-up log.
+    pub fn describe(&self) -> String {
+        if self.0.is_empty() {
+            return "nothing".to_owned();
+        }
+        self.0
+            .iter()
+            .map(|e| e.text.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(entries: &[&str]) -> ApiUrlAllowlist {
+        ApiUrlAllowlist::parse(entries).unwrap()
+    }
+
+    #[test]
+    fn only_the_real_api_by_default() {
+        let cases = [
+            ("https://api.ynab.com/v1", true),
+            ("https://api.ynab.com/v1/", true),
+            ("https://api.ynab.com/v1/sub", true),
+            ("https://api.ynab.com", false),
+            ("https://api.ynab.com/", false),
+            ("https://api.ynab.com/v10", false),
+            ("https://api.ynab.com/v1x", false),
+            ("https://api.ynab.com/v2", false),
+            ("http://api.ynab.com/v1", false),
+            ("https://api.ynab.com:8443/v1", false),
+            ("https://api.ynab.com:443/v1", false),
+            ("https://API.YNAB.COM/v1", false),
+            ("https://api.ynab.com./v1", false),
+            ("https://api.ynab.com.evil.test/v1", false),
+            ("https://evil.test/api.ynab.com/v1", false),
+            ("https://api.ynab.com@evil.test/v1", false),
+            ("https://user:pw@api.ynab.com/v1", false),
+            ("https://api.ynab.com/v1/../x", false),
+            ("https://api.ynab.com/v1/%2e%2e/x", false),
+            ("https://api.ynab.com/v1/./", false),
+            ("https://api.ynab.com/x/../v1", false),
+            ("https://api.ynab.com\\v1", false),
+            ("https://api.ynab.com/v1?x=1", false),
+            ("https://api.ynab.com/v1#x", false),
+            ("https://api.ynab.com/v1//", false),
+            (" https://api.ynab.com/v1", false),
+            ("https://api.ynab.com/v1\n", false),
+            ("https://api.ynab.com/v\n1", false),
+            ("https://api.ynab.com/v1 ", false),
+            ("https://xn--api-ynab-com/v1", false),
+            ("ftp://api.ynab.com/v1", false),
+            ("api.ynab.com/v1", false),
+            ("", false),
+        ];
+        let allowlist = ApiUrlAllowlist::default();
+        for (url, allowed) in cases {
+            assert_eq!(allowlist.check(url).is_ok(), allowed, "{url:?}");
+        }
+    }
+
+    #[test]
+    fn a_star_port_allows_any_port_of_that_host_only() {
+        let allowlist = list(&["http://127.0.0.1:*/v1"]);
+        let cases = [
+            ("http://127.0.0.1:4321/v1", true),
+            ("http://127.0.0.1:1/v1/", true),
+            ("http://127.0.0.1/v1", true),
+            ("http://127.0.0.1:4321/v2", false),
+            ("http://127.0.0.1:4321/", false),
+            ("http://127.0.0.1:4321/_control", false),
+            ("http://127.0.0.1:4321/v1/../_control", false),
+            ("http://localhost:4321/v1", false),
+            ("http://127.0.0.2:4321/v1", false),
+            ("http://[::1]:4321/v1", false),
+            ("http://2130706433:4321/v1", false),
+            ("http://0x7f.0.0.1:4321/v1", false),
+            ("http://127.1:4321/v1", false),
+            ("https://127.0.0.1:4321/v1", false),
+            ("http://127.0.0.1:4321@evil.test/v1", false),
+            ("http://127.0.0.1.evil.test:4321/v1", false),
+        ];
+        for (url, allowed) in cases {
+            assert_eq!(allowlist.check(url).is_ok(), allowed, "{url:?}");
+        }
+    }
+
+    #[test]
+    fn ports_paths_and_several_entries() {
+        let allowlist = list(&[
+            "https://api.ynab.com/v1",
+            "http://sim.test:8080",
+            "https://proxy.test/ynab/v1/",
+        ]);
+        let cases = [
+            ("https://api.ynab.com/v1", true),
+            ("http://sim.test:8080/v1", true),
+            ("http://sim.test:8080", true),
+            ("http://sim.test:8081/v1", false),
+            ("http://sim.test/v1", false),
+            ("https://proxy.test/ynab/v1", true),
+            ("https://proxy.test/ynab/v1/x", true),
+            ("https://proxy.test/ynab", false),
+            ("https://proxy.test/ynab/v10", false),
+        ];
+        for (url, allowed) in cases {
+            assert_eq!(allowlist.check(url).is_ok(), allowed, "{url:?}");
+        }
+        assert!(list(&[]).check("https://api.ynab.com/v1").is_err());
+    }
+
+    #[test]
+    fn bad_entries_are_refused_at_start() {
+        let cases = [
+            "api.ynab.com",
+            "ftp://api.ynab.com/v1",
+            "https://u@api.ynab.com/v1",
+            "https://api.ynab.com/v1?x",
+            "https://api.ynab.com/v1/../v2",
+            "https://API.ynab.com/v1",
+            "https://api.ynab.com:443/v1",
+            "http://127.0.0.1:**/v1",
+            "http://127.0.0.1:*x/v1",
+            "http://*:*/v1",
+            "",
+        ];
+        for entry in cases {
+            assert!(ApiUrlAllowlist::parse([entry]).is_err(), "{entry:?}");
+        }
+    }
+
+    #[test]
+    fn the_refusal_names_the_url_and_the_flag() {
+        let refused = ApiUrlAllowlist::default()
+            .check("https://evil.test/v1")
+            .unwrap_err();
+        assert!(matches!(refused, ApiUrlError::NotAllowed { .. }));
+        let message = refused.to_string();
+        for needle in ["https://evil.test/v1", FLAG, YNAB_API, "no token was sent"] {
+            assert!(message.contains(needle), "{message}");
+        }
+        let odd = ApiUrlAllowlist::default()
+            .check("https://api.ynab.com/v1/../v1")
+            .unwrap_err();
+        assert_eq!(
+            odd,
+            ApiUrlError::Malformed {
+                url: "https://api.ynab.com/v1/../v1".into(),
+                shape: Shape::NotCanonical("https://api.ynab.com/v1".into()),
+                allowed: YNAB_API.into(),
+            }
+        );
+        let message = odd.to_string();
+        for needle in ["https://api.ynab.com/v1/../v1", FLAG, "no token was sent"] {
+            assert!(message.contains(needle), "{message}");
+        }
+        let entry = ApiUrlAllowlist::parse(["http://*:*/v1"]).unwrap_err();
+        assert_eq!(
+            entry,
+            ApiUrlError::BadEntry {
+                entry: "http://*:*/v1".into(),
+                shape: Shape::Wildcard
+            }
+        );
+    }
+
+    #[test]
+    fn endpoints_stay_below_the_base() {
+        let base = ApiUrlAllowlist::default()
+            .check("https://api.ynab.com/v1/")
+            .unwrap();
+        assert_eq!(base.as_str(), "https://api.ynab.com/v1");
+        let cases: [(&[&str], &str); 6] = [
+            (&["plans", "abc"], "https://api.ynab.com/v1/plans/abc"),
+            (&["plans", ".."], "https://api.ynab.com/v1/plans"),
+            (
+                &["plans", "..", "..", "x"],
+                "https://api.ynab.com/v1/plans/x",
+            ),
+            (
+                &["plans", "a/../../b"],
+                "https://api.ynab.com/v1/plans/a%2F..%2F..%2Fb",
+            ),
+            (
+                &["plans", "%2e%2e"],
+                "https://api.ynab.com/v1/plans/%252e%252e",
+            ),
+            (
+                &["plans", "x?y#z", "transactions"],
+                "https://api.ynab.com/v1/plans/x%3Fy%23z/transactions",
+            ),
+        ];
+        let allowlist = ApiUrlAllowlist::default();
+        for (segments, want) in cases {
+            let url = base.endpoint(segments);
+            assert_eq!(url.as_str(), want, "{segments:?}");
+            assert!(allowlist.check(url.as_str()).is_ok(), "{url}");
+        }
+    }
+}
