@@ -11,7 +11,7 @@ use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
-use ledgerops::api::transaction::{Transaction, TransactionPhase};
+use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::attacker::{approver, attacker};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{PATCH, Scenario, category};
