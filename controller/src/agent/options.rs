@@ -44,7 +44,7 @@ pub struct AgentArgs {
 }
 
 /// The resolved options.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct AgentOptions {
     pub gitea_url: String,
     pub bot_login: String,
@@ -54,6 +54,22 @@ pub struct AgentOptions {
     pub namespace: String,
     pub plans_dir: String,
     pub comment_resync: Duration,
+}
+
+/// Written by hand: the webhook secret is never printed.
+impl std::fmt::Debug for AgentOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentOptions")
+            .field("gitea_url", &self.gitea_url)
+            .field("bot_login", &self.bot_login)
+            .field("repositories", &self.repositories)
+            .field("token", &self.token)
+            .field("webhook_secret", &"<redacted>")
+            .field("namespace", &self.namespace)
+            .field("plans_dir", &self.plans_dir)
+            .field("comment_resync", &self.comment_resync)
+            .finish()
+    }
 }
 
 /// A secret from `--<flag>` (a file) or the environment variable `env`. An empty or
@@ -148,6 +164,21 @@ mod tests {
             agent_plans_dir: "plans".into(),
             agent_comment_resync: "5m".into(),
         }
+    }
+
+    #[test]
+    fn debug_never_shows_the_secrets() {
+        let dir = std::env::temp_dir().join(format!("ledgerops-debug-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let options = args(&dir, "tok-123", "hook-456", &["org/config"])
+            .resolve()
+            .unwrap()
+            .expect("Gitea is configured");
+        let shown = format!("{options:?}");
+        assert!(
+            !shown.contains("tok-123") && !shown.contains("hook-456"),
+            "{shown}"
+        );
     }
 
     #[test]
