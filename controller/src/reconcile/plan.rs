@@ -14,7 +14,7 @@ use kube::{Resource, ResourceExt};
 
 use super::approval_gate::{self, Ask, Gate};
 use super::{Context, Error, scoped};
-use crate::api::approval::{ApprovalRequest, SubjectKind};
+use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
 use crate::api::common::{CategoryChange, WriteIntent};
 use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, PlanPhase};
@@ -87,11 +87,25 @@ async fn advance(
     // What is written is always computed from the spec and YNAB's state, never taken from the
     // status. An apply cut off by a restart is recognised by its ApprovalRequest, which records
     // the write its approval was spent on; the status' intent only says where to look.
-    let in_flight = match &next.intent {
-        Some(_) => approval_gate::in_flight(ctx, &namespace, &uid).await?,
+    let resume = match &next.intent {
+        Some(intent) => approval_gate::in_flight(ctx, &namespace, &uid)
+            .await?
+            .map(|request| {
+                let changes = request.spec.changes.iter().map(AppliedChange::from);
+                (changes.collect(), request.spec.preview_hash)
+            })
+            // A write the Budget's policy ran has no request: the status names what it started.
+            // Only a hint: the spec and YNAB must still hash to it, and the policy decides again.
+            .or_else(|| {
+                let preview = next.preview.as_ref()?;
+                (preview.hash == intent.target_hash).then(|| {
+                    let changes = preview.changes.iter().map(AppliedChange::from);
+                    (changes.collect(), preview.hash.clone())
+                })
+            }),
         None => None,
     };
-    let found = match preview(plan, ctx, &namespace, &budget, in_flight.as_ref()).await? {
+    let found = match preview(plan, ctx, &namespace, &budget, resume).await? {
         Ok(found) => found,
         Err(verdict) => return Ok((verdict, Action::requeue(Duration::from_secs(60)))),
     };
@@ -274,15 +288,15 @@ struct Found {
 }
 
 /// The preview of the plan's spec on the Budget's mirror, or the verdict when it cannot be
-/// previewed. With `in_flight`, the request whose approval was spent on an interrupted write,
-/// transactions that already show that write are read as they were before it, so the preview
-/// is the one approved, if nothing else changed.
+/// previewed. With `resume`, the changes and hash of an interrupted write, transactions that
+/// already show that write are read as they were before it, so the preview is the one that was
+/// decided, if nothing else changed.
 async fn preview(
     plan: &CategorizationPlan,
     ctx: &Context,
     namespace: &str,
     budget: &Budget,
-    in_flight: Option<&ApprovalRequest>,
+    resume: Option<(Vec<AppliedChange>, String)>,
 ) -> Result<Result<Found, PlanVerdict>, Error> {
     let basis = match (&plan.spec.undo_of, &plan.spec.assignments) {
         (Some(of), _) => match journal::latest_for(&ctx.client, namespace, of).await? {
@@ -329,18 +343,8 @@ async fn preview(
         hash,
         decimal_digits: digits,
     };
-    let resumed = in_flight
-        .map(|request| {
-            approved_as(
-                request
-                    .spec
-                    .changes
-                    .iter()
-                    .map(AppliedChange::from)
-                    .collect(),
-                request.spec.preview_hash.clone(),
-            )
-        })
+    let resumed = resume
+        .map(|(changes, hash)| approved_as(changes, hash))
         .map(|approved| (approved.recompute(mirror), approved))
         .filter(|(preview, approved)| preview.hash == approved.hash);
     let (preview, approved) = match resumed {
