@@ -5,7 +5,8 @@
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::events::v1::Event;
-use kube::api::{Api, ListParams};
+use kube::api::{Api, ListParams, Patch, PatchParams};
+use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
@@ -248,4 +249,56 @@ async fn a_plan_killed_mid_apply_is_applied_once_after_restart() {
     for i in [0, N - 1] {
         assert_eq!(s.ynab_category(&name(i)).await, Some(category("Transport")));
     }
+}
+
+#[tokio::test]
+async fn a_person_approved_plan_killed_mid_apply_resumes_under_the_same_approval() {
+    let plane = ControlPlane::start().await.expect("control plane");
+    let s = Scenario::new(&plane, "crashask", fixture_with(N)).await;
+    let ledgerops = Ledgerops::start(&plane).await;
+    // Nothing moves less than 0: every change asks a person.
+    s.create_writing_budget("household", json!({"approval": {"autoApproveBelow": "0"}}))
+        .await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+    hold_next_patch(&s).await;
+    let assignments: Vec<_> = (0..N)
+        .map(|i| json!({"transactionId": name(i), "categoryId": category("Transport")}))
+        .collect();
+    s.create_plan("bulk", "household", json!({"assignments": assignments}))
+        .await;
+    let waiting = s.wait_plan("bulk", PlanPhase::AwaitingApproval).await;
+    let request = waiting.status.unwrap().approval_request.unwrap();
+    let approve = json!({"spec": {"decision": {"verdict": "Approve", "by": "admin"}}});
+    s.api::<ApprovalRequest>()
+        .patch(&request, &PatchParams::default(), &Patch::Merge(&approve))
+        .await
+        .unwrap();
+    until("the bulk update", Duration::from_secs(60), async || {
+        s.requests(PATCH).await == 1
+    })
+    .await;
+    drop(ledgerops);
+    let _restarted = Ledgerops::start(&plane).await;
+    let applied = s.wait_plan("bulk", PlanPhase::Applied).await;
+    assert_eq!(
+        s.requests(PATCH).await,
+        1,
+        "written once, under one approval"
+    );
+    let requests = s
+        .api::<ApprovalRequest>()
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items;
+    assert_eq!(requests.len(), 1, "nobody was asked again");
+    let used = requests[0].status.clone().unwrap().used.unwrap();
+    let status = applied.status.unwrap();
+    assert_eq!(
+        Some(used.attempt_id),
+        status.operation_id,
+        "the same write resumed"
+    );
+    assert!(used.written && used.completed_at.is_some());
+    assert_eq!(status.decision.unwrap().by, "admin");
 }
