@@ -4,8 +4,9 @@
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Secret;
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kube::{Client, Resource};
+use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
@@ -168,6 +169,18 @@ impl Scenario {
         self.sim.control().counters().await.unwrap().writes()
     }
 
+    /// The ApprovalRequests of the namespace, oldest first.
+    pub async fn approval_requests(&self) -> Vec<ApprovalRequest> {
+        let mut items = self
+            .api::<ApprovalRequest>()
+            .list(&ListParams::default())
+            .await
+            .unwrap()
+            .items;
+        items.sort_by_key(|r| r.metadata.creation_timestamp.clone().map(|t| t.0));
+        items
+    }
+
     pub async fn total_requests(&self) -> u64 {
         self.sim.control().counters().await.unwrap().total
     }
@@ -204,6 +217,24 @@ pub fn token_secret(name: &str, token: &str) -> Secret {
         "stringData": {"token": token}
     }))
     .expect("a Secret")
+}
+
+/// A fresh namespace on the shared control plane, the shared `ledgerops run`, and a Budget
+/// `household` on the demo plan with `budget` merged over the defaults, synced.
+pub async fn household(prefix: &str, budget: Value) -> Scenario {
+    let s = Scenario::new(ControlPlane::shared(), prefix, demo::generate()).await;
+    crate::controller::Ledgerops::shared().await;
+    s.create_budget("household", demo::TOKEN, budget).await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+    s
+}
+
+/// Seed 002's plan: the bakery to Groceries, the train to Transport.
+pub fn seed_002() -> Value {
+    json!({"assignments": [
+        {"transactionId": "tx-048", "categoryId": category("Groceries")},
+        {"transactionId": "tx-049", "categoryId": category("Transport")}
+    ]})
 }
 
 /// The bulk-update endpoint, as the simulator counts it.

@@ -8,42 +8,12 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{ListParams, Patch, PatchParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
-use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::logic::conditions;
-use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{PATCH, Scenario, category};
+use ledgerops_e2e::scenario::{PATCH, Scenario, category, household, seed_002};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
-use serde_json::{Value, json};
-use ynab_sim::demo;
-
-async fn scenario(prefix: &str, budget: Value) -> Scenario {
-    let s = Scenario::new(ControlPlane::shared(), prefix, demo::generate()).await;
-    Ledgerops::shared().await;
-    s.create_budget("household", demo::TOKEN, budget).await;
-    s.wait_budget("household", BudgetPhase::Ready).await;
-    s
-}
-
-fn seed_002() -> Value {
-    json!({"assignments": [
-        {"transactionId": "tx-048", "categoryId": category("Groceries")},
-        {"transactionId": "tx-049", "categoryId": category("Transport")}
-    ]})
-}
-
-/// The ApprovalRequests of the namespace, oldest first.
-async fn requests(s: &Scenario) -> Vec<ApprovalRequest> {
-    let mut items = s
-        .api::<ApprovalRequest>()
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items;
-    items.sort_by_key(|r| r.metadata.creation_timestamp.clone().map(|t| t.0));
-    items
-}
+use serde_json::json;
 
 async fn decide(s: &Scenario, request: &str, verdict: &str, comment: &str) {
     let patch =
@@ -62,7 +32,7 @@ fn message(plan: &CategorizationPlan, type_: &str) -> String {
 
 #[tokio::test]
 async fn seed_002_is_previewed_approved_applied_in_one_request_and_undone() {
-    let s = scenario(
+    let s = household(
         "seed002",
         json!({"writes": {"enabled": true}, "approval": {"escalateTo": ["finance-manager"]}}),
     )
@@ -87,7 +57,7 @@ async fn seed_002_is_previewed_approved_applied_in_one_request_and_undone() {
     );
     assert_eq!(preview.changes[1].amount.0, "-45.00");
 
-    let pending = requests(&s).await;
+    let pending = s.approval_requests().await;
     assert_eq!(pending.len(), 1);
     let request = pending[0].metadata.name.clone().unwrap();
     assert_eq!(pending[0].spec.preview_hash, preview.hash);
@@ -165,7 +135,8 @@ async fn seed_002_is_previewed_approved_applied_in_one_request_and_undone() {
         .await;
     let reverts = undo.status.unwrap().preview.unwrap();
     assert_eq!((reverts.change_count, reverts.conflicts.len()), (2, 0));
-    let request = requests(&s)
+    let request = s
+        .approval_requests()
         .await
         .into_iter()
         .find(|r| r.spec.subject.name == "undo-september")
@@ -185,7 +156,7 @@ async fn seed_002_is_previewed_approved_applied_in_one_request_and_undone() {
 
 #[tokio::test]
 async fn every_validation_error_is_reported_and_nothing_is_asked() {
-    let s = scenario("invalid", json!({"writes": {"enabled": true}})).await;
+    let s = household("invalid", json!({"writes": {"enabled": true}})).await;
     let uncategorized = "48b9df70-8724-4cad-a258-cf0e342f8dac";
     let unknown_category = "00000000-0000-4000-8000-000000000000";
     s.create_plan(
@@ -214,7 +185,7 @@ async fn every_validation_error_is_reported_and_nothing_is_asked() {
         assert!(text.contains(expected), "missing {expected:?} in {text}");
     }
     assert!(
-        requests(&s).await.is_empty(),
+        s.approval_requests().await.is_empty(),
         "an invalid plan asks nothing"
     );
     assert_eq!(s.requests(PATCH).await, 0);
@@ -222,10 +193,14 @@ async fn every_validation_error_is_reported_and_nothing_is_asked() {
 
 #[tokio::test]
 async fn a_rejected_plan_writes_nothing() {
-    let s = scenario("reject", json!({"writes": {"enabled": true}})).await;
+    let s = household("reject", json!({"writes": {"enabled": true}})).await;
     s.create_plan("september", "household", seed_002()).await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
-    let request = requests(&s).await[0].metadata.name.clone().unwrap();
+    let request = s.approval_requests().await[0]
+        .metadata
+        .name
+        .clone()
+        .unwrap();
     decide(&s, &request, "Reject", "the train was a gift").await;
     let rejected = s.wait_plan("september", PlanPhase::Rejected).await;
     assert!(message(&rejected, "Ready").contains("the train was a gift"));
@@ -234,10 +209,14 @@ async fn a_rejected_plan_writes_nothing() {
 
 #[tokio::test]
 async fn an_unanswered_request_expires_and_escalates() {
-    let s = scenario("expire", json!({"writes": {"enabled": true}, "approval": {"expiry": "3s", "escalateTo": ["finance-manager"]}})).await;
+    let s = household("expire", json!({"writes": {"enabled": true}, "approval": {"expiry": "3s", "escalateTo": ["finance-manager"]}})).await;
     s.create_plan("september", "household", seed_002()).await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
-    let request = requests(&s).await[0].metadata.name.clone().unwrap();
+    let request = s.approval_requests().await[0]
+        .metadata
+        .name
+        .clone()
+        .unwrap();
     wait::until(
         &s.api::<ApprovalRequest>(),
         &request,
@@ -269,7 +248,7 @@ async fn an_unanswered_request_expires_and_escalates() {
 
 #[tokio::test]
 async fn an_edit_in_ynab_between_preview_and_answer_makes_the_request_stale() {
-    let s = scenario("stale", json!({"writes": {"enabled": true}})).await;
+    let s = household("stale", json!({"writes": {"enabled": true}})).await;
     s.create_plan("september", "household", seed_002()).await;
     let first = s
         .wait_plan("september", PlanPhase::AwaitingApproval)
@@ -279,7 +258,11 @@ async fn an_edit_in_ynab_between_preview_and_answer_makes_the_request_stale() {
         .preview
         .unwrap()
         .hash;
-    let old = requests(&s).await[0].metadata.name.clone().unwrap();
+    let old = s.approval_requests().await[0]
+        .metadata
+        .name
+        .clone()
+        .unwrap();
 
     // Someone categorises the bakery in the app; the next sync changes the preview.
     s.recategorise_in_ynab("tx-048", "Restaurants").await;
@@ -296,7 +279,7 @@ async fn an_edit_in_ynab_between_preview_and_answer_makes_the_request_stale() {
             .message
             .contains("The plan changed between the preview and the answer")
     );
-    let all = requests(&s).await;
+    let all = s.approval_requests().await;
     assert_eq!(all.len(), 2, "a new request follows");
     let fresh = all.iter().find(|r| r.spec.preview_hash != first).unwrap();
     assert_eq!(
@@ -314,12 +297,16 @@ async fn an_edit_in_ynab_between_preview_and_answer_makes_the_request_stale() {
 
 #[tokio::test]
 async fn a_read_only_budget_previews_and_asks_but_never_applies() {
-    let s = scenario("readonly", json!({})).await;
+    let s = household("readonly", json!({})).await;
     s.create_plan("september", "household", seed_002()).await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     decide(
         &s,
-        &requests(&s).await[0].metadata.name.clone().unwrap(),
+        &s.approval_requests().await[0]
+            .metadata
+            .name
+            .clone()
+            .unwrap(),
         "Approve",
         "ok",
     )

@@ -7,14 +7,13 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
-use ledgerops::api::budget::{Budget, BudgetPhase};
+use ledgerops::api::budget::Budget;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::attacker::{approver, attacker};
-use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{PATCH, Scenario, category};
+use ledgerops_e2e::scenario::{PATCH, Scenario, category, household, seed_002};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
@@ -22,33 +21,6 @@ use ynab_sim::{RecordKind, demo};
 
 /// How long a test watches for a write that must not happen.
 const QUIET: Duration = Duration::from_secs(4);
-
-async fn scenario(prefix: &str, budget: Value) -> Scenario {
-    let s = Scenario::new(ControlPlane::shared(), prefix, demo::generate()).await;
-    Ledgerops::shared().await;
-    s.create_budget("household", demo::TOKEN, budget).await;
-    s.wait_budget("household", BudgetPhase::Ready).await;
-    s
-}
-
-fn seed_002() -> Value {
-    json!({"assignments": [
-        {"transactionId": "tx-048", "categoryId": category("Groceries")},
-        {"transactionId": "tx-049", "categoryId": category("Transport")}
-    ]})
-}
-
-/// The ApprovalRequests of the namespace, oldest first.
-async fn requests(s: &Scenario) -> Vec<ApprovalRequest> {
-    let mut items = s
-        .api::<ApprovalRequest>()
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items;
-    items.sort_by_key(|r| r.metadata.creation_timestamp.clone().map(|t| t.0));
-    items
-}
 
 fn name(r: &ApprovalRequest) -> String {
     r.metadata.name.clone().unwrap()
@@ -78,7 +50,7 @@ async fn wait_request(s: &Scenario, request: &str, phase: ApprovalPhase) -> Appr
 /// Waits until the namespace holds `n` ApprovalRequests, and returns them oldest first.
 async fn wait_requests(s: &Scenario, n: usize) -> Vec<ApprovalRequest> {
     for _ in 0..300 {
-        let all = requests(s).await;
+        let all = s.approval_requests().await;
         if all.len() >= n {
             return all;
         }
@@ -108,7 +80,7 @@ fn forbidden(result: Result<impl std::fmt::Debug, kube::Error>) -> String {
 
 #[tokio::test]
 async fn a_forged_plan_status_writes_nothing() {
-    let s = scenario("forged-status", json!({"writes": {"enabled": true}})).await;
+    let s = household("forged-status", json!({"writes": {"enabled": true}})).await;
     s.create_plan("september", "household", seed_002()).await;
     let waiting = s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let real_hash = waiting.status.unwrap().preview.unwrap().hash;
@@ -160,7 +132,7 @@ async fn a_forged_plan_status_writes_nothing() {
 #[tokio::test]
 async fn a_plan_edited_after_its_approval_needs_a_new_one() {
     // Read-only first, so the approval cannot be spent before the edit.
-    let s = scenario("edited", json!({})).await;
+    let s = household("edited", json!({})).await;
     s.create_plan("september", "household", seed_002()).await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let first = name(&wait_requests(&s, 1).await[0]);
@@ -231,7 +203,7 @@ async fn a_plan_edited_after_its_approval_needs_a_new_one() {
 
 #[tokio::test]
 async fn an_approval_is_never_carried_over_to_a_recreated_transaction() {
-    let s = scenario("orphan", json!({"writes": {"enabled": true}})).await;
+    let s = household("orphan", json!({"writes": {"enabled": true}})).await;
     let spec = json!({"categoryId": category("Groceries")});
     s.create_transaction("bakery", "household", "tx-048", spec.clone())
         .await;
@@ -279,7 +251,7 @@ async fn an_approval_is_never_carried_over_to_a_recreated_transaction() {
 
 #[tokio::test]
 async fn a_request_made_before_the_plan_authorizes_nothing() {
-    let s = scenario("pre-made", json!({"writes": {"enabled": true}})).await;
+    let s = household("pre-made", json!({"writes": {"enabled": true}})).await;
     s.create_plan("september", "household", seed_002()).await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let real = wait_requests(&s, 1).await.remove(0);
@@ -338,7 +310,7 @@ async fn a_request_made_before_the_plan_authorizes_nothing() {
 #[tokio::test]
 async fn an_amount_changed_after_the_preview_makes_the_approval_stale() {
     // A long sync interval: the preview is computed on a mirror that does not see the edit.
-    let s = scenario(
+    let s = household(
         "amount",
         json!({"writes": {"enabled": true}, "syncInterval": "1h"}),
     )
@@ -368,7 +340,7 @@ async fn an_amount_changed_after_the_preview_makes_the_approval_stale() {
 
 #[tokio::test]
 async fn an_approval_is_spent_on_one_write() {
-    let s = scenario("single-use", json!({"writes": {"enabled": true}})).await;
+    let s = household("single-use", json!({"writes": {"enabled": true}})).await;
     s.create_transaction(
         "bakery",
         "household",
@@ -409,7 +381,7 @@ async fn an_approval_is_spent_on_one_write() {
 
 #[tokio::test]
 async fn a_rejection_outlives_its_request() {
-    let s = scenario("rejected", json!({"writes": {"enabled": true}})).await;
+    let s = household("rejected", json!({"writes": {"enabled": true}})).await;
     s.create_plan("september", "household", seed_002()).await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let first = name(&wait_requests(&s, 1).await[0]);
@@ -438,6 +410,9 @@ async fn a_rejection_outlives_its_request() {
     tokio::time::sleep(QUIET).await;
     let plan = s.wait_plan("september", PlanPhase::Rejected).await;
     assert_eq!(plan.status.unwrap().decision.unwrap().by, "bob");
-    assert!(requests(&s).await.is_empty(), "nobody is asked again");
+    assert!(
+        s.approval_requests().await.is_empty(),
+        "nobody is asked again"
+    );
     assert_eq!(s.writes().await, 0);
 }
