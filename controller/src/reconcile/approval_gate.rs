@@ -57,6 +57,13 @@ where
         }
         Action::Ask => {}
     }
+    // Without the admission policies anyone could have made or decided the request: fail closed.
+    if let Err(message) = ctx.admission.verified() {
+        return Ok(Gate::Wait(Verdict::Blocked {
+            reason: "AdmissionPolicyMissing",
+            message,
+        }));
+    }
     let namespace = ask.subject.meta().namespace.clone().unwrap_or_default();
     let uid = ask.subject.meta().uid.clone().unwrap_or_default();
     let existing = objects::approval_requests_for(&ctx.client, &namespace, &uid).await?;

@@ -18,6 +18,7 @@ use kube::runtime::reflector::Store;
 use kube::{Resource, ResourceExt};
 
 use crate::api::budget::Budget;
+use crate::k8s::admission_guard::AdmissionGuard;
 use crate::k8s::events::Events;
 use crate::logic::duration;
 use crate::metrics::{ErrorLabels, KindLabels, Metrics};
@@ -35,6 +36,8 @@ pub struct Context {
     pub writer: Arc<Writer>,
     /// Every Budget, kept current by a watch: reconcilers read them without asking the API.
     pub budgets: Store<Budget>,
+    /// Whether the admission policies are in force: no approval is followed while they are not.
+    pub admission: Arc<AdmissionGuard>,
 }
 
 impl Context {
