@@ -234,14 +234,15 @@ async fn a_rejected_plan_writes_nothing() {
 
 #[tokio::test]
 async fn an_unanswered_request_expires_and_escalates() {
-    let s = scenario("expire", json!({"writes": {"enabled": true}, "approval": {"expiry": "3s", "escalateTo": ["finance-manager"]}})).await;
+    let s = scenario("expire", json!({"writes": {"enabled": true}, "approval": {"expiry": "1m", "escalateTo": ["finance-manager"]}})).await;
     s.create_plan("september", "household", seed_002()).await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let request = requests(&s).await[0].metadata.name.clone().unwrap();
+    // The shortest expiry a Budget accepts is one minute.
     wait::until(
         &s.api::<ApprovalRequest>(),
         &request,
-        Duration::from_secs(30),
+        Duration::from_secs(90),
         |r| r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Expired),
     )
     .await;

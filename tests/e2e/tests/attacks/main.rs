@@ -1,3 +1,5 @@
 //! Attacks on the trust guarantees, each played by `alice` with an ordinary editor's rights and
 //! more (see `ledgerops_e2e::attacker`), on the real API server, against `ledgerops run` and the
 //! simulator. Every test asserts the refusal and that YNAB saw no write.
+
+mod admission;
