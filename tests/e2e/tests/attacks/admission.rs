@@ -478,7 +478,10 @@ async fn alice_cannot_forge_or_touch_the_journal_or_the_agent_sequence() {
     assert_contains(
         &message,
         &[
-            "user alice may not create ConfigMap ledgerops-journal-op-1 (labelled ledgerops.dev/journal, ledgerops.dev/plan)",
+            // The API server lists the labels in no fixed order.
+            "user alice may not create ConfigMap ledgerops-journal-op-1 (labelled ledgerops.dev/",
+            "ledgerops.dev/journal",
+            "ledgerops.dev/plan",
             "only the ledgerops controller (admin) writes them",
             "Keep your own data in a ConfigMap without ledgerops.dev/ labels",
         ],
