@@ -304,9 +304,19 @@ async fn an_edit_in_ynab_between_preview_and_answer_makes_the_request_stale() {
         fresh.spec.changes[0].from_category.as_deref(),
         Some("Restaurants")
     );
-    // Approving the stale request applies nothing.
-    decide(&s, &old, "Approve", "too late").await;
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Approving the stale request is refused at admission (crds/admission-approvalrequests.yaml).
+    let late =
+        json!({"spec": {"decision": {"verdict": "Approve", "by": "admin", "comment": "too late"}}});
+    match s
+        .api::<ApprovalRequest>()
+        .patch(&old, &PatchParams::default(), &Patch::Merge(&late))
+        .await
+    {
+        Err(kube::Error::Api(e)) if e.code == 403 => {
+            assert!(e.message.contains("it is Stale"), "{}", e.message)
+        }
+        other => panic!("approving a Stale request: expected 403, got {other:?}"),
+    }
     assert_eq!(s.requests(PATCH).await, 0);
     decide(&s, &fresh.metadata.name.clone().unwrap(), "Approve", "ok").await;
     s.wait_plan("september", PlanPhase::Applied).await;
