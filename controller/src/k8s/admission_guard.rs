@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use futures::stream::BoxStream;
 use futures::{FutureExt, Stream, StreamExt};
 use k8s_openapi::api::admissionregistration::v1::{
     ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
@@ -105,13 +106,17 @@ impl AdmissionGuard {
                 client.clone(),
                 &ApiResource::erase::<ValidatingAdmissionPolicyBinding>(&()),
             )),
-            changes(Api::<DynamicObject>::namespaced_with(
-                client.clone(),
-                PARAMS_NAMESPACE,
-                &ApiResource::erase::<ConfigMap>(&()),
-            )),
+            changes_of(
+                Api::<DynamicObject>::namespaced_with(
+                    client.clone(),
+                    PARAMS_NAMESPACE,
+                    &ApiResource::erase::<ConfigMap>(&()),
+                ),
+                watcher::Config::default().fields(&format!("metadata.name={PARAMS_NAME}")),
+            ),
         ]);
-        let mut tick = tokio::time::interval(PERIOD);
+        // The start-up check has just run: the first tick is one period away.
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + PERIOD, PERIOD);
         loop {
             tokio::select! {
                 _ = tick.tick() => {}
@@ -159,8 +164,12 @@ impl AdmissionGuard {
 }
 
 /// One `()` per watch event of `api`; errors are retried with backoff (the 30 s tick covers them).
-fn changes(api: Api<DynamicObject>) -> impl Stream<Item = ()> + Send + Unpin + 'static {
-    watcher(api, watcher::Config::default())
+fn changes(api: Api<DynamicObject>) -> BoxStream<'static, ()> {
+    changes_of(api, watcher::Config::default())
+}
+
+fn changes_of(api: Api<DynamicObject>, config: watcher::Config) -> BoxStream<'static, ()> {
+    watcher(api, config)
         .default_backoff()
         .filter_map(|event| std::future::ready(event.ok().map(|_| ())))
         .boxed()
