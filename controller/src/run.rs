@@ -51,9 +51,13 @@ pub async fn run(
             source,
         })?;
     tracing::info!(addr = %listener.local_addr().unwrap_or(listen), "serving /healthz, /readyz and /metrics");
-    let webhook = agent
-        .as_ref()
-        .map(|a| crate::webhook::Webhook::new(a.webhook_secret.clone(), &a.bot_login));
+    let webhook = agent.as_ref().map(|a| {
+        crate::webhook::Webhook::new(
+            a.webhook_secret.clone(),
+            &a.bot_login,
+            a.repositories.clone(),
+        )
+    });
     let router = http::router(Probe {
         metrics: metrics.clone(),
         ready: ready.clone(),

@@ -3,8 +3,10 @@
 //! the command (that happens after the permission check).
 //!
 //! Answers: 401 bad signature, 400 malformed or no `X-Gitea-Delivery`, 204 not a command,
-//! 202 new command, 200 duplicate, 503 before the API server is reachable, 500 when persisting
-//! failed (so the delivery shows as failed in Gitea and can be redelivered).
+//! 403 a command from a repository not on `--gitea-repository` (nothing stored; 403 rather than
+//! 204 so that the repository's admins see in Gitea's delivery log that this hook is not
+//! enabled here), 202 new command, 200 duplicate, 503 before the API server is reachable, 500
+//! when persisting failed (so the delivery shows as failed in Gitea and can be redelivered).
 
 use std::sync::{Arc, OnceLock};
 
@@ -16,6 +18,7 @@ use axum::routing::post;
 use k8s_openapi::jiff::Timestamp;
 
 use crate::agent::store::{JobStore, Received};
+use crate::logic::job::trust::Allowlist;
 use crate::logic::job::webhook::{Delivery, classify, signature_valid};
 
 /// The endpoint's path.
@@ -26,6 +29,7 @@ pub const PATH: &str = "/webhooks/gitea";
 pub struct Webhook {
     secret: Arc<Vec<u8>>,
     bot: Arc<str>,
+    repositories: Arc<Allowlist>,
     store: Arc<OnceLock<JobStore>>,
 }
 
@@ -34,15 +38,17 @@ impl std::fmt::Debug for Webhook {
         f.debug_struct("Webhook")
             .field("secret", &"<redacted>")
             .field("bot", &self.bot)
+            .field("repositories", &self.repositories)
             .finish()
     }
 }
 
 impl Webhook {
-    pub fn new(secret: Vec<u8>, bot: &str) -> Self {
+    pub fn new(secret: Vec<u8>, bot: &str, repositories: Allowlist) -> Self {
         Self {
             secret: Arc::new(secret),
             bot: Arc::from(bot),
+            repositories: Arc::new(repositories),
             store: Arc::new(OnceLock::new()),
         }
     }
@@ -89,6 +95,10 @@ async fn handle(
             return (StatusCode::BAD_REQUEST, "malformed delivery\n");
         }
     };
+    if !webhook.repositories.allows(&incoming.repository) {
+        tracing::warn!(repository = %incoming.repository, delivery = %incoming.delivery_id, "command from a repository not on --gitea-repository; not stored");
+        return (StatusCode::FORBIDDEN, "repository not allowed\n");
+    }
     let Some(store) = webhook.store.get() else {
         return (StatusCode::SERVICE_UNAVAILABLE, "starting\n");
     };

@@ -15,6 +15,7 @@ use crate::api::plan::{Assignment, CategorizationPlan, CategorizationPlanSpec};
 use crate::api::transaction::Transaction;
 use crate::logic::job::classify::{self, Suggestion};
 use crate::logic::job::command::{Command, HELP};
+use crate::logic::job::decidable::decidable;
 use crate::logic::job::report::{self, cell};
 use crate::logic::job::state::{EventKind, JobEvent, JobState};
 use crate::logic::money;
@@ -125,8 +126,10 @@ async fn status(ctx: &AgentContext) -> Outcome {
     Outcome::Completed(report::status_report(&approvals, &transactions, &budgets))
 }
 
-/// Records a decision on an ApprovalRequest as `gitea:<login>`. The admission policy lets only
-/// the controller's service account write such a decision.
+/// Records a decision on an ApprovalRequest as `gitea:<login>`, only on a request that is
+/// Pending and not expired (see [`decidable`]). The admission policy lets only the controller's
+/// service account write such a decision; the executor authorized the job through Gitea right
+/// before this runs.
 async fn decide(
     ctx: &AgentContext,
     job: &AgentJob,
@@ -146,12 +149,14 @@ async fn decide(
         }
         Err(e) => return kube_failed("reading the ApprovalRequest", e),
     };
-    if let Some(d) = &current.spec.decision {
-        return Outcome::Rejected(format!(
-            "ApprovalRequest `{request}` was already decided: {:?} by {}",
-            d.verdict,
-            cell(&d.by)
-        ));
+    if let Err(refusal) = decidable(
+        request,
+        current.status.as_ref().and_then(|s| s.phase),
+        current.spec.decision.as_ref(),
+        current.spec.expires_at.0,
+        Timestamp::now(),
+    ) {
+        return Outcome::Rejected(refusal);
     }
     let by = format!("gitea:{}", job.spec.author);
     let mut decision = json!({"verdict": verdict, "by": by});

@@ -4,6 +4,11 @@
 //! ServiceRestarted (failed, Interrupted) and is never run again. A job is executed only after
 //! JobStarted is durable; a crash between choosing it and that write leaves it Queued, so it
 //! runs after the restart, exactly once.
+//!
+//! Right before a command's effects the job is authorized again through Gitea (see
+//! [`super::verify`]): a Queued status proves nothing, anyone allowed to write it could have.
+//! A job found Running while the executor runs nothing (cut off, or a status written by
+//! someone else) is failed as interrupted instead of holding every later job.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,9 +19,10 @@ use kube::ResourceExt;
 use super::AgentContext;
 use super::commands::{self, Outcome, Reporter};
 use super::store::StoreError;
+use super::verify::{self, Decided};
 use crate::api::agent_job::JobPhase;
 use crate::logic::job::order::{Next, next_job};
-use crate::logic::job::state::{EventKind, JobEvent, from_persisted};
+use crate::logic::job::state::{EventKind, JobEvent, Refusal, from_persisted, permission_message};
 
 /// How long the executor sleeps when nothing wakes it.
 const POLL: Duration = Duration::from_secs(2);
@@ -26,6 +32,7 @@ pub async fn run(ctx: Arc<AgentContext>) {
     loop {
         match pick(&ctx).await {
             Ok(Next::Execute(name)) => execute(&ctx, &name).await,
+            Ok(Next::Orphaned(name)) => interrupt(&ctx, &name).await,
             Ok(_) => {
                 let _ = tokio::time::timeout(POLL, ctx.wake.notified()).await;
             }
@@ -75,6 +82,22 @@ async fn recover_once(ctx: &AgentContext) -> Result<usize, StoreError> {
     Ok(n)
 }
 
+async fn interrupt(ctx: &AgentContext, name: &str) {
+    tracing::warn!(
+        job = name,
+        "Running, but not run by this executor: failing it as interrupted"
+    );
+    let event = JobEvent::new(
+        "service-restarted",
+        Timestamp::now(),
+        EventKind::ServiceRestarted,
+    );
+    if let Err(e) = ctx.store.evolve(name, &event).await {
+        tracing::warn!(job = name, error = %e, "could not fail an orphaned job");
+        tokio::time::sleep(POLL).await;
+    }
+}
+
 async fn pick(ctx: &AgentContext) -> Result<Next, StoreError> {
     let jobs = ctx.store.list().await?;
     let list: Vec<_> = jobs
@@ -120,12 +143,26 @@ async fn execute(ctx: &AgentContext, name: &str) {
     ctx.hooks
         .pause("after-job-started", name, &command_text)
         .await;
-    let reporter = Reporter::new(ctx, name);
-    let outcome = commands::run(ctx, &job, &state, &reporter).await;
-    let (id, kind) = match outcome {
-        Outcome::Completed(result) => ("completed", EventKind::JobCompleted { result }),
-        Outcome::Rejected(reason) => ("rejected", EventKind::JobRejected { reason }),
-        Outcome::Failed(error) => ("failed", EventKind::JobFailed { error }),
+    let (id, kind) = match verify::authorize(ctx, &job).await {
+        Decided::Authorized { .. } => {
+            let reporter = Reporter::new(ctx, name);
+            match commands::run(ctx, &job, &state, &reporter).await {
+                Outcome::Completed(result) => ("completed", EventKind::JobCompleted { result }),
+                Outcome::Rejected(reason) => ("rejected", EventKind::JobRejected { reason }),
+                Outcome::Failed(error) => ("failed", EventKind::JobFailed { error }),
+            }
+        }
+        Decided::Denied { permission } => (
+            "authorization",
+            EventKind::AuthorizationFailed {
+                refusal: Refusal::PermissionDenied,
+                error: permission_message(&job.spec.author, &permission),
+            },
+        ),
+        Decided::Refused { refusal, error } => (
+            "authorization",
+            EventKind::AuthorizationFailed { refusal, error },
+        ),
     };
     let event = JobEvent::new(id, Timestamp::now(), kind);
     // The outcome must be recorded; retry until it is (the id keeps it from applying twice).

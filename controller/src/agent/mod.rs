@@ -12,6 +12,7 @@ pub mod hooks;
 pub mod options;
 pub mod reconciler;
 pub mod store;
+pub mod verify;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -20,6 +21,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 use crate::gitea::GiteaClient;
+use crate::logic::job::trust::Allowlist;
 use crate::metrics::Metrics;
 use crate::registry::Registry;
 use hooks::TestHooks;
@@ -31,6 +33,8 @@ pub struct AgentContext {
     pub gitea: GiteaClient,
     /// The bot's Gitea login: its comments are the only status comments.
     pub bot: String,
+    /// The repositories whose comments are obeyed.
+    pub repositories: Allowlist,
     pub registry: Arc<Registry>,
     pub metrics: Arc<Metrics>,
     pub hooks: TestHooks,
@@ -41,6 +45,9 @@ pub struct AgentContext {
     /// Directory of the config repo that suggested plans are written to.
     pub plans_dir: String,
     attempts: Mutex<HashMap<String, u32>>,
+    /// Whether a job's comment was found authentic, by the job's uid (its spec never changes).
+    /// In memory on purpose: a status anyone may write must not say so.
+    trusted: Mutex<HashMap<String, bool>>,
 }
 
 impl AgentContext {
@@ -48,6 +55,7 @@ impl AgentContext {
         store: JobStore,
         gitea: GiteaClient,
         bot: String,
+        repositories: Allowlist,
         registry: Arc<Registry>,
         metrics: Arc<Metrics>,
     ) -> Self {
@@ -55,6 +63,7 @@ impl AgentContext {
             store,
             gitea,
             bot,
+            repositories,
             registry,
             metrics,
             hooks: TestHooks::from_env(),
@@ -62,7 +71,20 @@ impl AgentContext {
             comment_resync: Duration::from_secs(300),
             plans_dir: "plans".into(),
             attempts: Mutex::new(HashMap::new()),
+            trusted: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// What this process found about job `uid`'s comment, if it looked.
+    pub fn trusted(&self, uid: &str) -> Option<bool> {
+        self.trusted.lock().expect("trusted lock").get(uid).copied()
+    }
+
+    pub fn set_trusted(&self, uid: &str, trusted: bool) {
+        self.trusted
+            .lock()
+            .expect("trusted lock")
+            .insert(uid.to_owned(), trusted);
     }
 
     /// The next retry delay of `job`: doubling from 250ms, capped at 30s, never giving up.
@@ -101,12 +123,13 @@ pub fn start(
         store,
         gitea,
         options.bot_login.clone(),
+        options.repositories.clone(),
         ctx.registry.clone(),
         ctx.metrics.clone(),
     );
     agent.comment_resync = options.comment_resync;
     agent.plans_dir = options.plans_dir.clone();
-    tracing::info!(namespace = %options.namespace, gitea = %options.gitea_url, bot = %options.bot_login, "serving /agent commands");
+    tracing::info!(namespace = %options.namespace, gitea = %options.gitea_url, bot = %options.bot_login, repositories = ?options.repositories.entries(), "serving /agent commands");
     Ok(tokio::spawn(run(Arc::new(agent))))
 }
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::gitea::GiteaToken;
 use crate::logic::duration;
+use crate::logic::job::trust::Allowlist;
 
 /// The flags. Without `--gitea-url` the `/agent` runtime and the webhook endpoint are off.
 #[derive(clap::Args, Debug, Clone)]
@@ -13,6 +14,15 @@ pub struct AgentArgs {
     /// Base URL of the Gitea that sends `/agent` comments, e.g. https://git.example.com.
     #[arg(long, env = "LEDGEROPS_GITEA_URL")]
     pub gitea_url: Option<String>,
+    /// A repository whose `/agent` comments are obeyed, as owner/name; repeat for several (or a
+    /// comma-separated LEDGEROPS_GITEA_REPOSITORIES). Required with --gitea-url: deliveries
+    /// from any other repository are refused with 403 and never stored.
+    #[arg(
+        long = "gitea-repository",
+        env = "LEDGEROPS_GITEA_REPOSITORIES",
+        value_delimiter = ','
+    )]
+    pub gitea_repositories: Vec<String>,
     /// Login of the bot user ledgerops comments as; its own comments are ignored.
     #[arg(long, env = "LEDGEROPS_GITEA_BOT_LOGIN")]
     pub gitea_bot_login: Option<String>,
@@ -38,6 +48,7 @@ pub struct AgentArgs {
 pub struct AgentOptions {
     pub gitea_url: String,
     pub bot_login: String,
+    pub repositories: Allowlist,
     pub token: GiteaToken,
     pub webhook_secret: Vec<u8>,
     pub namespace: String,
@@ -45,18 +56,37 @@ pub struct AgentOptions {
     pub comment_resync: Duration,
 }
 
-fn secret(file: Option<&PathBuf>, env: &str, what: &str) -> Result<String, String> {
+/// A secret from `--<flag>` (a file) or the environment variable `env`. An empty or
+/// whitespace-only secret is refused: an empty webhook secret would let anyone sign, an empty
+/// token would make every call anonymous.
+fn secret(file: Option<&PathBuf>, flag: &str, env: &str, what: &str) -> Result<String, String> {
     if let Some(path) = file {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the {what} from {}: {e}", path.display()))?;
-        return Ok(text.trim().to_owned());
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            format!(
+                "cannot read the {what} from --{flag} {}: {e}",
+                path.display()
+            )
+        })?;
+        return non_empty(&text).ok_or_else(|| {
+            format!(
+                "the {what} file {} (--{flag}) is empty: write the {what} into it",
+                path.display()
+            )
+        });
     }
     match std::env::var(env) {
-        Ok(v) if !v.trim().is_empty() => Ok(v.trim().to_owned()),
-        _ => Err(format!(
-            "the {what} is required: give its file, or set {env}"
+        Ok(v) => non_empty(&v)
+            .ok_or_else(|| format!("{env} is empty: set it to the {what}, or give --{flag}")),
+        Err(_) => Err(format!(
+            "the {what} is required: give --{flag}, or set {env}"
         )),
     }
+}
+
+/// The secret without surrounding whitespace, or None when nothing is left.
+fn non_empty(text: &str) -> Option<String> {
+    let t = text.trim();
+    (!t.is_empty()).then(|| t.to_owned())
 }
 
 impl AgentArgs {
@@ -70,13 +100,17 @@ impl AgentArgs {
             .clone()
             .filter(|l| !l.trim().is_empty())
             .ok_or("--gitea-bot-login is required with --gitea-url")?;
+        let repositories = Allowlist::new(&self.gitea_repositories)
+            .map_err(|e| format!("{e} (required with --gitea-url)"))?;
         let token = secret(
             self.gitea_token_file.as_ref(),
+            "gitea-token-file",
             "LEDGEROPS_GITEA_TOKEN",
             "Gitea bot token",
         )?;
         let webhook_secret = secret(
             self.gitea_webhook_secret_file.as_ref(),
+            "gitea-webhook-secret-file",
             "LEDGEROPS_GITEA_WEBHOOK_SECRET",
             "Gitea webhook secret",
         )?;
@@ -85,11 +119,72 @@ impl AgentArgs {
         Ok(Some(AgentOptions {
             gitea_url: url.clone(),
             bot_login,
+            repositories,
             token: GiteaToken::new(token),
             webhook_secret: webhook_secret.into_bytes(),
             namespace: self.agent_namespace.clone(),
             plans_dir: self.agent_plans_dir.clone(),
             comment_resync,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(dir: &std::path::Path, token: &str, secret: &str, repos: &[&str]) -> AgentArgs {
+        let token_file = dir.join("token");
+        let secret_file = dir.join("secret");
+        std::fs::write(&token_file, token).unwrap();
+        std::fs::write(&secret_file, secret).unwrap();
+        AgentArgs {
+            gitea_url: Some("http://gitea.local".into()),
+            gitea_repositories: repos.iter().map(|r| (*r).to_owned()).collect(),
+            gitea_bot_login: Some("ledgerops-bot".into()),
+            gitea_token_file: Some(token_file),
+            gitea_webhook_secret_file: Some(secret_file),
+            agent_namespace: "ledgerops".into(),
+            agent_plans_dir: "plans".into(),
+            agent_comment_resync: "5m".into(),
+        }
+    }
+
+    #[test]
+    fn empty_secrets_and_no_repository_are_refused_at_start() {
+        let dir = std::env::temp_dir().join(format!("ledgerops-options-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cases: [(&str, &str, &[&str], Option<&str>); 5] = [
+            ("tok", "sec", &["o/r"], None),
+            (
+                "tok",
+                "",
+                &["o/r"],
+                Some("(--gitea-webhook-secret-file) is empty"),
+            ),
+            (
+                "tok",
+                " \n\t",
+                &["o/r"],
+                Some("(--gitea-webhook-secret-file) is empty"),
+            ),
+            ("\n", "sec", &["o/r"], Some("(--gitea-token-file) is empty")),
+            ("tok", "sec", &[], Some("--gitea-repository owner/name")),
+        ];
+        for (token, secret, repos, want) in cases {
+            let got = args(&dir, token, secret, repos).resolve();
+            match want {
+                None => {
+                    let o = got.unwrap().unwrap();
+                    assert_eq!(o.webhook_secret, b"sec");
+                    assert!(o.repositories.allows("O/R"));
+                }
+                Some(part) => {
+                    let e = got.expect_err("refused");
+                    assert!(e.contains(part), "{e}");
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,6 +1,8 @@
 //! The AgentJob reconciler: applies CommandReceived to a freshly stored job, authorizes a
-//! Received one through Gitea's permission API, wakes the executor for a Queued one, and keeps
-//! the one status comment showing the state.
+//! Received one (allowed repository, authentic comment, write permission; see
+//! [`super::verify`]), wakes the executor for a Queued one, and keeps the one status comment
+//! showing the state, only for a job whose comment is authentic. Errors are kept as the job's
+//! latest error.
 //!
 //! kube's controller never reconciles one object twice at the same time, so the comment's
 //! search-create-link section runs once per job at a time: two comments cannot race into being.
@@ -16,10 +18,11 @@ use kube::runtime::{Controller, watcher};
 
 use super::AgentContext;
 use super::store::StoreError;
+use super::verify::{self, Decided};
 use crate::api::agent_job::{AgentJob, JobPhase};
 use crate::gitea::GiteaError;
 use crate::logic::job::render::{self, canonical_comment, pending_publication};
-use crate::logic::job::state::{EventKind, JobEvent, JobState, WRITE_PERMISSIONS, is_terminal};
+use crate::logic::job::state::{EventKind, JobEvent, JobState, is_terminal};
 use crate::metrics::{ErrorLabels, KindLabels};
 
 /// A reconcile that could not finish; retried with capped backoff, never abandoned.
@@ -59,17 +62,27 @@ async fn reconcile(job: Arc<AgentJob>, ctx: Arc<AgentContext>) -> Result<Action,
         .reconciles
         .get_or_create(&KindLabels { kind: "AgentJob" })
         .inc();
+    let result = reconcile_job(&job, &ctx).await;
+    if let Err(e) = &result {
+        verify::record_error(&ctx, &job.name_any(), &e.to_string()).await;
+    }
+    result
+}
+
+async fn reconcile_job(job: &Arc<AgentJob>, ctx: &Arc<AgentContext>) -> Result<Action, AgentError> {
     let name = job.name_any();
-    let mut state = ctx.store.ensure_received(&job).await?;
+    let mut state = ctx.store.ensure_received(job).await?;
     match state.phase {
-        JobPhase::Received => state = authorize(&job, &state, &ctx).await?,
+        JobPhase::Received => state = authorize(job, &state, ctx).await?,
         JobPhase::Queued => ctx.wake.notify_one(),
         _ => {}
     }
     if state.phase == JobPhase::Queued {
         ctx.wake.notify_one();
     }
-    reconcile_comment(&job, &state, &ctx).await?;
+    if verify::comment_trusted(ctx, job).await? {
+        reconcile_comment(job, &state, ctx).await?;
+    }
     ctx.succeeded(&name);
     Ok(if is_terminal(state.phase) {
         Action::requeue(ctx.comment_resync)
@@ -78,8 +91,8 @@ async fn reconcile(job: Arc<AgentJob>, ctx: Arc<AgentContext>) -> Result<Action,
     })
 }
 
-/// Asks Gitea what the commenter may do, as the bot, and records the answer. The answer's event
-/// id is fixed, so a retried check after an uncertain write never applies a second outcome.
+/// Authorizes the job through Gitea, as the bot, and records the answer. The answer's event id
+/// is fixed, so a retried check after an uncertain write never applies a second outcome.
 async fn authorize(
     job: &AgentJob,
     state: &JobState,
@@ -87,18 +100,24 @@ async fn authorize(
 ) -> Result<JobState, AgentError> {
     let name = job.name_any();
     ctx.hooks.pause("authorize", &name, &job.spec.command).await;
-    let permission = ctx
-        .gitea
-        .permission(&job.spec.repository, &job.spec.author)
-        .await?;
-    let kind = if WRITE_PERMISSIONS.contains(&permission.as_str()) {
-        EventKind::PermissionGranted { permission }
-    } else {
-        EventKind::PermissionDenied { permission }
+    let (id, kind) = match verify::authorize(ctx, job).await {
+        Decided::Authorized { permission } => {
+            ("permission", EventKind::PermissionGranted { permission })
+        }
+        Decided::Denied { permission } => {
+            ("permission", EventKind::PermissionDenied { permission })
+        }
+        Decided::Refused { refusal, error } => (
+            "authorization",
+            EventKind::AuthorizationFailed { refusal, error },
+        ),
     };
     tracing::info!(job = %name, sequence = state.sequence, outcome = kind.name(), "authorized");
-    let event = JobEvent::new("permission", Timestamp::now(), kind);
-    Ok(ctx.store.evolve(&name, &event).await?.state)
+    let event = JobEvent::new(id, Timestamp::now(), kind);
+    let state = ctx.store.evolve(&name, &event).await?.state;
+    // A job that ended here may have been the FIFO's barrier.
+    ctx.wake.notify_one();
+    Ok(state)
 }
 
 /// Makes the one status comment show `state`.

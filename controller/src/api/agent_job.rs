@@ -95,6 +95,11 @@ pub struct AgentJobStatus {
     /// Why it was rejected or failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The latest error seen while handling the job: a failed permission or comment check
+    /// (retried within a bound), a status comment that could not be published, or the final
+    /// error. Kept after the job recovers, so the last problem stays visible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<LastError>,
     /// Gitea id of the bot's status comment for this job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_comment_id: Option<i64>,
@@ -133,6 +138,17 @@ pub struct AgentJobStatus {
     pub pull_request_url: Option<String>,
 }
 
+/// An error and when it was seen.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct LastError {
+    /// What went wrong.
+    #[schemars(length(max = 1000))]
+    pub message: String,
+    /// When it was seen.
+    pub time: Time,
+}
+
 /// An AgentJob's state.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, schemars::JsonSchema)]
 pub enum JobPhase {
@@ -144,7 +160,9 @@ pub enum JobPhase {
     Running,
     /// Done.
     Succeeded,
-    /// Refused: no permission, a malformed command, or a failed precondition.
+    /// Refused: a repository not allowed, a comment Gitea does not have as claimed, no
+    /// permission (or a permission check that kept failing), a malformed command, or a failed
+    /// precondition.
     Rejected,
     /// Broke, or was interrupted.
     Failed,

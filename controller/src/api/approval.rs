@@ -127,6 +127,42 @@ pub struct ApprovalRequestStatus {
     /// When the escalation was sent for an expired request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escalated_at: Option<Time>,
+    /// Written by ledgerops right after it created the request: the object and preview it asks
+    /// about. A request without it, or bound to something else, authorizes nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issued_for: Option<Issuance>,
+    /// The one write this approval was spent on. An approval authorizes a single write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub used: Option<ApprovalUse>,
+}
+
+/// What ledgerops created a request for.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Issuance {
+    /// uid of the object that asks (a plan or a Transaction).
+    pub subject_uid: String,
+    /// The preview hash the request was created for.
+    pub preview_hash: String,
+    /// When ledgerops issued it.
+    pub at: Time,
+}
+
+/// The write an approval was spent on.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalUse {
+    /// The write attempt (also the journal's operation id for a plan).
+    pub attempt_id: String,
+    /// When the write started.
+    pub started_at: Time,
+    /// When its outcome was recorded; until then a restart resumes this very write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<Time>,
+    /// Whether YNAB holds the approved change afterwards; false when nothing was written
+    /// because YNAB or the spec had changed.
+    #[serde(default)]
+    pub written: bool,
 }
 
 /// Where an approval request stands.
@@ -142,4 +178,9 @@ pub enum ApprovalPhase {
     Expired,
     /// YNAB or the plan changed since the preview; a new request follows.
     Stale,
+    /// The approval was spent on its one write.
+    Applied,
+    /// Not a request ledgerops issued (or decided before ledgerops issued it): it authorizes
+    /// nothing.
+    Ignored,
 }

@@ -69,6 +69,27 @@ pub struct WriteIntent {
     pub started_at: Time,
 }
 
+/// Who decided a write, kept by the subject and the journal after the ApprovalRequest is gone.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionRecord {
+    /// `Approve`, `Reject`, or `Policy` when the Budget's policy let the write run unasked.
+    pub verdict: String,
+    /// The person (`gitea:<login>` through Gitea), or `policy`.
+    pub by: String,
+    /// The person's comment, or the policy's reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    /// The ApprovalRequest that carried the decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<String>,
+    /// When ledgerops saw the decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<Time>,
+    /// The preview hash it was given on.
+    pub preview_hash: String,
+}
+
 /// One transaction's category before and after a change, as shown to the person who approves it.
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]

@@ -4,7 +4,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
-use super::common::{CategoryChange, LocalRef, WriteIntent};
+use super::common::{CategoryChange, DecisionRecord, LocalRef, WriteIntent};
 
 /// A batch of category assignments, previewed, approved by a person and applied in one request;
 /// or, with `undoOf`, the revert of an applied plan.
@@ -104,6 +104,9 @@ pub struct CategorizationPlanStatus {
     /// When the plan was applied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub applied_at: Option<Time>,
+    /// Who decided the applied (or rejected) preview, kept after the ApprovalRequest is gone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<DecisionRecord>,
 }
 
 /// A one-word summary of a plan's state.

@@ -4,7 +4,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
-use super::common::{Amount, LocalRef, WriteIntent};
+use super::common::{Amount, DecisionRecord, LocalRef, WriteIntent};
 
 /// The end state of one YNAB transaction. Fields left out are not managed.
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -128,6 +128,9 @@ pub struct TransactionStatus {
     /// the generation it holds for. Writing resumes when the spec changes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accepted_generation: Option<i64>,
+    /// Who decided the last write, kept after the ApprovalRequest is gone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<DecisionRecord>,
 }
 
 /// A one-word summary of a Transaction's state.

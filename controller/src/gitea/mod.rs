@@ -9,7 +9,9 @@ use reqwest::{Method, StatusCode};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::logic::job::check::Failure;
 use crate::logic::job::render::IssueComment;
+use crate::logic::job::trust::{FetchedComment, issue_number_of};
 
 /// A bot token; never printed.
 #[derive(Clone)]
@@ -54,6 +56,21 @@ impl GiteaError {
     pub fn is_not_found(&self) -> bool {
         matches!(self, GiteaError::NotFound { .. })
     }
+
+    /// Whether asking again may help: an impossible repository name or a request Gitea refused
+    /// as malformed will not; a 5xx, 401/403/429, a transport or decoding failure may.
+    pub fn failure(&self) -> Failure {
+        match self {
+            GiteaError::BadRepository(_) => Failure::Definite,
+            GiteaError::Status { status, .. }
+                if status.is_client_error()
+                    && !matches!(status.as_u16(), 401 | 403 | 408 | 429) =>
+            {
+                Failure::Definite
+            }
+            _ => Failure::Transient,
+        }
+    }
 }
 
 /// The client.
@@ -69,6 +86,8 @@ struct CommentDto {
     id: i64,
     body: String,
     user: UserDto,
+    #[serde(default)]
+    html_url: String,
 }
 
 #[derive(Deserialize)]
@@ -252,6 +271,32 @@ impl GiteaClient {
         })
     }
 
+    /// Comment `id` of `repo` as the authenticity check needs it; None when Gitea has no such
+    /// comment in that repository (404, or 204 for a comment that is not a plain comment).
+    pub async fn fetch_comment(
+        &self,
+        repo: &str,
+        id: i64,
+    ) -> Result<Option<FetchedComment>, GiteaError> {
+        let (o, n) = split_repo(repo)?;
+        let path = format!("/repos/{o}/{n}/issues/comments/{id}");
+        let v = match self.call(Method::GET, &path, None).await {
+            Ok(v) if v.is_null() => return Ok(None),
+            Ok(v) => v,
+            Err(e) if e.is_not_found() => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let c: CommentDto = serde_json::from_value(v).map_err(|e| GiteaError::Decode {
+            call: path,
+            detail: e.to_string(),
+        })?;
+        Ok(Some(FetchedComment {
+            author: c.user.login,
+            body: c.body,
+            issue_number: issue_number_of(&c.html_url),
+        }))
+    }
+
     /// The repository's default branch.
     pub async fn default_branch(&self, repo: &str) -> Result<String, GiteaError> {
         let (o, n) = split_repo(repo)?;
@@ -326,6 +371,35 @@ mod tests {
         );
         for bad in ["household", "a/b/c", "../x", "a/..", "a/b?x", "/b", "a/"] {
             assert!(split_repo(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_hopeless_errors_are_definite() {
+        let status = |code: u16| GiteaError::Status {
+            call: "GET /x".into(),
+            status: StatusCode::from_u16(code).unwrap(),
+            body: String::new(),
+        };
+        let cases = [
+            (GiteaError::BadRepository("x".into()), Failure::Definite),
+            (status(400), Failure::Definite),
+            (status(422), Failure::Definite),
+            (status(401), Failure::Transient),
+            (status(403), Failure::Transient),
+            (status(429), Failure::Transient),
+            (status(500), Failure::Transient),
+            (status(503), Failure::Transient),
+            (
+                GiteaError::Decode {
+                    call: "GET /x".into(),
+                    detail: "eof".into(),
+                },
+                Failure::Transient,
+            ),
+        ];
+        for (e, want) in cases {
+            assert_eq!(e.failure(), want, "{e}");
         }
     }
 

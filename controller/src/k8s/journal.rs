@@ -2,16 +2,20 @@
 //! a GitOps prune of it, leaves its undo data in place.
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::Api;
 use kube::api::{ListParams, PostParams};
+use kube::{Api, ResourceExt};
 use serde::{Deserialize, Serialize};
 
+use crate::api::common::DecisionRecord;
 use crate::logic::plan::AppliedChange;
+use crate::logic::plan::hash::hex_sha256;
 
 /// Marks journal ConfigMaps.
 pub const JOURNAL_LABEL: &str = "ledgerops.dev/journal";
 /// Names the plan a journal entry records.
 pub const PLAN_LABEL: &str = "ledgerops.dev/plan";
+/// SHA-256 of the entry as written: an entry that no longer matches it is not used for an undo.
+pub const DIGEST_ANNOTATION: &str = "ledgerops.dev/entry-sha256";
 
 /// One applied operation: what each transaction was before and after.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,6 +26,9 @@ pub struct Entry {
     pub budget: String,
     pub applied_at: String,
     pub changes: Vec<AppliedChange>,
+    /// Who decided the write: a person's approval, or the Budget's policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<DecisionRecord>,
 }
 
 /// Why the journal could not be read or written.
@@ -47,9 +54,16 @@ pub async fn record(
 ) -> Result<(), JournalError> {
     let name = name_of(&entry.operation_id);
     let json = serde_json::to_string_pretty(entry).expect("an entry always serializes");
+    let digest = hex_sha256(json.as_bytes());
     let map: ConfigMap = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": name, "labels": {JOURNAL_LABEL: "true", PLAN_LABEL: entry.plan}},
-        "data": {"entry.json": json}
+        "metadata": {
+            "name": name,
+            "labels": {JOURNAL_LABEL: "true", PLAN_LABEL: entry.plan},
+            "annotations": {DIGEST_ANNOTATION: digest},
+        },
+        "data": {"entry.json": json},
+        // A record of what was done: nobody edits it afterwards, ledgerops included.
+        "immutable": true
     }))
     .expect("a valid ConfigMap");
     match Api::<ConfigMap>::namespaced(client.clone(), namespace)
@@ -86,6 +100,13 @@ pub async fn latest_for(
             .and_then(|d| d.get("entry.json"))
             .cloned()
             .unwrap_or_default();
+        let recorded = map.annotations().get(DIGEST_ANNOTATION).cloned();
+        if recorded.as_deref() != Some(hex_sha256(text.as_bytes()).as_str()) {
+            return Err(JournalError::Corrupt {
+                name,
+                reason: "its content does not match the digest ledgerops recorded with it".into(),
+            });
+        }
         let entry: Entry = serde_json::from_str(&text).map_err(|e| JournalError::Corrupt {
             name,
             reason: e.to_string(),

@@ -25,16 +25,17 @@ pub async fn approval_requests_for(
         .items)
 }
 
-/// Creates `request`, or returns the one already there under its name.
+/// Creates `request`; `None` when the name is taken. An object already there under that name is
+/// never adopted: whoever made it, it is judged like any other request, by its binding.
 pub async fn create_approval_request(
     client: &kube::Client,
     namespace: &str,
     request: &ApprovalRequest,
-) -> Result<ApprovalRequest, kube::Error> {
+) -> Result<Option<ApprovalRequest>, kube::Error> {
     let api = Api::<ApprovalRequest>::namespaced(client.clone(), namespace);
     match api.create(&PostParams::default(), request).await {
-        Err(kube::Error::Api(e)) if e.code == 409 => api.get(&request.name_any()).await,
-        other => other,
+        Err(kube::Error::Api(e)) if e.code == 409 => Ok(None),
+        other => other.map(Some),
     }
 }
 

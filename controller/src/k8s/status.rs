@@ -11,8 +11,30 @@ use serde::de::DeserializeOwned;
 /// The field manager ledgerops writes with.
 pub const FIELD_MANAGER: &str = "ledgerops";
 
+/// The field manager of what the approval gate records on an ApprovalRequest (its issuance and
+/// its use): a separate owner, so that a status written from an older cached copy by the
+/// ApprovalRequest reconciler can never drop them.
+pub const GATE_FIELD_MANAGER: &str = "ledgerops-approval-gate";
+
 /// Applies `status` as the whole status ledgerops owns on `object`.
 pub async fn apply<K, S>(client: &kube::Client, object: &K, status: &S) -> Result<(), kube::Error>
+where
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug,
+    S: Serialize,
+{
+    apply_as(client, object, status, FIELD_MANAGER).await
+}
+
+/// Applies `status` as the part of the status that `manager` owns on `object`.
+pub async fn apply_as<K, S>(
+    client: &kube::Client,
+    object: &K,
+    status: &S,
+    manager: &str,
+) -> Result<(), kube::Error>
 where
     K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
         + Clone
@@ -28,7 +50,7 @@ where
     });
     api.patch_status(
         &object.name_any(),
-        &PatchParams::apply(FIELD_MANAGER).force(),
+        &PatchParams::apply(manager).force(),
         &Patch::Apply(&patch),
     )
     .await?;

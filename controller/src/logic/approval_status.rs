@@ -6,7 +6,9 @@ use k8s_openapi::jiff::Timestamp;
 use super::conditions::{self, Observed};
 use crate::api::approval::{ApprovalPhase, ApprovalRequestSpec, ApprovalRequestStatus, Verdict};
 
-/// The next status, and the escalation to announce when the request has just expired.
+/// The next status, and the escalation to announce when the request has just expired. The
+/// phase says what ledgerops did with the request, not merely what was written into it: an
+/// approval that came too late, or on a stale or foreign request, is not shown as `Approved`.
 pub fn next(
     spec: &ApprovalRequestSpec,
     previous: &ApprovalRequestStatus,
@@ -15,37 +17,96 @@ pub fn next(
 ) -> (ApprovalRequestStatus, Option<String>) {
     let mut status = previous.clone();
     let mut escalation = None;
+    if spec.decision.is_some() {
+        status.decided_at = previous.decided_at.clone().or(Some(Time(now)));
+    }
+    let seen = status.decided_at.as_ref().map(|t| t.0);
+    let expires = spec.expires_at.0;
     let (phase, ready, reason, message) = match (&spec.decision, previous.phase) {
-        (Some(d), _) => {
-            status.decided_at = previous.decided_at.clone().or(Some(Time(now)));
-            let phase = if d.verdict == Verdict::Approve {
-                ApprovalPhase::Approved
-            } else {
-                ApprovalPhase::Rejected
-            };
-            let how = if phase == ApprovalPhase::Approved {
-                "approved"
-            } else {
-                "rejected"
-            };
+        _ if previous
+            .used
+            .as_ref()
+            .is_some_and(|u| u.completed_at.is_some() && !u.written) =>
+        {
             (
-                phase,
+                ApprovalPhase::Stale,
                 true,
-                if phase == ApprovalPhase::Approved {
-                    "Approved"
-                } else {
-                    "Rejected"
-                },
-                format!("{} {how} it", d.by),
+                "Stale",
+                "Nothing was written under this approval: YNAB or the spec changed between the preview and the write. A new request follows".into(),
             )
         }
-        (None, Some(ApprovalPhase::Stale)) => (
+        _ if previous
+            .used
+            .as_ref()
+            .is_some_and(|u| u.completed_at.is_some()) =>
+        {
+            (
+                ApprovalPhase::Applied,
+                true,
+                "Applied",
+                format!(
+                    "The approval was spent on write {}; a further change needs a new request",
+                    previous
+                        .used
+                        .as_ref()
+                        .map(|u| u.attempt_id.as_str())
+                        .unwrap_or_default()
+                ),
+            )
+        }
+        (Some(_), _) if previous.issued_for.is_none() => (
+            ApprovalPhase::Ignored,
+            true,
+            "NotIssued",
+            "ledgerops did not issue this request before it was decided: it authorizes nothing"
+                .into(),
+        ),
+        (_, Some(ApprovalPhase::Ignored)) => (
+            ApprovalPhase::Ignored,
+            true,
+            "NotIssued",
+            "ledgerops did not issue this request before it was decided: it authorizes nothing"
+                .into(),
+        ),
+        (decision, Some(ApprovalPhase::Stale)) => (
             ApprovalPhase::Stale,
             true,
             "Stale",
-            "The plan changed between the preview and the answer: a new request follows".into(),
+            match decision {
+                Some(d) => format!(
+                    "{} answered after the plan changed between the preview and the answer: nothing is applied, a new request follows",
+                    d.by
+                ),
+                None => {
+                    "The plan changed between the preview and the answer: a new request follows"
+                        .into()
+                }
+            },
         ),
-        (None, _) if spec.expires_at.0 <= now => {
+        (Some(d), previous_phase)
+            if d.verdict == Verdict::Approve
+                && (previous_phase == Some(ApprovalPhase::Expired)
+                    || seen.is_some_and(|t| t >= expires)) =>
+        {
+            (
+                ApprovalPhase::Expired,
+                true,
+                "ApprovedTooLate",
+                format!(
+                    "{} approved after the request expired at {expires}: nothing is applied",
+                    d.by
+                ),
+            )
+        }
+        (Some(d), _) => {
+            let (phase, reason, how) = if d.verdict == Verdict::Approve {
+                (ApprovalPhase::Approved, "Approved", "approved")
+            } else {
+                (ApprovalPhase::Rejected, "Rejected", "rejected")
+            };
+            (phase, true, reason, format!("{} {how} it", d.by))
+        }
+        (None, _) if expires <= now => {
             if previous.escalated_at.is_none() {
                 status.escalated_at = Some(Time(now));
                 let whom = if spec.escalate_to.is_empty() {
@@ -54,28 +115,21 @@ pub fn next(
                     spec.escalate_to.join(", ")
                 };
                 escalation = Some(format!(
-                    "No decision before {}: nothing was applied. Tell {whom}.",
-                    spec.expires_at.0
+                    "No decision before {expires}: nothing was applied. Tell {whom}."
                 ));
             }
             (
                 ApprovalPhase::Expired,
                 true,
                 "Expired",
-                format!(
-                    "Nobody decided before {}: nothing is applied",
-                    spec.expires_at.0
-                ),
+                format!("Nobody decided before {expires}: nothing is applied"),
             )
         }
         (None, _) => (
             ApprovalPhase::Pending,
             false,
             "Pending",
-            format!(
-                "Waiting for a person to decide before {}",
-                spec.expires_at.0
-            ),
+            format!("Waiting for a person to decide before {expires}"),
         ),
     };
     status.conditions = conditions::set(
@@ -87,6 +141,16 @@ pub fn next(
     status.phase = Some(phase);
     status.observed_generation = generation;
     (status, escalation)
+}
+
+/// The part of `status` the ApprovalRequest reconciler writes: everything but the approval
+/// gate's issuance and use records, which it never writes (see `k8s::status::GATE_FIELD_MANAGER`).
+pub fn reconciler_part(status: &ApprovalRequestStatus) -> ApprovalRequestStatus {
+    ApprovalRequestStatus {
+        issued_for: None,
+        used: None,
+        ..status.clone()
+    }
 }
 
 /// The status that marks a request stale: its preview no longer holds.
@@ -110,7 +174,7 @@ pub fn stale(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::approval::{Decision, Subject, SubjectKind};
+    use crate::api::approval::{ApprovalUse, Decision, Issuance, Subject, SubjectKind};
     use crate::api::common::LocalRef;
 
     fn at(s: i64) -> Timestamp {
@@ -161,12 +225,7 @@ mod tests {
             by: "bob".into(),
             comment: None,
         };
-        let (s, _) = next(
-            &spec(Some(approve)),
-            &ApprovalRequestStatus::default(),
-            Some(2),
-            at(5),
-        );
+        let (s, _) = next(&spec(Some(approve)), &issued(), Some(2), at(5));
         assert_eq!(
             (s.phase, s.decided_at.clone()),
             (Some(ApprovalPhase::Approved), Some(Time(at(5))))
@@ -188,21 +247,124 @@ mod tests {
             comment: Some("no".into()),
         };
         assert_eq!(
-            next(
-                &spec(Some(reject)),
-                &ApprovalRequestStatus::default(),
-                Some(2),
-                at(5)
-            )
-            .0
-            .phase,
+            next(&spec(Some(reject)), &issued(), Some(2), at(5)).0.phase,
             Some(ApprovalPhase::Rejected)
         );
     }
 
+    fn issued() -> ApprovalRequestStatus {
+        ApprovalRequestStatus {
+            issued_for: Some(Issuance {
+                subject_uid: "u".into(),
+                preview_hash: "h".into(),
+                at: Time(at(0)),
+            }),
+            ..ApprovalRequestStatus::default()
+        }
+    }
+
+    fn approve(by: &str) -> Option<Decision> {
+        Some(Decision {
+            verdict: Verdict::Approve,
+            by: by.into(),
+            comment: None,
+        })
+    }
+
+    #[test]
+    fn the_phase_says_what_ledgerops_did_with_the_request() {
+        let with = |f: fn(&mut ApprovalRequestStatus)| {
+            let mut s = issued();
+            f(&mut s);
+            s
+        };
+        let cases: Vec<(
+            &str,
+            Option<Decision>,
+            ApprovalRequestStatus,
+            i64,
+            ApprovalPhase,
+        )> = vec![
+            (
+                "approved in time",
+                approve("bob"),
+                issued(),
+                5,
+                ApprovalPhase::Approved,
+            ),
+            (
+                "approved after expiry",
+                approve("bob"),
+                issued(),
+                100,
+                ApprovalPhase::Expired,
+            ),
+            (
+                "approved on an expired request",
+                approve("bob"),
+                with(|s| s.phase = Some(ApprovalPhase::Expired)),
+                5,
+                ApprovalPhase::Expired,
+            ),
+            (
+                "approved on a stale request",
+                approve("bob"),
+                with(|s| s.phase = Some(ApprovalPhase::Stale)),
+                5,
+                ApprovalPhase::Stale,
+            ),
+            (
+                "decided before ledgerops issued it",
+                approve("bob"),
+                ApprovalRequestStatus::default(),
+                5,
+                ApprovalPhase::Ignored,
+            ),
+            (
+                "undecided and not issued yet",
+                None,
+                ApprovalRequestStatus::default(),
+                5,
+                ApprovalPhase::Pending,
+            ),
+            (
+                "spent",
+                approve("bob"),
+                with(|s| {
+                    s.used = Some(ApprovalUse {
+                        attempt_id: "op".into(),
+                        started_at: Time(at(6)),
+                        completed_at: Some(Time(at(7))),
+                        written: true,
+                    })
+                }),
+                8,
+                ApprovalPhase::Applied,
+            ),
+            (
+                "spent on a write that wrote nothing",
+                approve("bob"),
+                with(|s| {
+                    s.used = Some(ApprovalUse {
+                        attempt_id: "op".into(),
+                        started_at: Time(at(6)),
+                        completed_at: Some(Time(at(7))),
+                        written: false,
+                    })
+                }),
+                8,
+                ApprovalPhase::Stale,
+            ),
+        ];
+        for (what, decision, status, now, want) in cases {
+            let (next, _) = next(&spec(decision), &status, Some(1), at(now));
+            assert_eq!(next.phase, Some(want), "{what}");
+        }
+    }
+
     #[test]
     fn stale_holds_until_a_decision() {
-        let s = stale(&ApprovalRequestStatus::default(), Some(1), at(0));
+        let s = stale(&issued(), Some(1), at(0));
         assert_eq!(
             next(&spec(None), &s, Some(1), at(500)).0.phase,
             Some(ApprovalPhase::Stale)

@@ -3,6 +3,7 @@
 
 use super::converge::{self, EndState, Expect, Precommit, Verified};
 use super::mirror::Mirror;
+use super::plan::Approved;
 
 /// One transaction to bring to `target`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +19,44 @@ pub struct Submission {
     pub items: Vec<WriteItem>,
     /// Write none of the items unless every one can be written or already holds (a plan).
     pub all_or_nothing: bool,
+    /// What the decision to write (a person's approval or the Budget's policy) was made on,
+    /// checked again on the fresh state right before writing.
+    pub authorized: Authorized,
+}
+
+/// What a write was authorized on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Authorized {
+    /// A plan's preview: recomputed from the spec on fresh state, it must hash the same.
+    Plan(Approved),
+    /// A Transaction's change: its approval hash on fresh state must be this one.
+    Transaction { scope: String, hash: String },
+}
+
+impl Authorized {
+    /// `Err` says why the authorization does not cover writing `items` on `mirror`.
+    fn holds<'a>(
+        &self,
+        mirror: &Mirror,
+        mut items: impl Iterator<Item = &'a WriteItem>,
+    ) -> Result<(), String> {
+        match self {
+            Self::Plan(approved) => approved.holds(mirror),
+            Self::Transaction { scope, hash } => {
+                let fresh = items.all(|item| {
+                    let Some(tx) = mirror.transactions.get(&item.transaction_id) else {
+                        return false;
+                    };
+                    let current =
+                        current_of(mirror, &item.transaction_id, &item.target).unwrap_or_default();
+                    converge::approval_hash(scope, tx, &current, &item.target) == *hash
+                });
+                fresh.then_some(()).ok_or_else(|| {
+                    "the transaction changed in YNAB since the change was approved (its category, amount, date, account or payee): nothing was written, a new request follows".into()
+                })
+            }
+        }
+    }
 }
 
 /// What happened to one item.
@@ -41,6 +80,18 @@ pub enum Outcome {
     Mismatch,
     /// The write did not land (the request failed, or a re-read shows it absent).
     NotLanded(String),
+    /// What was authorized no longer matches YNAB or the spec: nothing written.
+    Stale(String),
+}
+
+impl Outcome {
+    /// YNAB holds what was asked (or something YNAB made of it): the write counts as done.
+    pub fn holds_target(&self) -> bool {
+        matches!(
+            self,
+            Self::Written | Self::AlreadyTarget | Self::NoChange | Self::Mismatch
+        )
+    }
 }
 
 /// The decision for one item before the batch is written.
@@ -57,6 +108,20 @@ pub fn decide(mirror: &Mirror, closed_through: Option<&str>, submission: &Submis
         .iter()
         .map(|item| decide_item(mirror, closed_through, item))
         .collect();
+    let to_write = submission
+        .items
+        .iter()
+        .zip(&plans)
+        .filter(|(_, p)| **p == Plan::Write)
+        .map(|(item, _)| item);
+    if plans.contains(&Plan::Write)
+        && let Err(why) = submission.authorized.holds(mirror, to_write)
+    {
+        for p in plans.iter_mut().filter(|p| **p == Plan::Write) {
+            *p = Plan::Done(Outcome::Stale(why.clone()));
+        }
+        return plans;
+    }
     let refused = plans.iter().any(|p| {
         matches!(
             p,
@@ -153,6 +218,54 @@ mod tests {
         }
     }
 
+    /// A Transaction authorization for writing `item` on `m`.
+    fn authorized(m: &Mirror, item: &WriteItem) -> Authorized {
+        let tx = &m.transactions[&item.transaction_id];
+        let current = current_of(m, &item.transaction_id, &item.target).unwrap();
+        Authorized::Transaction {
+            scope: "s".into(),
+            hash: converge::approval_hash("s", tx, &current, &item.target),
+        }
+    }
+
+    #[test]
+    fn nothing_is_written_when_the_authorization_no_longer_holds() {
+        let m = mirror(&[("a", Some("dining"), "cleared")]);
+        let write = item("a", "gifts", Expect::Prior(Some(cat("dining"))));
+        let sub = |authorized| Submission {
+            items: vec![write.clone()],
+            all_or_nothing: false,
+            authorized,
+        };
+        assert_eq!(
+            decide(&m, None, &sub(authorized(&m, &write))),
+            [Plan::Write]
+        );
+        let mut changed = m.clone();
+        changed.transactions.get_mut("a").unwrap().amount = -99_000;
+        assert!(matches!(
+            &decide(&changed, None, &sub(authorized(&m, &write)))[..],
+            [Plan::Done(Outcome::Stale(why))] if why.contains("amount")
+        ));
+        let elsewhere = Authorized::Transaction {
+            scope: "another budget".into(),
+            hash: match authorized(&m, &write) {
+                Authorized::Transaction { hash, .. } => hash,
+                Authorized::Plan(_) => unreachable!(),
+            },
+        };
+        assert!(matches!(
+            &decide(&m, None, &sub(elsewhere))[..],
+            [Plan::Done(Outcome::Stale(_))]
+        ));
+        // Already at the target: nothing to authorize, adopted whatever the hash.
+        let landed = mirror(&[("a", Some("gifts"), "cleared")]);
+        assert_eq!(
+            decide(&landed, None, &sub(authorized(&m, &write))),
+            [Plan::Done(Outcome::AlreadyTarget)]
+        );
+    }
+
     fn uncategorized() -> EndState {
         EndState {
             allocation: Some(Allocation::Uncategorized),
@@ -167,9 +280,11 @@ mod tests {
             ("b", Some("gifts"), "cleared"),
             ("r", None, "reconciled"),
         ]);
+        let first = item("a", "gifts", Expect::Prior(Some(cat("dining"))));
         let sub = Submission {
+            authorized: authorized(&m, &first),
             items: vec![
-                item("a", "gifts", Expect::Prior(Some(cat("dining")))),
+                first.clone(),
                 item("b", "gifts", Expect::Prior(Some(cat("dining")))),
                 item("a", "gifts", Expect::Prior(Some(cat("groceries")))),
                 item("gone", "gifts", Expect::Prior(None)),
@@ -196,6 +311,7 @@ mod tests {
             &m,
             None,
             &Submission {
+                authorized: authorized(&m, &items[0]),
                 items: items.clone(),
                 all_or_nothing: true,
             },
@@ -208,6 +324,7 @@ mod tests {
             &m,
             None,
             &Submission {
+                authorized: authorized(&m, &items[0]),
                 items,
                 all_or_nothing: false,
             },

@@ -55,11 +55,28 @@ impl EndState {
     }
 }
 
-/// The hash an approval binds to: the target and the state it was asked from. Either changing
-/// makes the approval stale.
-pub fn approval_hash(current: &EndState, target: &EndState) -> String {
-    let both = format!("{}:{}", current.hash(), target.hash());
-    Sha256::digest(both.as_bytes())
+/// The hash an approval binds to: the Budget (`scope`), the transaction (id, account, date,
+/// amount, payee), the state it was asked from and the target. Changing any of them makes the
+/// approval stale, so an approval can never be carried over to another transaction or amount.
+pub fn approval_hash(
+    scope: &str,
+    tx: &TransactionSummary,
+    current: &EndState,
+    target: &EndState,
+) -> String {
+    let bound = (
+        "ledgerops.dev/transaction-approval/v2",
+        scope,
+        &tx.id,
+        &tx.account_id,
+        &tx.date,
+        tx.amount,
+        &tx.payee_id,
+        current,
+        target,
+    );
+    let json = serde_json::to_vec(&bound).expect("strings, integers and end states serialize");
+    Sha256::digest(&json)
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()

@@ -2,6 +2,7 @@
 //! arguments, decisions go out as values.
 
 pub mod admission_guard;
+pub mod approval_authority;
 pub mod approval_status;
 pub mod batch;
 pub mod budget_status;

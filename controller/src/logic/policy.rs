@@ -170,11 +170,11 @@ mod tests {
     use super::*;
     use crate::api::common::{Amount, CategoryChange};
     use crate::logic::plan::preview;
-    use crate::logic::plan::test_support::{DIGITS, assign, mirror, recategorise};
+    use crate::logic::plan::test_support::{assign, at, mirror, recategorise};
 
     fn changes(assignments: &[(&str, &str)]) -> Vec<PlannedChange> {
         let assignments: Vec<_> = assignments.iter().map(|(t, c)| assign(t, c)).collect();
-        preview(&assignments, &mirror(), DIGITS).changes
+        preview(&assignments, &at(&mirror())).changes
     }
 
     fn policy(limit: Option<&str>, ask_on_new_payee: bool, blocked: &[&str]) -> ApprovalPolicy {

@@ -44,6 +44,13 @@ pub const BLOCKED: &str = "Blocked";
 pub const AWAITING_APPROVAL: &str = "AwaitingApproval";
 pub const INTERRUPTED: &str = "Interrupted";
 
+/// Whether a person's `resolve` annotation has been acted on once the Transaction is in `phase`:
+/// while the write it asked for waits for an approval, the resolution must stay, or the approved
+/// write would find the divergence again and never happen.
+pub fn resolution_handled(phase: Option<TransactionPhase>) -> bool {
+    phase != Some(TransactionPhase::AwaitingApproval)
+}
+
 /// Sets phase and conditions on `status` (the other fields are the reconciler's).
 pub fn apply(
     status: &mut TransactionStatus,
@@ -152,6 +159,27 @@ pub fn apply(
     status.conditions = c;
     status.phase = Some(phase);
     status.observed_generation = generation;
+}
+
+#[cfg(test)]
+mod resolution_tests {
+    use super::*;
+
+    #[test]
+    fn a_resolution_waits_with_its_write() {
+        assert!(!resolution_handled(Some(
+            TransactionPhase::AwaitingApproval
+        )));
+        for phase in [
+            None,
+            Some(TransactionPhase::Converged),
+            Some(TransactionPhase::Diverged),
+            Some(TransactionPhase::WouldWrite),
+            Some(TransactionPhase::Writing),
+        ] {
+            assert!(resolution_handled(phase), "{phase:?}");
+        }
+    }
 }
 
 #[cfg(test)]

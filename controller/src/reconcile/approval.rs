@@ -28,7 +28,8 @@ async fn reconcile(request: Arc<ApprovalRequest>, ctx: Arc<Context>) -> Result<A
     let previous = request.status.clone().unwrap_or_default();
     let (next, escalation) =
         approval_status::next(&request.spec, &previous, request.metadata.generation, now);
-    if next != previous {
+    let next = approval_status::reconciler_part(&next);
+    if next != approval_status::reconciler_part(&previous) {
         status::apply(&ctx.client, request.as_ref(), &next).await?;
     }
     if let Some(note) = escalation {

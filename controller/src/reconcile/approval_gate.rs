@@ -1,19 +1,21 @@
 //! The approval hook every write passes: the Budget's policy runs it, blocks it, or asks a
 //! person through an ApprovalRequest bound to the exact change, and nothing is written until
-//! that request is approved.
+//! that request is approved. Only requests ledgerops issued count (see
+//! `logic::approval_authority`), and each approval is spent on one write.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::{Resource, ResourceExt};
+use serde_json::json;
 
 use super::{Context, Error};
 use crate::api::approval::{
-    ApprovalPhase, ApprovalRequest, ApprovalRequestSpec, Decision, Subject, SubjectKind,
-    Verdict as Answer,
+    ApprovalRequest, ApprovalRequestSpec, ApprovalUse, Issuance, Subject, SubjectKind,
 };
 use crate::api::budget::Budget;
-use crate::api::common::LocalRef;
+use crate::api::common::{DecisionRecord, LocalRef};
 use crate::k8s::{objects, status};
+use crate::logic::approval_authority::{self as authority, Authority, Expected, Next};
 use crate::logic::approval_status;
 use crate::logic::duration;
 use crate::logic::plan::PlannedChange;
@@ -22,8 +24,27 @@ use crate::logic::transaction_status::Verdict;
 
 /// Whether the write may go ahead.
 pub enum Gate {
-    Proceed,
-    Wait(Verdict),
+    Proceed(Grant),
+    Wait(Waiting),
+}
+
+/// Why the write waits, and on what.
+pub struct Waiting {
+    pub verdict: Verdict,
+    /// The ApprovalRequest it waits on, or that refused it.
+    pub request: Option<String>,
+    /// A person's rejection, kept by the subject after the request is gone.
+    pub rejection: Option<DecisionRecord>,
+}
+
+impl Waiting {
+    fn on(verdict: Verdict, request: Option<String>) -> Gate {
+        Gate::Wait(Self {
+            verdict,
+            request,
+            rejection: None,
+        })
+    }
 }
 
 /// What asks, and about which change.
@@ -38,92 +59,382 @@ pub struct Ask<'a, K> {
     pub summary: String,
 }
 
+/// The authority a write goes ahead under.
+pub struct Grant {
+    /// Who decided, kept by the subject's status and the journal.
+    pub record: DecisionRecord,
+    /// The write attempt. A write interrupted after its approval was spent keeps its id.
+    pub attempt_id: String,
+    /// The approval had already been spent on this attempt, before a restart.
+    pub resumed: bool,
+    /// The request whose approval the write spends; `None` when the policy runs it.
+    request: Option<Box<ApprovalRequest>>,
+}
+
+impl Grant {
+    /// Records on the request that its approval is spent on this write. Called before the
+    /// write: a request can never authorize a second one.
+    pub async fn spend(&self, ctx: &Context, now: Timestamp) -> Result<(), Error> {
+        match &self.request {
+            Some(request) if !self.resumed => {
+                let used = ApprovalUse {
+                    attempt_id: self.attempt_id.clone(),
+                    started_at: Time(now),
+                    completed_at: None,
+                    written: false,
+                };
+                record_on(ctx, request, json!({ "used": used })).await
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Records that the write's outcome is known: `written` when YNAB holds the approved change.
+    /// Called after the write.
+    pub async fn complete(
+        &self,
+        ctx: &Context,
+        now: Timestamp,
+        written: bool,
+    ) -> Result<(), Error> {
+        let Some(request) = &self.request else {
+            return Ok(());
+        };
+        complete(ctx, request, &self.attempt_id, now, written).await
+    }
+}
+
 /// Applies the policy's decision: runs, blocks, or finds (or opens) the ApprovalRequest for
-/// `ask.hash` and follows its answer.
-pub async fn gate<K>(ctx: &Context, ask: Ask<'_, K>, now: Timestamp) -> Result<Gate, Error>
+/// `ask.hash` and follows its answer. `attempt_id` names the write if it goes ahead.
+pub async fn gate<K>(
+    ctx: &Context,
+    ask: Ask<'_, K>,
+    attempt_id: String,
+    now: Timestamp,
+) -> Result<Gate, Error>
 where
     K: Resource<DynamicType = ()>,
 {
     match ask.decision.action {
-        Action::Run => return Ok(Gate::Proceed),
+        Action::Run => {
+            return Ok(Gate::Proceed(Grant {
+                record: DecisionRecord {
+                    verdict: "Policy".into(),
+                    by: "policy".into(),
+                    comment: Some(ask.decision.reason.clone()),
+                    request: None,
+                    decided_at: Some(Time(now)),
+                    preview_hash: ask.hash.clone(),
+                },
+                attempt_id,
+                resumed: false,
+                request: None,
+            }));
+        }
         Action::Block => {
-            return Ok(Gate::Wait(Verdict::Blocked {
+            let verdict = Verdict::Blocked {
                 reason: "Policy",
                 message: format!(
                     "The Budget's policy blocks this write: {}.",
                     ask.decision.reason
                 ),
-            }));
+            };
+            return Ok(Waiting::on(verdict, None));
         }
         Action::Ask => {}
     }
     // Without the admission policies anyone could have made or decided the request: fail closed.
     if let Err(message) = ctx.admission.verified() {
-        return Ok(Gate::Wait(Verdict::Blocked {
+        let verdict = Verdict::Blocked {
             reason: "AdmissionPolicyMissing",
             message,
-        }));
+        };
+        return Ok(Waiting::on(verdict, None));
     }
     let namespace = ask.subject.meta().namespace.clone().unwrap_or_default();
     let uid = ask.subject.meta().uid.clone().unwrap_or_default();
+    let subject_name = ask.subject.meta().name.clone().unwrap_or_default();
+    let budget_name = ask.budget.name_any();
+    let expected = Expected {
+        subject_uid: &uid,
+        subject_kind: ask.kind,
+        subject_name: &subject_name,
+        budget: &budget_name,
+        hash: &ask.hash,
+    };
     let existing = objects::approval_requests_for(&ctx.client, &namespace, &uid).await?;
     // Requests for an earlier preview no longer hold: mark them, so nobody approves the old one.
     for old in existing
         .iter()
-        .filter(|r| r.spec.preview_hash != ask.hash && r.spec.decision.is_none())
+        .filter(|r| authority::goes_stale(r, &uid, &ask.hash))
     {
         let previous = old.status.clone().unwrap_or_default();
-        if previous.phase != Some(ApprovalPhase::Stale) {
-            status::apply(
-                &ctx.client,
-                old,
-                &approval_status::stale(&previous, old.metadata.generation, now),
-            )
-            .await?;
-        }
+        status::apply(
+            &ctx.client,
+            old,
+            &approval_status::reconciler_part(&approval_status::stale(
+                &previous,
+                old.metadata.generation,
+                now,
+            )),
+        )
+        .await?;
     }
-    let request = match existing
-        .into_iter()
-        .find(|r| r.spec.preview_hash == ask.hash)
-    {
-        Some(r) => r,
-        None => {
-            objects::create_approval_request(&ctx.client, &namespace, &new_request(&ask, &uid, now))
-                .await?
+    let judged: Vec<Authority> = existing
+        .iter()
+        .map(|r| authority::judge(r, &expected, now))
+        .collect();
+    let request = match authority::next(&judged) {
+        Next::Resume(i, attempt) => {
+            return Ok(Gate::Proceed(grant(
+                &existing[i],
+                &judged[i],
+                attempt,
+                true,
+            )));
+        }
+        Next::Proceed(i) => {
+            return Ok(Gate::Proceed(grant(
+                &existing[i],
+                &judged[i],
+                attempt_id,
+                false,
+            )));
+        }
+        Next::Stop(i) => return Ok(refusal(&existing[i], &judged[i])),
+        Next::Wait(i) => existing[i].clone(),
+        Next::Adopt(i) => {
+            issue(ctx, &existing[i], &uid, &ask.hash, now).await?;
+            existing[i].clone()
+        }
+        Next::Issue => {
+            let taken: Vec<String> = existing.iter().map(ResourceExt::name_any).collect();
+            match open(ctx, &ask, &namespace, &uid, &taken, now).await? {
+                Some(created) => created,
+                None => {
+                    let verdict = Verdict::Blocked {
+                        reason: "ApprovalRequestNameTaken",
+                        message: format!(
+                            "Every name ledgerops would give the ApprovalRequest for {subject_name} is taken by an object it did not issue: delete the ApprovalRequests named {}-* that you created",
+                            base_name(&subject_name, &ask.hash)
+                        ),
+                    };
+                    return Ok(Waiting::on(verdict, None));
+                }
+            }
         }
     };
     let name = request.name_any();
-    Ok(match &request.spec.decision {
-        Some(Decision {
-            verdict: Answer::Approve,
-            ..
-        }) => Gate::Proceed,
-        Some(Decision {
-            verdict: Answer::Reject,
-            by,
-            comment,
-        }) => Gate::Wait(Verdict::Blocked {
-            reason: "Rejected",
-            message: format!(
-                "{by} rejected ApprovalRequest {name}: {}. Change the spec to ask again.",
-                comment.as_deref().unwrap_or("no reason given")
-            ),
-        }),
-        None if request.spec.expires_at.0 <= now => Gate::Wait(Verdict::Blocked {
-            reason: "Expired",
-            message: format!(
-                "Nobody decided on ApprovalRequest {name} before it expired; nothing was written. Change the spec to ask again."
-            ),
-        }),
-        None => Gate::Wait(Verdict::AwaitingApproval(format!(
-            "Waiting for a person to approve ApprovalRequest {name} ({}): kubectl patch approvalrequest {name} --type=merge -p '{{\"spec\":{{\"decision\":{{\"verdict\":\"Approve\",\"by\":\"<your user name>\"}}}}}}'",
-            ask.decision.reason
-        ))),
+    let verdict = Verdict::AwaitingApproval(format!(
+        "Waiting for a person to approve ApprovalRequest {name} ({}): kubectl patch approvalrequest {name} --type=merge -p '{{\"spec\":{{\"decision\":{{\"verdict\":\"Approve\",\"by\":\"<your user name>\"}}}}}}'",
+        ask.decision.reason
+    ));
+    Ok(Waiting::on(verdict, Some(name)))
+}
+
+/// Completes every write in flight on a request of the subject `uid`: called when a restart
+/// settled that write without the gate (`written`: it had landed).
+pub async fn complete_in_flight(
+    ctx: &Context,
+    namespace: &str,
+    uid: &str,
+    now: Timestamp,
+    written: bool,
+) -> Result<(), Error> {
+    for request in objects::approval_requests_for(&ctx.client, namespace, uid).await? {
+        let in_flight = request
+            .status
+            .as_ref()
+            .and_then(|s| s.used.as_ref())
+            .filter(|u| u.completed_at.is_none())
+            .filter(|_| owned_by(&request, uid))
+            .map(|u| u.attempt_id.clone());
+        if let Some(attempt) = in_flight {
+            complete(ctx, &request, &attempt, now, written).await?;
+        }
+    }
+    Ok(())
+}
+
+/// The request of the subject `uid` whose approval was spent on a write that has not completed,
+/// if any: a plan resumes that write with the preview it approved.
+pub async fn in_flight(
+    ctx: &Context,
+    namespace: &str,
+    uid: &str,
+) -> Result<Option<ApprovalRequest>, Error> {
+    let requests = objects::approval_requests_for(&ctx.client, namespace, uid).await?;
+    Ok(requests.into_iter().find(|r| {
+        owned_by(r, uid)
+            && r.status.as_ref().is_some_and(|s| {
+                s.issued_for.as_ref().is_some_and(|i| i.subject_uid == uid)
+                    && s.used.as_ref().is_some_and(|u| u.completed_at.is_none())
+            })
+    }))
+}
+
+fn owned_by(request: &ApprovalRequest, uid: &str) -> bool {
+    request
+        .metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .any(|o| o.controller == Some(true) && o.uid == uid)
+}
+
+fn grant(
+    request: &ApprovalRequest,
+    judged: &Authority,
+    attempt_id: String,
+    resumed: bool,
+) -> Grant {
+    let decision = request.spec.decision.as_ref();
+    let decided_at = match judged {
+        Authority::Approved { decided_at, .. } => Some(Time(*decided_at)),
+        _ => request.status.as_ref().and_then(|s| s.decided_at.clone()),
+    };
+    Grant {
+        record: DecisionRecord {
+            verdict: "Approve".into(),
+            by: decision.map(|d| d.by.clone()).unwrap_or_default(),
+            comment: decision.and_then(|d| d.comment.clone()),
+            request: Some(request.name_any()),
+            decided_at,
+            preview_hash: request.spec.preview_hash.clone(),
+        },
+        attempt_id,
+        resumed,
+        request: Some(Box::new(request.clone())),
+    }
+}
+
+fn refusal(request: &ApprovalRequest, judged: &Authority) -> Gate {
+    let name = request.name_any();
+    let (verdict, rejection) = match judged {
+        Authority::Rejected { by, comment } => (
+            Verdict::Blocked {
+                reason: "Rejected",
+                message: format!(
+                    "{by} rejected ApprovalRequest {name}: {}. Change the spec to ask again.",
+                    comment.as_deref().unwrap_or("no reason given")
+                ),
+            },
+            Some(DecisionRecord {
+                verdict: "Reject".into(),
+                by: by.clone(),
+                comment: comment.clone(),
+                request: Some(name.clone()),
+                decided_at: request.status.as_ref().and_then(|s| s.decided_at.clone()),
+                preview_hash: request.spec.preview_hash.clone(),
+            }),
+        ),
+        _ => (
+            Verdict::Blocked {
+                reason: "Expired",
+                message: format!(
+                    "Nobody approved ApprovalRequest {name} before it expired at {}; nothing was written. Change the spec to ask again.",
+                    request.spec.expires_at.0
+                ),
+            },
+            None,
+        ),
+    };
+    Gate::Wait(Waiting {
+        verdict,
+        request: Some(name),
+        rejection,
     })
+}
+
+/// Creates the request under the first free name, and records its issuance.
+async fn open<K: Resource<DynamicType = ()>>(
+    ctx: &Context,
+    ask: &Ask<'_, K>,
+    namespace: &str,
+    uid: &str,
+    taken: &[String],
+    now: Timestamp,
+) -> Result<Option<ApprovalRequest>, Error> {
+    let subject_name = ask.subject.meta().name.clone().unwrap_or_default();
+    let base = base_name(&subject_name, &ask.hash);
+    let names = std::iter::once(base.clone()).chain((1..8).map(|n| format!("{base}-{n}")));
+    for name in names.filter(|n| !taken.contains(n)) {
+        let request = new_request(ask, &name, uid, now);
+        if let Some(created) =
+            objects::create_approval_request(&ctx.client, namespace, &request).await?
+        {
+            issue(ctx, &created, uid, &ask.hash, now).await?;
+            return Ok(Some(created));
+        }
+    }
+    Ok(None)
+}
+
+/// Records that ledgerops issued `request` for `uid` and `hash`.
+async fn issue(
+    ctx: &Context,
+    request: &ApprovalRequest,
+    uid: &str,
+    hash: &str,
+    now: Timestamp,
+) -> Result<(), Error> {
+    let issued = Issuance {
+        subject_uid: uid.to_owned(),
+        preview_hash: hash.to_owned(),
+        at: Time(now),
+    };
+    record_on(ctx, request, json!({ "issuedFor": issued })).await
+}
+
+async fn complete(
+    ctx: &Context,
+    request: &ApprovalRequest,
+    attempt: &str,
+    now: Timestamp,
+    written: bool,
+) -> Result<(), Error> {
+    let started = request
+        .status
+        .as_ref()
+        .and_then(|s| s.used.as_ref())
+        .map_or(Time(now), |u| u.started_at.clone());
+    let used = ApprovalUse {
+        attempt_id: attempt.to_owned(),
+        started_at: started,
+        completed_at: Some(Time(now)),
+        written,
+    };
+    record_on(ctx, request, json!({ "used": used })).await
+}
+
+/// Applies `fields` of the request's status as the gate's own (see `GATE_FIELD_MANAGER`).
+async fn record_on(
+    ctx: &Context,
+    request: &ApprovalRequest,
+    fields: serde_json::Value,
+) -> Result<(), Error> {
+    // The gate re-applies everything it owns each time, so that no earlier field is dropped.
+    let mut owned = json!({});
+    if let Some(issued) = request.status.as_ref().and_then(|s| s.issued_for.as_ref()) {
+        owned["issuedFor"] = serde_json::to_value(issued).expect("an issuance serializes");
+    }
+    if let Some(used) = request.status.as_ref().and_then(|s| s.used.as_ref()) {
+        owned["used"] = serde_json::to_value(used).expect("a use serializes");
+    }
+    for (k, v) in fields.as_object().into_iter().flatten() {
+        owned[k] = v.clone();
+    }
+    status::apply_as(&ctx.client, request, &owned, status::GATE_FIELD_MANAGER).await?;
+    Ok(())
+}
+
+fn base_name(subject: &str, hash: &str) -> String {
+    format!("{}-{}", truncate(subject, 200), &hash[..hash.len().min(10)])
 }
 
 fn new_request<K: Resource<DynamicType = ()>>(
     ask: &Ask<'_, K>,
+    name: &str,
     uid: &str,
     now: Timestamp,
 ) -> ApprovalRequest {
@@ -133,7 +444,7 @@ fn new_request<K: Resource<DynamicType = ()>>(
     let expires = now + SignedDuration::try_from(expiry).unwrap_or(SignedDuration::from_hours(24));
     let subject_name = ask.subject.meta().name.clone().unwrap_or_default();
     let mut request = ApprovalRequest::new(
-        &format!("{}-{}", truncate(&subject_name, 200), &ask.hash[..10]),
+        name,
         ApprovalRequestSpec {
             budget_ref: LocalRef {
                 name: ask.budget.name_any(),

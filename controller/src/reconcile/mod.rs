@@ -66,6 +66,12 @@ impl Context {
     }
 }
 
+/// Binds previews and approvals to one Budget and the YNAB plan it mirrors: the same change in
+/// another Budget, or after the Budget is pointed at another plan, hashes apart.
+pub fn scope_of(namespace: &str, budget: &Budget) -> String {
+    format!("{namespace}/{}/{}", budget.name_any(), budget.spec.plan_id)
+}
+
 /// The kind of `K`, as a metrics label.
 fn kind_label<K: Resource<DynamicType = ()>>() -> &'static str {
     match K::kind(&()) {

@@ -14,14 +14,15 @@ use kube::{Resource, ResourceExt};
 
 use super::approval_gate::{self, Ask, Gate};
 use super::{Context, Error, scoped};
-use crate::api::approval::SubjectKind;
+use crate::api::approval::{ApprovalRequest, SubjectKind};
 use crate::api::budget::Budget;
 use crate::api::common::{CategoryChange, WriteIntent};
 use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, PlanPhase};
 use crate::k8s::{journal, status};
-use crate::logic::batch::{Outcome, Submission, WriteItem};
+use crate::logic::batch::{Authorized, Outcome, Submission, WriteItem};
 use crate::logic::converge::{Allocation, EndState, Expect};
-use crate::logic::plan::{self, AppliedChange, PlanPreview, PlannedChange};
+use crate::logic::plan::outcome::{self, WriteResult};
+use crate::logic::plan::{self, AppliedChange, Approved, Basis, PlanPreview, PlannedChange, State};
 use crate::logic::plan_status::{self, PlanVerdict};
 use crate::logic::policy;
 use crate::logic::transaction_status::Verdict;
@@ -82,37 +83,72 @@ async fn advance(
         ));
     };
     let now = Timestamp::now();
-    // An apply cut off by a restart carries on with the preview that was approved: YNAB may
-    // already show part or all of it, so a fresh preview would not match the approval.
-    let approved = match (&next.intent, &next.preview) {
-        (Some(intent), Some(stored)) if intent.target_hash == stored.hash => Some(stored.clone()),
-        _ => None,
+    let uid = plan.meta().uid.clone().unwrap_or_default();
+    // What is written is always computed from the spec and YNAB's state, never taken from the
+    // status. An apply cut off by a restart is recognised by its ApprovalRequest, which records
+    // the write its approval was spent on; the status' intent only says where to look.
+    let in_flight = match &next.intent {
+        Some(_) => approval_gate::in_flight(ctx, &namespace, &uid).await?,
+        None => None,
     };
-    let approved = match approved {
-        Some(preview) => preview,
-        None => {
-            let (preview, decision) = match preview(plan, ctx, &namespace, &budget).await? {
-                Ok(found) => found,
-                Err(verdict) => return Ok((verdict, Action::requeue(Duration::from_secs(60)))),
-            };
-            next.intent = None;
-            next.preview = Some(preview.clone().into());
-            if preview.nothing_to_do() {
-                return Ok((PlanVerdict::NothingToDo, Action::await_change()));
+    let found = match preview(plan, ctx, &namespace, &budget, in_flight.as_ref()).await? {
+        Ok(found) => found,
+        Err(verdict) => return Ok((verdict, Action::requeue(Duration::from_secs(60)))),
+    };
+    let Found {
+        preview,
+        decision,
+        approved,
+    } = found;
+    next.intent = None;
+    next.preview = Some(preview.clone().into());
+    if preview.nothing_to_do() {
+        return Ok((PlanVerdict::NothingToDo, Action::await_change()));
+    }
+    let attempt = format!("{uid}-{}", now.as_millisecond());
+    let ask = Ask {
+        subject: plan,
+        kind: SubjectKind::CategorizationPlan,
+        budget: &budget,
+        changes: &preview.changes,
+        decision,
+        summary: summary(&preview.changes),
+        hash: preview.hash.clone(),
+    };
+    // A rejection of this very preview stands even if its request was deleted since.
+    if let Some(rejected) = next
+        .decision
+        .as_ref()
+        .filter(|d| d.verdict == "Reject" && d.preview_hash == preview.hash)
+    {
+        let message = format!(
+            "{} rejected this preview{}: {}. Change the spec to ask again.",
+            rejected.by,
+            rejected
+                .request
+                .as_ref()
+                .map(|r| format!(" (ApprovalRequest {r})"))
+                .unwrap_or_default(),
+            rejected.comment.as_deref().unwrap_or("no reason given")
+        );
+        let verdict = PlanVerdict::Blocked {
+            phase: PlanPhase::Rejected,
+            reason: "Rejected",
+            message,
+        };
+        return Ok((verdict, Action::await_change()));
+    }
+    let grant = match approval_gate::gate(ctx, ask, attempt, now).await? {
+        Gate::Proceed(grant) => grant,
+        Gate::Wait(waiting) => {
+            next.approval_request = waiting.request;
+            if waiting.rejection.is_some() {
+                next.decision = waiting.rejection;
             }
-            let ask = Ask {
-                subject: plan,
-                kind: SubjectKind::CategorizationPlan,
-                budget: &budget,
-                changes: &preview.changes,
-                decision,
-                summary: summary(&preview.changes),
-                hash: preview.hash.clone(),
-            };
-            if let Gate::Wait(verdict) = approval_gate::gate(ctx, ask, now).await? {
-                return Ok((waiting(verdict), Action::requeue(Duration::from_secs(600))));
-            }
-            preview.into()
+            return Ok((
+                self::waiting(waiting.verdict),
+                Action::requeue(Duration::from_secs(600)),
+            ));
         }
     };
     if !budget.spec.writes.enabled {
@@ -129,17 +165,11 @@ async fn advance(
             Action::requeue(Duration::from_secs(30)),
         ));
     };
-    let attempt = match &next.intent {
-        Some(intent) => intent.attempt_id.clone(),
-        None => format!(
-            "{}-{}",
-            plan.meta().uid.as_deref().unwrap_or("local"),
-            now.as_millisecond()
-        ),
-    };
+    next.approval_request.clone_from(&grant.record.request);
+    grant.spend(ctx, now).await?;
     next.intent = Some(WriteIntent {
-        attempt_id: attempt.clone(),
-        target_hash: approved.hash.clone(),
+        attempt_id: grant.attempt_id.clone(),
+        target_hash: preview.hash.clone(),
         from_hash: None,
         started_at: Time(now),
     });
@@ -152,10 +182,19 @@ async fn advance(
     );
     status::apply(&ctx.client, plan, &applying).await?;
 
-    let items = approved.changes.iter().map(write_item).collect();
+    let ids: Vec<String> = preview
+        .changes
+        .iter()
+        .map(|c| c.change.transaction_id.clone())
+        .collect();
     let submission = Submission {
-        items,
+        items: preview
+            .changes
+            .iter()
+            .map(|c| write_item(&c.change))
+            .collect(),
         all_or_nothing: true,
+        authorized: Authorized::Plan(approved),
     };
     let outcomes = match ctx
         .writer
@@ -167,66 +206,87 @@ async fn advance(
         .await
     {
         Ok(outcomes) => outcomes,
-        Err(e) => vec![Outcome::NotLanded(e.to_string())],
+        Err(e) => vec![Outcome::NotLanded(e.to_string()); ids.len()],
     };
-    if let Some(Outcome::NotLanded(why)) =
-        outcomes.iter().find(|o| matches!(o, Outcome::NotLanded(_)))
-    {
-        let message = format!(
-            "The bulk write did not land ({why}); ledgerops tries again with the same approval"
-        );
-        return Ok((
-            PlanVerdict::Applying {
-                interrupted: Some(message),
+    let done = Timestamp::now();
+    let verdict = match outcome::summarize(&ids, &outcomes) {
+        WriteResult::NotLanded(why) => {
+            let message = format!(
+                "The bulk write did not land ({why}); ledgerops tries again with the same approval"
+            );
+            return Ok((
+                PlanVerdict::Applying {
+                    interrupted: Some(message),
+                },
+                Action::requeue(Duration::from_secs(30)),
+            ));
+        }
+        WriteResult::Landed => None,
+        WriteResult::Stale(message) | WriteResult::Changed(message) => {
+            Some((PlanVerdict::Pending(message), Duration::from_secs(1)))
+        }
+        WriteResult::Blocked(message) => Some((
+            PlanVerdict::Blocked {
+                phase: PlanPhase::Blocked,
+                reason: "GuardedTransaction",
+                message,
             },
-            Action::requeue(Duration::from_secs(30)),
-        ));
-    }
-    if outcomes.contains(&Outcome::Mismatch) {
-        next.intent = None;
-        return Ok((PlanVerdict::Failed("YNAB accepted the write but shows other categories afterwards: check the transactions in YNAB".into()), Action::await_change()));
-    }
-    if !outcomes.iter().all(|o| {
-        matches!(
-            o,
-            Outcome::Written | Outcome::AlreadyTarget | Outcome::NoChange
-        )
-    }) {
-        // YNAB changed under the preview: nothing was written; preview and ask again.
-        next.intent = None;
-        let message = "The plan changed between the preview and the answer: nothing was written, a new preview and request follow";
-        return Ok((
-            PlanVerdict::Pending(message.into()),
-            Action::requeue(Duration::from_secs(1)),
-        ));
+            Duration::from_secs(600),
+        )),
+        WriteResult::Mismatch(message) => {
+            Some((PlanVerdict::Failed(message), Duration::from_secs(600)))
+        }
+    };
+    next.intent = None;
+    if let Some((verdict, wait)) = verdict {
+        // Nothing was written under this approval, and it is spent: a new one is needed.
+        grant.complete(ctx, done, false).await?;
+        return Ok((verdict, Action::requeue(wait)));
     }
     let entry = journal::Entry {
-        operation_id: attempt.clone(),
+        operation_id: grant.attempt_id.clone(),
         plan: plan.name_any(),
         budget: budget_name.clone(),
-        applied_at: now.to_string(),
-        changes: approved.changes.iter().map(AppliedChange::from).collect(),
+        applied_at: done.to_string(),
+        changes: preview
+            .changes
+            .iter()
+            .map(|c| AppliedChange::from(&c.change))
+            .collect(),
+        decision: Some(grant.record.clone()),
     };
     journal::record(&ctx.client, &namespace, &entry).await?;
-    next.intent = None;
-    next.operation_id = Some(attempt.clone());
-    next.applied_at = Some(Time(Timestamp::now()));
+    grant.complete(ctx, done, true).await?;
+    next.operation_id = Some(grant.attempt_id.clone());
+    next.applied_at = Some(Time(done));
+    next.decision = Some(grant.record);
     Ok((
-        PlanVerdict::Applied(applied_message(plan, &attempt)),
+        PlanVerdict::Applied(applied_message(plan, &entry.operation_id)),
         Action::await_change(),
     ))
 }
 
-/// The preview and the policy's decision, or the verdict when the plan cannot be previewed.
+/// A plan's preview, the policy's decision on it, and what the write path re-checks.
+struct Found {
+    preview: PlanPreview,
+    decision: policy::Decision,
+    approved: Approved,
+}
+
+/// The preview of the plan's spec on the Budget's mirror, or the verdict when it cannot be
+/// previewed. With `in_flight`, the request whose approval was spent on an interrupted write,
+/// transactions that already show that write are read as they were before it, so the preview
+/// is the one approved, if nothing else changed.
 async fn preview(
     plan: &CategorizationPlan,
     ctx: &Context,
     namespace: &str,
     budget: &Budget,
-) -> Result<Result<(PlanPreview, policy::Decision), PlanVerdict>, Error> {
-    let undo = match &plan.spec.undo_of {
-        Some(of) => match journal::latest_for(&ctx.client, namespace, of).await? {
-            Some(entry) => Some(entry),
+    in_flight: Option<&ApprovalRequest>,
+) -> Result<Result<Found, PlanVerdict>, Error> {
+    let basis = match (&plan.spec.undo_of, &plan.spec.assignments) {
+        (Some(of), _) => match journal::latest_for(&ctx.client, namespace, of).await? {
+            Some(entry) => Basis::Undo(entry.changes),
             None => {
                 let message = format!(
                     "Plan {of} has no journal entry in namespace {namespace}: it was never applied, so there is nothing to undo"
@@ -234,7 +294,12 @@ async fn preview(
                 return Ok(Err(PlanVerdict::Invalid(message)));
             }
         },
-        None => None,
+        (None, Some(assignments)) => Basis::Assignments(assignments.clone()),
+        (None, None) => {
+            return Ok(Err(PlanVerdict::Invalid(
+                "Set spec.assignments or spec.undoOf".into(),
+            )));
+        }
     };
     let slot = ctx.registry.mirror(namespace, &budget.name_any());
     let slot = slot.read().await;
@@ -245,29 +310,59 @@ async fn preview(
             budget.name_any()
         ))));
     }
+    if let Basis::Assignments(assignments) = &basis
+        && let Err(errors) = plan::validate(assignments, mirror)
+    {
+        let message = errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" ");
+        return Ok(Err(PlanVerdict::Invalid(message)));
+    }
     let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
-    let preview = match (&undo, &plan.spec.assignments) {
-        (Some(entry), _) => plan::undo_preview(&entry.changes, mirror, digits),
-        (None, Some(assignments)) => {
-            if let Err(errors) = plan::validate(assignments, mirror) {
-                let message = errors
+    let scope = super::scope_of(namespace, budget);
+    let approved_as = |changes: Vec<AppliedChange>, hash: String| Approved {
+        scope: scope.clone(),
+        basis: basis.clone(),
+        changes,
+        hash,
+        decimal_digits: digits,
+    };
+    let resumed = in_flight
+        .map(|request| {
+            approved_as(
+                request
+                    .spec
+                    .changes
                     .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                return Ok(Err(PlanVerdict::Invalid(message)));
-            }
-            plan::preview(assignments, mirror, digits)
-        }
-        (None, None) => {
-            return Ok(Err(PlanVerdict::Invalid(
-                "Set spec.assignments or spec.undoOf".into(),
-            )));
+                    .map(AppliedChange::from)
+                    .collect(),
+                request.spec.preview_hash.clone(),
+            )
+        })
+        .map(|approved| (approved.recompute(mirror), approved))
+        .filter(|(preview, approved)| preview.hash == approved.hash);
+    let (preview, approved) = match resumed {
+        Some(found) => found,
+        None => {
+            let preview = basis.preview(&State::new(&scope, mirror, digits));
+            let changes = preview
+                .changes
+                .iter()
+                .map(|c| AppliedChange::from(&c.change))
+                .collect();
+            let approved = approved_as(changes, preview.hash.clone());
+            (preview, approved)
         }
     };
     let known: HashSet<String> = policy::known_payees(mirror, &preview.changes);
     let decision = policy::decide(&preview.changes, &budget.spec.approval, &known);
-    Ok(Ok((preview, decision)))
+    Ok(Ok(Found {
+        preview,
+        decision,
+        approved,
+    }))
 }
 
 /// The write that moves one transaction as the preview shows, only if YNAB still shows its

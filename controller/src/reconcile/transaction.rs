@@ -20,7 +20,7 @@ use crate::api::common::{Amount, WriteIntent};
 use crate::api::plan::Assignment;
 use crate::api::transaction::{AppliedState, SplitLine, Transaction, TransactionStatus};
 use crate::k8s::{objects, status};
-use crate::logic::batch::{self, Outcome, Submission, WriteItem};
+use crate::logic::batch::{self, Authorized, Outcome, Submission, WriteItem};
 use crate::logic::converge::{self, Allocation, EndState, Expect, Precommit};
 use crate::logic::mirror::Mirror;
 use crate::logic::plan::{self, PlannedChange};
@@ -61,7 +61,8 @@ async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Er
     }
     // Only once the status records how it was handled: the reconcile the removal triggers must
     // see that status, not the one before.
-    if tx.annotations().contains_key(RESOLVE) {
+    if tx.annotations().contains_key(RESOLVE) && transaction_status::resolution_handled(next.phase)
+    {
         objects::remove_annotation(&ctx.client, tx.as_ref(), RESOLVE).await?;
     }
     Ok(requeue)
@@ -136,6 +137,14 @@ async fn converge_one(
                 note,
             )
             .await;
+        if decision != Precommit::Write {
+            // Settled without writing: the approval that write spent authorizes nothing more.
+            let namespace = tx.namespace().unwrap_or_default();
+            let uid = tx.meta().uid.clone().unwrap_or_default();
+            let landed = decision != Precommit::Diverged;
+            approval_gate::complete_in_flight(ctx, &namespace, &uid, Timestamp::now(), landed)
+                .await?;
+        }
     }
     match decision {
         Precommit::Diverged if resolution.as_deref() == Some("theirs") => {
@@ -317,26 +326,26 @@ async fn write(
         return Ok((Verdict::WouldWrite(message), idle()));
     }
     let now = Timestamp::now();
+    let namespace = tx.namespace().unwrap_or_default();
+    let scope = super::scope_of(&namespace, budget);
+    let hash = converge::approval_hash(&scope, &facts.ynab_tx, &facts.current, &facts.target);
     let ask = Ask {
         subject: tx,
         kind: SubjectKind::Transaction,
         budget,
         changes: facts.change.as_slice(),
-        decision: match &facts.change {
-            Some(c) => policy::decide(
-                std::slice::from_ref(c),
-                &budget.spec.approval,
-                &facts.known_payees,
-            ),
-            None => policy::decide(&[], &budget.spec.approval, &facts.known_payees),
-        },
-        hash: converge::approval_hash(&facts.current, &facts.target),
+        decision: policy::decide(
+            facts.change.as_slice(),
+            &budget.spec.approval,
+            &facts.known_payees,
+        ),
+        hash: hash.clone(),
         summary: format!("{}: {change}", tx.spec.transaction_id),
     };
-    if let Gate::Wait(verdict) = approval_gate::gate(ctx, ask, now).await? {
-        return Ok((verdict, idle()));
-    }
-    let namespace = tx.namespace().unwrap_or_default();
+    let grant = match approval_gate::gate(ctx, ask, attempt_id(tx, now), now).await? {
+        Gate::Proceed(grant) => grant,
+        Gate::Wait(waiting) => return Ok((waiting.verdict, idle())),
+    };
     let Some(destination) = ctx.destination(&namespace, budget) else {
         let message = format!("Waiting for the YNAB token of Budget {}", budget.name_any());
         return Ok((
@@ -344,9 +353,10 @@ async fn write(
             Action::requeue(Duration::from_secs(60)),
         ));
     };
+    grant.spend(ctx, now).await?;
     // The intent is durable before the write: a restart that finds it re-reads YNAB to settle it.
     next.intent = Some(WriteIntent {
-        attempt_id: attempt_id(tx, now),
+        attempt_id: grant.attempt_id.clone(),
         target_hash: facts.target.hash(),
         from_hash: Some(facts.current.hash()),
         started_at: Time(now),
@@ -368,6 +378,7 @@ async fn write(
     let submission = Submission {
         items: vec![item],
         all_or_nothing: false,
+        authorized: Authorized::Transaction { scope, hash },
     };
     let outcome = match ctx
         .writer
@@ -377,6 +388,13 @@ async fn write(
         Ok(mut outcomes) => outcomes.pop().expect("one outcome per item"),
         Err(e) => Outcome::NotLanded(e.to_string()),
     };
+    if !matches!(outcome, Outcome::NotLanded(_)) {
+        let written = outcome.holds_target();
+        grant.complete(ctx, Timestamp::now(), written).await?;
+        if written {
+            next.decision = Some(grant.record);
+        }
+    }
     next.intent = None;
     let id = &tx.spec.transaction_id;
     let verdict = match outcome {
@@ -404,6 +422,12 @@ async fn write(
         Outcome::Mismatch => Verdict::Diverged(format!(
             "YNAB accepted the write of {id} but shows something else: check it in YNAB"
         )),
+        Outcome::Stale(why) => {
+            return Ok((
+                Verdict::Pending(why),
+                Action::requeue(Duration::from_secs(1)),
+            ));
+        }
         Outcome::Skipped | Outcome::NotLanded(_) => {
             let why = if let Outcome::NotLanded(why) = outcome {
                 why

@@ -58,6 +58,8 @@ async fn scenario(plane: &ControlPlane, duplicate_every: Option<usize>) -> Figur
             "http://127.0.0.1:1",
             "--gitea-bot-login",
             "ledgerops-bot",
+            "--gitea-repository",
+            "household/ledger-config",
             "--agent-namespace",
             &ns,
         ],

@@ -22,6 +22,32 @@ pub async fn install_people_roles(admin: &Client) {
     }
 }
 
+/// Gives `user` the `ledgerops-approver` role in `ns`, and returns a client authenticated as them.
+pub async fn approver(plane: &ControlPlane, ns: &str, user: &str) -> Client {
+    let admin = plane.client().await.expect("admin client");
+    install_people_roles(&admin).await;
+    bind(&admin, ns, user, "ClusterRole", "ledgerops-approver").await;
+    plane.client_as(user).await.expect("a client as the user")
+}
+
+async fn bind(admin: &Client, ns: &str, user: &str, kind: &str, role: &str) {
+    let name = format!("{user}-{}", role.replace(':', "-"));
+    let binding: RoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": name, "namespace": ns},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
+    }))
+    .expect("a RoleBinding");
+    Api::<RoleBinding>::namespaced(admin.clone(), ns)
+        .patch(
+            &name,
+            &PatchParams::apply("ledgerops-tests").force(),
+            &Patch::Apply(&binding),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("binding {role} to {user}: {e}"));
+}
+
 /// Gives `user` in `ns` what a namespace editor has (Kubernetes' `edit` rules for ConfigMaps,
 /// Secrets and the rest, and `ledgerops-edit`) plus what an over-broad grant elsewhere might add:
 /// writing every status of ours and creating ApprovalRequests and AgentJobs. Returns a client
@@ -43,23 +69,12 @@ pub async fn attacker(plane: &ControlPlane, ns: &str, user: &str) -> Client {
         .patch("over-broad", &params, &Patch::Apply(&role))
         .await
         .expect("creating the over-broad Role");
-    let bindings: Api<RoleBinding> = Api::namespaced(admin.clone(), ns);
     for (kind, role) in [
         ("ClusterRole", "system:aggregate-to-edit"),
         ("ClusterRole", "ledgerops-edit"),
         ("Role", "over-broad"),
     ] {
-        let name = format!("{user}-{}", role.replace(':', "-"));
-        let binding: RoleBinding = serde_json::from_value(json!({
-            "metadata": {"name": name, "namespace": ns},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role},
-            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
-        }))
-        .expect("a RoleBinding");
-        bindings
-            .patch(&name, &params, &Patch::Apply(&binding))
-            .await
-            .unwrap_or_else(|e| panic!("binding {role} to {user}: {e}"));
+        bind(&admin, ns, user, kind, role).await;
     }
     plane.client_as(user).await.expect("a client as the user")
 }

@@ -183,6 +183,11 @@ impl Scenario {
             .endpoint(endpoint)
     }
 
+    /// Requests that could have changed something in YNAB (POST, PUT, PATCH, DELETE).
+    pub async fn writes(&self) -> u64 {
+        self.sim.control().counters().await.unwrap().writes()
+    }
+
     pub async fn total_requests(&self) -> u64 {
         self.sim.control().counters().await.unwrap().total
     }

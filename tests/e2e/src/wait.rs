@@ -26,3 +26,18 @@ where
     }
     panic!("{name} did not reach the expected state within {limit:?}; last seen: {last:#?}");
 }
+
+/// Polls until `name` no longer exists, failing after a minute.
+pub async fn gone<K>(api: &Api<K>, name: &str)
+where
+    K: kube::Resource<Scope = NamespaceResourceScope> + Clone + DeserializeOwned + Debug,
+{
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(60) {
+        if let Ok(None) = api.get_opt(name).await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{name} still exists after a minute");
+}

@@ -35,6 +35,8 @@ struct World {
     ns: String,
     repo: String,
     controller: Option<Ledgerops>,
+    /// More repositories the controller obeys.
+    also_allowed: Vec<String>,
     port: u16,
     http: reqwest::Client,
 }
@@ -97,6 +99,7 @@ impl World {
             ns,
             repo,
             controller: None,
+            also_allowed: Vec::new(),
             port: ledgerops_testenv::free_port().unwrap(),
             http: reqwest::Client::new(),
         };
@@ -129,18 +132,23 @@ impl World {
         if let Some(p) = pause {
             env.push(("LEDGEROPS_TEST_PAUSE", p));
         }
-        let args = [
+        let mut args = vec![
             "--listen",
             &listen,
             "--gitea-url",
             self.gitea.url(),
             "--gitea-bot-login",
             self.gitea.bot().login(),
+            "--gitea-repository",
+            &self.repo,
             "--agent-namespace",
             &self.ns,
             "--agent-comment-resync",
             "2s",
         ];
+        for repo in &self.also_allowed {
+            args.extend(["--gitea-repository", repo.as_str()]);
+        }
         self.controller = Some(Ledgerops::start_with(plane, &args, &env).await);
     }
 
@@ -817,6 +825,12 @@ async fn approvals_are_listed_oldest_first_and_decided_through_comments() {
         }))
         .unwrap();
         approvals.create(&PostParams::default(), &r).await.unwrap();
+        // Only a Pending request can be decided.
+        ledgerops_e2e::wait::until(&approvals, name, WAIT, |r| {
+            r.status.as_ref().and_then(|s| s.phase)
+                == Some(ledgerops::api::approval::ApprovalPhase::Pending)
+        })
+        .await;
         // creationTimestamp has a one-second resolution.
         tokio::time::sleep(Duration::from_millis(1100)).await;
     }
@@ -1008,4 +1022,175 @@ async fn claims_and_sequences_are_atomic_across_writers() {
     let status = stores[0].api().get(&name).await.unwrap().status.unwrap();
     assert_eq!(status.phase, Some(JobPhase::Running));
     assert_eq!(status.version, 3);
+}
+
+#[tokio::test]
+async fn a_permission_check_that_keeps_failing_rejects_after_the_bound_and_later_commands_run() {
+    let mut w = World::new("aj-bound", None).await;
+    // A second allowed repository where the bot may only read: Gitea answers 403 to its
+    // permission question there, every time.
+    let created = gitea_call(
+        Method::POST,
+        "/orgs/household/repos",
+        w.gitea.admin(),
+        Some(json!({"name": format!("{}-ro", w.ns), "private": true, "auto_init": true})),
+    )
+    .await;
+    let read_only = created["full_name"].as_str().unwrap().to_owned();
+    for (user, permission) in [(w.gitea.bot(), "read"), (w.gitea.writer(), "write")] {
+        gitea_call(
+            Method::PUT,
+            &format!("/repos/{read_only}/collaborators/{}", user.login()),
+            w.gitea.admin(),
+            Some(json!({"permission": permission})),
+        )
+        .await;
+    }
+    w.also_allowed.push(read_only.clone());
+    w.start_controller(None).await;
+    gitea_call(
+        Method::POST,
+        &format!("/repos/{read_only}/hooks"),
+        w.gitea.admin(),
+        Some(json!({
+            "type": "gitea", "active": true,
+            "events": ["issue_comment"],
+            "config": {"url": format!("{}/webhooks/gitea", w.url()), "content_type": "json", "secret": SECRET},
+        })),
+    )
+    .await;
+    let issue = gitea_call(
+        Method::POST,
+        &format!("/repos/{read_only}/issues"),
+        w.gitea.writer(),
+        Some(json!({"title": "bot without rights"})),
+    )
+    .await["number"]
+        .as_i64()
+        .unwrap();
+    let stuck = gitea_call(
+        Method::POST,
+        &format!("/repos/{read_only}/issues/{issue}/comments"),
+        w.gitea.writer(),
+        Some(json!({"body": "/agent help"})),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let stuck_name = Incoming {
+        delivery_id: "x".into(),
+        event: CommentEvent::IssueComment,
+        repository: read_only.clone(),
+        issue_number: issue,
+        comment_id: stuck,
+        author: "x".into(),
+        command: "x".into(),
+    }
+    .job_name();
+    // Received after the stuck one: it waits behind it, then runs.
+    w.wait_job(&stuck_name, "stored", |_| true).await;
+    let later_issue = w.issue("later").await;
+    let later = w
+        .comment(w.gitea.writer(), later_issue, "/agent help")
+        .await;
+    let later_name = w.job_name(later_issue, later);
+
+    let started = Instant::now();
+    let failed = w.wait_phase(&stuck_name, JobPhase::Rejected).await;
+    let status = failed.status.unwrap();
+    assert_eq!(status.reason.as_deref(), Some("PermissionCheckFailed"));
+    let error = status.error.unwrap();
+    assert!(
+        error.contains("failed 6 time(s)") && error.contains("403"),
+        "{error}"
+    );
+    eprintln!(
+        "permission check given up after {:?} (received to Rejected: {:?})",
+        started.elapsed(),
+        status
+            .finished_at
+            .as_ref()
+            .unwrap()
+            .0
+            .duration_since(failed.spec.received_at.0)
+    );
+    let last = status.last_error.expect("the latest error is kept");
+    assert!(last.message.contains("403"), "{}", last.message);
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "the bound took {:?}",
+        started.elapsed()
+    );
+    let done = w.wait_phase(&later_name, JobPhase::Succeeded).await;
+    let ran_at = done.status.unwrap().started_at.unwrap().0;
+    assert!(
+        ran_at >= status.finished_at.unwrap().0,
+        "the later command overtook the stuck one"
+    );
+}
+
+#[tokio::test]
+async fn empty_secrets_and_a_missing_repository_allowlist_stop_start_up() {
+    let dir = std::env::temp_dir().join(format!("ledgerops-secrets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let token = dir.join("token");
+    let empty = dir.join("empty");
+    std::fs::write(&token, "a-token").unwrap();
+    std::fs::write(&empty, " \n").unwrap();
+    let (token, empty) = (token.to_str().unwrap(), empty.to_str().unwrap());
+    let base = [
+        "run",
+        "--listen",
+        "127.0.0.1:0",
+        "--gitea-url",
+        "http://127.0.0.1:1",
+        "--gitea-bot-login",
+        "bot",
+    ];
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &[
+                "--gitea-repository",
+                "o/r",
+                "--gitea-token-file",
+                token,
+                "--gitea-webhook-secret-file",
+                empty,
+            ],
+            "(--gitea-webhook-secret-file) is empty",
+        ),
+        (
+            &[
+                "--gitea-repository",
+                "o/r",
+                "--gitea-token-file",
+                empty,
+                "--gitea-webhook-secret-file",
+                token,
+            ],
+            "(--gitea-token-file) is empty",
+        ),
+        (
+            &[
+                "--gitea-token-file",
+                token,
+                "--gitea-webhook-secret-file",
+                token,
+            ],
+            "give --gitea-repository owner/name",
+        ),
+    ];
+    for (extra, want) in cases {
+        let out = std::process::Command::new(ledgerops_e2e::controller::binary())
+            .args(base)
+            .args(extra)
+            .env("KUBECONFIG", "/nonexistent")
+            .env_remove("LEDGEROPS_GITEA_REPOSITORIES")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{want}: started anyway");
+        assert!(stderr.contains(want), "{want}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -31,6 +31,19 @@ impl Counters {
         self.by_endpoint.get(key).copied().unwrap_or(0)
     }
 
+    /// Every request that could change something: POST, PUT, PATCH and DELETE, on any endpoint.
+    pub fn writes(&self) -> u64 {
+        self.by_endpoint
+            .iter()
+            .filter(|(endpoint, _)| {
+                ["POST ", "PUT ", "PATCH ", "DELETE "]
+                    .iter()
+                    .any(|m| endpoint.starts_with(m))
+            })
+            .map(|(_, n)| n)
+            .sum()
+    }
+
     pub fn status(&self, key: &str) -> u64 {
         self.by_status.get(key).copied().unwrap_or(0)
     }

@@ -63,7 +63,7 @@ pub fn parse(text: &str) -> Result<Command, CommandError> {
         .ok_or_else(|| CommandError("a command starts with `/agent`".into()))?;
     if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
         return Err(CommandError(format!(
-            "unknown command `{}`",
+            "unknown command {}",
             first_word(text)
         )));
     }
@@ -110,7 +110,8 @@ pub fn parse(text: &str) -> Result<Command, CommandError> {
                 month: Some((*month).to_owned()),
             }),
             [other] => Err(CommandError(format!(
-                "`{other}` is not a month: write it as YYYY-MM, e.g. 2026-07"
+                "{} is not a month: write it as YYYY-MM, e.g. 2026-07",
+                clip(other)
             ))),
             _ => Err(CommandError(
                 "`/agent suggest` takes at most one argument, a month YYYY-MM".into(),
@@ -125,7 +126,7 @@ pub fn parse(text: &str) -> Result<Command, CommandError> {
             let plan = object_name(name, "<plan>", args.first())?;
             Ok(Command::Undo { plan })
         }
-        other => Err(CommandError(format!("unknown command `{}`", clip(other)))),
+        other => Err(CommandError(format!("unknown command {}", clip(other)))),
     }
 }
 
@@ -133,9 +134,9 @@ fn first_word(text: &str) -> String {
     clip(text.split_whitespace().next().unwrap_or_default())
 }
 
-/// Untrusted text quoted back to the commenter: short, and without backticks.
+/// Untrusted text quoted back to the commenter: short, as an escaped code span.
 fn clip(word: &str) -> String {
-    word.chars().filter(|c| *c != '`').take(40).collect()
+    super::escape::code(&word.chars().take(40).collect::<String>())
 }
 
 fn no_args(name: &str, args: &[&str]) -> Result<(), CommandError> {
@@ -156,7 +157,7 @@ fn object_name(command: &str, what: &str, arg: Option<&&str>) -> Result<String, 
         Ok((*arg).to_owned())
     } else {
         Err(CommandError(format!(
-            "`{}` is not a valid Kubernetes object name",
+            "{} is not a valid Kubernetes object name",
             clip(arg)
         )))
     }

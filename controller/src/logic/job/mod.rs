@@ -1,12 +1,18 @@
 //! The `/agent` job: its state machine, command syntax, status comment, webhook conversion,
-//! execution order, and the reports and suggestions commands produce. All pure.
+//! execution order, the trust checks (allowlist, comment authenticity, bounded retries, which
+//! requests may be decided), escaping of echoed text, and the reports and suggestions commands
+//! produce. All pure.
 
+pub mod check;
 pub mod classify;
 pub mod command;
+pub mod decidable;
+pub mod escape;
 pub mod order;
 pub mod render;
 pub mod report;
 pub mod state;
 #[cfg(test)]
 mod state_tests;
+pub mod trust;
 pub mod webhook;

@@ -11,8 +11,12 @@ use super::state::is_terminal;
 pub enum Next {
     /// Run this job.
     Execute(String),
-    /// The earliest unfinished job is not ready (received, or running elsewhere): wait.
+    /// The earliest unfinished job is not ready (still waiting for its permission check): wait.
     Wait(String),
+    /// The earliest unfinished job says Running, but the executor runs nothing (it asks only
+    /// when idle, and it is the only one that runs jobs): its run was cut off, or its status was
+    /// written by someone else. Fail it as interrupted rather than wait for it forever.
+    Orphaned(String),
     /// Every job is finished.
     Idle,
 }
@@ -27,6 +31,7 @@ pub fn next_job(jobs: &[(i64, Option<JobPhase>, String)]) -> Next {
     match earliest {
         None => Next::Idle,
         Some((_, Some(JobPhase::Queued), name)) => Next::Execute(name.clone()),
+        Some((_, Some(JobPhase::Running), name)) => Next::Orphaned(name.clone()),
         Some((_, _, name)) => Next::Wait(name.clone()),
     }
 }
@@ -76,7 +81,7 @@ mod tests {
         );
         assert_eq!(
             next_job(&jobs(&[(2, Some(Running)), (3, Some(Queued))])),
-            Next::Wait("j2".into())
+            Next::Orphaned("j2".into())
         );
     }
 }

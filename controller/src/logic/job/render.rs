@@ -1,8 +1,12 @@
 //! The job's one status comment: its body, the hidden marker that finds it again, and which of
-//! several marked comments is the real one.
+//! several marked comments is the real one. Every piece of text that did not come from
+//! ledgerops itself (the command line, the author, a stage or an error that may hold names) is
+//! escaped (see [`super::escape`]); a command's own result is Markdown ledgerops built, with its
+//! untrusted parts escaped where it was built.
 
 use sha2::{Digest, Sha256};
 
+use super::escape;
 use super::state::JobState;
 use crate::api::agent_job::JobPhase;
 
@@ -16,9 +20,9 @@ pub fn marker(job: &str) -> String {
 /// appears once permission is decided).
 pub fn render_comment(job: &str, state: &JobState) -> Option<String> {
     let head = format!(
-        "**`{}`** from @{}",
+        "**{}** from {}",
         quote_command(&state.text),
-        state.author
+        escape::mention(&state.author)
     );
     let body = match state.phase {
         JobPhase::Received => return None,
@@ -26,26 +30,39 @@ pub fn render_comment(job: &str, state: &JobState) -> Option<String> {
             "{head}: queued as #{}, waiting for its turn.",
             state.sequence
         ),
-        JobPhase::Running => format!("{head}: running ({}).", state.stage),
+        JobPhase::Running => format!("{head}: running ({}).", escape::text(&state.stage)),
         JobPhase::Succeeded => format!(
             "{head}: done.\n\n{}",
             state.result.as_deref().unwrap_or_default()
         ),
-        JobPhase::Rejected => format!(
-            "{head}: rejected.\n\n{}",
-            state.error.as_deref().unwrap_or_default()
-        ),
+        JobPhase::Rejected => {
+            let error = state.error.as_deref().unwrap_or_default();
+            // These messages are ledgerops' own Markdown with the user's parts escaped; the
+            // others (Gitea's answers, names from a claim) are shown as literal text.
+            let error = if MARKDOWN_REASONS.contains(&state.reason.as_str()) {
+                error.to_owned()
+            } else {
+                escape::block(error)
+            };
+            format!(
+                "{head}: rejected ({}).\n\n{error}",
+                escape::text(&state.reason)
+            )
+        }
         JobPhase::Failed => {
             let mut text = format!(
                 "{head}: failed ({}).\n\n{}",
-                state.reason,
-                state.error.as_deref().unwrap_or_default()
+                escape::text(&state.reason),
+                escape::block(state.error.as_deref().unwrap_or_default())
             );
             if let Some(branch) = &state.branch {
-                text.push_str(&format!("\n\nIt had created the branch `{branch}`."));
+                text.push_str(&format!(
+                    "\n\nIt had created the branch {}.",
+                    escape::code(branch)
+                ));
             }
             if let Some(url) = &state.pull_request_url {
-                text.push_str(&format!("\n\nIt had opened {url}."));
+                text.push_str(&format!("\n\nIt had opened {}.", escape::code(url)));
             }
             text
         }
@@ -53,10 +70,13 @@ pub fn render_comment(job: &str, state: &JobState) -> Option<String> {
     Some(format!("{}\n{body}", marker(job)))
 }
 
-/// The first line of the command, short and without backticks: it is untrusted text.
+/// Rejection reasons whose message is ledgerops' Markdown (user parts escaped when built).
+const MARKDOWN_REASONS: &[&str] = &["InvalidCommand", "PermissionDenied", "PreconditionFailed"];
+
+/// The first line of the command, short, as a code span: it is untrusted text.
 fn quote_command(text: &str) -> String {
     let line = text.trim().lines().next().unwrap_or_default();
-    super::state::truncate(&line.replace('`', "'"), 80)
+    escape::code(&super::state::truncate(line, 80))
 }
 
 /// A short stable hash of a comment body.
@@ -80,13 +100,18 @@ pub struct IssueComment {
     pub body: String,
 }
 
-/// The status comment of `job` among `comments`: one that carries the marker and was written by
-/// `bot`. Among several, the lowest id wins; copies by anyone else are ignored.
+/// Whether `body` is a status comment of `job`: its first line is exactly the marker (every
+/// status comment starts so; the marker quoted anywhere else does not count).
+pub fn is_status_comment(body: &str, job: &str) -> bool {
+    body.lines().next().map(str::trim_end) == Some(marker(job).as_str())
+}
+
+/// The status comment of `job` among `comments`: one that starts with the marker and was
+/// written by `bot`. Among several, the lowest id wins; copies by anyone else are ignored.
 pub fn canonical_comment(comments: &[IssueComment], bot: &str, job: &str) -> Option<i64> {
-    let marker = marker(job);
     comments
         .iter()
-        .filter(|c| c.author.eq_ignore_ascii_case(bot) && c.body.contains(&marker))
+        .filter(|c| c.author.eq_ignore_ascii_case(bot) && is_status_comment(&c.body, job))
         .map(|c| c.id)
         .min()
 }
@@ -137,6 +162,7 @@ mod tests {
                 body.contains("**`/agent status 'now'`** from @writer"),
                 "{body}"
             );
+            assert_eq!(body.matches("<!--").count(), 1, "{body}");
         }
     }
 
@@ -161,6 +187,16 @@ mod tests {
             body: body.into(),
         };
         let comments = [
+            c(
+                3,
+                "ledgerops-bot",
+                &format!("quoted {m}\nnot a status comment"),
+            ),
+            c(
+                4,
+                "ledgerops-bot",
+                &format!("{m}-suffix\nanother job's prefix"),
+            ),
             c(5, "writer", &format!("{m} spoofed")),
             c(9, "ledgerops-bot", &format!("{m}\nsecond")),
             c(7, "Ledgerops-Bot", &format!("{m}\nfirst")),
@@ -175,5 +211,56 @@ mod tests {
             None
         );
         assert_eq!(canonical_comment(&comments, "ledgerops-bot", "aj-3"), None);
+    }
+
+    #[test]
+    fn untrusted_text_is_escaped_in_every_phase() {
+        let mut s = received();
+        s.text = "/agent help <!-- ledgerops:agentjob:aj-2 --> @admin [x](http://e.vil)".into();
+        s.author = "<!-- ledgerops:agentjob:aj-2 -->".into();
+        s.stage = "![img](http://e.vil/x.png) @root".into();
+        s.reason = "UnverifiedComment".into();
+        s.error = Some("<!-- ledgerops:agentjob:aj-2 -->\n@root ```".into());
+        s.branch = Some("b`<!-- x -->".into());
+        s.pull_request_url = Some("http://e.vil/@root".into());
+        for phase in [
+            JobPhase::Queued,
+            JobPhase::Running,
+            JobPhase::Rejected,
+            JobPhase::Failed,
+        ] {
+            s.phase = phase;
+            let body = render_comment("aj-1", &s).unwrap();
+            let rest = body.split_once('\n').unwrap().1;
+            // Outside code, no HTML; inside code, nothing is interpreted; never a mention.
+            for line in rest.lines() {
+                assert!(
+                    !line.contains("@root") && !line.contains("@admin"),
+                    "{body}"
+                );
+            }
+            // The command stays inside its code span, the author is text.
+            assert!(
+                rest.starts_with("**`/agent help <!-- ledgerops:agentjob:aj-2 --> @\u{200B}admin [x](http://e.vil)`** from &lt;"),
+                "{body}"
+            );
+            assert!(!rest.contains("![img]("), "{body}");
+            let comment = IssueComment {
+                id: 1,
+                author: "ledgerops-bot".into(),
+                body: body.clone(),
+            };
+            assert_eq!(
+                canonical_comment(std::slice::from_ref(&comment), "ledgerops-bot", "aj-2"),
+                None,
+                "{body}"
+            );
+        }
+        s.phase = JobPhase::Rejected;
+        let body = render_comment("aj-1", &s).unwrap();
+        assert!(
+            body.contains("```text\n&lt;") || body.contains("````text\n<!--"),
+            "{body}"
+        );
     }
 }

@@ -3,22 +3,22 @@
 
 use k8s_openapi::jiff::Timestamp;
 
+use super::escape;
 use crate::api::approval::{ApprovalPhase, ApprovalRequest};
 use crate::api::budget::Budget;
 use crate::api::transaction::{Transaction, TransactionPhase};
 use crate::logic::conditions;
 
-/// Untrusted text in a table cell: one line, no pipes or backticks, short.
+/// Untrusted text in a table cell or a sentence: one line, short, and escaped (no Markdown,
+/// HTML, link, mention or cell break; see [`escape::text`]).
 pub fn cell(text: &str) -> String {
-    let one_line: String = text
-        .chars()
-        .map(|c| match c {
-            '\n' | '\r' | '|' => ' ',
-            '`' => '\'',
-            c => c,
-        })
-        .collect();
-    super::state::truncate(one_line.trim(), 120)
+    escape::text(&super::state::truncate(text.trim(), 120))
+}
+
+/// An untrusted name in a code span inside a table cell (`|` still ends a cell there unless
+/// backslash-escaped).
+pub fn cell_code(text: &str) -> String {
+    escape::code(&super::state::truncate(text.trim(), 120)).replace('|', "\\|")
 }
 
 /// Whether a person still has to decide `r`.
@@ -76,10 +76,10 @@ pub fn status_report(
         out.push_str("| approval | subject | summary | expires |\n|---|---|---|---|\n");
         for r in &waiting {
             out.push_str(&format!(
-                "| `{}` | {:?} `{}` | {} | {} |\n",
-                name(&r.metadata),
+                "| {} | {:?} {} | {} | {} |\n",
+                cell_code(name(&r.metadata)),
                 r.spec.subject.kind,
-                cell(&r.spec.subject.name),
+                cell_code(&r.spec.subject.name),
                 cell(&r.spec.summary),
                 r.spec.expires_at.0
             ));
@@ -102,8 +102,8 @@ pub fn status_report(
         out.push_str("| transaction | state | why |\n|---|---|---|\n");
         for (t, kind, msg) in &flagged {
             out.push_str(&format!(
-                "| `{}` | {kind} | {} |\n",
-                name(&t.metadata),
+                "| {} | {kind} | {} |\n",
+                cell_code(name(&t.metadata)),
                 cell(msg)
             ));
         }
@@ -122,8 +122,8 @@ pub fn status_report(
                 .map(|c| format!("{} ({}) {}", c.status, c.reason, cell(&c.message)))
                 .unwrap_or_else(|| "unknown".into());
             out.push_str(&format!(
-                "| `{}` | {} | {} | {} |\n",
-                name(&b.metadata),
+                "| {} | {} | {} | {} |\n",
+                cell_code(name(&b.metadata)),
                 status
                     .phase
                     .map(|p| format!("{p:?}"))
@@ -194,7 +194,11 @@ mod tests {
         let newer = report.find("`newer`").unwrap();
         assert!(older < newer, "{report}");
         assert!(!report.contains("`decided`"));
-        assert!(report.contains("2 changes   injected"), "{report}");
+        assert!(report.contains("2 changes \\| injected"), "{report}");
+        assert!(
+            report.contains("| CategorizationPlan `plan\\|x` |"),
+            "{report}"
+        );
         assert!(report.contains("### Diverged or Blocked Transactions (0)"));
         assert!(report.contains("### Budgets (0)"));
     }

@@ -9,7 +9,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 
 use super::command::{self, Command, HELP};
-use crate::api::agent_job::{AgentJobSpec, AgentJobStatus, JobPhase};
+use crate::api::agent_job::{AgentJobSpec, AgentJobStatus, JobPhase, LastError};
 use crate::logic::conditions::{self, Observed, Status};
 
 /// Permissions on the repository that may run commands.
@@ -34,6 +34,9 @@ pub struct JobState {
     /// One word: why the job is where it is.
     pub reason: String,
     pub error: Option<String>,
+    /// The latest error seen while handling the job (a failed check, a comment that could not
+    /// be published, the final error), with when it was seen.
+    pub last_error: Option<(String, Timestamp)>,
     pub permission: Option<String>,
     pub result: Option<String>,
     pub status_comment_id: Option<i64>,
@@ -98,6 +101,37 @@ pub enum EventKind {
     ServiceRestarted,
     /// The status comment is `comment_id` and shows the body hashed as `body_hash`.
     CommentLinked { comment_id: i64, body_hash: String },
+    /// The job may not run: its repository is not allowed, its comment is not what it claims,
+    /// or its permission is denied or could not be checked within the bound. Legal until the
+    /// job finishes (the executor checks again right before the command's effects).
+    AuthorizationFailed { refusal: Refusal, error: String },
+    /// Handling the job hit an error that is retried (or not fatal): kept as the latest error.
+    /// Not remembered by id: applying it again sets the same value.
+    ErrorObserved { error: String },
+}
+
+/// Why authorization refused a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The repository is not on `--gitea-repository`.
+    UntrustedRepository,
+    /// The Gitea comment does not exist, or another author, issue or text than the job says.
+    UnverifiedComment,
+    /// The author has no write permission (found when checking again before the effects).
+    PermissionDenied,
+    /// The check kept failing until the bound.
+    PermissionCheckFailed,
+}
+
+impl Refusal {
+    pub fn reason(self) -> &'static str {
+        match self {
+            Refusal::UntrustedRepository => "UntrustedRepository",
+            Refusal::UnverifiedComment => "UnverifiedComment",
+            Refusal::PermissionDenied => "PermissionDenied",
+            Refusal::PermissionCheckFailed => "PermissionCheckFailed",
+        }
+    }
 }
 
 impl EventKind {
@@ -115,6 +149,8 @@ impl EventKind {
             EventKind::JobFailed { .. } => "JobFailed",
             EventKind::ServiceRestarted => "ServiceRestarted",
             EventKind::CommentLinked { .. } => "CommentLinked",
+            EventKind::AuthorizationFailed { .. } => "AuthorizationFailed",
+            EventKind::ErrorObserved { .. } => "ErrorObserved",
         }
     }
 }
@@ -157,7 +193,9 @@ pub fn is_terminal(phase: JobPhase) -> bool {
 /// The message a commenter without write permission gets.
 pub fn permission_message(author: &str, permission: &str) -> String {
     format!(
-        "@{author} has `{permission}` permission on this repository; `/agent` commands need write permission."
+        "{} has {} permission on this repository; `/agent` commands need write permission.",
+        super::escape::mention(author),
+        super::escape::code(permission)
     )
 }
 
@@ -184,6 +222,7 @@ pub fn next_state(
                     stage: "checking permission".into(),
                     reason: "Received".into(),
                     error: None,
+                    last_error: None,
                     permission: None,
                     result: None,
                     status_comment_id: None,
@@ -205,6 +244,24 @@ pub fn next_state(
     };
     if current.applied_events.contains(&event.id) {
         return Ok(unchanged(current));
+    }
+    if let EventKind::ErrorObserved { error } = &event.kind {
+        let error = truncate(error, MAX_ERROR);
+        if current
+            .last_error
+            .as_ref()
+            .is_some_and(|(e, _)| *e == error)
+        {
+            return Ok(unchanged(current));
+        }
+        let mut s = current.clone();
+        s.last_error = Some((error, event.at));
+        s.version += 1;
+        return Ok(Transition {
+            state: s,
+            effects: vec![],
+            changed: true,
+        });
     }
     let mut s = current.clone();
     let effects = match (&current.phase, &event.kind) {
@@ -306,6 +363,19 @@ pub fn next_state(
             );
             vec![Effect::ReconcileComment]
         }
+        (
+            JobPhase::Received | JobPhase::Queued | JobPhase::Running,
+            EventKind::AuthorizationFailed { refusal, error },
+        ) => {
+            finish(
+                &mut s,
+                JobPhase::Rejected,
+                refusal.reason(),
+                error.clone(),
+                event.at,
+            );
+            vec![Effect::ReconcileComment]
+        }
         // Explicit no-op: only a running job is interrupted by a restart.
         (_, EventKind::ServiceRestarted) => return Ok(unchanged(current)),
         (
@@ -333,6 +403,7 @@ fn finish(s: &mut JobState, phase: JobPhase, reason: &str, error: String, at: Ti
     s.phase = phase;
     s.reason = reason.into();
     s.error = Some(truncate(&error, MAX_ERROR));
+    s.last_error = s.error.clone().map(|e| (e, at));
     s.finished_at = Some(at);
     s.conditions = ready(s, Status::False, reason_static(reason), at);
 }
@@ -344,6 +415,9 @@ fn reason_static(reason: &str) -> &'static str {
         "PermissionDenied" => "PermissionDenied",
         "PreconditionFailed" => "PreconditionFailed",
         "Interrupted" => "Interrupted",
+        "UntrustedRepository" => "UntrustedRepository",
+        "UnverifiedComment" => "UnverifiedComment",
+        "PermissionCheckFailed" => "PermissionCheckFailed",
         _ => "Failed",
     }
 }
@@ -428,6 +502,10 @@ pub fn from_persisted(
         stage: st.stage.clone().unwrap_or_default(),
         reason: st.reason.clone().unwrap_or_default(),
         error: st.error.clone(),
+        last_error: st
+            .last_error
+            .as_ref()
+            .map(|e| (e.message.clone(), e.time.0)),
         permission: st.permission.clone(),
         result: st.result.clone(),
         status_comment_id: st.status_comment_id,
@@ -452,6 +530,10 @@ pub fn to_status(state: &JobState) -> AgentJobStatus {
         command_name: state.command.as_ref().map(|c| c.name().to_owned()),
         stage: Some(state.stage.clone()),
         error: state.error.clone(),
+        last_error: state.last_error.as_ref().map(|(message, at)| LastError {
+            message: message.clone(),
+            time: Time(*at),
+        }),
         status_comment_id: state.status_comment_id,
         result: state.result.clone(),
         applied_events: state.applied_events.clone(),

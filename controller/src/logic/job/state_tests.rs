@@ -474,6 +474,14 @@ fn invalid_pairs_are_errors() {
             Some(&failed),
             EventKind::BranchCreated { branch: "b".into() },
         ),
+        (
+            Some(&done),
+            EventKind::AuthorizationFailed {
+                refusal: Refusal::UnverifiedComment,
+                error: "e".into(),
+            },
+        ),
+        (None, EventKind::ErrorObserved { error: "e".into() }),
         (Some(&done), receive),
     ];
     for (state, kind) in cases {
@@ -499,8 +507,91 @@ fn persisted_status_round_trips() {
         received_at: Time(at(0)),
     };
     assert_eq!(from_persisted(&spec, None, Some(1)), None);
-    for state in [received(), queued(), running()] {
+    let with_error = apply(
+        &received(),
+        ev(
+            "error",
+            3,
+            EventKind::ErrorObserved {
+                error: "Gitea GET /x: HTTP 503".into(),
+            },
+        ),
+    )
+    .state;
+    for state in [received(), queued(), running(), with_error] {
         let status = to_status(&state);
         assert_eq!(from_persisted(&spec, Some(&status), Some(1)), Some(state));
+    }
+}
+
+#[test]
+fn authorization_failures_reject_until_the_job_finishes() {
+    let refusals = [
+        (Refusal::UntrustedRepository, "UntrustedRepository"),
+        (Refusal::UnverifiedComment, "UnverifiedComment"),
+        (Refusal::PermissionDenied, "PermissionDenied"),
+        (Refusal::PermissionCheckFailed, "PermissionCheckFailed"),
+    ];
+    for from in [received(), queued(), running()] {
+        for (refusal, reason) in refusals {
+            let t = apply(
+                &from,
+                ev(
+                    "authorization",
+                    5,
+                    EventKind::AuthorizationFailed {
+                        refusal,
+                        error: "comment 2 does not exist".into(),
+                    },
+                ),
+            );
+            let s = &t.state;
+            assert_eq!(s.phase, JobPhase::Rejected, "{:?} {refusal:?}", from.phase);
+            assert_eq!(s.reason, reason);
+            assert_eq!(s.error.as_deref(), Some("comment 2 does not exist"));
+            // The final error is the latest error too (seed 003, finding 2).
+            assert_eq!(
+                s.last_error,
+                Some(("comment 2 does not exist".to_owned(), at(5)))
+            );
+            assert_eq!(ready(s), ("False".into(), reason.into()));
+            assert_eq!(t.effects, vec![Effect::ReconcileComment]);
+        }
+    }
+}
+
+#[test]
+fn the_latest_error_is_kept_in_any_phase_without_changing_it() {
+    let observe = |secs, error: &str| {
+        ev(
+            "error",
+            secs,
+            EventKind::ErrorObserved {
+                error: error.into(),
+            },
+        )
+    };
+    let done = apply(
+        &running(),
+        ev(
+            "completed",
+            4,
+            EventKind::JobCompleted {
+                result: "ok".into(),
+            },
+        ),
+    )
+    .state;
+    for from in [received(), queued(), running(), done] {
+        let t = apply(&from, observe(6, "HTTP 503"));
+        assert!(t.changed && t.effects.is_empty());
+        assert_eq!(t.state.phase, from.phase);
+        assert_eq!(t.state.last_error, Some(("HTTP 503".to_owned(), at(6))));
+        // Not remembered by id: the same id later carries a new error.
+        assert_eq!(t.state.applied_events, from.applied_events);
+        let again = apply(&t.state, observe(7, "HTTP 503"));
+        assert!(!again.changed, "the same error is not written again");
+        let newer = apply(&t.state, observe(8, "timeout"));
+        assert_eq!(newer.state.last_error, Some(("timeout".to_owned(), at(8))));
     }
 }

@@ -10,7 +10,7 @@ use super::preview::Step;
 use crate::ynab::model::TransactionSummary;
 
 /// Bumped whenever what is hashed changes, so an old approval can never match a new meaning.
-const DOMAIN: &str = "ledgerops.dev/categorization-preview/v1";
+const DOMAIN: &str = "ledgerops.dev/categorization-preview/v2";
 
 /// One transaction, as hashed.
 #[derive(Serialize)]
@@ -40,13 +40,19 @@ enum Intent<'a> {
     LeaveAlone,
 }
 
-/// Lowercase hex SHA-256 of `steps`, sorted by transaction id so the plan's order is irrelevant.
-pub(super) fn preview_hash(steps: &[Step<'_>]) -> String {
+/// Lowercase hex SHA-256 of `steps` in `scope` (the Budget and YNAB plan), sorted by
+/// transaction id so the plan's order is irrelevant.
+pub(super) fn preview_hash(scope: &str, steps: &[Step<'_>]) -> String {
     let mut rows: Vec<Row<'_>> = steps.iter().map(row).collect();
     rows.sort_by(|a, b| a.transaction_id.cmp(b.transaction_id));
-    let canonical =
-        serde_json::to_vec(&(DOMAIN, rows)).expect("strings, integers and options serialize");
-    Sha256::digest(canonical)
+    let canonical = serde_json::to_vec(&(DOMAIN, scope, rows))
+        .expect("strings, integers and options serialize");
+    hex_sha256(&canonical)
+}
+
+/// Lowercase hex SHA-256 of `bytes`.
+pub fn hex_sha256(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
         .iter()
         .fold(String::with_capacity(64), |mut hex, b| {
             let _ = write!(hex, "{b:02x}");
@@ -91,18 +97,27 @@ mod tests {
     fn no_category_and_leave_alone_hash_apart() {
         let m = mirror();
         let tx = &m.transactions["tx-065"];
-        let set_none = preview_hash(&[Step::Set {
-            transaction: tx,
-            to: None,
-        }]);
-        let leave = preview_hash(&[Step::Conflict {
-            transaction_id: &tx.id,
-            current: Some(tx),
-        }]);
-        let gone = preview_hash(&[Step::Conflict {
-            transaction_id: &tx.id,
-            current: None,
-        }]);
+        let set_none = preview_hash(
+            "scope",
+            &[Step::Set {
+                transaction: tx,
+                to: None,
+            }],
+        );
+        let leave = preview_hash(
+            "scope",
+            &[Step::Conflict {
+                transaction_id: &tx.id,
+                current: Some(tx),
+            }],
+        );
+        let gone = preview_hash(
+            "scope",
+            &[Step::Conflict {
+                transaction_id: &tx.id,
+                current: None,
+            }],
+        );
         assert_ne!(set_none, leave);
         assert_ne!(leave, gone);
         assert_ne!(set_none, gone);
@@ -115,8 +130,8 @@ mod tests {
             transaction: &m.transactions[id],
             to,
         };
-        let forward = preview_hash(&[step("tx-048", Some("a")), step("tx-049", None)]);
-        let backward = preview_hash(&[step("tx-049", None), step("tx-048", Some("a"))]);
+        let forward = preview_hash("scope", &[step("tx-048", Some("a")), step("tx-049", None)]);
+        let backward = preview_hash("scope", &[step("tx-049", None), step("tx-048", Some("a"))]);
         assert_eq!(forward, backward);
         assert_eq!(forward.len(), 64);
         assert!(
@@ -124,7 +139,7 @@ mod tests {
                 .bytes()
                 .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
         );
-        assert_eq!(preview_hash(&[]), preview_hash(&[]));
-        assert_ne!(preview_hash(&[]), forward);
+        assert_eq!(preview_hash("scope", &[]), preview_hash("scope", &[]));
+        assert_ne!(preview_hash("scope", &[]), forward);
     }
 }

@@ -2,8 +2,10 @@
 //! them (or undoing an applied plan) would change, and hash that preview so an approval binds
 //! to it exactly.
 
+pub mod approved;
 mod categories;
-mod hash;
+pub mod hash;
+pub mod outcome;
 pub mod preview;
 pub mod undo;
 pub mod validate;
@@ -11,7 +13,8 @@ pub mod validate;
 #[cfg(test)]
 pub(crate) mod test_support;
 
+pub use approved::{Approved, Basis};
 pub use categories::is_uncategorized;
-pub use preview::{PlanPreview, PlannedChange, preview};
+pub use preview::{PlanPreview, PlannedChange, State, preview};
 pub use undo::{AppliedChange, undo_preview};
 pub use validate::{PlanError, validate};

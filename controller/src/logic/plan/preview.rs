@@ -2,6 +2,7 @@
 //! transaction that moves, how many already hold, and the hash an approval binds to.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 use super::hash::preview_hash;
 use crate::api::common::{Amount, CategoryChange};
@@ -54,20 +55,51 @@ impl From<PlanPreview> for Preview {
     }
 }
 
+/// What a preview reads: one Budget's mirror, optionally with some transactions shown as they
+/// were before an approved write landed (see [`super::approved`]).
+#[derive(Debug, Clone, Copy)]
+pub struct State<'a> {
+    /// Names the Budget and YNAB plan: the same moves in another Budget hash apart.
+    pub scope: &'a str,
+    pub mirror: &'a Mirror,
+    /// Transactions to read instead of the mirror's.
+    pub before: Option<&'a HashMap<String, TransactionSummary>>,
+    pub decimal_digits: u8,
+}
+
+impl<'a> State<'a> {
+    /// The mirror as it is.
+    pub fn new(scope: &'a str, mirror: &'a Mirror, decimal_digits: u8) -> Self {
+        Self {
+            scope,
+            mirror,
+            before: None,
+            decimal_digits,
+        }
+    }
+
+    /// The transaction `id` as this state shows it.
+    pub fn transaction(&self, id: &str) -> Option<&'a TransactionSummary> {
+        self.before
+            .and_then(|b| b.get(id))
+            .or_else(|| self.mirror.transactions.get(id))
+    }
+}
+
 /// Previews `assignments`, which [`super::validate`] accepted: a transaction missing from the
 /// mirror has nothing to preview and is left out.
-pub fn preview(assignments: &[Assignment], mirror: &Mirror, decimal_digits: u8) -> PlanPreview {
+pub fn preview(assignments: &[Assignment], state: &State<'_>) -> PlanPreview {
     let steps = assignments
         .iter()
         .filter_map(|a| {
-            let transaction = mirror.transactions.get(&a.transaction_id)?;
+            let transaction = state.transaction(&a.transaction_id)?;
             Some(Step::Set {
                 transaction,
                 to: Some(&a.category_id),
             })
         })
         .collect();
-    assemble(steps, mirror, decimal_digits)
+    assemble(steps, state)
 }
 
 /// One transaction a preview covers, and what is asked of it.
@@ -85,8 +117,9 @@ pub(super) enum Step<'a> {
 }
 
 /// The preview of `steps`: plans and undos differ only in how they choose the steps.
-pub(super) fn assemble(steps: Vec<Step<'_>>, mirror: &Mirror, decimal_digits: u8) -> PlanPreview {
-    let hash = preview_hash(&steps);
+pub(super) fn assemble(steps: Vec<Step<'_>>, state: &State<'_>) -> PlanPreview {
+    let (mirror, decimal_digits) = (state.mirror, state.decimal_digits);
+    let hash = preview_hash(state.scope, &steps);
     let mut changes = Vec::new();
     let mut unchanged = 0;
     let mut conflicts = Vec::new();
@@ -151,7 +184,7 @@ fn count(n: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::logic::plan::test_support::{DIGITS, assign, mirror, recategorise};
+    use crate::logic::plan::test_support::{assign, at, mirror, recategorise};
 
     fn change(
         tx: &str,
@@ -183,7 +216,7 @@ mod tests {
     #[test]
     fn seed_002_two_changes_nothing_unchanged() {
         let m = mirror();
-        let p = preview(&seed_002(), &m, DIGITS);
+        let p = preview(&seed_002(), &at(&m));
         let shown: Vec<_> = p.changes.iter().map(|c| c.change.clone()).collect();
         assert_eq!(
             shown,
@@ -252,7 +285,7 @@ mod tests {
         ];
         let m = mirror();
         for (name, assignments, changed, unchanged) in cases {
-            let p = preview(&assignments, &m, DIGITS);
+            let p = preview(&assignments, &at(&m));
             let ids: Vec<_> = p
                 .changes
                 .iter()
@@ -266,7 +299,7 @@ mod tests {
 
     #[test]
     fn names_the_category_a_transaction_leaves() {
-        let p = preview(&[assign("tx-065", "cat-transport")], &mirror(), DIGITS);
+        let p = preview(&[assign("tx-065", "cat-transport")], &at(&mirror()));
         let c = &p.changes[0].change;
         assert_eq!(
             (c.from_category_id.as_deref(), c.from_category.as_deref()),
@@ -277,7 +310,7 @@ mod tests {
 
     #[test]
     fn a_transaction_without_payee_shows_none() {
-        let p = preview(&[assign("tx-090", "cat-transport")], &mirror(), DIGITS);
+        let p = preview(&[assign("tx-090", "cat-transport")], &at(&mirror()));
         assert_eq!(
             (
                 p.changes[0].change.payee.as_ref(),
@@ -294,8 +327,7 @@ mod tests {
                 assign("tx-048", "cat-groceries"),
                 assign("tx-065", "cat-groceries"),
             ],
-            &mirror(),
-            DIGITS,
+            &at(&mirror()),
         );
         let status = Preview::from(p.clone());
         assert_eq!(
@@ -314,11 +346,11 @@ mod tests {
     #[test]
     fn the_hash_binds_the_plan_and_the_transactions_it_touches() {
         let m = mirror();
-        let base = preview(&seed_002(), &m, DIGITS).hash;
+        let base = preview(&seed_002(), &at(&m)).hash;
         let hash_with = |assignments: &[Assignment], edit: &dyn Fn(&mut Mirror)| {
             let mut m = mirror();
             edit(&mut m);
-            preview(assignments, &m, DIGITS).hash
+            preview(assignments, &at(&m)).hash
         };
         let mut reversed = seed_002();
         reversed.reverse();

@@ -15,6 +15,14 @@ fn model<T: DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).expect("a valid YNAB record")
 }
 
+/// The scope the tests' previews are bound to.
+pub const SCOPE: &str = "ns/household/plan";
+
+/// The mirror as a preview reads it, in [`SCOPE`].
+pub fn at(mirror: &Mirror) -> super::preview::State<'_> {
+    super::preview::State::new(SCOPE, mirror, DIGITS)
+}
+
 /// `{transactionId, categoryId}`.
 pub fn assign(transaction_id: &str, category_id: &str) -> Assignment {
     Assignment {

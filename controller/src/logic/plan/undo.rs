@@ -3,9 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::preview::{PlanPreview, Step, assemble};
+use super::preview::{PlanPreview, State, Step, assemble};
 use crate::api::common::CategoryChange;
-use crate::logic::mirror::Mirror;
 
 /// One transaction an applied plan moved, as journaled for its undo.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,10 +31,10 @@ impl From<&CategoryChange> for AppliedChange {
 /// to where it was, with no category when it had none. One already back counts as unchanged.
 /// One in any other category, or deleted, was changed by someone since: it is a conflict, left
 /// alone.
-pub fn undo_preview(applied: &[AppliedChange], mirror: &Mirror, decimal_digits: u8) -> PlanPreview {
+pub fn undo_preview(applied: &[AppliedChange], state: &State<'_>) -> PlanPreview {
     let steps = applied
         .iter()
-        .map(|a| match mirror.transactions.get(&a.transaction_id) {
+        .map(|a| match state.transaction(&a.transaction_id) {
             Some(transaction)
                 if transaction.category_id == a.to_category_id
                     || transaction.category_id == a.from_category_id =>
@@ -51,7 +50,7 @@ pub fn undo_preview(applied: &[AppliedChange], mirror: &Mirror, decimal_digits: 
             },
         })
         .collect();
-    assemble(steps, mirror, decimal_digits)
+    assemble(steps, state)
 }
 
 #[cfg(test)]
@@ -59,8 +58,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::logic::mirror::Mirror;
     use crate::logic::plan::preview::preview;
-    use crate::logic::plan::test_support::{DIGITS, assign, mirror, recategorise};
+    use crate::logic::plan::test_support::{assign, at, mirror, recategorise};
 
     fn applied(tx: &str, from: Option<&str>, to: Option<&str>) -> AppliedChange {
         AppliedChange {
@@ -78,8 +78,7 @@ mod tests {
                 assign("tx-048", "cat-groceries"),
                 assign("tx-049", "cat-transport"),
             ],
-            &m,
-            DIGITS,
+            &at(&m),
         );
         let journal: Vec<AppliedChange> = plan
             .changes
@@ -150,7 +149,7 @@ mod tests {
         for case in cases {
             let (mut m, journal) = after_seed_002();
             (case.edit)(&mut m);
-            let p = undo_preview(&journal, &m, DIGITS);
+            let p = undo_preview(&journal, &at(&m));
             let ids: Vec<_> = p
                 .changes
                 .iter()
@@ -165,7 +164,7 @@ mod tests {
     #[test]
     fn an_undo_to_no_category_says_so() {
         let (m, journal) = after_seed_002();
-        let p = undo_preview(&journal, &m, DIGITS);
+        let p = undo_preview(&journal, &at(&m));
         let c = &p.changes[0].change;
         assert_eq!(c.transaction_id, "tx-048");
         assert_eq!(
@@ -188,7 +187,7 @@ mod tests {
             Some("cat-groceries"),
             Some("cat-transport"),
         )];
-        let p = undo_preview(&journal, &m, DIGITS);
+        let p = undo_preview(&journal, &at(&m));
         assert_eq!(
             p.changes[0].change.to_category.as_deref(),
             Some("Groceries")
@@ -198,25 +197,25 @@ mod tests {
     #[test]
     fn the_hash_follows_the_target_and_every_transaction_involved() {
         let (m, journal) = after_seed_002();
-        let base = undo_preview(&journal, &m, DIGITS).hash;
+        let base = undo_preview(&journal, &at(&m)).hash;
         // Back to "no category" and back to a category are different writes.
         let mut to_category = journal.clone();
         to_category[0].from_category_id = Some("cat-transport".into());
-        assert_ne!(undo_preview(&to_category, &m, DIGITS).hash, base);
+        assert_ne!(undo_preview(&to_category, &at(&m)).hash, base);
         // A conflict stays in the hash: editing it again may end the conflict.
         let mut edited = m.clone();
         recategorise(&mut edited, "tx-049", Some("cat-groceries"));
-        let conflicted = undo_preview(&journal, &edited, DIGITS).hash;
+        let conflicted = undo_preview(&journal, &at(&edited)).hash;
         assert_ne!(conflicted, base);
         recategorise(&mut edited, "tx-049", Some("cat-investments"));
-        assert_ne!(undo_preview(&journal, &edited, DIGITS).hash, conflicted);
+        assert_ne!(undo_preview(&journal, &at(&edited)).hash, conflicted);
         // A deleted conflict hashes apart from one still there.
         let mut deleted = m.clone();
         deleted.transactions.remove("tx-049");
-        assert_ne!(undo_preview(&journal, &deleted, DIGITS).hash, conflicted);
+        assert_ne!(undo_preview(&journal, &at(&deleted)).hash, conflicted);
         // Untouched transactions do not count.
         let mut untouched = m.clone();
         recategorise(&mut untouched, "tx-066", Some("cat-groceries"));
-        assert_eq!(undo_preview(&journal, &untouched, DIGITS).hash, base);
+        assert_eq!(undo_preview(&journal, &at(&untouched)).hash, base);
     }
 }

@@ -3,3 +3,5 @@
 //! simulator. Every test asserts the refusal and that YNAB saw no write.
 
 mod admission;
+mod approvals;
+mod gitea;

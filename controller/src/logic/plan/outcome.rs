@@ -1,0 +1,123 @@
+//! What one all-or-nothing plan write came to, from the outcome of each of its items.
+
+use crate::logic::batch::Outcome;
+
+/// The plan's write, as a whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteResult {
+    /// Every change is in YNAB (written now, or landed before).
+    Landed,
+    /// The request failed or its answer was lost and could not be settled: try again.
+    NotLanded(String),
+    /// The approval no longer covers what would be written: nothing was written.
+    Stale(String),
+    /// A guard forbids changing these transactions: nothing was written.
+    Blocked(String),
+    /// YNAB changed under the preview in a way the hash does not cover, or a transaction is
+    /// gone: nothing was written.
+    Changed(String),
+    /// YNAB accepted the write but shows something else.
+    Mismatch(String),
+}
+
+/// Sums up `outcomes`, one per item of the write whose transaction ids are `ids`.
+pub fn summarize(ids: &[String], outcomes: &[Outcome]) -> WriteResult {
+    let pairs = || ids.iter().zip(outcomes);
+    if let Some((_, Outcome::NotLanded(why))) =
+        pairs().find(|(_, o)| matches!(o, Outcome::NotLanded(_)))
+    {
+        return WriteResult::NotLanded(why.clone());
+    }
+    if let Some((_, Outcome::Stale(why))) = pairs().find(|(_, o)| matches!(o, Outcome::Stale(_))) {
+        return WriteResult::Stale(why.clone());
+    }
+    let blocked: Vec<String> = pairs()
+        .filter_map(|(id, o)| match o {
+            Outcome::Blocked(b) => Some(format!("{id}: {}", b.message)),
+            _ => None,
+        })
+        .collect();
+    if !blocked.is_empty() {
+        return WriteResult::Blocked(format!(
+            "Nothing was written: {}. Remove these transactions from the plan.",
+            blocked.join("; ")
+        ));
+    }
+    let mismatched = ids_where(ids, outcomes, |o| *o == Outcome::Mismatch);
+    if !mismatched.is_empty() {
+        return WriteResult::Mismatch(format!(
+            "YNAB accepted the write but shows other categories afterwards for {}: check them in YNAB",
+            mismatched.join(", ")
+        ));
+    }
+    let changed = ids_where(ids, outcomes, |o| {
+        matches!(o, Outcome::Diverged | Outcome::Missing)
+    });
+    if !changed.is_empty() {
+        return WriteResult::Changed(format!(
+            "YNAB changed {} between the preview and the write: nothing was written, a new preview and request follow",
+            changed.join(", ")
+        ));
+    }
+    WriteResult::Landed
+}
+
+fn ids_where(ids: &[String], outcomes: &[Outcome], f: impl Fn(&Outcome) -> bool) -> Vec<String> {
+    ids.iter()
+        .zip(outcomes)
+        .filter(|(_, o)| f(o))
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::converge::Blocked;
+
+    #[test]
+    fn the_first_reason_to_stop_wins() {
+        let ids: Vec<String> = ["a", "b"].map(String::from).to_vec();
+        let blocked = Outcome::Blocked(Blocked {
+            reason: "Reconciled",
+            message: "a is reconciled".into(),
+        });
+        type Check = fn(&WriteResult) -> bool;
+        let cases: Vec<(Vec<Outcome>, Check)> = vec![
+            (vec![Outcome::Written, Outcome::AlreadyTarget], |r| {
+                *r == WriteResult::Landed
+            }),
+            (vec![Outcome::NoChange, Outcome::Written], |r| {
+                *r == WriteResult::Landed
+            }),
+            (
+                vec![Outcome::Written, Outcome::NotLanded("503".into())],
+                |r| matches!(r, WriteResult::NotLanded(w) if w == "503"),
+            ),
+            (
+                vec![Outcome::Stale("changed".into()), Outcome::AlreadyTarget],
+                |r| matches!(r, WriteResult::Stale(_)),
+            ),
+            (
+                vec![blocked, Outcome::Skipped],
+                |r| matches!(r, WriteResult::Blocked(m) if m.contains("a: a is reconciled")),
+            ),
+            (
+                vec![Outcome::Written, Outcome::Mismatch],
+                |r| matches!(r, WriteResult::Mismatch(m) if m.contains('b')),
+            ),
+            (
+                vec![Outcome::Skipped, Outcome::Diverged],
+                |r| matches!(r, WriteResult::Changed(m) if m.contains('b') && !m.contains("a,")),
+            ),
+            (
+                vec![Outcome::Missing, Outcome::Skipped],
+                |r| matches!(r, WriteResult::Changed(m) if m.contains('a')),
+            ),
+        ];
+        for (outcomes, check) in cases {
+            let result = summarize(&ids, &outcomes);
+            assert!(check(&result), "{outcomes:?} gave {result:?}");
+        }
+    }
+}
