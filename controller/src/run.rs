@@ -12,6 +12,7 @@ use kube::runtime::{WatchStreamExt, reflector, watcher};
 
 use crate::api::budget::Budget;
 use crate::http::{self, Probe};
+use crate::k8s::admission_guard::AdmissionGuard;
 use crate::k8s::events::Events;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::metrics::Metrics;
@@ -84,7 +85,15 @@ pub async fn run(
     .for_each(|_| async {});
     let budget_watch = tokio::spawn(budget_watch);
     let _ = budgets.wait_until_ready().await;
+    // Budgets sync without the admission policies; approvals wait for them (logged either way).
+    let admission = Arc::new(AdmissionGuard::default());
+    admission.check(&client).await;
+    let admission_watch = tokio::spawn({
+        let (admission, client) = (admission.clone(), client.clone());
+        async move { admission.run(client).await }
+    });
     let ctx = Arc::new(Context {
+        admission,
         budgets,
         events: Events::new(client.clone()),
         client,
@@ -112,5 +121,6 @@ pub async fn run(
     }
     server.abort();
     budget_watch.abort();
+    admission_watch.abort();
     Ok(())
 }

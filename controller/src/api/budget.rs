@@ -135,8 +135,9 @@ pub struct ApprovalPolicy {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = ListMerge::Set)]
     pub blocked_category_ids: Vec<String>,
-    /// How long a request waits for a decision before it expires.
+    /// How long a request waits for a decision before it expires; at least `1m`.
     #[serde(default = "default_expiry")]
+    #[x_kube(validation = Rule::new("duration(self) >= duration('1m')").message("approval.expiry must be at least 1m, so that a person can read the request before it expires: use for example 1h or 24h"))]
     pub expiry: DurationString,
     /// Whom to tell when a request expires unanswered (user names or addresses).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

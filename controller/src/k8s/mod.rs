@@ -1,5 +1,6 @@
 //! Kubernetes adapters: the only code that reads Secrets and writes statuses and Events.
 
+pub mod admission_guard;
 pub mod events;
 pub mod journal;
 pub mod objects;

@@ -1,6 +1,7 @@
 //! Pure logic: no network, no disk, no clock, no randomness. Time and state come in as
 //! arguments, decisions go out as values.
 
+pub mod admission_guard;
 pub mod api_url;
 pub mod approval_authority;
 pub mod approval_status;

@@ -143,6 +143,14 @@ where
         }
         Action::Ask => {}
     }
+    // Without the admission policies anyone could have made or decided the request: fail closed.
+    if let Err(message) = ctx.admission.verified() {
+        let verdict = Verdict::Blocked {
+            reason: "AdmissionPolicyMissing",
+            message,
+        };
+        return Ok(Waiting::on(verdict, None));
+    }
     let namespace = ask.subject.meta().namespace.clone().unwrap_or_default();
     let uid = ask.subject.meta().uid.clone().unwrap_or_default();
     let subject_name = ask.subject.meta().name.clone().unwrap_or_default();

@@ -18,6 +18,7 @@ use kube::runtime::reflector::Store;
 use kube::{Resource, ResourceExt};
 
 use crate::api::budget::Budget;
+use crate::k8s::admission_guard::AdmissionGuard;
 use crate::k8s::events::Events;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::logic::duration;
@@ -38,6 +39,8 @@ pub struct Context {
     pub budgets: Store<Budget>,
     /// The API base URLs a YNAB token may be sent to (`--ynab-api-url-allow`).
     pub api_urls: ApiUrlAllowlist,
+    /// Whether the admission policies are in force: no approval is followed while they are not.
+    pub admission: Arc<AdmissionGuard>,
 }
 
 impl Context {

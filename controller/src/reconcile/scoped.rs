@@ -1,6 +1,7 @@
 //! The controller wiring shared by kinds that belong to one Budget (Transactions, plans): they
 //! are woken by their own spec and annotation changes (never by their own status writes), by
-//! their ApprovalRequests, by their Budget's changes, and by YNAB changes a sync announces.
+//! their ApprovalRequests, by their Budget's changes, by YNAB changes a sync announces, and when
+//! the admission policies come into force.
 
 use std::collections::HashSet;
 use std::fmt::Debug;
@@ -69,6 +70,8 @@ where
             },
         )
         .reconcile_on(changed)
+        // Objects that waited for the admission policies go on once they are in force.
+        .reconcile_all_on(ctx.admission.verified_again())
 }
 
 fn belonging<K>(store: &Store<K>, namespace: &str, budget: &str) -> Vec<ObjectRef<K>>

@@ -1,5 +1,6 @@
 //! Helpers shared by the suites: installing the CRDs, reading the examples, running ledgerops.
 
+pub mod admission;
 pub mod attacker;
 pub mod controller;
 pub mod scenario;
@@ -14,9 +15,19 @@ use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::wait::{await_condition, conditions};
 use serde::Deserialize;
 
-/// Applies every ledgerops CRD (server-side, so repeating it is harmless) and waits until each is
-/// Established.
+/// The user the suites run the controller as: the parameter ConfigMap names it.
+pub const CONTROLLER_USER: &str = "admin";
+
+/// Installs what a cluster running ledgerops has: every CRD, then the admission policies of
+/// `crds/` with the parameter ConfigMap naming [`CONTROLLER_USER`]. Repeating it is harmless.
 pub async fn install_crds(client: &Client) {
+    install_crds_only(client).await;
+    admission::install_admission(client, CONTROLLER_USER).await;
+}
+
+/// Applies every ledgerops CRD (server-side, so repeating it is harmless) and waits until each is
+/// Established; installs no admission policy.
+pub async fn install_crds_only(client: &Client) {
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     let params = PatchParams::apply("ledgerops-tests").force();
     for crd in ledgerops::api::crds() {

@@ -14,7 +14,7 @@ use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
 use ynab_sim::{Fixture, RecordKind, RunningSim, SimConfig, Simulator, demo};
 
-use crate::{install_crds, wait};
+use crate::{install_crds, install_crds_only, wait};
 
 /// How long a test waits for the controller to reach a state.
 pub const WAIT: Duration = Duration::from_secs(60);
@@ -26,10 +26,27 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    /// A fresh namespace on `plane` (CRDs installed) and a simulator loaded with `fixture`.
+    /// A fresh namespace on `plane` (CRDs and admission policies installed) and a simulator
+    /// loaded with `fixture`.
     pub async fn new(plane: &ControlPlane, prefix: &str, fixture: Fixture) -> Self {
         let client = plane.client().await.expect("admin client");
         install_crds(&client).await;
+        Self::in_namespace(plane, client, prefix, fixture).await
+    }
+
+    /// Like [`Scenario::new`] on a cluster that has the CRDs but none of the admission policies.
+    pub async fn without_admission(plane: &ControlPlane, prefix: &str, fixture: Fixture) -> Self {
+        let client = plane.client().await.expect("admin client");
+        install_crds_only(&client).await;
+        Self::in_namespace(plane, client, prefix, fixture).await
+    }
+
+    async fn in_namespace(
+        plane: &ControlPlane,
+        client: Client,
+        prefix: &str,
+        fixture: Fixture,
+    ) -> Self {
         let ns = plane.namespace(prefix).await.expect("namespace");
         let sim = Simulator::start(SimConfig {
             fixture: Some(fixture),

@@ -1,21 +1,21 @@
-//! The ApprovalRequest admission policy (`crds/ledgerops.dev_approvalrequest-admission.yaml`) on
-//! a real kube-apiserver, with token-authenticated users: `alice` forges, `bob` approves in his
-//! own name, and `admin` plays the ledgerops controller (the params ConfigMap names it).
+//! The ApprovalRequest admission policies (`crds/admission-*.yaml`) on a real kube-apiserver, with
+//! token-authenticated users: `alice` forges, `bob` approves in his own name, and `admin` plays
+//! the ledgerops controller (the params ConfigMap names it). `tests/attacks/admission.rs` plays
+//! every other rule as an attacker.
 
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::admissionregistration::v1::{
-    ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
-};
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding;
 use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
-use ledgerops::api::admission::{self, PARAMS_NAME, PARAMS_NAMESPACE, POLICY_NAME};
+use ledgerops::api::admission::{self, approval_requests};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops_e2e::{example_documents, install_crds};
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
+
+const POLICY_NAME: &str = approval_requests::NAME;
 
 /// The controller's identity in these tests.
 const CONTROLLER: &str = "admin";
@@ -35,62 +35,8 @@ fn requests(client: &Client, ns: &str) -> Api<ApprovalRequest> {
     Api::namespaced(client.clone(), ns)
 }
 
-/// Installs the CRDs, the policy and its binding (from what `ledgerops crdgen` writes into
-/// `crds/`), and the params ConfigMap naming `admin` as the controller. Idempotent: every test
-/// of this binary shares the control plane and runs it.
-async fn install_policy(admin: &Client) {
-    install_crds(admin).await;
-    let apply = PatchParams::apply("ledgerops-admission-tests").force();
-
-    let (file, yaml) = ledgerops::crdgen::render()
-        .into_iter()
-        .find(|(file, _)| file == ledgerops::crdgen::ADMISSION_FILE)
-        .expect("crdgen renders the admission file");
-    let docs: Vec<Value> = serde_yaml::Deserializer::from_str(&yaml)
-        .map(|doc| {
-            serde_json::to_value(
-                <serde_yaml::Value as serde::Deserialize>::deserialize(doc).expect("valid YAML"),
-            )
-            .expect("YAML maps to JSON")
-        })
-        .collect();
-    assert_eq!(docs.len(), 2, "{file} holds a policy and a binding");
-    let (policy, binding) = admission::approval_policy();
-    assert_eq!(docs[0], serde_json::to_value(&policy).unwrap());
-    assert_eq!(docs[1], serde_json::to_value(&binding).unwrap());
-    Api::<ValidatingAdmissionPolicy>::all(admin.clone())
-        .patch(POLICY_NAME, &apply, &Patch::Apply(&policy))
-        .await
-        .expect("applying the policy");
-    Api::<ValidatingAdmissionPolicyBinding>::all(admin.clone())
-        .patch(POLICY_NAME, &apply, &Patch::Apply(&binding))
-        .await
-        .expect("applying the binding");
-
-    let namespace: Namespace =
-        serde_json::from_value(json!({"metadata": {"name": PARAMS_NAMESPACE}})).unwrap();
-    match Api::<Namespace>::all(admin.clone())
-        .create(&PostParams::default(), &namespace)
-        .await
-    {
-        Ok(_) => {}
-        Err(kube::Error::Api(e)) if e.code == 409 => {}
-        Err(e) => panic!("creating namespace {PARAMS_NAMESPACE}: {e}"),
-    }
-    let params: ConfigMap = serde_json::from_value(json!({
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": {"name": PARAMS_NAME, "namespace": PARAMS_NAMESPACE},
-        "data": {admission::CONTROLLER_USER_KEY: CONTROLLER},
-    }))
-    .unwrap();
-    Api::<ConfigMap>::namespaced(admin.clone(), PARAMS_NAMESPACE)
-        .patch(PARAMS_NAME, &apply, &Patch::Apply(&params))
-        .await
-        .expect("applying the params ConfigMap");
-}
-
-/// A fresh namespace where alice and bob may read and patch ApprovalRequests and their status.
+/// A fresh namespace where alice and bob may read, patch and delete ApprovalRequests and patch
+/// their status.
 async fn namespace_for_people(admin: &Client, prefix: &str) -> String {
     let ns = plane().namespace(prefix).await.expect("namespace");
     let role: Role = serde_json::from_value(json!({
@@ -98,7 +44,7 @@ async fn namespace_for_people(admin: &Client, prefix: &str) -> String {
         "rules": [{
             "apiGroups": ["ledgerops.dev"],
             "resources": ["approvalrequests", "approvalrequests/status"],
-            "verbs": ["get", "list", "watch", "patch", "update"],
+            "verbs": ["get", "list", "watch", "patch", "update", "delete"],
         }],
     }))
     .unwrap();
@@ -197,7 +143,7 @@ async fn wait_until_refused(client: &Client, ns: &str, name: &str, by: &str, exp
 
 async fn setup(prefix: &str) -> (Client, String) {
     let admin = client_as(CONTROLLER).await;
-    install_policy(&admin).await;
+    install_crds(&admin).await;
     let ns = namespace_for_people(&admin, prefix).await;
     create_request(&admin, &ns, "probe", json!({})).await;
     wait_until_refused(
@@ -463,7 +409,12 @@ async fn without_its_params_configmap_the_policy_refuses_every_write() {
     let (admin, ns) = setup("admission-noparams").await;
     create_request(&admin, &ns, "utilities", json!({})).await;
 
-    let (_, mut binding) = admission::approval_policy();
+    let mut binding = admission::policies()
+        .into_iter()
+        .find(|s| s.name == POLICY_NAME)
+        .expect("the ApprovalRequest policy")
+        .bindings
+        .remove(0);
     let name = format!("{POLICY_NAME}-missing-params-{ns}");
     binding.metadata.name = Some(name.clone());
     let spec = binding.spec.as_mut().unwrap();
@@ -503,18 +454,90 @@ async fn without_its_params_configmap_the_policy_refuses_every_write() {
             .decision,
         None
     );
-    let refused = Api::<ApprovalRequest>::namespaced(admin.clone(), &ns)
-        .patch_status(
-            "utilities",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"status": {"phase": "Pending"}})),
-        )
-        .await;
-    let message = invalid("the controller writing status without params", refused);
+    let refused = patch(
+        &admin,
+        &ns,
+        "utilities",
+        &json!({"metadata": {"labels": {"ledgerops.dev/subject-uid": "uid-3"}}}),
+    )
+    .await;
+    let message = invalid("the controller writing its labels without params", refused);
     assert_contains(&message, &["no params found"]);
 
     bindings
         .delete(&name, &DeleteParams::default())
         .await
         .expect("deleting the binding without params");
+}
+
+/// bob may answer a request while it is Pending, never once it is finished; a decided request
+/// stays (only the controller deletes it), an undecided one may go.
+#[tokio::test]
+async fn a_decision_needs_a_pending_request_and_stays_recorded() {
+    let (admin, ns) = setup("admission-phase").await;
+    let bob = client_as("bob").await;
+    for (name, phase) in [
+        ("late", "Expired"),
+        ("outdated", "Stale"),
+        ("done", "Approved"),
+    ] {
+        create_request(&admin, &ns, name, json!({})).await;
+        requests(&admin, &ns)
+            .patch_status(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"status": {"phase": phase}})),
+            )
+            .await
+            .expect("the controller sets the phase");
+        let message = forbidden(
+            &format!("bob deciding a request that is {phase}"),
+            patch(&bob, &ns, name, &decision("Approve", "bob")).await,
+        );
+        assert_contains(
+            &message,
+            &[
+                approval_requests::NAME,
+                &format!("user bob may not decide ApprovalRequest {name}: it is {phase}"),
+                "a decision is taken only while a request is Pending",
+            ],
+        );
+    }
+
+    create_request(&admin, &ns, "pending", json!({})).await;
+    requests(&admin, &ns)
+        .patch_status(
+            "pending",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"phase": "Pending"}})),
+        )
+        .await
+        .expect("the controller sets the phase");
+    patch(&bob, &ns, "pending", &decision("Reject", "bob"))
+        .await
+        .expect("bob decides a Pending request");
+    let message = forbidden(
+        "bob deleting his rejection",
+        requests(&bob, &ns)
+            .delete("pending", &DeleteParams::default())
+            .await,
+    );
+    assert_contains(
+        &message,
+        &[
+            admission::approval_deletion::NAME,
+            "user bob may not delete ApprovalRequest pending: it records the Reject decision by bob",
+            "edit or delete CategorizationPlan september-cleanup instead",
+        ],
+    );
+
+    create_request(&admin, &ns, "unanswered", json!({})).await;
+    requests(&bob, &ns)
+        .delete("unanswered", &DeleteParams::default())
+        .await
+        .expect("an undecided request may be deleted");
+    requests(&admin, &ns)
+        .delete("pending", &DeleteParams::default())
+        .await
+        .expect("the controller deletes a decided request");
 }

@@ -394,8 +394,9 @@ async fn immutable_fields_are_refused_on_update() {
         .expect("category is editable");
 
     let approvals: Api<ApprovalRequest> = Api::namespaced(client.clone(), &ns);
+    // In the client's own name (admin): the admission policy refuses any other.
     let approve =
-        json!({"spec": {"decision": {"verdict": "Approve", "by": "alice", "comment": "fine"}}});
+        json!({"spec": {"decision": {"verdict": "Approve", "by": "admin", "comment": "fine"}}});
     approvals
         .patch("september-cleanup-1", &merge, &Patch::Merge(&approve))
         .await

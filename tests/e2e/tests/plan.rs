@@ -209,7 +209,7 @@ async fn a_rejected_plan_writes_nothing() {
 
 #[tokio::test]
 async fn an_unanswered_request_expires_and_escalates() {
-    let s = household("expire", json!({"writes": {"enabled": true}, "approval": {"expiry": "3s", "escalateTo": ["finance-manager"]}})).await;
+    let s = household("expire", json!({"writes": {"enabled": true}, "approval": {"expiry": "1m", "escalateTo": ["finance-manager"]}})).await;
     s.create_plan("september", "household", seed_002()).await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let request = s.approval_requests().await[0]
@@ -217,10 +217,11 @@ async fn an_unanswered_request_expires_and_escalates() {
         .name
         .clone()
         .unwrap();
+    // The shortest expiry a Budget accepts is one minute.
     wait::until(
         &s.api::<ApprovalRequest>(),
         &request,
-        Duration::from_secs(30),
+        Duration::from_secs(90),
         |r| r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Expired),
     )
     .await;
@@ -286,9 +287,19 @@ async fn an_edit_in_ynab_between_preview_and_answer_makes_the_request_stale() {
         fresh.spec.changes[0].from_category.as_deref(),
         Some("Restaurants")
     );
-    // Approving the stale request applies nothing.
-    decide(&s, &old, "Approve", "too late").await;
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Approving the stale request is refused at admission (crds/admission-approvalrequests.yaml).
+    let late =
+        json!({"spec": {"decision": {"verdict": "Approve", "by": "admin", "comment": "too late"}}});
+    match s
+        .api::<ApprovalRequest>()
+        .patch(&old, &PatchParams::default(), &Patch::Merge(&late))
+        .await
+    {
+        Err(kube::Error::Api(e)) if e.code == 403 => {
+            assert!(e.message.contains("it is Stale"), "{}", e.message)
+        }
+        other => panic!("approving a Stale request: expected 403, got {other:?}"),
+    }
     assert_eq!(s.requests(PATCH).await, 0);
     decide(&s, &fresh.metadata.name.clone().unwrap(), "Approve", "ok").await;
     s.wait_plan("september", PlanPhase::Applied).await;

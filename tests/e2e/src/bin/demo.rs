@@ -1,6 +1,8 @@
-//! The local demo: a private Kubernetes control plane, the YNAB simulator loaded with the demo
-//! household plan, and `ledgerops run`; then seed 002's plan is applied, previewed, approved
-//! with kubectl, and written to YNAB in one request.
+//! The local demo: a private Kubernetes control plane set up as a cluster should be (the CRDs, the
+//! admission policies naming the controller's user, the people roles with `alice` as editor and
+//! `bob` as approver), the YNAB simulator loaded with the demo household plan, and `ledgerops
+//! run`; then seed 002's plan is applied and previewed, alice's try to approve in bob's name is
+//! refused, bob approves with kubectl, and the plan is written to YNAB in one request.
 //!
 //! `cargo run -p ledgerops-e2e --bin demo` (`--keep` leaves everything running until Ctrl-C)
 
@@ -31,10 +33,31 @@ async fn main() {
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     let kubectl = |args: &[&str]| plane.kubectl_ok(args).unwrap_or_else(|e| panic!("{e}"));
-    step("Starting the YNAB simulator with the demo household plan, and ledgerops run");
+    step(
+        "Installing the CRDs and the admission policies (crds/), with ConfigMap ledgerops-system/ledgerops-admission naming the controller's user (admin here); starting the YNAB simulator with the demo household plan, and ledgerops run",
+    );
     let s = Scenario::new(&plane, "demo", demo::generate()).await;
     let ledgerops = Ledgerops::start(&plane).await;
     println!("simulator: {}   namespace: {}", s.sim.api_url(), s.ns);
+    print!("{}", kubectl(&["get", "validatingadmissionpolicybindings"]));
+
+    step("kubectl apply -f examples/people-roles.yaml; alice edits, bob approves in the namespace");
+    let roles = example("people-roles.yaml");
+    print!("{}", kubectl(&["apply", "-f", roles.to_str().unwrap()]));
+    for (user, role) in [("alice", "ledgerops-edit"), ("bob", "ledgerops-approver")] {
+        print!(
+            "{}",
+            kubectl(&[
+                "create",
+                "rolebinding",
+                &format!("{user}-{role}"),
+                "-n",
+                &s.ns,
+                &format!("--clusterrole={role}"),
+                &format!("--user={user}"),
+            ])
+        );
+    }
 
     step("A Budget on the simulator (writes enabled, every write asks a person)");
     s.create_budget(
@@ -46,11 +69,21 @@ async fn main() {
     s.wait_budget("household", BudgetPhase::Ready).await;
     print!("{}", kubectl(&["get", "budgets", "-n", &s.ns]));
 
-    step("kubectl apply -f examples/categorization-plan.yaml (seed 002's two assignments)");
+    step(
+        "alice: kubectl --context alice apply -f examples/categorization-plan.yaml (seed 002's two assignments)",
+    );
     let plan_file = example("categorization-plan.yaml");
     print!(
         "{}",
-        kubectl(&["apply", "-n", &s.ns, "-f", plan_file.to_str().unwrap()])
+        kubectl(&[
+            "--context",
+            "alice",
+            "apply",
+            "-n",
+            &s.ns,
+            "-f",
+            plan_file.to_str().unwrap()
+        ])
     );
     let plans: Api<CategorizationPlan> = s.api();
     let waiting = wait::until(&plans, "september-cleanup", Duration::from_secs(60), |p| {
@@ -90,14 +123,35 @@ async fn main() {
         .metadata
         .name
         .unwrap();
-    let decision =
-        r#"{"spec":{"decision":{"verdict":"Approve","by":"admin","comment":"looks right"}}}"#;
+    let forged = r#"{"spec":{"decision":{"verdict":"Approve","by":"bob"}}}"#;
     step(&format!(
-        "kubectl patch approvalrequest {request} --type=merge -p '{decision}'"
+        "alice tries to approve in bob's name: kubectl --context alice patch approvalrequest {request} --type=merge -p '{forged}'"
+    ));
+    match plane.kubectl_ok(&[
+        "--context",
+        "alice",
+        "patch",
+        "approvalrequest",
+        &request,
+        "-n",
+        &s.ns,
+        "--type=merge",
+        "-p",
+        forged,
+    ]) {
+        Ok(out) => panic!("the API server accepted alice's forgery: {out}"),
+        Err(refused) => println!("{refused}"),
+    }
+    let decision =
+        r#"{"spec":{"decision":{"verdict":"Approve","by":"bob","comment":"looks right"}}}"#;
+    step(&format!(
+        "bob approves: kubectl --context bob patch approvalrequest {request} --type=merge -p '{decision}'"
     ));
     print!(
         "{}",
         kubectl(&[
+            "--context",
+            "bob",
             "patch",
             "approvalrequest",
             &request,

@@ -449,10 +449,11 @@ async fn a_delivery_from_a_repository_not_allowed_is_refused_and_stores_nothing(
 
 #[tokio::test]
 async fn approving_a_stale_or_expired_request_is_refused_and_records_nothing() {
-    let st = Stage::new("atk-late", json!({"expiry": "4s"}), None).await;
+    // The shortest expiry a Budget accepts is one minute.
+    let st = Stage::new("atk-late", json!({"expiry": "1m"}), None).await;
     let gitea = Gitea::shared();
     let requests = st.s.api::<ApprovalRequest>();
-    wait::until(&requests, &st.request, WAIT, |r| {
+    wait::until(&requests, &st.request, Duration::from_secs(120), |r| {
         r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Expired)
     })
     .await;

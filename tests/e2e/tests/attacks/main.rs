@@ -2,6 +2,7 @@
 //! more (see `ledgerops_e2e::attacker`), on the real API server, against `ledgerops run` and the
 //! simulator. Every test asserts the refusal and that YNAB saw no write.
 
+mod admission;
 mod approvals;
 mod gitea;
 mod secrets;

@@ -1,0 +1,41 @@
+//! Deleting a decided ApprovalRequest: only the controller may (and Kubernetes itself, when the
+//! request's owner or namespace goes). The request is the record of who decided what; deleting
+//! it would erase that record and reset a rejection. A request still waiting for a decision may
+//! be deleted by anyone RBAC allows: ledgerops opens a new one.
+
+use super::{Definition, Rule, resource_rules, whole};
+
+/// Name of the policy and of its binding.
+pub const NAME: &str = "ledgerops-approvalrequest-deletion";
+
+// On DELETE `object` is null: everything comes from `oldObject`.
+const VARIABLES: &[(&str, &str)] = &[
+    ("name", "oldObject.metadata.name"),
+    ("decided", "has(oldObject.spec.decision)"),
+    (
+        "decision",
+        "variables.decided ? oldObject.spec.decision.verdict + ' decision by ' + oldObject.spec.decision.by : ''",
+    ),
+    (
+        "subject",
+        "oldObject.spec.subject.kind + ' ' + oldObject.spec.subject.name",
+    ),
+];
+
+const RULES: &[Rule] = &[Rule {
+    expression: "!variables.decided || variables.isController || variables.isCleanup",
+    message: "a decided ApprovalRequest records who decided; only the ledgerops controller deletes it. Edit or delete the plan or transaction it is about instead",
+    message_expression: "'user ' + variables.user + ' may not delete ApprovalRequest ' + variables.name + ': it records the ' + variables.decision + ', and only the ledgerops controller (' + variables.controllerName + ') deletes decided requests. Leave it in place; to stop or redo the change, edit or delete ' + variables.subject + ' instead.'",
+}];
+
+pub fn definition() -> Definition {
+    Definition {
+        name: NAME,
+        about: "Who may delete a decided ApprovalRequest.",
+        match_constraints: resource_rules("ledgerops.dev", &["approvalrequests"], &["DELETE"]),
+        match_conditions: &[],
+        variables: VARIABLES,
+        rules: RULES,
+        bindings: whole(NAME),
+    }
+}

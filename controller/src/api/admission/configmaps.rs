@@ -1,0 +1,103 @@
+//! The ConfigMaps ledgerops trusts: the journal of applied plans (label `ledgerops.dev/journal`,
+//! the undo data) and the `/agent` receive sequence (`ledgerops-agentjob-sequence`). Only the
+//! controller creates, changes (labels included) and deletes them; Kubernetes' garbage collector
+//! and namespace cleanup may delete them too.
+//!
+//! Two bindings select them, one by label and one by name, so that no other ConfigMap write in
+//! the cluster waits on this policy's parameters (see the module above). The `matchConditions`
+//! select any `ledgerops.dev/` label, for a binding that matches more.
+
+use serde_json::json;
+
+use super::{BindingDef, Definition, Rule, resource_rules};
+
+/// Name of the policy.
+pub const NAME: &str = "ledgerops-configmaps";
+/// The binding for journal ConfigMaps (and any ConfigMap that gains or loses the label).
+pub const JOURNAL_BINDING: &str = "ledgerops-configmaps-journal";
+/// The binding for the receive-sequence ConfigMap.
+pub const SEQUENCE_BINDING: &str = "ledgerops-configmaps-sequence";
+/// The label that marks a journal ConfigMap (`crate::k8s::journal`).
+pub const JOURNAL_LABEL: &str = "ledgerops.dev/journal";
+/// The ConfigMap holding the next `/agent` receive sequence (`crate::agent::store`).
+pub const SEQUENCE_CONFIGMAP: &str = "ledgerops-agentjob-sequence";
+
+const OPERATIONS: &[&str] = &["CREATE", "UPDATE", "DELETE"];
+
+const MATCH_CONDITIONS: &[(&str, &str)] = &[(
+    "ledgerops-configmap",
+    "(object != null && ((has(object.metadata.name) && object.metadata.name == 'ledgerops-agentjob-sequence') || (has(object.metadata.labels) && object.metadata.labels.exists(k, k.startsWith('ledgerops.dev/'))))) || (oldObject != null && (oldObject.metadata.name == 'ledgerops-agentjob-sequence' || (has(oldObject.metadata.labels) && oldObject.metadata.labels.exists(k, k.startsWith('ledgerops.dev/')))))",
+)];
+
+// On DELETE `object` is null, on CREATE `oldObject`.
+const VARIABLES: &[(&str, &str)] = &[
+    (
+        "name",
+        "object != null ? (has(object.metadata.name) ? object.metadata.name : object.metadata.generateName) : oldObject.metadata.name",
+    ),
+    (
+        "oldLabels",
+        "oldObject != null && has(oldObject.metadata.labels) ? oldObject.metadata.labels : {}",
+    ),
+    (
+        "newLabels",
+        "object != null && has(object.metadata.labels) ? object.metadata.labels : {}",
+    ),
+    (
+        "ledgeropsLabels",
+        "variables.newLabels.filter(k, k.startsWith('ledgerops.dev/')) + variables.oldLabels.filter(k, k.startsWith('ledgerops.dev/') && !(k in variables.newLabels))",
+    ),
+    (
+        "what",
+        "variables.name == 'ledgerops-agentjob-sequence' ? 'the /agent receive sequence' : 'labelled ' + variables.ledgeropsLabels.join(', ')",
+    ),
+];
+
+const RULES: &[Rule] = &[Rule {
+    expression: "variables.isController || variables.isCleanup",
+    message: "only the ledgerops controller writes its journal ConfigMaps (ledgerops.dev/ labels) and ledgerops-agentjob-sequence; keep your own data in a ConfigMap without ledgerops.dev/ labels",
+    message_expression: "'user ' + variables.user + ' may not ' + variables.verb + ' ConfigMap ' + variables.name + ' (' + variables.what + '): ConfigMaps with ledgerops.dev/ labels hold the ledgerops journal of applied plans, and ledgerops-agentjob-sequence numbers /agent commands; only the ledgerops controller (' + variables.controllerName + ') writes them. Keep your own data in a ConfigMap without ledgerops.dev/ labels and under another name.'",
+}];
+
+pub fn definition() -> Definition {
+    let mut by_name = resource_rules("", &["configmaps"], OPERATIONS);
+    by_name["resourceRules"][0]["resourceNames"] = json!([SEQUENCE_CONFIGMAP]);
+    Definition {
+        name: NAME,
+        about: "Who may write the ConfigMaps ledgerops trusts (journal, /agent sequence).",
+        match_constraints: resource_rules("", &["configmaps"], OPERATIONS),
+        match_conditions: MATCH_CONDITIONS,
+        variables: VARIABLES,
+        rules: RULES,
+        bindings: vec![
+            BindingDef {
+                name: JOURNAL_BINDING,
+                match_resources: Some(json!({
+                    "objectSelector": {
+                        "matchExpressions": [{"key": JOURNAL_LABEL, "operator": "Exists"}],
+                    },
+                })),
+            },
+            BindingDef {
+                name: SEQUENCE_BINDING,
+                match_resources: Some(by_name),
+            },
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protects_what_the_controller_reads() {
+        assert_eq!(JOURNAL_LABEL, crate::k8s::journal::JOURNAL_LABEL);
+        assert_eq!(SEQUENCE_CONFIGMAP, crate::agent::store::SEQUENCE_CONFIGMAP);
+        for (_, expression) in MATCH_CONDITIONS.iter().chain(VARIABLES) {
+            if expression.contains("agentjob-sequence") {
+                assert!(expression.contains(&format!("'{SEQUENCE_CONFIGMAP}'")));
+            }
+        }
+    }
+}
