@@ -56,3 +56,36 @@ where
     .await?;
     Ok(())
 }
+
+/// Like [`apply`], but only if `object` is still at `resource_version`: a status computed from a
+/// cached copy that is behind (an earlier write of ledgerops' own not seen yet) is refused with
+/// 409 Conflict instead of overwriting what it did not see. Returns the new resourceVersion.
+pub async fn apply_if_unchanged<K, S>(
+    client: &kube::Client,
+    object: &K,
+    status: &S,
+    resource_version: &str,
+) -> Result<String, kube::Error>
+where
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug,
+    S: Serialize,
+{
+    let api: Api<K> = Api::namespaced(client.clone(), &object.namespace().unwrap_or_default());
+    let patch = serde_json::json!({
+        "apiVersion": K::api_version(&()),
+        "kind": K::kind(&()),
+        "metadata": {"resourceVersion": resource_version},
+        "status": status,
+    });
+    let written = api
+        .patch_status(
+            &object.name_any(),
+            &PatchParams::apply(FIELD_MANAGER).force(),
+            &Patch::Apply(&patch),
+        )
+        .await?;
+    Ok(written.resource_version().unwrap_or_default())
+}

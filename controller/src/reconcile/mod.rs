@@ -109,6 +109,11 @@ pub fn error_policy<K: Resource<DynamicType = ()>>(
             reason: error.reason(),
         })
         .inc();
+    if error.is_conflict() {
+        // Our cached copy was behind a write of our own: look again once it has caught up.
+        tracing::debug!(%error, kind, "reconcile started from an outdated copy");
+        return Action::requeue(Duration::from_secs(1));
+    }
     tracing::warn!(%error, kind, "reconcile failed");
     Action::requeue(Duration::from_secs(15))
 }
@@ -138,8 +143,16 @@ pub enum Error {
 }
 
 impl Error {
+    /// The API server refused a write made from an outdated copy (409).
+    fn is_conflict(&self) -> bool {
+        matches!(self, Error::Kube(kube::Error::Api(e)) if e.code == 409)
+    }
+
     /// A short label for the metrics.
     pub fn reason(&self) -> &'static str {
+        if self.is_conflict() {
+            return "Conflict";
+        }
         match self {
             Error::Kube(_) => "KubeApi",
             Error::Journal(_) => "Journal",

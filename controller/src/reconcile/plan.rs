@@ -45,7 +45,10 @@ impl scoped::BudgetScoped for CategorizationPlan {
 async fn reconcile(plan: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result<Action, Error> {
     super::count::<CategorizationPlan>(&ctx);
     let mut next = plan.status.clone().unwrap_or_default();
-    let (verdict, requeue) = advance(&plan, &ctx, &mut next).await?;
+    // Every status write is conditional on the version this reconcile started from: one made
+    // from a cached copy that has not caught up with an earlier write is refused, not applied.
+    let mut version = plan.resource_version().unwrap_or_default();
+    let (verdict, requeue) = advance(&plan, &ctx, &mut next, &mut version).await?;
     plan_status::apply(
         &mut next,
         &verdict,
@@ -53,7 +56,7 @@ async fn reconcile(plan: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result<A
         Timestamp::now(),
     );
     if plan.status.as_ref() != Some(&next) {
-        status::apply(&ctx.client, plan.as_ref(), &next).await?;
+        status::apply_if_unchanged(&ctx.client, plan.as_ref(), &next, &version).await?;
     }
     Ok(requeue)
 }
@@ -62,6 +65,7 @@ async fn advance(
     plan: &CategorizationPlan,
     ctx: &Context,
     next: &mut CategorizationPlanStatus,
+    version: &mut String,
 ) -> Result<(PlanVerdict, Action), Error> {
     if next.phase == Some(PlanPhase::Applied) {
         let message = applied_message(plan, next.operation_id.as_deref().unwrap_or_default());
@@ -194,7 +198,7 @@ async fn advance(
         plan.metadata.generation,
         now,
     );
-    status::apply(&ctx.client, plan, &applying).await?;
+    *version = status::apply_if_unchanged(&ctx.client, plan, &applying, version).await?;
 
     let ids: Vec<String> = preview
         .changes

@@ -49,7 +49,9 @@ impl scoped::BudgetScoped for Transaction {
 async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Error> {
     super::count::<Transaction>(&ctx);
     let mut next = tx.status.clone().unwrap_or_default();
-    let (verdict, requeue) = converge_one(&tx, &ctx, &mut next).await?;
+    // Status writes are conditional on the version this reconcile started from (see plans).
+    let mut version = tx.resource_version().unwrap_or_default();
+    let (verdict, requeue) = converge_one(&tx, &ctx, &mut next, &mut version).await?;
     transaction_status::apply(
         &mut next,
         &verdict,
@@ -57,7 +59,7 @@ async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Er
         Timestamp::now(),
     );
     if tx.status.as_ref() != Some(&next) {
-        status::apply(&ctx.client, tx.as_ref(), &next).await?;
+        status::apply_if_unchanged(&ctx.client, tx.as_ref(), &next, &version).await?;
     }
     // Only once the status records how it was handled: the reconcile the removal triggers must
     // see that status, not the one before.
@@ -84,6 +86,7 @@ async fn converge_one(
     tx: &Transaction,
     ctx: &Context,
     next: &mut TransactionStatus,
+    version: &mut String,
 ) -> Result<(Verdict, Action), Error> {
     let facts = match read_facts(tx, ctx, next).await? {
         Ok(facts) => facts,
@@ -189,7 +192,7 @@ async fn converge_one(
                 idle(),
             ))
         }
-        Precommit::Write => write(tx, ctx, &facts, expect, next).await,
+        Precommit::Write => write(tx, ctx, &facts, expect, next, version).await,
     }
 }
 
@@ -305,6 +308,7 @@ async fn write(
     facts: &Facts,
     expect: Expect,
     next: &mut TransactionStatus,
+    version: &mut String,
 ) -> Result<(Verdict, Action), Error> {
     let budget = &facts.budget;
     if let Some(blocked) = converge::guard(&facts.ynab_tx, budget.spec.closed_through.as_deref()) {
@@ -368,7 +372,7 @@ async fn write(
         tx.metadata.generation,
         now,
     );
-    status::apply(&ctx.client, tx, &writing).await?;
+    *version = status::apply_if_unchanged(&ctx.client, tx, &writing, version).await?;
 
     let item = WriteItem {
         transaction_id: tx.spec.transaction_id.clone(),
