@@ -10,7 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::ObjectRef;
-use kube::{Resource, ResourceExt};
+use kube::{Api, Resource, ResourceExt};
 
 use super::approval_gate::{self, Ask, Gate};
 use super::{Context, Error, scoped};
@@ -42,8 +42,17 @@ impl scoped::BudgetScoped for CategorizationPlan {
     }
 }
 
-async fn reconcile(plan: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result<Action, Error> {
+async fn reconcile(cached: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result<Action, Error> {
     super::count::<CategorizationPlan>(&ctx);
+    // A plan's next step depends on its own last write (an apply in flight, or done): decide on
+    // the plan as the API server holds it, not on a cached copy that may not have caught up.
+    let api = Api::<CategorizationPlan>::namespaced(
+        ctx.client.clone(),
+        &cached.namespace().unwrap_or_default(),
+    );
+    let Some(plan) = api.get_opt(&cached.name_any()).await? else {
+        return Ok(Action::await_change());
+    };
     let mut next = plan.status.clone().unwrap_or_default();
     // Every status write is conditional on the version this reconcile started from: one made
     // from a cached copy that has not caught up with an earlier write is refused, not applied.
@@ -56,7 +65,7 @@ async fn reconcile(plan: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result<A
         Timestamp::now(),
     );
     if plan.status.as_ref() != Some(&next) {
-        status::apply_if_unchanged(&ctx.client, plan.as_ref(), &next, &version).await?;
+        status::apply_if_unchanged(&ctx.client, &plan, &next, &version).await?;
     }
     Ok(requeue)
 }
