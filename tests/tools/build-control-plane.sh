@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds the test control plane from Go modules (kube-apiserver, kube-controller-manager and kubectl
-# from k8s.io/kubernetes,
-# kine as the etcd-compatible store) and caches the binaries by version, so a warm machine reuses
-# them. Prints the directory that holds the binaries on its last line.
+# Builds the test control plane from Go modules (kube-apiserver, kube-controller-manager and
+# kubectl from k8s.io/kubernetes, kine as the etcd-compatible store) and caches the binaries by
+# version, so a warm machine reuses them. Prints the directory that holds the binaries on its
+# last line.
 #
 #   LEDGEROPS_TOOLS_DIR   cache root (default: $XDG_CACHE_HOME/ledgerops or ~/.cache/ledgerops)
 #   K8S_VERSION           k8s.io/kubernetes module version (default below)
