@@ -42,19 +42,7 @@ where
         + Debug,
     S: Serialize,
 {
-    let api: Api<K> = Api::namespaced(client.clone(), &object.namespace().unwrap_or_default());
-    let patch = serde_json::json!({
-        "apiVersion": K::api_version(&()),
-        "kind": K::kind(&()),
-        "status": status,
-    });
-    api.patch_status(
-        &object.name_any(),
-        &PatchParams::apply(manager).force(),
-        &Patch::Apply(&patch),
-    )
-    .await?;
-    Ok(())
+    write(client, object, status, manager, None).await.map(drop)
 }
 
 /// Like [`apply`], but only if `object` is still at `resource_version`: a status computed from a
@@ -73,17 +61,43 @@ where
         + Debug,
     S: Serialize,
 {
+    write(
+        client,
+        object,
+        status,
+        FIELD_MANAGER,
+        Some(resource_version),
+    )
+    .await
+}
+
+async fn write<K, S>(
+    client: &kube::Client,
+    object: &K,
+    status: &S,
+    manager: &str,
+    resource_version: Option<&str>,
+) -> Result<String, kube::Error>
+where
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug,
+    S: Serialize,
+{
     let api: Api<K> = Api::namespaced(client.clone(), &object.namespace().unwrap_or_default());
-    let patch = serde_json::json!({
+    let mut patch = serde_json::json!({
         "apiVersion": K::api_version(&()),
         "kind": K::kind(&()),
-        "metadata": {"resourceVersion": resource_version},
         "status": status,
     });
+    if let Some(version) = resource_version {
+        patch["metadata"] = serde_json::json!({ "resourceVersion": version });
+    }
     let written = api
         .patch_status(
             &object.name_any(),
-            &PatchParams::apply(FIELD_MANAGER).force(),
+            &PatchParams::apply(manager).force(),
             &Patch::Apply(&patch),
         )
         .await?;

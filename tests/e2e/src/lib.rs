@@ -3,6 +3,7 @@
 pub mod admission;
 pub mod attacker;
 pub mod controller;
+pub mod gitea_api;
 pub mod scenario;
 pub mod wait;
 

@@ -19,11 +19,12 @@ use ledgerops::logic::job::render::{marker, pending_publication};
 use ledgerops::logic::job::state::{from_persisted, is_terminal};
 use ledgerops::logic::job::webhook::{Incoming, sign};
 use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::gitea_api::call as gitea_call;
 use ledgerops_e2e::install_crds;
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::{Gitea, User};
 use reqwest::Method;
-use serde_json::{Value, json};
+use serde_json::json;
 
 const WAIT: Duration = Duration::from_secs(60);
 const SECRET: &str = "agent-webhook-secret";
@@ -39,29 +40,6 @@ struct World {
     also_allowed: Vec<String>,
     port: u16,
     http: reqwest::Client,
-}
-
-async fn gitea_call(method: Method, path: &str, user: &User, body: Option<Value>) -> Value {
-    let gitea = Gitea::shared();
-    let http = reqwest::Client::new();
-    let mut req = http
-        .request(method.clone(), format!("{}/api/v1{path}", gitea.url()))
-        .header("Authorization", format!("token {}", user.token()));
-    if let Some(b) = &body {
-        req = req.json(b);
-    }
-    let resp = req.send().await.expect("Gitea answers");
-    let status = resp.status();
-    let text = resp.text().await.unwrap();
-    assert!(
-        status.is_success(),
-        "{method} {path}: HTTP {status}: {text}"
-    );
-    if text.trim().is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&text).unwrap()
-    }
 }
 
 impl World {

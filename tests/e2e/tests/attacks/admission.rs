@@ -17,7 +17,7 @@ use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::Transaction;
 use ledgerops_e2e::attacker::attacker;
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{Scenario, category};
+use ledgerops_e2e::scenario::{Scenario, category, household, seed_002};
 use ledgerops_e2e::{example_documents, wait};
 use ledgerops_testenv::ControlPlane;
 use serde::de::DeserializeOwned;
@@ -33,24 +33,8 @@ struct World {
 
 async fn world(prefix: &str) -> World {
     let plane = ControlPlane::shared();
-    let s = Scenario::new(plane, prefix, demo::generate()).await;
-    Ledgerops::shared().await;
-    s.create_budget(
-        "household",
-        demo::TOKEN,
-        json!({"writes": {"enabled": true}}),
-    )
-    .await;
-    s.wait_budget("household", BudgetPhase::Ready).await;
-    s.create_plan(
-        "september",
-        "household",
-        json!({"assignments": [
-            {"transactionId": "tx-048", "categoryId": category("Groceries")},
-            {"transactionId": "tx-049", "categoryId": category("Transport")}
-        ]}),
-    )
-    .await;
+    let s = household(prefix, json!({"writes": {"enabled": true}})).await;
+    s.create_plan("september", "household", seed_002()).await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let alice = attacker(plane, &s.ns, "alice").await;
     World { s, alice }
@@ -661,15 +645,7 @@ async fn without_the_policies_no_approval_is_followed() {
     )
     .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
-    s.create_plan(
-        "september",
-        "household",
-        json!({"assignments": [
-            {"transactionId": "tx-048", "categoryId": category("Groceries")},
-            {"transactionId": "tx-049", "categoryId": category("Transport")}
-        ]}),
-    )
-    .await;
+    s.create_plan("september", "household", seed_002()).await;
     let missing = "ValidatingAdmissionPolicy ledgerops-approvalrequests is not installed";
     let blocked = wait::until(
         &s.api::<CategorizationPlan>(),

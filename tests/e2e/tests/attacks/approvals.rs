@@ -233,16 +233,15 @@ async fn an_approval_is_never_carried_over_to_a_recreated_transaction() {
     let waiting = s
         .wait_transaction("bakery", TransactionPhase::AwaitingApproval)
         .await;
-    let all = wait_requests(&s, 2).await;
-    assert!(
-        all.iter().any(|r| name(r) == first),
-        "the old request was kept"
-    );
-    assert!(
-        all.iter()
-            .any(|r| r.spec.changes.first().map(|c| c.transaction_id.as_str()) == Some("tx-049")),
-        "a new request asks about tx-049"
-    );
+    // Kubernetes' garbage collector may or may not have collected the orphaned request by now
+    // (it learns of new kinds periodically); either way, a new request asks about tx-049.
+    let about_049 = s
+        .approval_requests()
+        .await
+        .into_iter()
+        .filter(|r| r.spec.changes.first().map(|c| c.transaction_id.as_str()) == Some("tx-049"))
+        .count();
+    assert_eq!(about_049, 1, "a new request asks about tx-049");
     tokio::time::sleep(QUIET).await;
     assert_eq!(s.requests(PATCH).await, 1, "the old approval wrote tx-049");
     assert_eq!(s.ynab_category("tx-049").await, None);

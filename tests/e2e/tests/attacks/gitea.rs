@@ -15,6 +15,7 @@ use ledgerops::logic::job::render::{IssueComment, canonical_comment, marker};
 use ledgerops::logic::job::webhook::{Incoming, sign};
 use ledgerops_e2e::attacker::attacker;
 use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::gitea_api::call as gitea_call;
 use ledgerops_e2e::scenario::{Scenario, category};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
@@ -34,28 +35,6 @@ struct Stage {
     request: String,
     controller: Ledgerops,
     alice: Client,
-}
-
-async fn gitea_call(method: Method, path: &str, user: &User, body: Option<Value>) -> Value {
-    let gitea = Gitea::shared();
-    let mut req = reqwest::Client::new()
-        .request(method.clone(), format!("{}/api/v1{path}", gitea.url()))
-        .header("Authorization", format!("token {}", user.token()));
-    if let Some(b) = &body {
-        req = req.json(b);
-    }
-    let resp = req.send().await.expect("Gitea answers");
-    let status = resp.status();
-    let text = resp.text().await.unwrap();
-    assert!(
-        status.is_success(),
-        "{method} {path}: HTTP {status}: {text}"
-    );
-    if text.trim().is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&text).unwrap()
-    }
 }
 
 impl Stage {
