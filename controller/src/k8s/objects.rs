@@ -25,6 +25,17 @@ pub async fn approval_requests_for(
         .items)
 }
 
+/// The ApprovalRequest `name`, read from the API server (not a cache).
+pub async fn approval_request(
+    client: &kube::Client,
+    namespace: &str,
+    name: &str,
+) -> Result<Option<ApprovalRequest>, kube::Error> {
+    Api::<ApprovalRequest>::namespaced(client.clone(), namespace)
+        .get_opt(name)
+        .await
+}
+
 /// Creates `request`; `None` when the name is taken. An object already there under that name is
 /// never adopted: whoever made it, it is judged like any other request, by its binding.
 pub async fn create_approval_request(

@@ -209,7 +209,7 @@ where
         }
         Next::Issue => {
             let taken: Vec<String> = existing.iter().map(ResourceExt::name_any).collect();
-            match open(ctx, &ask, &namespace, &uid, &taken, now).await? {
+            match open(ctx, &ask, &expected, &taken, now).await? {
                 Some(created) => created,
                 None => {
                     let verdict = Verdict::Blocked {
@@ -350,11 +350,12 @@ fn refusal(request: &ApprovalRequest, judged: &Authority) -> Gate {
 async fn open<K: Resource<DynamicType = ()>>(
     ctx: &Context,
     ask: &Ask<'_, K>,
-    namespace: &str,
-    uid: &str,
+    expected: &Expected<'_>,
     taken: &[String],
     now: Timestamp,
 ) -> Result<Option<ApprovalRequest>, Error> {
+    let namespace = ask.subject.meta().namespace.clone().unwrap_or_default();
+    let (namespace, uid) = (namespace.as_str(), expected.subject_uid);
     let subject_name = ask.subject.meta().name.clone().unwrap_or_default();
     let base = base_name(&subject_name, &ask.hash);
     let names = std::iter::once(base.clone()).chain((1..8).map(|n| format!("{base}-{n}")));
@@ -365,6 +366,19 @@ async fn open<K: Resource<DynamicType = ()>>(
         {
             issue(ctx, &created, uid, &ask.hash, now).await?;
             return Ok(Some(created));
+        }
+        // The name is taken by a request the list did not show yet (a list can lag a create):
+        // one of ours for this preview is the request; anything else is passed over.
+        let Some(existing) = objects::approval_request(&ctx.client, namespace, &name).await? else {
+            continue;
+        };
+        match authority::judge(&existing, expected, now) {
+            Authority::NotIssued(_) | Authority::Spent | Authority::Stale => continue,
+            Authority::Unissued => {
+                issue(ctx, &existing, uid, &ask.hash, now).await?;
+                return Ok(Some(existing));
+            }
+            _ => return Ok(Some(existing)),
         }
     }
     Ok(None)
