@@ -184,6 +184,28 @@ pub fn judge(request: &ApprovalRequest, expected: &Expected<'_>, now: Timestamp)
     }
 }
 
+/// `request` is controlled by (owned as controller by) the object with `uid`.
+pub fn owned_by(request: &ApprovalRequest, uid: &str) -> bool {
+    request
+        .metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .any(|o| o.controller == Some(true) && o.uid == uid)
+}
+
+/// The write attempt `request` was spent on and whose outcome is not recorded yet, when the
+/// request is one ledgerops issued for the object with `uid`.
+pub fn in_flight_attempt<'a>(request: &'a ApprovalRequest, uid: &str) -> Option<&'a str> {
+    let status = request.status.as_ref()?;
+    let issued_here = status
+        .issued_for
+        .as_ref()
+        .is_some_and(|i| i.subject_uid == uid);
+    let used = status.used.as_ref().filter(|u| u.completed_at.is_none())?;
+    (issued_here && owned_by(request, uid)).then_some(used.attempt_id.as_str())
+}
+
 /// The spec and owner reference tie the request to `expected`.
 fn binding(request: &ApprovalRequest, expected: &Expected<'_>) -> Result<(), &'static str> {
     let spec = &request.spec;
@@ -196,13 +218,7 @@ fn binding(request: &ApprovalRequest, expected: &Expected<'_>) -> Result<(), &'s
     if spec.budget_ref.name != expected.budget {
         return Err("it names another Budget");
     }
-    let owned = request
-        .metadata
-        .owner_references
-        .iter()
-        .flatten()
-        .any(|o| o.controller == Some(true) && o.uid == expected.subject_uid);
-    if !owned {
+    if !owned_by(request, expected.subject_uid) {
         return Err("it is not owned by that object");
     }
     Ok(())
@@ -339,6 +355,34 @@ mod tests {
         for (what, judged, want) in cases {
             assert_eq!(next(&judged), want, "{what}");
         }
+    }
+
+    #[test]
+    fn only_an_unfinished_use_of_an_issued_owned_request_is_in_flight() {
+        let mut r = request(approved_by_bob(), issued());
+        assert_eq!(in_flight_attempt(&r, "uid-1"), None, "not spent");
+        r.status.as_mut().unwrap().used = Some(ApprovalUse {
+            attempt_id: "op".into(),
+            started_at: Time(at(1)),
+            completed_at: None,
+            written: false,
+        });
+        assert_eq!(in_flight_attempt(&r, "uid-1"), Some("op"));
+        assert_eq!(in_flight_attempt(&r, "uid-2"), None, "another subject's");
+        let mut foreign = r.clone();
+        foreign.metadata.owner_references = None;
+        assert_eq!(in_flight_attempt(&foreign, "uid-1"), None, "not owned");
+        let mut unissued = r.clone();
+        unissued.status.as_mut().unwrap().issued_for = None;
+        assert_eq!(in_flight_attempt(&unissued, "uid-1"), None, "not issued");
+        r.status
+            .as_mut()
+            .unwrap()
+            .used
+            .as_mut()
+            .unwrap()
+            .completed_at = Some(Time(at(2)));
+        assert_eq!(in_flight_attempt(&r, "uid-1"), None, "completed");
     }
 
     #[test]

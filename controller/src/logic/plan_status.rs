@@ -3,6 +3,7 @@
 use k8s_openapi::jiff::Timestamp;
 
 use super::conditions::{self, Observed};
+use crate::api::common::DecisionRecord;
 use crate::api::plan::{CategorizationPlanStatus, PlanPhase};
 
 /// What a reconcile concluded about a plan.
@@ -30,6 +31,26 @@ pub enum PlanVerdict {
     Applied(String),
     /// YNAB did not end up as the plan said.
     Failed(String),
+}
+
+/// A person's rejection of exactly the preview `hash`, as the plan's status keeps it: it stands
+/// even after its ApprovalRequest is gone, until the spec or YNAB changes the preview.
+pub fn standing_rejection(decision: Option<&DecisionRecord>, hash: &str) -> Option<PlanVerdict> {
+    let rejected = decision.filter(|d| d.verdict == "Reject" && d.preview_hash == hash)?;
+    let request = rejected
+        .request
+        .as_ref()
+        .map(|r| format!(" (ApprovalRequest {r})"))
+        .unwrap_or_default();
+    Some(PlanVerdict::Blocked {
+        phase: PlanPhase::Rejected,
+        reason: "Rejected",
+        message: format!(
+            "{} rejected this preview{request}: {}. Change the spec to ask again.",
+            rejected.by,
+            rejected.comment.as_deref().unwrap_or("no reason given")
+        ),
+    })
 }
 
 pub const READY: &str = "Ready";
@@ -117,6 +138,27 @@ pub fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rejection_stands_for_its_own_preview_only() {
+        let record = |verdict: &str| DecisionRecord {
+            verdict: verdict.into(),
+            by: "bob".into(),
+            comment: Some("the train was a gift".into()),
+            request: Some("september-abc".into()),
+            decided_at: None,
+            preview_hash: "h1".into(),
+        };
+        let stands = standing_rejection(Some(&record("Reject")), "h1");
+        assert!(matches!(
+            &stands,
+            Some(PlanVerdict::Blocked { phase: PlanPhase::Rejected, message, .. })
+                if message.contains("bob") && message.contains("september-abc") && message.contains("gift")
+        ));
+        assert_eq!(standing_rejection(Some(&record("Reject")), "h2"), None);
+        assert_eq!(standing_rejection(Some(&record("Approve")), "h1"), None);
+        assert_eq!(standing_rejection(None, "h1"), None);
+    }
 
     fn at(s: i64) -> Timestamp {
         Timestamp::from_second(1_790_000_000 + s).unwrap()

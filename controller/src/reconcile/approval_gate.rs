@@ -242,15 +242,8 @@ pub async fn complete_in_flight(
     written: bool,
 ) -> Result<(), Error> {
     for request in objects::approval_requests_for(&ctx.client, namespace, uid).await? {
-        let in_flight = request
-            .status
-            .as_ref()
-            .and_then(|s| s.used.as_ref())
-            .filter(|u| u.completed_at.is_none())
-            .filter(|_| owned_by(&request, uid))
-            .map(|u| u.attempt_id.clone());
-        if let Some(attempt) = in_flight {
-            complete(ctx, &request, &attempt, now, written).await?;
+        if let Some(attempt) = authority::in_flight_attempt(&request, uid) {
+            complete(ctx, &request, attempt, now, written).await?;
         }
     }
     Ok(())
@@ -264,22 +257,9 @@ pub async fn in_flight(
     uid: &str,
 ) -> Result<Option<ApprovalRequest>, Error> {
     let requests = objects::approval_requests_for(&ctx.client, namespace, uid).await?;
-    Ok(requests.into_iter().find(|r| {
-        owned_by(r, uid)
-            && r.status.as_ref().is_some_and(|s| {
-                s.issued_for.as_ref().is_some_and(|i| i.subject_uid == uid)
-                    && s.used.as_ref().is_some_and(|u| u.completed_at.is_none())
-            })
-    }))
-}
-
-fn owned_by(request: &ApprovalRequest, uid: &str) -> bool {
-    request
-        .metadata
-        .owner_references
-        .iter()
-        .flatten()
-        .any(|o| o.controller == Some(true) && o.uid == uid)
+    Ok(requests
+        .into_iter()
+        .find(|r| authority::in_flight_attempt(r, uid).is_some()))
 }
 
 fn grant(

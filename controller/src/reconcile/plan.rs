@@ -143,26 +143,7 @@ async fn advance(
         hash: preview.hash.clone(),
     };
     // A rejection of this very preview stands even if its request was deleted since.
-    if let Some(rejected) = next
-        .decision
-        .as_ref()
-        .filter(|d| d.verdict == "Reject" && d.preview_hash == preview.hash)
-    {
-        let message = format!(
-            "{} rejected this preview{}: {}. Change the spec to ask again.",
-            rejected.by,
-            rejected
-                .request
-                .as_ref()
-                .map(|r| format!(" (ApprovalRequest {r})"))
-                .unwrap_or_default(),
-            rejected.comment.as_deref().unwrap_or("no reason given")
-        );
-        let verdict = PlanVerdict::Blocked {
-            phase: PlanPhase::Rejected,
-            reason: "Rejected",
-            message,
-        };
+    if let Some(verdict) = plan_status::standing_rejection(next.decision.as_ref(), &preview.hash) {
         return Ok((verdict, Action::await_change()));
     }
     let grant = match approval_gate::gate(ctx, ask, attempt, now).await? {
