@@ -1,9 +1,11 @@
 //! The write path every YNAB write goes through. Submissions for one Budget that arrive within
 //! the batch window are written together: one delta read first (every decision is made on fresh
 //! state), then one bulk PATCH per `maxBatchSize` items, checked against YNAB's answer. A write
-//! whose answer was lost is settled by reading again, never by writing again.
+//! whose answer was lost is settled by reading again, never by writing again. A bulk update YNAB
+//! refuses for its content is split by submission, a bounded number of times, so one bad record
+//! does not hold back the others.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -124,36 +126,71 @@ async fn write_batch(jobs: Vec<Job>) {
         .iter()
         .map(|j| batch::decide(mirror, closed_through, &j.submission))
         .collect();
-    let to_write: Vec<(usize, usize)> = plans
+    // Each submission's items to write, as (job, item) keys.
+    let groups: Vec<Vec<(usize, usize)>> = plans
         .iter()
         .enumerate()
-        .flat_map(|(j, p)| {
+        .map(|(j, p)| {
             p.iter()
                 .enumerate()
                 .filter(|(_, p)| **p == Plan::Write)
-                .map(move |(i, _)| (j, i))
+                .map(|(i, _)| (j, i))
+                .collect::<Vec<_>>()
         })
+        .filter(|g| !g.is_empty())
         .collect();
 
-    let mut failed: HashMap<(usize, usize), String> = HashMap::new();
+    let mut failed: HashMap<(usize, usize), Outcome> = HashMap::new();
     let mut uncertain = false;
-    for chunk in to_write.chunks(destination.max_batch.max(1)) {
-        let items = chunk
+    let mut requests: VecDeque<_> = batch::pack(&groups, destination.max_batch).into();
+    let mut splits_left = batch::MAX_SPLITS;
+    while let Some(request) = requests.pop_front() {
+        let keys: Vec<(usize, usize)> = request.iter().flatten().copied().collect();
+        let items = keys
             .iter()
             .map(|&(j, i)| {
                 let item = &jobs[j].submission.items[i];
                 crate::logic::converge::save_item(&item.transaction_id, &item.target)
             })
             .collect();
-        match destination
+        let error = match destination
             .client
             .patch_transactions(&destination.plan_id, items)
             .await
         {
-            Ok(data) => mirror.record_written(data.transactions.unwrap_or_default()),
-            Err(YnabError::OutcomeUnknown { .. }) => uncertain = true,
-            Err(e) => failed.extend(chunk.iter().map(|&k| (k, e.to_string()))),
+            Ok(data) => {
+                mirror.record_written(data.transactions.unwrap_or_default());
+                continue;
+            }
+            Err(YnabError::OutcomeUnknown { .. }) => {
+                uncertain = true;
+                continue;
+            }
+            Err(e) => e,
+        };
+        if !error.refuses_content() {
+            failed.extend(
+                keys.iter()
+                    .map(|&k| (k, Outcome::NotLanded(error.to_string()))),
+            );
+            continue;
         }
+        // One bad record refuses the whole bulk update: split by submission to find it, so
+        // the others are written.
+        if let Some([a, b]) = batch::split(&request, splits_left) {
+            splits_left -= 1;
+            requests.push_front(b);
+            requests.push_front(a);
+            continue;
+        }
+        let outcome = if request.len() == 1 {
+            Outcome::Refused(error.to_string())
+        } else {
+            Outcome::NotLanded(format!(
+                "YNAB refused the bulk update this change was part of ({error}), and the batch's splits to find the refused change are spent: it goes out with the next batch"
+            ))
+        };
+        failed.extend(keys.iter().map(|&k| (k, outcome.clone())));
     }
     // An answer was lost: read YNAB again to learn which writes landed.
     let settle_error = if uncertain {
@@ -169,7 +206,7 @@ async fn write_batch(jobs: Vec<Job>) {
             .map(|(i, plan)| match plan {
                 Plan::Done(outcome) => outcome.clone(),
                 Plan::Write => match (failed.get(&(j, i)), &settle_error) {
-                    (Some(reason), _) => Outcome::NotLanded(reason.clone()),
+                    (Some(outcome), _) => outcome.clone(),
                     (None, Some(e)) => {
                         Outcome::NotLanded(format!("outcome unknown, and re-reading failed: {e}"))
                     }

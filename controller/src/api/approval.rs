@@ -21,6 +21,7 @@ use super::common::{CategoryChange, LocalRef};
     printcolumn(name = "Phase", type_ = "string", json_path = ".status.phase"),
     printcolumn(name = "Subject", type_ = "string", json_path = ".spec.subject.name"),
     printcolumn(name = "Summary", type_ = "string", json_path = ".spec.summary"),
+    printcolumn(name = "Changes", type_ = "integer", json_path = ".spec.changeCount"),
     printcolumn(
         name = "Age",
         type_ = "date",
@@ -49,11 +50,16 @@ pub struct ApprovalRequestSpec {
     #[schemars(length(min = 1, max = 500))]
     #[x_kube(validation = Rule::new("self == oldSelf").message("reason is set by ledgerops and cannot change"))]
     pub reason: String,
-    /// Every change the approval covers, before and after.
+    /// The first changes the approval covers (at most 100), before and after; the preview hash
+    /// binds all of them, and `changeCount` counts them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(max = 5000))]
+    #[schemars(length(max = 100))]
     #[x_kube(validation = Rule::new("self == oldSelf").message("changes are set by ledgerops and cannot change"))]
     pub changes: Vec<CategoryChange>,
+    /// How many changes the approval covers in all.
+    #[serde(default)]
+    #[x_kube(validation = Rule::new("self == oldSelf").message("changeCount is set by ledgerops and cannot change"))]
+    pub change_count: u32,
     /// After this time the request expires and the change is not applied.
     #[x_kube(validation = Rule::new("self == oldSelf").message("expiresAt is set by ledgerops and cannot change"))]
     pub expires_at: Time,

@@ -31,6 +31,12 @@ use super::common::{CategoryChange, DecisionRecord, LocalRef, WriteIntent};
         json_path = ".status.preview.unchangedCount"
     ),
     printcolumn(
+        name = "Written",
+        type_ = "integer",
+        json_path = ".status.progress.written",
+        priority = 1
+    ),
+    printcolumn(
         name = "Operation",
         type_ = "string",
         json_path = ".status.operationId",
@@ -104,6 +110,13 @@ pub struct CategorizationPlanStatus {
     /// When the plan was applied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub applied_at: Option<Time>,
+    /// The generation of the spec whose write finished (Applied, PartiallyApplied or Failed):
+    /// an edit after it is previewed anew.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_generation: Option<i64>,
+    /// How far the write of the current operation got.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Progress>,
     /// Who decided the applied (or rejected) preview, kept after the ApprovalRequest is gone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<DecisionRecord>,
@@ -126,6 +139,8 @@ pub enum PlanPhase {
     Applying,
     /// Written to YNAB and journaled.
     Applied,
+    /// Some changes were written and journaled, then the write stopped; see the conditions.
+    PartiallyApplied,
     /// A person rejected it.
     Rejected,
     /// Nobody decided in time.
@@ -134,6 +149,19 @@ pub enum PlanPhase {
     Blocked,
     /// The write failed; see the conditions.
     Failed,
+}
+
+/// How many of an operation's changes YNAB holds.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Progress {
+    /// Changes YNAB holds.
+    pub written: u32,
+    /// Changes in the operation.
+    pub total: u32,
+    /// Chunks (bulk updates of at most the Budget's maxBatchSize) sent so far, and in all.
+    pub chunks_done: u32,
+    pub chunks: u32,
 }
 
 /// What a plan would change.
@@ -146,12 +174,14 @@ pub struct Preview {
     pub server_knowledge: i64,
     /// Number of transactions that change.
     pub change_count: u32,
-    /// Every transaction that changes, before and after.
+    /// The first changes (at most 100), before and after; `changeCount` counts them all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 100))]
     pub changes: Vec<CategoryChange>,
     /// Assignments that already hold and are skipped.
     pub unchanged_count: u32,
-    /// For an undo: transactions changed since the operation, left alone.
+    /// For an undo: transactions changed since the operation, left alone (at most 100 listed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 100))]
     pub conflicts: Vec<String>,
 }

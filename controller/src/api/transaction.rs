@@ -128,6 +128,11 @@ pub struct TransactionStatus {
     /// the generation it holds for. Writing resumes when the spec changes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accepted_generation: Option<i64>,
+    /// Set when YNAB refused the write itself (invalid, missing, in conflict): the generation
+    /// it was refused at. Sending it again would fail the same way; writing resumes when the
+    /// spec changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused_generation: Option<i64>,
     /// Who decided the last write, kept after the ApprovalRequest is gone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<DecisionRecord>,

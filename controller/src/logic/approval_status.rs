@@ -192,6 +192,7 @@ mod tests {
             summary: "s".into(),
             reason: "r".into(),
             changes: vec![],
+            change_count: 0,
             expires_at: Time(at(100)),
             escalate_to: vec!["finance-manager".into()],
             decision,

@@ -78,8 +78,12 @@ pub enum Outcome {
     Skipped,
     /// Written, but YNAB shows something else afterwards (it ignored or changed a field).
     Mismatch,
-    /// The write did not land (the request failed, or a re-read shows it absent).
+    /// The write did not land (the request failed, or a re-read shows it absent); trying again
+    /// later may succeed.
     NotLanded(String),
+    /// YNAB refused the change itself (invalid, missing, in conflict): sending it again fails
+    /// the same way, so it is not retried.
+    Refused(String),
     /// What was authorized no longer matches YNAB or the spec: nothing written.
     Stale(String),
 }
@@ -161,6 +165,39 @@ pub fn current_of(mirror: &Mirror, id: &str, target: &EndState) -> Option<EndSta
         .map(Vec::as_slice)
         .unwrap_or_default();
     Some(converge::observe(tx, lines, target))
+}
+
+/// The most requests a batch spends isolating the submissions YNAB refuses: each split of a
+/// refused request into halves costs one more request. Enough to find one bad submission among
+/// 256; beyond it the rest waits for the next batch.
+pub const MAX_SPLITS: usize = 8;
+
+/// Packs the submissions' write items (each a list of keys) into requests of at most `max`
+/// items, keeping a submission's items in one request where they fit, in order.
+pub fn pack<T: Clone>(groups: &[Vec<T>], max: usize) -> Vec<Vec<Vec<T>>> {
+    let max = max.max(1);
+    let mut requests: Vec<Vec<Vec<T>>> = Vec::new();
+    let mut size = 0;
+    for piece in groups.iter().flat_map(|g| g.chunks(max)) {
+        match requests.last_mut() {
+            Some(request) if size + piece.len() <= max => request.push(piece.to_vec()),
+            _ => {
+                requests.push(vec![piece.to_vec()]);
+                size = 0;
+            }
+        }
+        size += piece.len();
+    }
+    requests
+}
+
+/// What to do with a request YNAB refused for its content: split it in two (by submission) to
+/// find the bad one, or, when it holds one submission or the splits are spent, give up on it.
+pub fn split<T: Clone>(request: &[Vec<T>], splits_left: usize) -> Option<[Vec<Vec<T>>; 2]> {
+    (request.len() > 1 && splits_left > 0).then(|| {
+        let (a, b) = request.split_at(request.len() / 2);
+        [a.to_vec(), b.to_vec()]
+    })
 }
 
 /// After the write: compares what YNAB shows now with the target.
@@ -347,5 +384,58 @@ mod tests {
             settle(&m, &item("zz", "dining", Expect::Prior(None))),
             Outcome::NotLanded(_)
         ));
+    }
+
+    #[test]
+    fn requests_keep_a_submission_whole_and_stay_within_the_limit() {
+        let cases: [(&[&[u8]], usize, &[&[&[u8]]]); 5] = [
+            (&[&[1], &[2], &[3]], 2, &[&[&[1], &[2]], &[&[3]]]),
+            (&[&[1, 2], &[3]], 2, &[&[&[1, 2]], &[&[3]]]),
+            // A submission bigger than a request goes out in pieces of its own.
+            (&[&[1], &[2, 3, 4]], 2, &[&[&[1]], &[&[2, 3]], &[&[4]]]),
+            (&[&[1], &[2]], 0, &[&[&[1]], &[&[2]]]),
+            (&[], 5, &[]),
+        ];
+        for (groups, max, want) in cases {
+            let groups: Vec<Vec<u8>> = groups.iter().map(|g| g.to_vec()).collect();
+            let want: Vec<Vec<Vec<u8>>> = want
+                .iter()
+                .map(|r| r.iter().map(|g| g.to_vec()).collect())
+                .collect();
+            assert_eq!(pack(&groups, max), want, "{groups:?} max {max}");
+        }
+    }
+
+    #[test]
+    fn a_refused_request_splits_by_submission_while_splits_are_left() {
+        let request = vec![vec![1], vec![2], vec![3]];
+        assert_eq!(
+            split(&request, 1),
+            Some([vec![vec![1]], vec![vec![2], vec![3]]])
+        );
+        assert_eq!(split(&request, 0), None, "no splits left");
+        assert_eq!(
+            split(&[vec![1, 2]], 5),
+            None,
+            "one submission is refused whole"
+        );
+    }
+
+    #[test]
+    fn the_split_budget_finds_one_bad_submission_among_256() {
+        // Halving 256 submissions down to the bad one takes log2(256) splits.
+        let mut request: Vec<Vec<u16>> = (0..256).map(|i| vec![i]).collect();
+        let bad = 137;
+        let mut splits = 0;
+        while let Some([a, b]) = split(&request, MAX_SPLITS - splits) {
+            splits += 1;
+            request = if a.iter().flatten().any(|&i| i == bad) {
+                a
+            } else {
+                b
+            };
+        }
+        assert_eq!(request, vec![vec![bad]]);
+        assert_eq!(splits, MAX_SPLITS);
     }
 }

@@ -29,6 +29,8 @@ pub enum PlanVerdict {
     Applying { interrupted: Option<String> },
     /// Written and journaled.
     Applied(String),
+    /// Some changes landed, then the write stopped for good; journaled.
+    PartiallyApplied(String),
     /// YNAB did not end up as the plan said.
     Failed(String),
 }
@@ -51,6 +53,18 @@ pub fn standing_rejection(decision: Option<&DecisionRecord>, hash: &str) -> Opti
             rejected.comment.as_deref().unwrap_or("no reason given")
         ),
     })
+}
+
+/// Whether the plan's write is over for its current spec: applied (wholly or partly), or failed
+/// for a reason a retry cannot fix, at this generation. An edit of the spec afterwards is previewed anew; what already holds is skipped.
+pub fn settled(status: &CategorizationPlanStatus, generation: Option<i64>) -> bool {
+    let finished = match status.phase {
+        // Plans applied before finishedGeneration existed count as applied at their generation.
+        Some(PlanPhase::Applied) => status.finished_generation.or(status.observed_generation),
+        Some(PlanPhase::PartiallyApplied | PlanPhase::Failed) => status.finished_generation,
+        _ => None,
+    };
+    finished.is_some() && finished == generation
 }
 
 pub const READY: &str = "Ready";
@@ -97,6 +111,12 @@ pub fn apply(
             interrupted: Some(m),
         } => (PlanPhase::Applying, false, "Interrupted", m.clone()),
         PlanVerdict::Applied(m) => (PlanPhase::Applied, true, "Applied", m.clone()),
+        PlanVerdict::PartiallyApplied(m) => (
+            PlanPhase::PartiallyApplied,
+            false,
+            "PartiallyApplied",
+            m.clone(),
+        ),
         PlanVerdict::Failed(m) => (PlanPhase::Failed, false, "Failed", m.clone()),
     };
     let valid = match verdict {
@@ -160,6 +180,40 @@ mod tests {
         assert_eq!(standing_rejection(None, "h1"), None);
     }
 
+    #[test]
+    fn a_plan_is_settled_only_for_the_generation_it_was_applied_at() {
+        let status = |phase, applied: Option<i64>, observed| CategorizationPlanStatus {
+            phase: Some(phase),
+            finished_generation: applied,
+            observed_generation: observed,
+            ..Default::default()
+        };
+        let cases = [
+            (status(PlanPhase::Applied, Some(2), Some(2)), Some(2), true),
+            (
+                status(PlanPhase::PartiallyApplied, Some(2), Some(2)),
+                Some(2),
+                true,
+            ),
+            // Edited after it was applied: previewed again.
+            (status(PlanPhase::Applied, Some(2), Some(3)), Some(3), false),
+            (status(PlanPhase::Applied, Some(2), Some(2)), Some(3), false),
+            // Applied by a version that did not record the generation.
+            (status(PlanPhase::Applied, None, Some(2)), Some(2), true),
+            (
+                status(PlanPhase::Applying, Some(2), Some(2)),
+                Some(2),
+                false,
+            ),
+            (status(PlanPhase::Failed, Some(2), Some(2)), Some(2), true),
+            // A failure recorded before finishedGeneration existed is looked at again.
+            (status(PlanPhase::Failed, None, Some(2)), Some(2), false),
+        ];
+        for (s, generation, want) in cases {
+            assert_eq!(settled(&s, generation), want, "{s:?} at {generation:?}");
+        }
+    }
+
     fn at(s: i64) -> Timestamp {
         Timestamp::from_second(1_790_000_000 + s).unwrap()
     }
@@ -219,6 +273,12 @@ mod tests {
                 PlanVerdict::Applied("op-1".into()),
                 PlanPhase::Applied,
                 "True",
+                None,
+            ),
+            (
+                PlanVerdict::PartiallyApplied("2 of 5".into()),
+                PlanPhase::PartiallyApplied,
+                "False",
                 None,
             ),
             (

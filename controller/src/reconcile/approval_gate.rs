@@ -19,6 +19,7 @@ use crate::logic::approval_authority::{self as authority, Authority, Expected, N
 use crate::logic::approval_status;
 use crate::logic::duration;
 use crate::logic::plan::PlannedChange;
+use crate::logic::plan::preview::SHOWN;
 use crate::logic::policy::{self, Action};
 use crate::logic::transaction_status::Verdict;
 
@@ -450,7 +451,13 @@ fn new_request<K: Resource<DynamicType = ()>>(
             preview_hash: ask.hash.clone(),
             summary: truncate(&ask.summary, 200),
             reason: truncate(&ask.decision.reason, 500),
-            changes: ask.changes.iter().map(|c| c.change.clone()).collect(),
+            changes: ask
+                .changes
+                .iter()
+                .take(SHOWN)
+                .map(|c| c.change.clone())
+                .collect(),
+            change_count: u32::try_from(ask.changes.len()).unwrap_or(u32::MAX),
             expires_at: Time(expires),
             escalate_to: policy.escalate_to.clone(),
             decision: None,

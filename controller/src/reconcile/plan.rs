@@ -12,26 +12,32 @@ use kube::runtime::controller::Action;
 use kube::runtime::reflector::ObjectRef;
 use kube::{Api, Resource, ResourceExt};
 
-use super::approval_gate::{self, Ask, Gate};
+use super::approval_gate::{self, Ask, Gate, Grant};
 use super::{Context, Error, scoped};
 use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
-use crate::api::common::{CategoryChange, WriteIntent};
-use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, PlanPhase};
+use crate::api::common::WriteIntent;
+use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, PlanPhase, Progress};
 use crate::k8s::{journal, status};
 use crate::logic::batch::{Authorized, Outcome, Submission, WriteItem};
+use crate::logic::conditions;
 use crate::logic::converge::{Allocation, EndState, Expect};
+use crate::logic::plan::operation::{self, Conclusion};
 use crate::logic::plan::outcome::{self, WriteResult};
 use crate::logic::plan::{self, AppliedChange, Approved, Basis, PlanPreview, PlannedChange, State};
 use crate::logic::plan_status::{self, PlanVerdict};
 use crate::logic::policy;
 use crate::logic::transaction_status::Verdict;
+use crate::writer::Destination;
 
 /// Runs the CategorizationPlan controller until shutdown.
 pub async fn run(ctx: Arc<Context>) {
     // A plan not applied yet previews YNAB's state: any change may move it.
-    let concerns: scoped::Concerns<CategorizationPlan> =
-        |p, _| p.status.as_ref().and_then(|s| s.phase) != Some(PlanPhase::Applied);
+    let concerns: scoped::Concerns<CategorizationPlan> = |p, _| {
+        !p.status
+            .as_ref()
+            .is_some_and(|s| plan_status::settled(s, p.metadata.generation))
+    };
     let controller = scoped::controller(&ctx, concerns).shutdown_on_signal();
     super::drain(controller.run(reconcile, super::error_policy, ctx)).await;
 }
@@ -76,9 +82,8 @@ async fn advance(
     next: &mut CategorizationPlanStatus,
     version: &mut String,
 ) -> Result<(PlanVerdict, Action), Error> {
-    if next.phase == Some(PlanPhase::Applied) {
-        let message = applied_message(plan, next.operation_id.as_deref().unwrap_or_default());
-        return Ok((PlanVerdict::Applied(message), Action::await_change()));
+    if plan_status::settled(next, plan.metadata.generation) {
+        return Ok((settled_verdict(plan, next), Action::await_change()));
     }
     let namespace = plan.namespace().unwrap_or_default();
     let budget_name = &plan.spec.budget_ref.name;
@@ -97,28 +102,11 @@ async fn advance(
     };
     let now = Timestamp::now();
     let uid = plan.meta().uid.clone().unwrap_or_default();
-    // What is written is always computed from the spec and YNAB's state, never taken from the
-    // status. An apply cut off by a restart is recognised by its ApprovalRequest, which records
-    // the write its approval was spent on; the status' intent only says where to look.
     let resume = match &next.intent {
-        Some(intent) => approval_gate::in_flight(ctx, &namespace, &uid)
-            .await?
-            .map(|request| {
-                let changes = request.spec.changes.iter().map(AppliedChange::from);
-                (changes.collect(), request.spec.preview_hash)
-            })
-            // A write the Budget's policy ran has no request: the status names what it started.
-            // Only a hint: the spec and YNAB must still hash to it, and the policy decides again.
-            .or_else(|| {
-                let preview = next.preview.as_ref()?;
-                (preview.hash == intent.target_hash).then(|| {
-                    let changes = preview.changes.iter().map(AppliedChange::from);
-                    (changes.collect(), preview.hash.clone())
-                })
-            }),
+        Some(intent) => Some(resumable(ctx, plan, &namespace, &uid, intent).await?),
         None => None,
     };
-    let found = match preview(plan, ctx, &namespace, &budget, resume).await? {
+    let found = match preview(plan, ctx, &namespace, &budget, resume.as_ref()).await? {
         Ok(found) => found,
         Err(verdict) => return Ok((verdict, Action::requeue(Duration::from_secs(60)))),
     };
@@ -127,12 +115,18 @@ async fn advance(
         decision,
         approved,
     } = found;
+    // An interrupted write goes on under its own id only if its preview still holds.
+    let resumed = resume.filter(|r| r.hash == preview.hash);
     next.intent = None;
+    next.progress = None;
     next.preview = Some(preview.clone().into());
     if preview.nothing_to_do() {
         return Ok((PlanVerdict::NothingToDo, Action::await_change()));
     }
-    let attempt = format!("{uid}-{}", now.as_millisecond());
+    let attempt = resumed.as_ref().map_or_else(
+        || format!("{uid}-{}", now.as_millisecond()),
+        |r| r.attempt_id.clone(),
+    );
     let ask = Ask {
         subject: plan,
         kind: SubjectKind::CategorizationPlan,
@@ -175,103 +169,227 @@ async fn advance(
     };
     next.approval_request.clone_from(&grant.record.request);
     grant.spend(ctx, now).await?;
+    let started_at = resumed.map_or(Time(now), |r| r.started_at);
+    let operation = Operation {
+        plan,
+        namespace: &namespace,
+        budget: budget_name,
+        grant: &grant,
+        started_at: &started_at,
+    };
+    let changes: Vec<AppliedChange> = preview
+        .changes
+        .iter()
+        .map(|c| AppliedChange::from(&c.change))
+        .collect();
     next.intent = Some(WriteIntent {
         attempt_id: grant.attempt_id.clone(),
         target_hash: preview.hash.clone(),
         from_hash: None,
-        started_at: Time(now),
+        started_at: started_at.clone(),
     });
-    let mut applying = next.clone();
-    plan_status::apply(
-        &mut applying,
-        &PlanVerdict::Applying { interrupted: None },
-        plan.metadata.generation,
-        now,
-    );
-    *version = status::apply_if_unchanged(&ctx.client, plan, &applying, version).await?;
-
-    let ids: Vec<String> = preview
-        .changes
-        .iter()
-        .map(|c| c.change.transaction_id.clone())
-        .collect();
-    let submission = Submission {
-        items: preview
-            .changes
-            .iter()
-            .map(|c| write_item(&c.change))
-            .collect(),
-        all_or_nothing: true,
-        authorized: Authorized::Plan(approved),
-    };
-    let outcomes = match ctx
-        .writer
-        .submit(
-            (namespace.clone(), budget_name.clone()),
-            destination,
-            submission,
-        )
-        .await
-    {
-        Ok(outcomes) => outcomes,
-        Err(e) => vec![Outcome::NotLanded(e.to_string()); ids.len()],
-    };
+    let conclusion = operation
+        .write(ctx, destination, &changes, approved, next, version)
+        .await?;
     let done = Timestamp::now();
-    let verdict = match outcome::summarize(&ids, &outcomes) {
-        WriteResult::NotLanded(why) => {
-            let message = format!(
-                "The bulk write did not land ({why}); ledgerops tries again with the same approval"
-            );
-            return Ok((
-                PlanVerdict::Applying {
-                    interrupted: Some(message),
-                },
-                Action::requeue(Duration::from_secs(30)),
-            ));
-        }
-        WriteResult::Landed => None,
-        WriteResult::Stale(message) | WriteResult::Changed(message) => {
-            Some((PlanVerdict::Pending(message), Duration::from_secs(1)))
-        }
-        WriteResult::Blocked(message) => Some((
-            PlanVerdict::Blocked {
-                phase: PlanPhase::Blocked,
-                reason: "GuardedTransaction",
-                message,
-            },
-            Duration::from_secs(600),
-        )),
-        WriteResult::Mismatch(message) => {
-            Some((PlanVerdict::Failed(message), Duration::from_secs(600)))
-        }
-    };
-    next.intent = None;
-    if let Some((verdict, wait)) = verdict {
-        // Nothing was written under this approval, and it is spent: a new one is needed.
-        grant.complete(ctx, done, false).await?;
-        return Ok((verdict, Action::requeue(wait)));
+    let (verdict, wait) = conclusion.verdict(applied_message(plan, &grant.attempt_id));
+    if conclusion.is_final() {
+        operation
+            .complete(ctx, &conclusion, &changes, next, done)
+            .await?;
     }
-    let entry = journal::Entry {
-        operation_id: grant.attempt_id.clone(),
-        plan: plan.name_any(),
-        budget: budget_name.clone(),
-        applied_at: done.to_string(),
-        changes: preview
-            .changes
-            .iter()
-            .map(|c| AppliedChange::from(&c.change))
-            .collect(),
-        decision: Some(grant.record.clone()),
-    };
-    journal::record(&ctx.client, &namespace, &entry).await?;
-    grant.complete(ctx, done, true).await?;
-    next.operation_id = Some(grant.attempt_id.clone());
-    next.applied_at = Some(Time(done));
-    next.decision = Some(grant.record);
     Ok((
-        PlanVerdict::Applied(applied_message(plan, &entry.operation_id)),
-        Action::await_change(),
+        verdict,
+        wait.map_or_else(Action::await_change, Action::requeue),
     ))
+}
+
+/// What a plan whose write is over for this spec still shows.
+fn settled_verdict(plan: &CategorizationPlan, status: &CategorizationPlanStatus) -> PlanVerdict {
+    let operation = status.operation_id.as_deref().unwrap_or_default();
+    let said = || {
+        conditions::get(&status.conditions, plan_status::READY)
+            .map(|c| c.message.clone())
+            .unwrap_or_default()
+    };
+    match status.phase {
+        Some(PlanPhase::PartiallyApplied) => PlanVerdict::PartiallyApplied(said()),
+        Some(PlanPhase::Failed) => PlanVerdict::Failed(said()),
+        _ => PlanVerdict::Applied(applied_message(plan, operation)),
+    }
+}
+
+/// A write cut off by a restart: its id, when it started, the preview it was approved on and
+/// the changes its journal recorded before they went out.
+struct Resume {
+    attempt_id: String,
+    started_at: Time,
+    hash: String,
+    changes: Vec<AppliedChange>,
+}
+
+/// What is known of the interrupted write `intent` names. What is written is always computed
+/// from the spec and YNAB's state, never taken from the status: an ApprovalRequest records the
+/// preview its approval was spent on (the status' hash is only a hint, for a write the policy
+/// ran: the spec and YNAB must still hash to it and the policy decides again), and the journal,
+/// which only ledgerops writes, records what was about to be written.
+async fn resumable(
+    ctx: &Context,
+    plan: &CategorizationPlan,
+    namespace: &str,
+    uid: &str,
+    intent: &WriteIntent,
+) -> Result<Resume, Error> {
+    let request = approval_gate::in_flight(ctx, namespace, uid).await?;
+    let hash = request.map_or_else(|| intent.target_hash.clone(), |r| r.spec.preview_hash);
+    let recorded =
+        journal::operation(&ctx.client, namespace, &plan.name_any(), &intent.attempt_id).await?;
+    Ok(Resume {
+        attempt_id: intent.attempt_id.clone(),
+        started_at: intent.started_at.clone(),
+        hash,
+        changes: recorded.map(|o| o.changes()).unwrap_or_default(),
+    })
+}
+
+/// One write of a plan's approved preview: chunks journaled, then written, in order.
+struct Operation<'a> {
+    plan: &'a CategorizationPlan,
+    namespace: &'a str,
+    budget: &'a str,
+    grant: &'a Grant,
+    started_at: &'a Time,
+}
+
+impl Operation<'_> {
+    /// Writes `changes` in chunks of the Budget's `maxBatchSize`, each journaled before it goes
+    /// out, showing progress between chunks, until all landed or one stops the operation.
+    async fn write(
+        &self,
+        ctx: &Context,
+        destination: Destination,
+        changes: &[AppliedChange],
+        approved: Approved,
+        next: &mut CategorizationPlanStatus,
+        version: &mut String,
+    ) -> Result<Conclusion, Error> {
+        let chunks: Vec<&[AppliedChange]> = changes.chunks(destination.max_batch.max(1)).collect();
+        let count = u32::try_from(chunks.len()).unwrap_or(u32::MAX);
+        let total = u32::try_from(changes.len()).unwrap_or(u32::MAX);
+        let mut written = 0usize;
+        let mut stop = None;
+        for (i, chunk) in chunks.iter().enumerate() {
+            next.progress = Some(Progress {
+                written: u32::try_from(written).unwrap_or(u32::MAX),
+                total,
+                chunks_done: u32::try_from(i).unwrap_or(u32::MAX),
+                chunks: count,
+            });
+            let mut applying = next.clone();
+            plan_status::apply(
+                &mut applying,
+                &PlanVerdict::Applying { interrupted: None },
+                self.plan.metadata.generation,
+                Timestamp::now(),
+            );
+            *version =
+                status::apply_if_unchanged(&ctx.client, self.plan, &applying, version).await?;
+            let entry = journal::Entry {
+                operation_id: self.grant.attempt_id.clone(),
+                plan: self.plan.name_any(),
+                budget: self.budget.to_owned(),
+                chunk: u32::try_from(i).unwrap_or(u32::MAX),
+                chunks: count,
+                started_at: self.started_at.0.to_string(),
+                changes: chunk.to_vec(),
+                decision: Some(self.grant.record.clone()),
+            };
+            journal::record(&ctx.client, self.namespace, &entry).await?;
+            let submission = Submission {
+                items: chunk.iter().map(write_item).collect(),
+                all_or_nothing: true,
+                authorized: Authorized::Plan(approved.clone()),
+            };
+            let key = (self.namespace.to_owned(), self.budget.to_owned());
+            let outcomes = match ctx
+                .writer
+                .submit(key, destination.clone(), submission)
+                .await
+            {
+                Ok(outcomes) => outcomes,
+                Err(e) => vec![Outcome::NotLanded(e.to_string()); chunk.len()],
+            };
+            written += outcomes.iter().filter(|o| o.holds_target()).count();
+            let ids: Vec<String> = chunk.iter().map(|c| c.transaction_id.clone()).collect();
+            match outcome::summarize(&ids, &outcomes) {
+                WriteResult::Landed => {}
+                result => {
+                    stop = Some(result);
+                    break;
+                }
+            }
+        }
+        next.progress = Some(Progress {
+            written: u32::try_from(written).unwrap_or(u32::MAX),
+            total,
+            chunks_done: count,
+            chunks: count,
+        });
+        Ok(operation::conclude(written, changes.len(), stop.as_ref()))
+    }
+
+    /// Records how the operation ended: the journal's completion, the approval used up, and
+    /// the plan's status.
+    async fn complete(
+        &self,
+        ctx: &Context,
+        conclusion: &Conclusion,
+        changes: &[AppliedChange],
+        next: &mut CategorizationPlanStatus,
+        done: Timestamp,
+    ) -> Result<(), Error> {
+        let written = next.progress.as_ref().map_or(0, |p| p.written);
+        let destination_state = ctx.registry.mirror(self.namespace, self.budget);
+        let not_written: Vec<String> = {
+            let slot = destination_state.read().await;
+            changes
+                .iter()
+                .filter(|c| {
+                    slot.mirror
+                        .transactions
+                        .get(&c.transaction_id)
+                        .is_none_or(|tx| tx.category_id != c.to_category_id)
+                })
+                .map(|c| c.transaction_id.clone())
+                .collect()
+        };
+        let completion = journal::Completion {
+            operation_id: self.grant.attempt_id.clone(),
+            plan: self.plan.name_any(),
+            budget: self.budget.to_owned(),
+            completed_at: done.to_string(),
+            outcome: conclusion.outcome().to_owned(),
+            written,
+            total: u32::try_from(changes.len()).unwrap_or(u32::MAX),
+            not_written,
+            reason: conclusion.reason().map(str::to_owned),
+        };
+        journal::complete(&ctx.client, self.namespace, &completion).await?;
+        self.grant.complete(ctx, done, written > 0).await?;
+        next.intent = None;
+        if written > 0 {
+            next.operation_id = Some(self.grant.attempt_id.clone());
+            next.applied_at = Some(Time(done));
+            next.decision = Some(self.grant.record.clone());
+        }
+        if matches!(
+            conclusion,
+            Conclusion::Applied | Conclusion::PartiallyApplied(_) | Conclusion::Failed(_)
+        ) {
+            next.finished_generation = self.plan.metadata.generation;
+        }
+        Ok(())
+    }
 }
 
 /// A plan's preview, the policy's decision on it, and what the write path re-checks.
@@ -290,11 +408,11 @@ async fn preview(
     ctx: &Context,
     namespace: &str,
     budget: &Budget,
-    resume: Option<(Vec<AppliedChange>, String)>,
+    resume: Option<&Resume>,
 ) -> Result<Result<Found, PlanVerdict>, Error> {
     let basis = match (&plan.spec.undo_of, &plan.spec.assignments) {
         (Some(of), _) => match journal::latest_for(&ctx.client, namespace, of).await? {
-            Some(entry) => Basis::Undo(entry.changes),
+            Some(operation) => Basis::Undo(operation.changes()),
             None => {
                 let message = format!(
                     "Plan {of} has no journal entry in namespace {namespace}: it was never applied, so there is nothing to undo"
@@ -338,7 +456,7 @@ async fn preview(
         decimal_digits: digits,
     };
     let resumed = resume
-        .map(|(changes, hash)| approved_as(changes, hash))
+        .map(|r| approved_as(r.changes.clone(), r.hash.clone()))
         .map(|approved| (approved.recompute(mirror), approved))
         .filter(|(preview, approved)| preview.hash == approved.hash);
     let (preview, approved) = match resumed {
@@ -354,16 +472,14 @@ async fn preview(
             (preview, approved)
         }
     };
+    // A change YNAB's guards forbid is a problem of the plan as written: it is reported with
+    // the validation, and nobody is asked to approve a write that cannot happen.
     if let Err(message) = plan::guarded(
         &preview.changes,
         mirror,
         budget.spec.closed_through.as_deref(),
     ) {
-        return Ok(Err(PlanVerdict::Blocked {
-            phase: PlanPhase::Blocked,
-            reason: "GuardedTransaction",
-            message,
-        }));
+        return Ok(Err(PlanVerdict::Invalid(message)));
     }
     let known: HashSet<String> = policy::known_payees(mirror, &preview.changes);
     let decision = policy::decide(&preview.changes, &budget.spec.approval, &known);
@@ -376,7 +492,7 @@ async fn preview(
 
 /// The write that moves one transaction as the preview shows, only if YNAB still shows its
 /// "before".
-fn write_item(change: &CategoryChange) -> WriteItem {
+fn write_item(change: &AppliedChange) -> WriteItem {
     let allocation = |id: &Option<String>| {
         let a = id
             .clone()
@@ -422,11 +538,13 @@ fn waiting(verdict: Verdict) -> PlanVerdict {
 }
 
 fn summary(changes: &[PlannedChange]) -> String {
+    // Saturating: a sum of 5,000 amounts must not wrap or panic; the summary is only words.
     let total: i64 = changes
         .iter()
         .filter_map(|c| crate::logic::money::parse_decimal(&c.change.amount.0).ok())
-        .map(i64::abs)
-        .sum();
+        .fold(0i64, |sum, amount| {
+            sum.saturating_add(amount.saturating_abs())
+        });
     format!(
         "{} transactions to recategorise, {} in total",
         changes.len(),

@@ -97,6 +97,14 @@ async fn converge_one(
         return Ok((converged("AcceptedTheirs", message), idle()));
     }
     next.accepted_generation = None;
+    if next.refused_generation.is_some() && next.refused_generation == tx.metadata.generation {
+        let message = format!(
+            "YNAB refused the write of {} for this spec; sending it again would fail the same way: change the spec",
+            tx.spec.transaction_id
+        );
+        return Ok((refused(message), idle()));
+    }
+    next.refused_generation = None;
     let resolution = tx.annotations().get(RESOLVE).cloned();
     let prior = next.applied.as_ref().map(converge::prior_of);
     let expect = match resolution.as_deref() {
@@ -392,7 +400,7 @@ async fn write(
         Ok(mut outcomes) => outcomes.pop().expect("one outcome per item"),
         Err(e) => Outcome::NotLanded(e.to_string()),
     };
-    if !matches!(outcome, Outcome::NotLanded(_)) {
+    if !matches!(outcome, Outcome::NotLanded(_) | Outcome::Skipped) {
         let written = outcome.holds_target();
         grant.complete(ctx, Timestamp::now(), written).await?;
         if written {
@@ -426,6 +434,12 @@ async fn write(
         Outcome::Mismatch => Verdict::Diverged(format!(
             "YNAB accepted the write of {id} but shows something else: check it in YNAB"
         )),
+        Outcome::Refused(why) => {
+            next.refused_generation = tx.metadata.generation;
+            refused(format!(
+                "YNAB refused the write of {change} ({why}); it is not sent again until the spec changes"
+            ))
+        }
         Outcome::Stale(why) => {
             return Ok((
                 Verdict::Pending(why),
@@ -455,6 +469,13 @@ fn attempt_id(tx: &Transaction, now: Timestamp) -> String {
         tx.meta().uid.as_deref().unwrap_or("local"),
         now.as_millisecond()
     )
+}
+
+fn refused(message: String) -> Verdict {
+    Verdict::Blocked {
+        reason: "RefusedByYnab",
+        message,
+    }
 }
 
 fn converged(reason: &'static str, message: &str) -> Verdict {

@@ -61,6 +61,16 @@ impl YnabError {
         }
     }
 
+    /// Whether YNAB refused what the request carried (a record it found invalid, missing or in
+    /// conflict), not the token or the moment: sending the same content again fails the same
+    /// way, and in a bulk update one bad record refuses them all.
+    pub fn refuses_content(&self) -> bool {
+        matches!(
+            self,
+            YnabError::NotFound { .. } | YnabError::Conflict { .. } | YnabError::BadRequest { .. }
+        )
+    }
+
     /// Whether trying again later may succeed without anyone changing anything.
     pub fn is_transient(&self) -> bool {
         matches!(

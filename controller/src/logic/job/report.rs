@@ -161,6 +161,7 @@ mod tests {
                 summary: "2 changes\n| injected".into(),
                 reason: "policy".into(),
                 changes: vec![],
+                change_count: 0,
                 expires_at: Time(Timestamp::from_second(1_790_100_000).unwrap()),
                 escalate_to: vec![],
                 decision: decided.then(|| Decision {

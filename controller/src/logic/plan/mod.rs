@@ -5,6 +5,7 @@
 pub mod approved;
 mod categories;
 pub mod hash;
+pub mod operation;
 pub mod outcome;
 pub mod preview;
 pub mod undo;

@@ -9,6 +9,8 @@ pub enum WriteResult {
     Landed,
     /// The request failed or its answer was lost and could not be settled: try again.
     NotLanded(String),
+    /// YNAB refused the change itself: sending it again fails the same way.
+    Refused(String),
     /// The approval no longer covers what would be written: nothing was written.
     Stale(String),
     /// A guard forbids changing these transactions: nothing was written.
@@ -23,6 +25,13 @@ pub enum WriteResult {
 /// Sums up `outcomes`, one per item of the write whose transaction ids are `ids`.
 pub fn summarize(ids: &[String], outcomes: &[Outcome]) -> WriteResult {
     let pairs = || ids.iter().zip(outcomes);
+    if let Some((_, Outcome::Refused(why))) =
+        pairs().find(|(_, o)| matches!(o, Outcome::Refused(_)))
+    {
+        return WriteResult::Refused(format!(
+            "{why}. Sending it again would fail the same way: fix or remove the transactions YNAB refuses"
+        ));
+    }
     if let Some((_, Outcome::NotLanded(why))) =
         pairs().find(|(_, o)| matches!(o, Outcome::NotLanded(_)))
     {
@@ -93,6 +102,13 @@ mod tests {
             (
                 vec![Outcome::Written, Outcome::NotLanded("503".into())],
                 |r| matches!(r, WriteResult::NotLanded(w) if w == "503"),
+            ),
+            (
+                vec![
+                    Outcome::NotLanded("503".into()),
+                    Outcome::Refused("400".into()),
+                ],
+                |r| matches!(r, WriteResult::Refused(w) if w.starts_with("400")),
             ),
             (
                 vec![Outcome::Stale("changed".into()), Outcome::AlreadyTarget],

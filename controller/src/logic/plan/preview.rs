@@ -42,15 +42,25 @@ impl PlanPreview {
     }
 }
 
+/// How many changes (and conflicts) a status or an ApprovalRequest lists: a plan may hold 5,000,
+/// and every object must stay far below etcd's size limit. The counts cover them all, and the
+/// hash binds every one.
+pub const SHOWN: usize = 100;
+
 impl From<PlanPreview> for Preview {
     fn from(p: PlanPreview) -> Self {
         Self {
             hash: p.hash,
             server_knowledge: p.server_knowledge,
             change_count: count(p.changes.len()),
-            changes: p.changes.into_iter().map(|c| c.change).collect(),
+            changes: p
+                .changes
+                .into_iter()
+                .take(SHOWN)
+                .map(|c| c.change)
+                .collect(),
             unchanged_count: p.unchanged_count,
-            conflicts: p.conflicts,
+            conflicts: p.conflicts.into_iter().take(SHOWN).collect(),
         }
     }
 }

@@ -1,0 +1,211 @@
+//! A plan's write as one operation: its changes go out in chunks of at most `maxBatchSize`, one
+//! bulk update each, in order, and the operation ends when every chunk landed or one stopped it.
+//! YNAB has no transactions across requests, so a stop after a chunk landed leaves the plan
+//! partly applied: that is said, journaled and undoable, never hidden.
+
+use std::time::Duration;
+
+use super::outcome::WriteResult;
+use crate::api::plan::PlanPhase;
+use crate::logic::plan_status::PlanVerdict;
+
+/// How an operation ended, from how many changes YNAB holds and what stopped it, if anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Conclusion {
+    /// Every change is in YNAB.
+    Applied,
+    /// Some changes landed, then the operation stopped for a reason a retry cannot fix.
+    PartiallyApplied(String),
+    /// Nothing landed, and a retry cannot fix it (YNAB refused, or shows something else).
+    Failed(String),
+    /// Nothing landed: a guard forbids a change.
+    Blocked(String),
+    /// Nothing landed: the approved preview no longer holds, so it is previewed again.
+    Restart(String),
+    /// A request failed in a way a later try may fix: the same approval goes on.
+    Retry(String),
+}
+
+/// The operation's end after `written` of `total` changes are in YNAB, stopped by `stop` (or
+/// not stopped, when `None`).
+pub fn conclude(written: usize, total: usize, stop: Option<&WriteResult>) -> Conclusion {
+    let partly = |why: &str| {
+        Conclusion::PartiallyApplied(format!(
+            "{written} of {total} changes are in YNAB, then the write stopped: {why}. YNAB has no transactions across requests, so what landed stays; it is journaled and undone with spec.undoOf. Edit the plan to apply the rest."
+        ))
+    };
+    match stop {
+        None => Conclusion::Applied,
+        Some(WriteResult::Landed) => Conclusion::Applied,
+        Some(WriteResult::NotLanded(why)) => Conclusion::Retry(format!(
+            "{written} of {total} changes are in YNAB; the next did not land ({why}); ledgerops tries again with the same approval"
+        )),
+        Some(WriteResult::Mismatch(why)) => Conclusion::Failed(why.clone()),
+        Some(WriteResult::Refused(why)) if written == 0 => Conclusion::Failed(why.clone()),
+        Some(WriteResult::Blocked(why)) if written == 0 => Conclusion::Blocked(why.clone()),
+        Some(WriteResult::Stale(why) | WriteResult::Changed(why)) if written == 0 => {
+            Conclusion::Restart(why.clone())
+        }
+        Some(
+            WriteResult::Refused(why)
+            | WriteResult::Blocked(why)
+            | WriteResult::Stale(why)
+            | WriteResult::Changed(why),
+        ) => partly(why),
+    }
+}
+
+impl Conclusion {
+    /// Whether the operation is over: its approval is used up and its journal completed.
+    pub fn is_final(&self) -> bool {
+        !matches!(self, Self::Retry(_))
+    }
+
+    /// The word the journal's completion records.
+    pub fn outcome(&self) -> &'static str {
+        match self {
+            Self::Applied => "Applied",
+            Self::PartiallyApplied(_) => "PartiallyApplied",
+            Self::Failed(_) | Self::Blocked(_) | Self::Restart(_) | Self::Retry(_) => "Failed",
+        }
+    }
+
+    /// Why the operation stopped short, if it did.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Self::Applied => None,
+            Self::PartiallyApplied(m)
+            | Self::Failed(m)
+            | Self::Blocked(m)
+            | Self::Restart(m)
+            | Self::Retry(m) => Some(m),
+        }
+    }
+
+    /// The plan's verdict, and when to look again (`None`: when something changes). `applied`
+    /// is the message of an applied plan.
+    pub fn verdict(&self, applied: String) -> (PlanVerdict, Option<Duration>) {
+        match self {
+            Self::Applied => (PlanVerdict::Applied(applied), None),
+            Self::PartiallyApplied(m) => (PlanVerdict::PartiallyApplied(m.clone()), None),
+            Self::Failed(m) => (PlanVerdict::Failed(m.clone()), None),
+            Self::Blocked(m) => (
+                PlanVerdict::Blocked {
+                    phase: PlanPhase::Blocked,
+                    reason: "GuardedTransaction",
+                    message: m.clone(),
+                },
+                None,
+            ),
+            // The write path just re-read YNAB: the next preview sees what changed. The wait
+            // bounds what a plan that keeps going stale can cost.
+            Self::Restart(m) => (
+                PlanVerdict::Pending(m.clone()),
+                Some(Duration::from_secs(60)),
+            ),
+            Self::Retry(m) => (
+                PlanVerdict::Applying {
+                    interrupted: Some(m.clone()),
+                },
+                Some(Duration::from_secs(30)),
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_end_of_an_operation() {
+        let w = |s: &str| s.to_string();
+        let cases: Vec<(usize, Option<WriteResult>, Conclusion)> = vec![
+            (5, None, Conclusion::Applied),
+            (5, Some(WriteResult::Landed), Conclusion::Applied),
+            (
+                0,
+                Some(WriteResult::NotLanded(w("503"))),
+                Conclusion::Retry(w(
+                    "0 of 5 changes are in YNAB; the next did not land (503); ledgerops tries again with the same approval",
+                )),
+            ),
+            (
+                0,
+                Some(WriteResult::Refused(w("400"))),
+                Conclusion::Failed(w("400")),
+            ),
+            (
+                0,
+                Some(WriteResult::Blocked(w("tx reconciled"))),
+                Conclusion::Blocked(w("tx reconciled")),
+            ),
+            (
+                0,
+                Some(WriteResult::Stale(w("moved"))),
+                Conclusion::Restart(w("moved")),
+            ),
+            (
+                0,
+                Some(WriteResult::Changed(w("edited"))),
+                Conclusion::Restart(w("edited")),
+            ),
+            (
+                3,
+                Some(WriteResult::Mismatch(w("other category"))),
+                Conclusion::Failed(w("other category")),
+            ),
+        ];
+        for (written, stop, want) in cases {
+            assert_eq!(conclude(written, 5, stop.as_ref()), want, "{stop:?}");
+        }
+        for stop in [
+            WriteResult::Refused(w("404")),
+            WriteResult::Blocked(w("closed month")),
+            WriteResult::Stale(w("moved")),
+            WriteResult::Changed(w("edited")),
+        ] {
+            let got = conclude(2, 5, Some(&stop));
+            assert!(
+                matches!(&got, Conclusion::PartiallyApplied(m) if m.starts_with("2 of 5 changes are in YNAB")),
+                "{stop:?} after 2 landed gave {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_a_retry_keeps_the_operation_open() {
+        let finals = [
+            Conclusion::Applied,
+            Conclusion::PartiallyApplied("p".into()),
+            Conclusion::Failed("f".into()),
+            Conclusion::Blocked("b".into()),
+            Conclusion::Restart("r".into()),
+        ];
+        assert!(finals.iter().all(Conclusion::is_final));
+        assert!(!Conclusion::Retry("r".into()).is_final());
+        assert_eq!(Conclusion::Applied.outcome(), "Applied");
+        assert_eq!(Conclusion::Applied.reason(), None);
+        assert_eq!(
+            Conclusion::PartiallyApplied("p".into()).outcome(),
+            "PartiallyApplied"
+        );
+    }
+
+    #[test]
+    fn only_a_retry_or_a_restart_looks_again_by_itself() {
+        let (verdict, wait) = Conclusion::Restart("r".into()).verdict(String::new());
+        assert_eq!(verdict, PlanVerdict::Pending("r".into()));
+        assert_eq!(wait, Some(Duration::from_secs(60)));
+        let (_, wait) = Conclusion::Retry("r".into()).verdict(String::new());
+        assert_eq!(wait, Some(Duration::from_secs(30)));
+        for c in [
+            Conclusion::Applied,
+            Conclusion::PartiallyApplied("p".into()),
+            Conclusion::Failed("f".into()),
+            Conclusion::Blocked("b".into()),
+        ] {
+            assert_eq!(c.verdict("done".into()).1, None, "{c:?}");
+        }
+    }
+}
