@@ -16,7 +16,7 @@ use super::approval_gate::{self, Ask, Gate, Grant};
 use super::{Context, Error, scoped};
 use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
-use crate::api::common::WriteIntent;
+use crate::api::common::{DecisionRecord, WriteIntent};
 use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, PlanPhase, Progress};
 use crate::k8s::{journal, status};
 use crate::logic::batch::{Authorized, Outcome, Submission, WriteItem};
@@ -115,8 +115,18 @@ async fn advance(
         decision,
         approved,
     } = found;
-    // An interrupted write goes on under its own id only if its preview still holds.
-    let resumed = resume.filter(|r| r.hash == preview.hash);
+    // An interrupted write goes on under its own id only if its preview still holds; one that
+    // does not is settled by what landed before anything else is decided.
+    let (resumed, cut_off) = match resume {
+        Some(r) if r.hash == preview.hash => (Some(r), None),
+        other => (None, other),
+    };
+    if let Some(cut) = cut_off {
+        let ended = settle_cut_off(ctx, plan, &namespace, budget_name, &uid, &cut, next).await?;
+        if let Some(verdict) = ended {
+            return Ok((verdict, Action::await_change()));
+        }
+    }
     next.intent = None;
     next.progress = None;
     next.preview = Some(preview.clone().into());
@@ -191,17 +201,139 @@ async fn advance(
     let conclusion = operation
         .write(ctx, destination, &changes, approved, next, version)
         .await?;
-    let done = Timestamp::now();
     let (verdict, wait) = conclusion.verdict(applied_message(plan, &grant.attempt_id));
     if conclusion.is_final() {
-        operation
-            .complete(ctx, &conclusion, &changes, next, done)
-            .await?;
+        let done = Timestamp::now();
+        let end = End {
+            operation_id: &grant.attempt_id,
+            decision: Some(&grant.record),
+            changes: &changes,
+            written: next.progress.as_ref().map_or(0, |p| p.written),
+        };
+        let written = finish(
+            ctx,
+            plan,
+            &namespace,
+            budget_name,
+            &end,
+            &conclusion,
+            next,
+            done,
+        )
+        .await?;
+        grant.complete(ctx, done, written > 0).await?;
     }
     Ok((
         verdict,
         wait.map_or_else(Action::await_change, Action::requeue),
     ))
+}
+
+/// An operation cut off by a restart whose approved preview no longer holds: what landed is
+/// kept and journaled, and nothing is written under its approval again. `None` when nothing
+/// had landed: the plan starts over with a new preview.
+async fn settle_cut_off(
+    ctx: &Context,
+    plan: &CategorizationPlan,
+    namespace: &str,
+    budget: &str,
+    uid: &str,
+    cut: &Resume,
+    next: &mut CategorizationPlanStatus,
+) -> Result<Option<PlanVerdict>, Error> {
+    let now = Timestamp::now();
+    let conclusion = {
+        let slot = ctx.registry.mirror(namespace, budget);
+        let slot = slot.read().await;
+        operation::interrupted(&cut.changes, &slot.mirror)
+    };
+    let Some(conclusion) = conclusion else {
+        approval_gate::complete_in_flight(ctx, namespace, uid, now, false).await?;
+        next.intent = None;
+        return Ok(None);
+    };
+    let end = End {
+        operation_id: &cut.attempt_id,
+        decision: cut.decision.as_ref(),
+        changes: &cut.changes,
+        written: 0,
+    };
+    let written = finish(ctx, plan, namespace, budget, &end, &conclusion, next, now).await?;
+    approval_gate::complete_in_flight(ctx, namespace, uid, now, written > 0).await?;
+    Ok(Some(
+        conclusion.verdict(applied_message(plan, &cut.attempt_id)).0,
+    ))
+}
+
+/// What an operation that ended did.
+struct End<'a> {
+    operation_id: &'a str,
+    decision: Option<&'a DecisionRecord>,
+    changes: &'a [AppliedChange],
+    /// Changes YNAB holds, as the write counted them; 0 to count them on the mirror.
+    written: u32,
+}
+
+/// Records how an operation ended: the journal's completion and the plan's status. Returns how
+/// many of its changes YNAB holds.
+#[allow(clippy::too_many_arguments)]
+async fn finish(
+    ctx: &Context,
+    plan: &CategorizationPlan,
+    namespace: &str,
+    budget: &str,
+    end: &End<'_>,
+    conclusion: &Conclusion,
+    next: &mut CategorizationPlanStatus,
+    done: Timestamp,
+) -> Result<u32, Error> {
+    let not_written: Vec<String> = {
+        let slot = ctx.registry.mirror(namespace, budget);
+        let slot = slot.read().await;
+        end.changes
+            .iter()
+            .filter(|c| {
+                slot.mirror
+                    .transactions
+                    .get(&c.transaction_id)
+                    .is_none_or(|tx| tx.category_id != c.to_category_id)
+            })
+            .map(|c| c.transaction_id.clone())
+            .collect()
+    };
+    let total = u32::try_from(end.changes.len()).unwrap_or(u32::MAX);
+    let held = total.saturating_sub(u32::try_from(not_written.len()).unwrap_or(u32::MAX));
+    let written = if end.written > 0 { end.written } else { held };
+    let completion = journal::Completion {
+        operation_id: end.operation_id.to_owned(),
+        plan: plan.name_any(),
+        budget: budget.to_owned(),
+        completed_at: done.to_string(),
+        outcome: conclusion.outcome().to_owned(),
+        written,
+        total,
+        not_written,
+        reason: conclusion.reason().map(str::to_owned),
+    };
+    journal::complete(&ctx.client, namespace, &completion).await?;
+    next.intent = None;
+    next.progress = Some(Progress {
+        written,
+        total,
+        ..next.progress.clone().unwrap_or_default()
+    });
+    if written > 0 {
+        next.operation_id = Some(end.operation_id.to_owned());
+        next.applied_at = Some(Time(done));
+        next.decision = end.decision.cloned();
+    }
+    if matches!(
+        conclusion,
+        Conclusion::Applied | Conclusion::PartiallyApplied(_) | Conclusion::Failed(_)
+    ) {
+        next.finished_generation = plan.metadata.generation;
+    }
+    Ok(written)
 }
 
 /// What a plan whose write is over for this spec still shows.
@@ -226,6 +358,8 @@ struct Resume {
     started_at: Time,
     hash: String,
     changes: Vec<AppliedChange>,
+    /// Who decided the write, as its journal recorded.
+    decision: Option<DecisionRecord>,
 }
 
 /// What is known of the interrupted write `intent` names. What is written is always computed
@@ -248,6 +382,10 @@ async fn resumable(
         attempt_id: intent.attempt_id.clone(),
         started_at: intent.started_at.clone(),
         hash,
+        decision: recorded
+            .as_ref()
+            .and_then(|o| o.entries.first())
+            .and_then(|e| e.decision.clone()),
         changes: recorded.map(|o| o.changes()).unwrap_or_default(),
     })
 }
@@ -336,59 +474,6 @@ impl Operation<'_> {
             chunks: count,
         });
         Ok(operation::conclude(written, changes.len(), stop.as_ref()))
-    }
-
-    /// Records how the operation ended: the journal's completion, the approval used up, and
-    /// the plan's status.
-    async fn complete(
-        &self,
-        ctx: &Context,
-        conclusion: &Conclusion,
-        changes: &[AppliedChange],
-        next: &mut CategorizationPlanStatus,
-        done: Timestamp,
-    ) -> Result<(), Error> {
-        let written = next.progress.as_ref().map_or(0, |p| p.written);
-        let destination_state = ctx.registry.mirror(self.namespace, self.budget);
-        let not_written: Vec<String> = {
-            let slot = destination_state.read().await;
-            changes
-                .iter()
-                .filter(|c| {
-                    slot.mirror
-                        .transactions
-                        .get(&c.transaction_id)
-                        .is_none_or(|tx| tx.category_id != c.to_category_id)
-                })
-                .map(|c| c.transaction_id.clone())
-                .collect()
-        };
-        let completion = journal::Completion {
-            operation_id: self.grant.attempt_id.clone(),
-            plan: self.plan.name_any(),
-            budget: self.budget.to_owned(),
-            completed_at: done.to_string(),
-            outcome: conclusion.outcome().to_owned(),
-            written,
-            total: u32::try_from(changes.len()).unwrap_or(u32::MAX),
-            not_written,
-            reason: conclusion.reason().map(str::to_owned),
-        };
-        journal::complete(&ctx.client, self.namespace, &completion).await?;
-        self.grant.complete(ctx, done, written > 0).await?;
-        next.intent = None;
-        if written > 0 {
-            next.operation_id = Some(self.grant.attempt_id.clone());
-            next.applied_at = Some(Time(done));
-            next.decision = Some(self.grant.record.clone());
-        }
-        if matches!(
-            conclusion,
-            Conclusion::Applied | Conclusion::PartiallyApplied(_) | Conclusion::Failed(_)
-        ) {
-            next.finished_generation = self.plan.metadata.generation;
-        }
-        Ok(())
     }
 }
 

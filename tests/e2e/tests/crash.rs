@@ -65,6 +65,7 @@ async fn hold_next_patch(s: &Scenario) {
     let only_patch = RequestMatch {
         method: Some("PATCH".into()),
         path: None,
+        body_contains: None,
     };
     let fault = DropFault {
         count: 1,
@@ -304,4 +305,68 @@ async fn a_person_approved_plan_killed_mid_apply_resumes_under_the_same_approval
     );
     assert!(used.written && used.completed_at.is_some());
     assert_eq!(status.decision.unwrap().by, "admin");
+}
+
+#[tokio::test]
+async fn a_plan_killed_after_its_write_landed_keeps_its_journal_when_ynab_is_edited_before_restart()
+{
+    let (plane, s, ledgerops) = world("crashjournal").await;
+    hold_next_patch(&s).await;
+    let assignments: Vec<_> = (0..N)
+        .map(|i| json!({"transactionId": name(i), "categoryId": category("Transport")}))
+        .collect();
+    s.create_plan("bulk", "household", json!({"assignments": assignments}))
+        .await;
+    until("the bulk update", Duration::from_secs(60), async || {
+        s.requests(PATCH).await == 1
+    })
+    .await;
+    // kill -9 before the answer came back; meanwhile someone moves one of the written records.
+    drop(ledgerops);
+    let edit = json!({"category_id": category("Restaurants")});
+    s.sim
+        .control()
+        .edit(demo::PLAN_ID, RecordKind::Transaction, &name(7), &edit)
+        .await
+        .unwrap();
+    let _restarted = Ledgerops::start(&plane).await;
+
+    let partial = s.wait_plan("bulk", PlanPhase::PartiallyApplied).await;
+    assert_eq!(s.requests(PATCH).await, 1, "nothing is written again");
+    assert_eq!(
+        s.ynab_category(&name(7)).await,
+        Some(category("Restaurants")),
+        "the edit made during the crash is left alone"
+    );
+    let status = partial.status.unwrap();
+    let message = &ledgerops::logic::conditions::get(&status.conditions, "Ready")
+        .unwrap()
+        .message;
+    assert!(message.contains(&name(7)), "{message}");
+    // The journal holds every change that went out, and how the operation ended.
+    let operation = status.operation_id.unwrap();
+    let maps = s.api::<k8s_openapi::api::core::v1::ConfigMap>();
+    let entry = maps
+        .get(&format!("ledgerops-journal-{operation}-0"))
+        .await
+        .expect("journaled before the write");
+    let entry: serde_json::Value =
+        serde_json::from_str(&entry.data.unwrap()["entry.json"]).unwrap();
+    assert_eq!(entry["changes"].as_array().unwrap().len(), N);
+    let done = maps
+        .get(&format!("ledgerops-journal-{operation}"))
+        .await
+        .expect("completed after the restart");
+    let done: serde_json::Value =
+        serde_json::from_str(&done.data.unwrap()["completion.json"]).unwrap();
+    assert_eq!(done["written"], N - 1);
+    assert_eq!(done["notWritten"], json!([name(7)]));
+
+    // The undo puts back what ledgerops wrote and leaves the edited record alone.
+    s.create_plan("undo", "household", json!({"undoOf": "bulk"}))
+        .await;
+    let undone = s.wait_plan("undo", PlanPhase::Applied).await;
+    let preview = undone.status.unwrap().preview.unwrap();
+    assert_eq!(preview.change_count as usize, N - 1);
+    assert_eq!(preview.conflicts, vec![name(7)]);
 }

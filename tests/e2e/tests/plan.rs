@@ -225,16 +225,20 @@ async fn an_unanswered_request_expires_and_escalates() {
         |r| r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Expired),
     )
     .await;
-    let events = s
-        .api::<Event>()
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items;
-    let escalation = events
-        .iter()
-        .find(|e| e.reason.as_deref() == Some("Escalated"))
-        .expect("an escalation Event");
+    // The Event is published right after the phase is written: give it a moment to arrive.
+    let mut escalation = None;
+    for _ in 0..100 {
+        let events = s.api::<Event>().list(&ListParams::default()).await.unwrap();
+        escalation = events
+            .items
+            .into_iter()
+            .find(|e| e.reason.as_deref() == Some("Escalated"));
+        if escalation.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let escalation = escalation.expect("an escalation Event");
     assert!(
         escalation
             .note

@@ -310,6 +310,7 @@ async fn server_errors_in_a_batch_are_retried_and_nothing_is_lost() {
     let only_patch = RequestMatch {
         method: Some("PATCH".into()),
         path: None,
+        body_contains: None,
     };
     s.sim
         .control()
@@ -351,6 +352,7 @@ async fn a_429_mid_batch_is_waited_out_and_nothing_is_lost() {
     let only_patch = RequestMatch {
         method: Some("PATCH".into()),
         path: None,
+        body_contains: None,
     };
     s.sim
         .control()

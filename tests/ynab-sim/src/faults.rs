@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::body::{Body, Bytes};
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
@@ -24,6 +25,10 @@ pub struct RequestMatch {
     /// (`/v1/plans/{plan_id}/transactions`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// Text the request body must contain, such as one transaction's id: a bulk update that
+    /// carries that record is refused, one without it goes through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_contains: Option<String>,
 }
 
 /// What a fault is matched against, taken before the request is handed on.
@@ -31,10 +36,11 @@ struct Seen {
     method: Method,
     path: String,
     template: Option<String>,
+    body: Bytes,
 }
 
 impl Seen {
-    fn of(req: &Request) -> Seen {
+    fn of(req: &Request, body: Bytes) -> Seen {
         Seen {
             method: req.method().clone(),
             path: req.uri().path().to_string(),
@@ -42,6 +48,7 @@ impl Seen {
                 .extensions()
                 .get::<MatchedPath>()
                 .map(|m| m.as_str().to_string()),
+            body,
         }
     }
 }
@@ -56,9 +63,17 @@ impl RequestMatch {
             .path
             .as_deref()
             .is_none_or(|p| p == seen.path || Some(p) == seen.template.as_deref());
-        method_ok && path_ok
+        let body_ok = self.body_contains.as_deref().is_none_or(|text| {
+            seen.body
+                .windows(text.len().max(1))
+                .any(|w| w == text.as_bytes())
+        });
+        method_ok && path_ok && body_ok
     }
 }
+
+/// The largest body the simulator reads (a bulk update of 1,000 transactions is far smaller).
+const MAX_BODY: usize = 16 * 1024 * 1024;
 
 /// Answer `count` matching requests with `status` (and YNAB's error body for it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,7 +137,13 @@ pub async fn layer(
     if latency > 0 {
         tokio::time::sleep(Duration::from_millis(latency)).await;
     }
-    let seen = Seen::of(&req);
+    // The body is read once so a fault can look into it, then handed on unchanged.
+    let (parts, body) = req.into_parts();
+    let bytes = axum::body::to_bytes(body, MAX_BODY)
+        .await
+        .map_err(|e| SimError::BadRequest(format!("request body: {e}")))?;
+    let req = Request::from_parts(parts, Body::from(bytes.clone()));
+    let seen = Seen::of(&req, bytes);
     let injected = take(
         &mut sim.faults.lock().unwrap().statuses,
         |f| &mut f.count,

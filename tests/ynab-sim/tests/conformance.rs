@@ -940,6 +940,7 @@ async fn faults_answer_statuses_and_drop_after_writing() {
         only: RequestMatch {
             method: Some("GET".into()),
             path: Some("/v1/plans/{plan_id}/transactions".into()),
+            body_contains: None,
         },
     })
     .await
@@ -979,6 +980,7 @@ async fn faults_answer_statuses_and_drop_after_writing() {
         only: RequestMatch {
             method: Some("PUT".into()),
             path: None,
+            body_contains: None,
         },
     })
     .await

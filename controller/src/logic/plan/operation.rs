@@ -6,7 +6,9 @@
 use std::time::Duration;
 
 use super::outcome::WriteResult;
+use super::undo::AppliedChange;
 use crate::api::plan::PlanPhase;
+use crate::logic::mirror::Mirror;
 use crate::logic::plan_status::PlanVerdict;
 
 /// How an operation ended, from how many changes YNAB holds and what stopped it, if anything.
@@ -53,6 +55,46 @@ pub fn conclude(written: usize, total: usize, stop: Option<&WriteResult>) -> Con
             | WriteResult::Changed(why),
         ) => partly(why),
     }
+}
+
+/// How an operation cut off by a restart ended, when its approved preview no longer holds (YNAB
+/// changed meanwhile): each change its journal recorded either holds, never went out, or was
+/// changed by someone since and is left alone. `None` when nothing landed: the plan starts over.
+pub fn interrupted(changes: &[AppliedChange], mirror: &Mirror) -> Option<Conclusion> {
+    let category = |id: &str| mirror.transactions.get(id).map(|t| t.category_id.clone());
+    let landed = changes
+        .iter()
+        .filter(|c| category(&c.transaction_id) == Some(c.to_category_id.clone()))
+        .count();
+    if landed == 0 {
+        return None;
+    }
+    if landed == changes.len() {
+        return Some(Conclusion::Applied);
+    }
+    let changed: Vec<&str> = changes
+        .iter()
+        .filter(|c| {
+            let now = category(&c.transaction_id);
+            now != Some(c.to_category_id.clone()) && now != Some(c.from_category_id.clone())
+        })
+        .map(|c| c.transaction_id.as_str())
+        .collect();
+    let why = if changed.is_empty() {
+        "the rest did not go out before the restart, and YNAB changed since".to_owned()
+    } else {
+        format!(
+            "YNAB changed {} since (someone else's edit, left alone)",
+            changed.join(", ")
+        )
+    };
+    Some(conclude(
+        landed,
+        changes.len(),
+        Some(&WriteResult::Changed(format!(
+            "the write was interrupted; {why}"
+        ))),
+    ))
 }
 
 impl Conclusion {
@@ -171,6 +213,42 @@ mod tests {
                 "{stop:?} after 2 landed gave {got:?}"
             );
         }
+    }
+
+    #[test]
+    fn an_interrupted_operation_keeps_what_landed_and_leaves_edits_alone() {
+        use crate::logic::plan::test_support::{mirror, recategorise};
+        let change = |tx: &str, from: Option<&str>, to: &str| AppliedChange {
+            transaction_id: tx.into(),
+            from_category_id: from.map(str::to_owned),
+            to_category_id: Some(to.into()),
+        };
+        let journal = [
+            change("tx-048", None, "cat-groceries"),
+            change("tx-049", None, "cat-transport"),
+        ];
+        let mut m = mirror();
+        assert_eq!(
+            interrupted(&journal, &m),
+            None,
+            "nothing landed: start over"
+        );
+        recategorise(&mut m, "tx-048", Some("cat-groceries"));
+        recategorise(&mut m, "tx-049", Some("cat-transport"));
+        assert_eq!(interrupted(&journal, &m), Some(Conclusion::Applied));
+        recategorise(&mut m, "tx-049", Some("cat-investments"));
+        let got = interrupted(&journal, &m);
+        assert!(
+            matches!(&got, Some(Conclusion::PartiallyApplied(msg))
+                if msg.starts_with("1 of 2") && msg.contains("YNAB changed tx-049 since")),
+            "{got:?}"
+        );
+        recategorise(&mut m, "tx-049", None);
+        let got = interrupted(&journal, &m);
+        assert!(
+            matches!(&got, Some(Conclusion::PartiallyApplied(msg)) if msg.contains("did not go out")),
+            "{got:?}"
+        );
     }
 
     #[test]

@@ -191,7 +191,7 @@ async fn a_plan_edited_after_its_approval_needs_a_new_one() {
     let journal = s
         .api::<ConfigMap>()
         .get(&format!(
-            "ledgerops-journal-{}",
+            "ledgerops-journal-{}-0",
             status.operation_id.unwrap()
         ))
         .await
