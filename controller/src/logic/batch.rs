@@ -388,7 +388,9 @@ mod tests {
 
     #[test]
     fn requests_keep_a_submission_whole_and_stay_within_the_limit() {
-        let cases: [(&[&[u8]], usize, &[&[&[u8]]]); 5] = [
+        type Groups<'a> = &'a [&'a [u8]];
+        type Requests<'a> = &'a [&'a [&'a [u8]]];
+        let cases: [(Groups, usize, Requests); 5] = [
             (&[&[1], &[2], &[3]], 2, &[&[&[1], &[2]], &[&[3]]]),
             (&[&[1, 2], &[3]], 2, &[&[&[1, 2]], &[&[3]]]),
             // A submission bigger than a request goes out in pieces of its own.
