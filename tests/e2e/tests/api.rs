@@ -220,7 +220,9 @@ async fn printer_columns_show_in_kubectl_get() {
         ),
         (
             "approvalrequests",
-            &["NAME", "PHASE", "SUBJECT", "SUMMARY", "AGE", "EXPIRES"],
+            &[
+                "NAME", "PHASE", "SUBJECT", "SUMMARY", "CHANGES", "AGE", "EXPIRES",
+            ],
         ),
         (
             "agentjobs",
