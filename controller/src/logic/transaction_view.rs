@@ -10,11 +10,22 @@ use crate::api::common::{Amount, CategoryChange};
 use crate::api::transaction::{FlagColor, ObservedTransaction};
 use crate::ynab::model::TransactionSummary;
 
-/// The allocation in words: a category's name, `Split (n lines)`, or `uncategorized`.
+/// The allocation in words: a category's name, `Split (Groceries -5.00, Household -3.40)`, or
+/// `uncategorized`.
 pub fn allocation_words(state: &EndState, mirror: &Mirror) -> String {
     match &state.allocation {
         Some(Allocation::Category(c)) => category_name(mirror, c),
-        Some(Allocation::Split(lines)) => format!("Split ({} lines)", lines.len()),
+        Some(Allocation::Split(lines)) => {
+            let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
+            let lines: Vec<String> = lines
+                .iter()
+                .map(|l| {
+                    let amount = money::to_decimal(l.amount, digits);
+                    format!("{} {amount}", category_name(mirror, &l.category_id))
+                })
+                .collect();
+            format!("Split ({})", lines.join(", "))
+        }
         Some(Allocation::Uncategorized) => "uncategorized".into(),
         None => "its category unchanged".into(),
     }
@@ -288,7 +299,7 @@ mod tests {
                 vec![ManagedField::Split],
                 vec![],
                 vec!["cat-groceries", "cat-transport"],
-                "Groceries → Split (2 lines)",
+                "Groceries → Split (Groceries -4.20, Transport -4.20)",
             ),
             (
                 "a split in place, its memo changing",
@@ -306,7 +317,7 @@ mod tests {
                 vec![ManagedField::Split],
                 vec!["cat-old", "cat-visa"],
                 vec!["cat-groceries", "cat-transport"],
-                "Split (2 lines) → Split (2 lines)",
+                "Split (Old hobby -4.20, Visa Premier -4.20) → Split (Groceries -4.20, Transport -4.20)",
             ),
         ];
         for (name, current, target, fields, out_of, into, words) in cases {

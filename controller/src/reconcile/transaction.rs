@@ -223,7 +223,7 @@ async fn read_facts(
     let slot = slot.read().await;
     let mirror = &slot.mirror;
     if mirror.server_knowledge == 0 || slot.source.0 != budget.spec.plan_id {
-        return Ok(Err(Verdict::Pending(format!(
+        return Ok(Err(Verdict::Unsynced(format!(
             "Waiting for Budget {budget_name} to sync with YNAB"
         ))));
     }
