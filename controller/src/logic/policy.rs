@@ -429,7 +429,15 @@ mod tests {
             c.fields = fields.to_vec();
             c
         };
-        let cases: Vec<(&str, Vec<ManagedField>, Vec<ManagedField>, Action, &str)> = vec![
+        // (name, fields written, fields listed, action, reason)
+        type Case<'a> = (
+            &'a str,
+            Vec<ManagedField>,
+            Vec<ManagedField>,
+            Action,
+            &'a str,
+        );
+        let cases: Vec<Case> = vec![
             (
                 "a memo change asks by default",
                 vec![Memo],

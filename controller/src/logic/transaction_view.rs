@@ -265,15 +265,17 @@ mod tests {
         let m = test_support::mirror();
         let tx = m.transactions.get("tx-048").unwrap().clone();
         let groceries = || Some(Allocation::Category("cat-groceries".into()));
-        let cases: Vec<(
-            &str,
+        // (name, current, target, fields, lines out of, lines into, in words)
+        type Case<'a> = (
+            &'a str,
             EndState,
             EndState,
             Vec<ManagedField>,
-            Vec<&str>,
-            Vec<&str>,
-            &str,
-        )> = vec![
+            Vec<&'a str>,
+            Vec<&'a str>,
+            &'a str,
+        );
+        let cases: Vec<Case> = vec![
             (
                 "a memo only",
                 state(groceries(), Some("old")),
