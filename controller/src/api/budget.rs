@@ -123,10 +123,22 @@ fn default_max_batch_size() -> u32 {
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalPolicy {
-    /// A change whose transactions each move less than this amount (in currency units, sign
-    /// ignored) runs without asking. Unset: every write asks a person.
+    /// A submission (a plan, or one Transaction's change) whose transactions move less than
+    /// this amount in total (in currency units, sign ignored) runs without asking. Unset: every
+    /// write asks a person.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_approve_below: Option<Amount>,
+    /// The most changes one submission may hold and still run without asking; a plan with more
+    /// asks a person, however small its total.
+    #[serde(default = "default_max_changes")]
+    #[schemars(range(min = 1, max = 5000))]
+    pub auto_approve_max_changes: u32,
+    /// Fields other than the category whose changes may run without asking, under the same
+    /// limits. Unlisted (the default), a change to them always asks a person.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 4))]
+    #[x_kube(merge_strategy = ListMerge::Set)]
+    pub auto_approve_fields: Vec<ManagedField>,
     /// Ask a person, whatever the amount, when a payee has never been categorised before.
     #[serde(default = "default_true")]
     pub ask_on_new_payee: bool,
@@ -148,12 +160,29 @@ impl Default for ApprovalPolicy {
     fn default() -> Self {
         Self {
             auto_approve_below: None,
+            auto_approve_max_changes: default_max_changes(),
+            auto_approve_fields: Vec::new(),
             ask_on_new_payee: true,
             blocked_category_ids: Vec::new(),
             expiry: default_expiry(),
             escalate_to: Vec::new(),
         }
     }
+}
+
+/// A field of a transaction ledgerops manages besides its single category.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ManagedField {
+    /// The lines of a split.
+    Split,
+    Memo,
+    FlagColor,
+    Approved,
+}
+
+fn default_max_changes() -> u32 {
+    25
 }
 
 fn default_true() -> bool {

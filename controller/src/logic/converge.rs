@@ -14,11 +14,21 @@ use crate::ynab::model::{self, ClearedStatus, SubTransaction, TransactionSummary
 pub enum Allocation {
     Uncategorized,
     Category(String),
+    /// Built by [`Allocation::split`], so that two splits with the same lines compare equal
+    /// however YNAB or the spec orders them.
     Split(Vec<Line>),
 }
 
+impl Allocation {
+    /// A split of `lines`, in a canonical order.
+    pub fn split(mut lines: Vec<Line>) -> Self {
+        lines.sort();
+        Self::Split(lines)
+    }
+}
+
 /// One line of a split, in milliunits.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Line {
     pub amount: i64,
     pub category_id: String,
@@ -85,7 +95,7 @@ pub fn approval_hash(
 /// What a transaction looks like in YNAB now, on the fields `managed` manages.
 pub fn observe(tx: &TransactionSummary, lines: &[SubTransaction], managed: &EndState) -> EndState {
     let allocation = if !lines.is_empty() {
-        Allocation::Split(
+        Allocation::split(
             lines
                 .iter()
                 .map(|l| Line {
@@ -125,7 +135,7 @@ fn flag_of(flag: Option<model::FlagColor>) -> FlagColor {
 pub fn target_of(spec: &TransactionSpec) -> Result<EndState, money::MoneyError> {
     let allocation = match (&spec.category_id, &spec.split) {
         (Some(id), _) => Some(Allocation::Category(id.clone())),
-        (None, Some(lines)) => Some(Allocation::Split(lines_of(lines)?)),
+        (None, Some(lines)) => Some(Allocation::split(lines_of(lines)?)),
         (None, None) => None,
     };
     Ok(EndState {
@@ -153,7 +163,7 @@ fn lines_of(lines: &[SplitLine]) -> Result<Vec<Line>, money::MoneyError> {
 pub fn prior_of(applied: &AppliedState) -> EndState {
     let allocation = match (&applied.category_id, &applied.split) {
         (Some(id), _) => Some(Allocation::Category(id.clone())),
-        (None, Some(lines)) => lines_of(lines).ok().map(Allocation::Split),
+        (None, Some(lines)) => lines_of(lines).ok().map(Allocation::split),
         (None, None) => None,
     };
     EndState {
@@ -204,14 +214,29 @@ pub fn precommit(current: &EndState, target: &EndState, expect: &Expect) -> Prec
     match (expect, baseline) {
         (Expect::Exactly(_), Some(from)) if *current != from => Precommit::Diverged,
         (Expect::Prior(_), Some(prior)) => match (&current.allocation, &prior.allocation) {
-            // A memo-only drift is not a divergence, and neither is an unreadable current (a
-            // split or uncategorized): there is no other category to protect.
-            (Some(Allocation::Category(now)), Some(Allocation::Category(ours))) if now != ours => {
+            // Someone else's allocation: another category, a split of what ledgerops
+            // categorised, or a split line moved or recategorised. A memo-only drift is not a
+            // divergence, and neither is uncategorized: there is nothing of theirs to protect.
+            (Some(now), Some(ours)) if now != ours && *now != Allocation::Uncategorized => {
                 Precommit::Diverged
             }
             _ => Precommit::Write,
         },
         _ => Precommit::Write,
+    }
+}
+
+/// The part of `target` that differs from `current`: what a write sends. A field already in
+/// place is not sent again (YNAB refuses to rewrite the lines of a split it already holds).
+pub fn still_to_write(current: &EndState, target: &EndState) -> EndState {
+    fn differing<T: PartialEq + Clone>(now: &Option<T>, wanted: &Option<T>) -> Option<T> {
+        wanted.clone().filter(|w| now.as_ref() != Some(w))
+    }
+    EndState {
+        allocation: differing(&current.allocation, &target.allocation),
+        memo: differing(&current.memo, &target.memo),
+        approved: differing(&current.approved, &target.approved),
+        flag: differing(&current.flag, &target.flag),
     }
 }
 
@@ -346,6 +371,22 @@ mod tests {
         }
     }
 
+    fn split(lines: &[(&str, i64)]) -> EndState {
+        EndState {
+            allocation: Some(Allocation::split(
+                lines
+                    .iter()
+                    .map(|(c, amount)| Line {
+                        amount: *amount,
+                        category_id: (*c).into(),
+                        memo: None,
+                    })
+                    .collect(),
+            )),
+            ..EndState::default()
+        }
+    }
+
     fn with_memo(mut s: EndState, memo: &str) -> EndState {
         s.memo = Some(memo.into());
         s
@@ -379,14 +420,6 @@ mod tests {
     #[test]
     fn precommit_decides_before_writing() {
         use Precommit::*;
-        let unreadable_split = EndState {
-            allocation: Some(Allocation::Split(vec![Line {
-                amount: -1,
-                category_id: "x".into(),
-                memo: None,
-            }])),
-            ..EndState::default()
-        };
         let uncategorized = EndState {
             allocation: Some(Allocation::Uncategorized),
             ..EndState::default()
@@ -435,10 +468,62 @@ mod tests {
                 Write,
             ),
             (
-                "a split is not a divergence",
-                unreadable_split,
+                "someone split what ledgerops categorised",
+                split(&[("a", -1), ("b", -2)]),
                 cat("gifts"),
                 prior(&cat("dining")),
+                Diverged,
+            ),
+            (
+                "someone split it, and the spec still asks for our category",
+                split(&[("a", -1), ("b", -2)]),
+                cat("dining"),
+                prior(&cat("dining")),
+                Diverged,
+            ),
+            (
+                "someone recategorised one line of our split",
+                split(&[("a", -1), ("c", -2)]),
+                split(&[("a", -1), ("b", -2)]),
+                prior(&split(&[("a", -1), ("b", -2)])),
+                Diverged,
+            ),
+            (
+                "someone unsplit our split into one category",
+                cat("a"),
+                split(&[("a", -1), ("b", -2)]),
+                prior(&split(&[("a", -1), ("b", -2)])),
+                Diverged,
+            ),
+            (
+                "our split, listed in another order, has landed and holds",
+                split(&[("b", -2), ("a", -1)]),
+                split(&[("a", -1), ("b", -2)]),
+                prior(&split(&[("a", -1), ("b", -2)])),
+                NoChange,
+            ),
+            (
+                "a split YNAB holds without a prior is adopted",
+                split(&[("a", -1), ("b", -2)]),
+                split(&[("b", -2), ("a", -1)]),
+                Expect::Prior(None),
+                AlreadyTarget,
+            ),
+            (
+                "a split over what someone else split, without a prior",
+                split(&[("a", -3)]),
+                split(&[("a", -1), ("b", -2)]),
+                Expect::Prior(None),
+                Write,
+            ),
+            (
+                "uncategorized after our split is not a divergence",
+                EndState {
+                    allocation: Some(Allocation::Uncategorized),
+                    ..EndState::default()
+                },
+                split(&[("a", -1), ("b", -2)]),
+                prior(&split(&[("a", -1), ("b", -2)])),
                 Write,
             ),
             (
@@ -494,6 +579,30 @@ mod tests {
         for (name, current, target, expect, want) in cases {
             assert_eq!(precommit(&current, &target, &expect), want, "{name}");
         }
+    }
+
+    #[test]
+    fn only_what_differs_is_written() {
+        let ours = with_memo(split(&[("a", -1), ("b", -2)]), "ours");
+        let theirs_memo = with_memo(split(&[("b", -2), ("a", -1)]), "theirs");
+        assert_eq!(
+            still_to_write(&theirs_memo, &ours),
+            EndState {
+                memo: Some("ours".into()),
+                ..EndState::default()
+            },
+            "a split in place is not sent again"
+        );
+        assert_eq!(still_to_write(&ours, &ours), EndState::default());
+        let uncategorized = EndState {
+            allocation: Some(Allocation::Uncategorized),
+            memo: Some("ours".into()),
+            ..EndState::default()
+        };
+        assert_eq!(
+            still_to_write(&uncategorized, &ours),
+            split(&[("a", -1), ("b", -2)])
+        );
     }
 
     #[test]

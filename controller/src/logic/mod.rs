@@ -19,5 +19,7 @@ pub mod plan_status;
 pub mod policy;
 pub mod request_window;
 pub mod retry;
+pub mod split;
+pub mod transaction_check;
 pub mod transaction_status;
 pub mod transaction_view;

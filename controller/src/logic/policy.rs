@@ -1,13 +1,15 @@
-//! Seed 001's approval policy, for a set of category changes: run them on their own, ask a
-//! person, or block them. The reason is one sentence, shown to the person in the
-//! ApprovalRequest.
+//! Seed 001's approval policy, for one submission (a plan's changes, or one Transaction's):
+//! run it on its own, ask a person, or block it. Blocked categories block, on either side of a
+//! change and on any split line; a change to anything but a single category asks unless the
+//! Budget lists the field; the limits bound the submission as a whole, its total and its count.
+//! The reason is one sentence, shown to the person in the ApprovalRequest.
 
 use std::collections::HashSet;
 
-use crate::api::budget::ApprovalPolicy;
+use crate::api::budget::{ApprovalPolicy, ManagedField};
 use crate::logic::mirror::Mirror;
-use crate::logic::money::parse_decimal;
-use crate::logic::plan::{PlannedChange, is_uncategorized};
+use crate::logic::money::{parse_decimal, to_decimal};
+use crate::logic::plan::{CategoryRef, PlannedChange, is_uncategorized};
 
 /// What happens to a set of changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,8 +38,9 @@ impl Decision {
     }
 }
 
-/// Decides on `changes` under `policy`. `known_payees` are the payees categorised before (see
-/// [`known_payees`]). Blocking wins over asking; the reason names the first change that decided.
+/// Decides on `changes`, submitted together, under `policy`. `known_payees` are the payees
+/// categorised before (see [`known_payees`]). Blocking wins over asking; the reason names the
+/// change that decided, or the submission's total and count.
 pub fn decide(
     changes: &[PlannedChange],
     policy: &ApprovalPolicy,
@@ -64,25 +67,45 @@ pub fn decide(
             ),
         );
     };
-    // Sign ignored on both sides; a negative limit lets nothing through.
-    let limit_magnitude = u64::try_from(limit).unwrap_or(0);
-    for c in changes {
-        let amount = &c.change.amount.0;
-        // An amount too large to parse is certainly above the limit.
-        if parse_decimal(amount)
-            .ok()
-            .is_none_or(|m| m.unsigned_abs() >= limit_magnitude)
-        {
+    let limit_text = &limit_text.0;
+    if let Some(reason) = unlisted_field(changes, &policy.auto_approve_fields) {
+        return Decision::new(Action::Ask, reason);
+    }
+    let max = policy.auto_approve_max_changes;
+    if changes.len() > usize::try_from(max).unwrap_or(usize::MAX) {
+        return Decision::new(
+            Action::Ask,
+            format!(
+                "{} changes are more than the {max} that spec.approval.autoApproveMaxChanges lets run without asking",
+                changes.len()
+            ),
+        );
+    }
+    let total = match total(changes) {
+        Ok(total) => total,
+        Err(tx) => {
             return Decision::new(
                 Action::Ask,
                 format!(
-                    "{} moves {}, at or above the auto-approve limit of {}",
-                    c.change.transaction_id,
-                    amount.trim_start_matches('-'),
-                    limit_text.0
+                    "the amounts up to {tx} add up to more than YNAB can hold, above the auto-approve limit of {limit_text}"
                 ),
             );
         }
+    };
+    let total_text = to_decimal(total, decimals(changes));
+    // Sign ignored on both sides; a negative limit lets nothing through.
+    if total >= limit.max(0) {
+        let reason = match changes {
+            [one] => format!(
+                "{} moves {total_text}, at or above the auto-approve limit of {limit_text}",
+                one.change.transaction_id
+            ),
+            many => format!(
+                "the {} changes move {total_text} in total, at or above the auto-approve limit of {limit_text}",
+                many.len()
+            ),
+        };
+        return Decision::new(Action::Ask, reason);
     }
     if policy.ask_on_new_payee
         && let Some(reason) = new_payee(changes, known_payees)
@@ -90,14 +113,68 @@ pub fn decide(
         return Decision::new(Action::Ask, reason);
     }
     let payees = if policy.ask_on_new_payee {
-        " and its payee was categorised before"
+        ", and every payee was categorised before"
     } else {
         ""
     };
     Decision::new(
         Action::Run,
-        format!("every change moves less than {}{payees}", limit_text.0),
+        format!(
+            "{total_text} in total over {} changes is below the auto-approve limit of {limit_text} and within {max} changes{payees}",
+            changes.len()
+        ),
     )
+}
+
+/// The sum of the changes' amounts, sign ignored, in milliunits; `Err` names the transaction
+/// whose amount cannot be read or makes the sum overflow (both are above any limit).
+fn total(changes: &[PlannedChange]) -> Result<i64, String> {
+    changes.iter().try_fold(0i64, |sum, c| {
+        parse_decimal(&c.change.amount.0)
+            .ok()
+            .and_then(i64::checked_abs)
+            .and_then(|m| sum.checked_add(m))
+            .ok_or_else(|| c.change.transaction_id.clone())
+    })
+}
+
+/// The decimals the amounts are written with, to write their total the same way.
+fn decimals(changes: &[PlannedChange]) -> u8 {
+    changes
+        .iter()
+        .filter_map(|c| c.change.amount.0.split_once('.'))
+        .map(|(_, frac)| u8::try_from(frac.len()).unwrap_or(3))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The first change that writes a field the policy does not let run on its own.
+fn unlisted_field(changes: &[PlannedChange], allowed: &[ManagedField]) -> Option<String> {
+    changes.iter().find_map(|c| {
+        let asked: Vec<&str> = c
+            .fields
+            .iter()
+            .filter(|f| !allowed.contains(f))
+            .map(|f| field_name(*f))
+            .collect();
+        (!asked.is_empty()).then(|| {
+            format!(
+                "{} changes its {}: a change other than a single category asks a person unless spec.approval.autoApproveFields lists it",
+                c.change.transaction_id,
+                asked.join(", ")
+            )
+        })
+    })
+}
+
+/// The field as `spec.approval.autoApproveFields` names it.
+fn field_name(field: ManagedField) -> &'static str {
+    match field {
+        ManagedField::Split => "split",
+        ManagedField::Memo => "memo",
+        ManagedField::FlagColor => "flagColor",
+        ManagedField::Approved => "approved",
+    }
 }
 
 /// Payees categorised before: those with a transaction in the mirror, other than the ones being
@@ -122,8 +199,12 @@ pub fn known_payees(mirror: &Mirror, changes: &[PlannedChange]) -> HashSet<Strin
         .collect()
 }
 
-/// The first change into or out of a blocked category.
+/// The first change into or out of a blocked category, its own or one of its split lines'.
 fn blocked(changes: &[PlannedChange], blocked_ids: &[String]) -> Option<String> {
+    let named = |id: &str, name: Option<&String>| match name {
+        Some(name) => format!("{name:?} ({id})"),
+        None => id.to_owned(),
+    };
     changes.iter().find_map(|c| {
         let sides = [
             (
@@ -133,17 +214,23 @@ fn blocked(changes: &[PlannedChange], blocked_ids: &[String]) -> Option<String> 
             ),
             ("into", &c.change.to_category_id, &c.change.to_category),
         ];
-        sides.into_iter().find_map(|(direction, id, name)| {
+        let single = sides.into_iter().find_map(|(direction, id, name)| {
             let id = id.as_ref().filter(|id| blocked_ids.contains(id))?;
-            let category = match name {
-                Some(name) => format!("{name:?} ({id})"),
-                None => id.clone(),
-            };
-            Some(format!(
-                "{} moves {direction} {category}, which spec.approval.blockedCategoryIds protects",
-                c.change.transaction_id
-            ))
-        })
+            Some(format!("moves {direction} {}", named(id, name.as_ref())))
+        });
+        let line = |direction: &str, lines: &[CategoryRef]| {
+            lines
+                .iter()
+                .find(|l| blocked_ids.contains(&l.id))
+                .map(|l| format!("moves {direction} {}", named(&l.id, l.name.as_ref())))
+        };
+        let how = single
+            .or_else(|| line("a split line out of", &c.lines.out_of))
+            .or_else(|| line("a split line into", &c.lines.into))?;
+        Some(format!(
+            "{} {how}, which spec.approval.blockedCategoryIds protects",
+            c.change.transaction_id
+        ))
     })
 }
 
@@ -169,8 +256,8 @@ fn new_payee(changes: &[PlannedChange], known: &HashSet<String>) -> Option<Strin
 mod tests {
     use super::*;
     use crate::api::common::{Amount, CategoryChange};
-    use crate::logic::plan::preview;
     use crate::logic::plan::test_support::{assign, at, mirror, recategorise};
+    use crate::logic::plan::{LineMoves, preview};
 
     fn changes(assignments: &[(&str, &str)]) -> Vec<PlannedChange> {
         let assignments: Vec<_> = assignments.iter().map(|(t, c)| assign(t, c)).collect();
@@ -232,11 +319,11 @@ mod tests {
                 changes(SEED_002),
                 policy(Some("20.00"), false, &[]),
                 Ask,
-                "tx-049 moves 45.00, at or above the auto-approve limit of 20.00",
+                "the 2 changes move 53.40 in total, at or above the auto-approve limit of 20.00",
             ),
             (
-                "at the limit",
-                changes(SEED_002),
+                "one change at the limit",
+                changes(&[("tx-049", "cat-transport")]),
                 policy(Some("45"), false, &[]),
                 Ask,
                 "tx-049 moves 45.00, at or above the auto-approve limit of 45",
@@ -249,11 +336,18 @@ mod tests {
                 "tx-066 moves 12.00, at or above the auto-approve limit of -5",
             ),
             (
-                "below the limit, new payees not asked about",
+                "each change below the limit, together at or above it",
                 changes(SEED_002),
                 policy(Some("45.001"), false, &[]),
+                Ask,
+                "the 2 changes move 53.40 in total, at or above the auto-approve limit of 45.001",
+            ),
+            (
+                "the total below the limit, new payees not asked about",
+                changes(SEED_002),
+                policy(Some("53.401"), false, &[]),
                 Run,
-                "every change moves less than 45.001",
+                "53.40 in total over 2 changes is below the auto-approve limit of 53.401 and within 25 changes",
             ),
             (
                 "a payee never categorised",
@@ -267,7 +361,7 @@ mod tests {
                 changes(&[("tx-066", "cat-groceries")]),
                 policy(Some("100"), true, &[]),
                 Run,
-                "every change moves less than 100 and its payee was categorised before",
+                "12.00 in total over 1 changes is below the auto-approve limit of 100 and within 25 changes, and every payee was categorised before",
             ),
             (
                 "the only categorised transaction of its payee is the one moving",
@@ -294,6 +388,133 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_limits_bound_the_submission_as_a_whole() {
+        let small = |i: usize| {
+            let mut c = hand_made("-0.01", "X");
+            c.change.transaction_id = format!("tx-{i}");
+            c
+        };
+        let many: Vec<PlannedChange> = (0..5000).map(small).collect();
+        let mut p = policy(Some("100000"), false, &[]);
+        assert_eq!(
+            decide(&many, &p, &HashSet::new()),
+            Decision::new(
+                Action::Ask,
+                "5000 changes are more than the 25 that spec.approval.autoApproveMaxChanges lets run without asking"
+            ),
+            "5,000 tiny changes never run unasked"
+        );
+        p.auto_approve_max_changes = 5000;
+        assert_eq!(decide(&many, &p, &HashSet::new()).action, Action::Run);
+        p.auto_approve_below = Some(Amount("50".into()));
+        assert_eq!(
+            decide(&many, &p, &HashSet::new()).reason,
+            "the 5000 changes move 50.00 in total, at or above the auto-approve limit of 50"
+        );
+        // Amounts that overflow i64 when added are above any limit, never wrapped.
+        let huge = hand_made("-999999999999999", "X");
+        let overflowing: Vec<PlannedChange> = (0..5000).map(|_| huge.clone()).collect();
+        p.auto_approve_below = Some(Amount("999999999999999".into()));
+        let d = decide(&overflowing, &p, &HashSet::new());
+        assert_eq!(d.action, Action::Ask);
+        assert!(d.reason.contains("more than YNAB can hold"), "{}", d.reason);
+    }
+
+    #[test]
+    fn fields_other_than_a_category_ask_unless_listed() {
+        use ManagedField::*;
+        let with = |fields: &[ManagedField]| {
+            let mut c = hand_made("-1.00", "X");
+            c.fields = fields.to_vec();
+            c
+        };
+        // (name, fields written, fields listed, action, reason)
+        type Case<'a> = (
+            &'a str,
+            Vec<ManagedField>,
+            Vec<ManagedField>,
+            Action,
+            &'a str,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "a memo change asks by default",
+                vec![Memo],
+                vec![],
+                Action::Ask,
+                "tx-x changes its memo: a change other than a single category asks a person unless spec.approval.autoApproveFields lists it",
+            ),
+            (
+                "every unlisted field is named",
+                vec![Split, FlagColor, Approved],
+                vec![FlagColor],
+                Action::Ask,
+                "tx-x changes its split, approved: a change other than a single category asks a person unless spec.approval.autoApproveFields lists it",
+            ),
+            (
+                "listed fields run under the same limits",
+                vec![Memo, Approved],
+                vec![Approved, Memo],
+                Action::Run,
+                "1.00 in total over 1 changes is below the auto-approve limit of 10 and within 25 changes",
+            ),
+        ];
+        for (name, fields, allowed, action, reason) in cases {
+            let mut p = policy(Some("10"), false, &[]);
+            p.auto_approve_fields = allowed;
+            assert_eq!(
+                decide(&[with(&fields)], &p, &HashSet::new()),
+                Decision::new(action, reason),
+                "{name}"
+            );
+        }
+        // Listed or not, the amount limit still applies.
+        let mut p = policy(Some("0.50"), false, &[]);
+        p.auto_approve_fields = vec![Memo];
+        assert_eq!(
+            decide(&[with(&[Memo])], &p, &HashSet::new()).action,
+            Action::Ask
+        );
+    }
+
+    #[test]
+    fn a_blocked_category_on_a_split_line_blocks_either_way() {
+        let line = |id: &str, name: Option<&str>| CategoryRef {
+            id: id.into(),
+            name: name.map(str::to_owned),
+        };
+        let mut into = hand_made("-1.00", "X");
+        into.change.to_category_id = None;
+        into.change.to_category = Some("Split (2 lines)".into());
+        into.lines.into = vec![line("cat-a", Some("A")), line("cat-b", Some("Bills"))];
+        let mut out_of = hand_made("-1.00", "X");
+        out_of.lines.out_of = vec![line("cat-gone", None)];
+        let p = |blocked: &[&str]| policy(Some("100"), false, blocked);
+        assert_eq!(
+            decide(std::slice::from_ref(&into), &p(&["cat-b"]), &HashSet::new()),
+            Decision::new(
+                Action::Block,
+                "tx-x moves a split line into \"Bills\" (cat-b), which spec.approval.blockedCategoryIds protects"
+            )
+        );
+        assert_eq!(
+            decide(
+                std::slice::from_ref(&out_of),
+                &p(&["cat-gone"]),
+                &HashSet::new()
+            ),
+            Decision::new(
+                Action::Block,
+                "tx-x moves a split line out of cat-gone, which spec.approval.blockedCategoryIds protects"
+            )
+        );
+        assert_eq!(
+            decide(&[into, out_of], &p(&["cat-other"]), &HashSet::new()).action,
+            Action::Run
+        );
+    }
+
     fn hand_made(amount: &str, payee: &str) -> PlannedChange {
         PlannedChange {
             change: CategoryChange {
@@ -307,6 +528,8 @@ mod tests {
                 to_category: Some("Groceries".into()),
             },
             payee_id: Some("payee-x".into()),
+            lines: LineMoves::default(),
+            fields: Vec::new(),
         }
     }
 

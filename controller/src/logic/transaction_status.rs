@@ -12,6 +12,9 @@ use crate::api::transaction::{TransactionPhase, TransactionStatus};
 pub enum Verdict {
     /// The Budget has not synced yet.
     Pending(String),
+    /// The Budget's mirror has not synced since ledgerops started, so nothing new is known: the
+    /// last conclusion stands (a restart does not flap Ready), or Pending when there is none.
+    Unsynced(String),
     /// The spec cannot be applied as written.
     Invalid(String),
     /// A guard or a person forbids the write.
@@ -58,8 +61,11 @@ pub fn apply(
     generation: Option<i64>,
     now: Timestamp,
 ) {
+    if matches!(verdict, Verdict::Unsynced(_)) && status.phase.is_some() {
+        return;
+    }
     let (phase, converged, ready_reason, ready_message) = match verdict {
-        Verdict::Pending(m) => (
+        Verdict::Pending(m) | Verdict::Unsynced(m) => (
             TransactionPhase::Pending,
             Observed::new(CONVERGED, false, "Pending", m),
             "Pending",
@@ -185,6 +191,23 @@ mod resolution_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_restart_before_the_first_sync_keeps_the_last_conclusion() {
+        let unsynced = Verdict::Unsynced("Waiting for Budget b to sync with YNAB".into());
+        let mut fresh = TransactionStatus::default();
+        apply(&mut fresh, &unsynced, Some(1), at(0));
+        assert_eq!(fresh.phase, Some(TransactionPhase::Pending));
+        let mut converged = TransactionStatus::default();
+        let done = Verdict::Converged {
+            reason: "Written",
+            message: "ok".into(),
+        };
+        apply(&mut converged, &done, Some(1), at(0));
+        let before = converged.clone();
+        apply(&mut converged, &unsynced, Some(2), at(50));
+        assert_eq!(converged, before, "nothing new is known: nothing changes");
+    }
 
     fn at(s: i64) -> Timestamp {
         Timestamp::from_second(1_790_000_000 + s).unwrap()

@@ -1,19 +1,31 @@
 //! How a Transaction's change reads to a person: category names instead of ids, the
 //! before/after row an ApprovalRequest shows, and the divergence message.
 
-use super::converge::{Allocation, EndState};
+use super::converge::{Allocation, EndState, still_to_write};
 use super::mirror::Mirror;
-use super::money;
-use super::plan::PlannedChange;
+use super::plan::{CategoryRef, LineMoves, PlannedChange};
+use super::{money, split};
+use crate::api::budget::ManagedField;
 use crate::api::common::{Amount, CategoryChange};
-use crate::api::transaction::ObservedTransaction;
+use crate::api::transaction::{FlagColor, ObservedTransaction};
 use crate::ynab::model::TransactionSummary;
 
-/// The allocation in words: a category's name, `Split (n lines)`, or `uncategorized`.
+/// The allocation in words: a category's name, `Split (Groceries -5.00, Household -3.40)`, or
+/// `uncategorized`.
 pub fn allocation_words(state: &EndState, mirror: &Mirror) -> String {
     match &state.allocation {
         Some(Allocation::Category(c)) => category_name(mirror, c),
-        Some(Allocation::Split(lines)) => format!("Split ({} lines)", lines.len()),
+        Some(Allocation::Split(lines)) => {
+            let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
+            let lines: Vec<String> = lines
+                .iter()
+                .map(|l| {
+                    let amount = money::to_decimal(l.amount, digits);
+                    format!("{} {amount}", category_name(mirror, &l.category_id))
+                })
+                .collect();
+            format!("Split ({})", lines.join(", "))
+        }
         Some(Allocation::Uncategorized) => "uncategorized".into(),
         None => "its category unchanged".into(),
     }
@@ -26,8 +38,9 @@ fn category_name(mirror: &Mirror, id: &str) -> String {
         .map_or_else(|| id.to_owned(), |c| c.name.clone())
 }
 
-/// The change as an approver sees it, or `None` when the category does not move (a memo,
-/// flag or approval change moves no money between categories).
+/// The change as an approver and the approval policy see it, or `None` when YNAB already
+/// holds `target`. A change other than a single category names its fields; the categories of
+/// split lines on both sides are listed, so that a blocked one is seen.
 pub fn planned_change(
     tx: &TransactionSummary,
     current: &EndState,
@@ -35,15 +48,47 @@ pub fn planned_change(
     mirror: &Mirror,
     digits: u8,
 ) -> Option<PlannedChange> {
-    let to = target.allocation.as_ref()?;
-    if current.allocation.as_ref() == Some(to) {
+    let writes = still_to_write(current, target);
+    if writes == EndState::default() {
         return None;
     }
-    let (to_category_id, to_category) = match to {
-        Allocation::Category(c) => (Some(c.clone()), Some(category_name(mirror, c))),
-        Allocation::Split(_) => (None, Some(allocation_words(target, mirror))),
-        Allocation::Uncategorized => (None, None),
+    let (to_category_id, to_category) = match &writes.allocation {
+        Some(Allocation::Category(c)) => (Some(c.clone()), Some(category_name(mirror, c))),
+        Some(Allocation::Split(_)) => (None, Some(allocation_words(target, mirror))),
+        // The category does not move: the row shows where it stays.
+        _ => (
+            tx.category_id.clone(),
+            tx.category_id.as_ref().map(|c| category_name(mirror, c)),
+        ),
     };
+    let moving = writes.allocation.is_some();
+    let refs = |state: &EndState| {
+        split::line_categories(state)
+            .into_iter()
+            .map(|id| CategoryRef {
+                id: id.to_owned(),
+                name: mirror.categories.get(id).map(|c| c.name.clone()),
+            })
+            .collect()
+    };
+    let lines = if moving {
+        LineMoves {
+            out_of: refs(current),
+            into: refs(target),
+        }
+    } else {
+        LineMoves::default()
+    };
+    let split_involved = !lines.out_of.is_empty() || !lines.into.is_empty();
+    let fields = [
+        (split_involved, ManagedField::Split),
+        (writes.memo.is_some(), ManagedField::Memo),
+        (writes.flag.is_some(), ManagedField::FlagColor),
+        (writes.approved.is_some(), ManagedField::Approved),
+    ]
+    .into_iter()
+    .filter_map(|(changes, field)| changes.then_some(field))
+    .collect();
     Some(PlannedChange {
         change: CategoryChange {
             transaction_id: tx.id.clone(),
@@ -60,7 +105,48 @@ pub fn planned_change(
             to_category,
         },
         payee_id: tx.payee_id.clone(),
+        lines,
+        fields,
     })
+}
+
+/// The change in words, field by field: `uncategorized → Groceries, memo "a" → "b"`. Memos are
+/// quoted: they are data, never part of the sentence.
+pub fn change_words(current: &EndState, target: &EndState, mirror: &Mirror) -> String {
+    let writes = still_to_write(current, target);
+    let mut parts = Vec::new();
+    if writes.allocation.is_some() {
+        parts.push(format!(
+            "{} → {}",
+            allocation_words(current, mirror),
+            allocation_words(target, mirror)
+        ));
+    }
+    if let Some(memo) = &writes.memo {
+        parts.push(format!(
+            "memo {:?} → {memo:?}",
+            current.memo.as_deref().unwrap_or_default()
+        ));
+    }
+    if let Some(flag) = writes.flag {
+        let was = current.flag.map_or_else(|| "none".into(), flag_words);
+        parts.push(format!("flag {was} → {}", flag_words(flag)));
+    }
+    if let Some(approved) = writes.approved {
+        parts.push(if approved { "approve" } else { "unapprove" }.to_owned());
+    }
+    if parts.is_empty() {
+        "nothing".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn flag_words(flag: FlagColor) -> String {
+    serde_json::to_value(flag)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 /// The transaction as YNAB shows it, for the status.
@@ -146,12 +232,126 @@ mod tests {
         assert_eq!(change.change.from_category_id, None);
         assert_eq!(allocation_words(&target, &m), "Groceries");
         assert!(planned_change(&tx, &target, &target, &m, 2).is_none());
-        let memo_only = EndState {
-            memo: Some("x".into()),
-            ..EndState::default()
-        };
-        assert!(planned_change(&tx, &current, &memo_only, &m, 2).is_none());
+        assert!(change.fields.is_empty() && change.lines == LineMoves::default());
         let msg = divergence_message("Dining", "Groceries", "Transport", "ledgerops.dev/resolve");
         assert!(msg.contains("shows Dining") && msg.contains("=theirs"));
+    }
+
+    fn state(allocation: Option<Allocation>, memo: Option<&str>) -> EndState {
+        EndState {
+            allocation,
+            memo: memo.map(str::to_owned),
+            ..EndState::default()
+        }
+    }
+
+    fn split(lines: &[&str]) -> Option<Allocation> {
+        Some(Allocation::split(
+            lines
+                .iter()
+                .map(|c| crate::logic::converge::Line {
+                    amount: -4_200,
+                    category_id: (*c).into(),
+                    memo: None,
+                })
+                .collect(),
+        ))
+    }
+
+    /// What the policy is shown for each kind of change: the fields beyond one category, and
+    /// the split lines on either side.
+    #[test]
+    fn every_managed_field_is_shown_to_the_policy() {
+        let m = test_support::mirror();
+        let tx = m.transactions.get("tx-048").unwrap().clone();
+        let groceries = || Some(Allocation::Category("cat-groceries".into()));
+        // (name, current, target, fields, lines out of, lines into, in words)
+        type Case<'a> = (
+            &'a str,
+            EndState,
+            EndState,
+            Vec<ManagedField>,
+            Vec<&'a str>,
+            Vec<&'a str>,
+            &'a str,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "a memo only",
+                state(groceries(), Some("old")),
+                state(None, Some("new")),
+                vec![ManagedField::Memo],
+                vec![],
+                vec![],
+                "memo \"old\" → \"new\"",
+            ),
+            (
+                "a category and a memo",
+                state(Some(Allocation::Uncategorized), Some("")),
+                state(groceries(), Some("new")),
+                vec![ManagedField::Memo],
+                vec![],
+                vec![],
+                "uncategorized → Groceries, memo \"\" → \"new\"",
+            ),
+            (
+                "a split over a category",
+                state(groceries(), None),
+                state(split(&["cat-groceries", "cat-transport"]), None),
+                vec![ManagedField::Split],
+                vec![],
+                vec!["cat-groceries", "cat-transport"],
+                "Groceries → Split (Groceries -4.20, Transport -4.20)",
+            ),
+            (
+                "a split in place, its memo changing",
+                state(split(&["cat-transport", "cat-groceries"]), Some("a")),
+                state(split(&["cat-groceries", "cat-transport"]), Some("b")),
+                vec![ManagedField::Memo],
+                vec![],
+                vec![],
+                "memo \"a\" → \"b\"",
+            ),
+            (
+                "another split over a split",
+                state(split(&["cat-visa", "cat-old"]), None),
+                state(split(&["cat-groceries", "cat-transport"]), None),
+                vec![ManagedField::Split],
+                vec!["cat-old", "cat-visa"],
+                vec!["cat-groceries", "cat-transport"],
+                "Split (Old hobby -4.20, Visa Premier -4.20) → Split (Groceries -4.20, Transport -4.20)",
+            ),
+        ];
+        for (name, current, target, fields, out_of, into, words) in cases {
+            let change = planned_change(&tx, &current, &target, &m, 2).expect(name);
+            let ids = |refs: &[CategoryRef]| -> Vec<String> {
+                refs.iter().map(|r| r.id.clone()).collect()
+            };
+            assert_eq!(change.fields, fields, "{name}");
+            assert_eq!(ids(&change.lines.out_of), out_of, "{name}");
+            assert_eq!(ids(&change.lines.into), into, "{name}");
+            assert_eq!(change_words(&current, &target, &m), words, "{name}");
+        }
+        let flagged = EndState {
+            flag: Some(FlagColor::Red),
+            approved: Some(true),
+            ..EndState::default()
+        };
+        let was = EndState {
+            flag: Some(FlagColor::None),
+            approved: Some(false),
+            ..EndState::default()
+        };
+        let change = planned_change(&tx, &was, &flagged, &m, 2).unwrap();
+        assert_eq!(
+            change.fields,
+            [ManagedField::FlagColor, ManagedField::Approved]
+        );
+        assert_eq!(change_words(&was, &flagged, &m), "flag none → red, approve");
+        assert_eq!(
+            change.lines.into.first().map(|r| r.name.clone()),
+            None,
+            "no line moves"
+        );
     }
 }

@@ -17,16 +17,14 @@ use super::{Context, Error, scoped};
 use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
 use crate::api::common::{Amount, WriteIntent};
-use crate::api::plan::Assignment;
 use crate::api::transaction::{AppliedState, SplitLine, Transaction, TransactionStatus};
 use crate::k8s::{objects, status};
 use crate::logic::batch::{self, Authorized, Outcome, Submission, WriteItem};
 use crate::logic::converge::{self, Allocation, EndState, Expect, Precommit};
-use crate::logic::mirror::Mirror;
 use crate::logic::plan::{self, PlannedChange};
 use crate::logic::transaction_status::{self, Verdict};
 use crate::logic::transaction_view as view;
-use crate::logic::{money, policy};
+use crate::logic::{money, policy, split, transaction_check};
 use crate::ynab::model::TransactionSummary;
 
 /// `ours` writes the spec over someone else's edit; `theirs` keeps YNAB's state until the spec
@@ -80,6 +78,8 @@ struct Facts {
     known_payees: HashSet<String>,
     /// Current, target and last applied allocations by category name.
     words: (String, String, String),
+    /// What a write would change, field by field.
+    change_words: String,
 }
 
 async fn converge_one(
@@ -231,7 +231,7 @@ async fn read_facts(
     let slot = slot.read().await;
     let mirror = &slot.mirror;
     if mirror.server_knowledge == 0 || slot.source.0 != budget.spec.plan_id {
-        return Ok(Err(Verdict::Pending(format!(
+        return Ok(Err(Verdict::Unsynced(format!(
             "Waiting for Budget {budget_name} to sync with YNAB"
         ))));
     }
@@ -243,7 +243,7 @@ async fn read_facts(
     };
     let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
     next.current = Some(view::observed(&ynab_tx, mirror, digits));
-    if let Err(problem) = check_target(&ynab_tx, &target, mirror) {
+    if let Err(problem) = transaction_check::check_target(&ynab_tx, &target, mirror) {
         return Ok(Err(Verdict::Invalid(problem)));
     }
     let current = batch::current_of(mirror, id, &target).unwrap_or_default();
@@ -258,6 +258,7 @@ async fn read_facts(
             |p| view::allocation_words(&p, mirror),
         ),
     );
+    let change_words = view::change_words(&current, &target, mirror);
     Ok(Ok(Facts {
         budget,
         ynab_tx,
@@ -266,48 +267,8 @@ async fn read_facts(
         change,
         known_payees,
         words,
+        change_words,
     }))
-}
-
-/// Problems with the target that YNAB's data reveals, each saying what to do.
-fn check_target(tx: &TransactionSummary, target: &EndState, mirror: &Mirror) -> Result<(), String> {
-    let categories: Vec<&str> = match &target.allocation {
-        Some(Allocation::Category(c)) => vec![c.as_str()],
-        Some(Allocation::Split(lines)) => lines.iter().map(|l| l.category_id.as_str()).collect(),
-        Some(Allocation::Uncategorized) | None => Vec::new(),
-    };
-    let mut problems: Vec<String> = categories
-        .iter()
-        .filter_map(|c| {
-            plan::validate(
-                &[Assignment {
-                    transaction_id: tx.id.clone(),
-                    category_id: (*c).into(),
-                }],
-                mirror,
-            )
-            .err()
-        })
-        .flatten()
-        .map(|e| e.to_string())
-        .collect();
-    if let Some(Allocation::Split(lines)) = &target.allocation {
-        let sum: i64 = lines.iter().map(|l| l.amount).sum();
-        if sum != tx.amount {
-            problems.push(format!(
-                "The split lines of {} add up to {} but the transaction is {}: make the lines add up to its amount.",
-                tx.id,
-                money::to_decimal(sum, 2),
-                money::to_decimal(tx.amount, 2)
-            ));
-        }
-    }
-    problems.dedup();
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(problems.join(" "))
-    }
 }
 
 async fn write(
@@ -328,8 +289,20 @@ async fn write(
             idle(),
         ));
     }
-    let (current_words, target_words, _) = &facts.words;
-    let change = format!("{current_words} → {target_words}");
+    let id = &tx.spec.transaction_id;
+    if let Some(blocked) = split::unwritable(id, &facts.current, &facts.target) {
+        return Ok((
+            Verdict::Blocked {
+                reason: blocked.reason,
+                message: blocked.message,
+            },
+            idle(),
+        ));
+    }
+    let change = &facts.change_words;
+    // Only what differs is written and approved: a split already in place is not sent again.
+    let writes = converge::still_to_write(&facts.current, &facts.target);
+    let from = facts.current.restrict_to(&writes);
     if !budget.spec.writes.enabled {
         let message = format!(
             "Would write {change}; Budget {} has spec.writes.enabled: false",
@@ -340,7 +313,7 @@ async fn write(
     let now = Timestamp::now();
     let namespace = tx.namespace().unwrap_or_default();
     let scope = super::scope_of(&namespace, budget);
-    let hash = converge::approval_hash(&scope, &facts.ynab_tx, &facts.current, &facts.target);
+    let hash = converge::approval_hash(&scope, &facts.ynab_tx, &from, &writes);
     let ask = Ask {
         subject: tx,
         kind: SubjectKind::Transaction,
@@ -352,7 +325,7 @@ async fn write(
             &facts.known_payees,
         ),
         hash: hash.clone(),
-        summary: format!("{}: {change}", tx.spec.transaction_id),
+        summary: format!("{id}: {change}"),
     };
     let grant = match approval_gate::gate(ctx, ask, attempt_id(tx, now), now).await? {
         Gate::Proceed(grant) => grant,
@@ -383,8 +356,8 @@ async fn write(
     *version = status::apply_if_unchanged(&ctx.client, tx, &writing, version).await?;
 
     let item = WriteItem {
-        transaction_id: tx.spec.transaction_id.clone(),
-        target: facts.target.clone(),
+        transaction_id: id.clone(),
+        target: writes,
         expect,
     };
     let submission = Submission {
@@ -408,7 +381,6 @@ async fn write(
         }
     }
     next.intent = None;
-    let id = &tx.spec.transaction_id;
     let verdict = match outcome {
         Outcome::Written => {
             next.applied = Some(applied_state(&facts.target, Timestamp::now()));

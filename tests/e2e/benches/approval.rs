@@ -78,7 +78,7 @@ async fn main() {
     for n in [1, 100, 1_000] {
         let s = Scenario::new(&plane, &format!("size{n}"), fixture_with(n)).await;
         s.sim.control().set_rate_limit(u32::MAX).await.unwrap();
-        s.create_budget("household", ynab_sim::demo::TOKEN, json!({"writes": {"enabled": true}, "approval": {"autoApproveBelow": "100000", "askOnNewPayee": false}})).await;
+        s.create_budget("household", ynab_sim::demo::TOKEN, json!({"writes": {"enabled": true}, "approval": {"autoApproveBelow": "100000", "autoApproveMaxChanges": 5000, "askOnNewPayee": false}})).await;
         s.wait_budget("household", BudgetPhase::Ready).await;
         s.sim.control().reset_counters().await.unwrap();
         let assignments: Vec<_> = (0..n).map(|i| json!({"transactionId": format!("load-{i:05}"), "categoryId": category("Transport")})).collect();

@@ -16,6 +16,6 @@ pub(crate) mod test_support;
 
 pub use approved::{Approved, Basis};
 pub use categories::is_uncategorized;
-pub use preview::{PlanPreview, PlannedChange, State, preview};
+pub use preview::{CategoryRef, LineMoves, PlanPreview, PlannedChange, State, preview};
 pub use undo::{AppliedChange, undo_preview};
 pub use validate::{PlanError, guarded, validate};

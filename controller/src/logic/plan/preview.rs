@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use super::hash::preview_hash;
+use crate::api::budget::ManagedField;
 use crate::api::common::{Amount, CategoryChange};
 use crate::api::plan::{Assignment, Preview};
 use crate::logic::mirror::Mirror;
@@ -18,6 +19,25 @@ pub struct PlannedChange {
     pub change: CategoryChange,
     /// YNAB id of the payee: the approval policy tells a new payee by it, not by its name.
     pub payee_id: Option<String>,
+    /// Split lines the money moves out of (YNAB's) and into (the target's); empty when neither
+    /// side is a split, as in every plan.
+    pub lines: LineMoves,
+    /// Managed fields other than a single category that the change writes; empty in a plan.
+    pub fields: Vec<ManagedField>,
+}
+
+/// The categories of the split lines on either side of a change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineMoves {
+    pub out_of: Vec<CategoryRef>,
+    pub into: Vec<CategoryRef>,
+}
+
+/// A category id, with its name when the mirror knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CategoryRef {
+    pub id: String,
+    pub name: Option<String>,
 }
 
 /// What applying a plan, or undoing one, would change.
@@ -180,6 +200,8 @@ fn planned_change(
             to_category: name(to),
         },
         payee_id: tx.payee_id.clone(),
+        lines: LineMoves::default(),
+        fields: Vec::new(),
     }
 }
 

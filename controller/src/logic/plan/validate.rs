@@ -87,15 +87,22 @@ pub fn guarded(
     }
 }
 
-/// Whether YNAB lets the transaction have a category at all.
+/// Whether a plan can give the transaction one category: YNAB lets it have one, and it is not
+/// split (the API cannot change a split's lines).
 fn transaction_problem(id: &str, mirror: &Mirror) -> Option<PlanError> {
+    if mirror.transactions.contains_key(id) && mirror.subtransactions.contains_key(id) {
+        return Some(PlanError::Split(id.to_owned()));
+    }
+    allocation_problem(id, mirror)
+}
+
+/// Whether YNAB lets the transaction have a category (or split lines) at all.
+pub fn allocation_problem(id: &str, mirror: &Mirror) -> Option<PlanError> {
     let Some(tx) = mirror.transactions.get(id) else {
         return Some(PlanError::UnknownTransaction(id.to_owned()));
     };
     let on_budget = |account_id: &str| mirror.accounts.get(account_id).map(|a| a.on_budget);
-    let problem = if mirror.subtransactions.contains_key(id) {
-        PlanError::Split
-    } else if on_budget(&tx.account_id) == Some(false) {
+    let problem = if on_budget(&tx.account_id) == Some(false) {
         PlanError::OffBudget
     } else if let Some(other) = &tx.transfer_account_id
         // Money leaving the budget for a tracking account is spending, so YNAB wants its
@@ -111,7 +118,7 @@ fn transaction_problem(id: &str, mirror: &Mirror) -> Option<PlanError> {
 }
 
 /// Whether the category is one a person may put a transaction in.
-fn category_problem(id: &str, mirror: &Mirror) -> Option<PlanError> {
+pub fn category_problem(id: &str, mirror: &Mirror) -> Option<PlanError> {
     let Some(category) = mirror.categories.get(id) else {
         return Some(PlanError::UnknownCategory(id.to_owned()));
     };
