@@ -51,11 +51,13 @@ pub fn agent_job(
 /// An ApprovalRequest, whose status is now `status`, among the requests of its namespace.
 ///
 /// It is deleted `retention` after it settled (Stale, Ignored, Expired, Rejected or Applied), and
-/// only once a newer request of the same subject exists: the gate judges the newest request of a
-/// subject, and the decision is kept by the subject's status and the journal. A request the gate
-/// may still follow is never deleted: Pending, Approved, or spent on a write whose outcome is not
-/// recorded. A settled request not yet replaced is looked at again after `retention`. One whose
-/// subject is gone is removed by Kubernetes' garbage collector (the subject owns it).
+/// only once another request of the same subject replaced it: one created later, or one still
+/// open (creation times have whole seconds, so two requests of one second are told apart by that).
+/// The gate follows a subject's open or newest request, and the decision is kept by the subject's
+/// status and the journal. A request the gate may still follow is never deleted: Pending,
+/// Approved, or spent on a write whose outcome is not recorded. A settled request not yet
+/// replaced is looked at again after `retention`. One whose subject is gone is removed by
+/// Kubernetes' garbage collector (the subject owns it).
 pub fn approval_request(
     request: &ApprovalRequest,
     status: &ApprovalRequestStatus,
@@ -63,7 +65,30 @@ pub fn approval_request(
     retention: Duration,
     now: Timestamp,
 ) -> Retention {
-    let settled = matches!(
+    if !settled(status) {
+        return Retention::Keep;
+    }
+    let (Some(subject), Some(born)) = (subject_of(request), created(request)) else {
+        return Retention::Keep;
+    };
+    let replaced = namespace_requests.iter().any(|other| {
+        let open = other.status.as_ref().is_none_or(|s| !settled(s));
+        other.metadata.name != request.metadata.name
+            && subject_of(other) == Some(subject)
+            && (open || created(other).is_some_and(|t| t > born))
+    });
+    if !replaced {
+        return Retention::LookAgainIn(retention);
+    }
+    let settled_at = conditions::get(&status.conditions, "Ready")
+        .filter(|c| c.status == "True")
+        .map_or(born, |c| c.last_transition_time.0);
+    after(settled_at, retention, now)
+}
+
+/// Whether the request is done with: decided one way or another, and not in use by a write.
+fn settled(status: &ApprovalRequestStatus) -> bool {
+    let done = matches!(
         status.phase,
         Some(
             ApprovalPhase::Stale
@@ -77,24 +102,7 @@ pub fn approval_request(
         .used
         .as_ref()
         .is_some_and(|u| u.completed_at.is_none());
-    if !settled || in_use {
-        return Retention::Keep;
-    }
-    let (Some(subject), Some(born)) = (subject_of(request), created(request)) else {
-        return Retention::Keep;
-    };
-    let replaced = namespace_requests.iter().any(|other| {
-        other.metadata.name != request.metadata.name
-            && subject_of(other) == Some(subject)
-            && created(other).is_some_and(|t| t > born)
-    });
-    if !replaced {
-        return Retention::LookAgainIn(retention);
-    }
-    let settled_at = conditions::get(&status.conditions, "Ready")
-        .filter(|c| c.status == "True")
-        .map_or(born, |c| c.last_transition_time.0);
-    after(settled_at, retention, now)
+    done && !in_use
 }
 
 /// The uid of the object a request asks about: its controlling owner, else what ledgerops

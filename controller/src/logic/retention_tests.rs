@@ -115,7 +115,12 @@ fn a_request_goes_only_when_settled_replaced_and_old_enough() {
     let old = request("old", "plan-1", 0);
     let newer = request("newer", "plan-1", 50);
     let other_subject = request("other", "plan-2", 50);
-    let same_second = request("twin", "plan-1", 0);
+    let mut same_second = request("twin", "plan-1", 0);
+    same_second.status = Some(status(Applied, 0, Some(true)));
+    let mut open_twin = request("open-twin", "plan-1", 0);
+    open_twin.status = Some(status(Pending, 0, None));
+    let mut open_elsewhere = request("open-elsewhere", "plan-2", 0);
+    open_elsewhere.status = Some(status(Pending, 0, None));
     let now = at(10 + 3600);
     let cases: Vec<(
         &str,
@@ -190,9 +195,21 @@ fn a_request_goes_only_when_settled_replaced_and_old_enough() {
             Retention::LookAgainIn(HOUR),
         ),
         (
-            "a request of the same second is not newer",
+            "a settled request of the same second is not newer",
             status(Stale, 10, None),
             vec![&old, &same_second],
+            Retention::LookAgainIn(HOUR),
+        ),
+        (
+            "an open request of the same second replaces it",
+            status(Stale, 10, None),
+            vec![&old, &open_twin],
+            Retention::Delete,
+        ),
+        (
+            "an open request of another subject does not",
+            status(Stale, 10, None),
+            vec![&old, &open_elsewhere],
             Retention::LookAgainIn(HOUR),
         ),
     ];
