@@ -40,6 +40,15 @@ enum Cmd {
             default_value = ledgerops::logic::api_url::YNAB_API
         )]
         ynab_api_url_allow: Vec<String>,
+        /// How long a settled ApprovalRequest (Stale, Expired, Rejected, Applied, Ignored) that a
+        /// newer request of the same subject replaced is kept before it is deleted. The decision
+        /// stays in the subject's status and the journal.
+        #[arg(
+            long,
+            env = "LEDGEROPS_APPROVAL_REQUEST_RETENTION",
+            default_value = "24h"
+        )]
+        approval_request_retention: String,
         #[command(flatten)]
         agent: ledgerops::agent::options::AgentArgs,
     },
@@ -57,6 +66,7 @@ fn main() -> ExitCode {
             listen,
             log_json,
             ynab_api_url_allow,
+            approval_request_retention,
             agent,
         } => {
             init_logs(log_json);
@@ -68,6 +78,14 @@ fn main() -> ExitCode {
                         return ExitCode::FAILURE;
                     }
                 };
+            let approval_retention =
+                match ledgerops::logic::duration::parse(&approval_request_retention) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        tracing::error!("--approval-request-retention: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                };
             let agent = match agent.resolve() {
                 Ok(a) => a,
                 Err(e) => {
@@ -76,7 +94,12 @@ fn main() -> ExitCode {
                 }
             };
             let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-            match runtime.block_on(ledgerops::run::run(listen, api_urls, agent)) {
+            match runtime.block_on(ledgerops::run::run(
+                listen,
+                api_urls,
+                agent,
+                approval_retention,
+            )) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     tracing::error!("{e}");

@@ -12,6 +12,7 @@ use crate::logic::api_url::AllowedApiUrl;
 use crate::logic::mirror::Mirror;
 use crate::logic::request_window::RequestWindow;
 use crate::ynab::client::SharedWindow;
+use crate::ynab::permit::Permit;
 use crate::ynab::token::Token;
 
 /// A Budget's mirror and the plan it mirrors: a changed plan id or API URL starts afresh.
@@ -34,22 +35,37 @@ pub struct MirrorChange {
 
 /// What a Budget's last sync paired: the token it read, the Secret key it read it from, and the
 /// allowed URL it sent it to. Writes reuse the pair only while the Budget still names both.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Credentials {
     pub url: AllowedApiUrl,
     pub secret: SecretKeyRef,
     pub token: Token,
 }
 
+/// A Budget's credentials and the permit every client made from them carries.
+struct Paired {
+    credentials: Credentials,
+    permit: Permit,
+}
+
+/// A Budget, by namespace and name.
+pub type BudgetKey = (String, String);
+
+/// A token's request window, by API base URL and token.
+type WindowKey = (String, Token);
+
 /// The process-wide registry.
 pub struct Registry {
     changes: broadcast::Sender<MirrorChange>,
     /// By API base URL and token: YNAB counts per token, and a test may run several YNABs.
-    windows: Mutex<HashMap<(String, Token), SharedWindow>>,
-    mirrors: Mutex<HashMap<(String, String), SharedMirror>>,
+    windows: Mutex<HashMap<WindowKey, SharedWindow>>,
+    /// The window each Budget last synced through, kept while the Budget exists (suspended or
+    /// not): a window no Budget uses any more is dropped.
+    window_users: Mutex<HashMap<BudgetKey, WindowKey>>,
+    mirrors: Mutex<HashMap<BudgetKey, SharedMirror>>,
     /// What each Budget's last successful pairing was: writes use it without reading the Secret
     /// again.
-    credentials: Mutex<HashMap<(String, String), Credentials>>,
+    credentials: Mutex<HashMap<BudgetKey, Paired>>,
 }
 
 impl Default for Registry {
@@ -57,10 +73,15 @@ impl Default for Registry {
         Self {
             changes: broadcast::channel(1024).0,
             windows: Mutex::default(),
+            window_users: Mutex::default(),
             mirrors: Mutex::default(),
             credentials: Mutex::default(),
         }
     }
+}
+
+fn key(namespace: &str, name: &str) -> BudgetKey {
+    (namespace.to_owned(), name.to_owned())
 }
 
 impl Registry {
@@ -96,56 +117,128 @@ impl Registry {
         self.mirrors
             .lock()
             .expect("registry lock")
-            .entry((namespace.into(), name.into()))
+            .entry(key(namespace, name))
             .or_default()
             .clone()
     }
 
-    /// Remembers what the Budget `namespace/name` synced with.
+    /// Remembers what the Budget `namespace/name` synced with. Another pairing than the last
+    /// withdraws the last one's permit: nothing queued with the old token goes out.
     pub fn set_credentials(&self, namespace: &str, name: &str, credentials: Credentials) {
-        self.credentials
+        let budget = key(namespace, name);
+        let window = (
+            credentials.url.as_str().to_owned(),
+            credentials.token.clone(),
+        );
+        let mut all = self.credentials.lock().expect("registry lock");
+        match all.get(&budget) {
+            Some(paired) if paired.credentials == credentials => {}
+            _ => {
+                let paired = Paired {
+                    credentials,
+                    permit: Permit::default(),
+                };
+                if let Some(old) = all.insert(budget.clone(), paired) {
+                    old.permit.withdraw();
+                }
+            }
+        }
+        drop(all);
+        let previous = self
+            .window_users
             .lock()
             .expect("registry lock")
-            .insert((namespace.into(), name.into()), credentials);
+            .insert(budget, window);
+        if previous.is_some() {
+            self.prune_windows();
+        }
     }
 
-    /// What the Budget `namespace/name` last synced with, if it synced and was not refused since.
-    pub fn credentials(&self, namespace: &str, name: &str) -> Option<Credentials> {
-        self.credentials
-            .lock()
-            .expect("registry lock")
-            .get(&(namespace.into(), name.into()))
-            .cloned()
-    }
-
-    /// The token the Budget `namespace/name` last synced with, if it was read from `secret` and
-    /// sent to `url`: a Budget that since names another Secret or URL writes nothing until a sync
-    /// has checked them.
-    pub fn token_for(
+    /// The token the Budget `namespace/name` last synced with and the permit its clients carry,
+    /// if it was read from `secret` and sent to `url`: a Budget that since names another Secret
+    /// or URL writes nothing until a sync has checked them.
+    pub fn credentials_for(
         &self,
         namespace: &str,
         name: &str,
         url: &AllowedApiUrl,
         secret: &SecretKeyRef,
-    ) -> Option<Token> {
-        self.credentials(namespace, name)
-            .filter(|c| &c.url == url && &c.secret == secret)
-            .map(|c| c.token)
-    }
-
-    /// Forgets the token of a Budget whose URL or Secret was refused: nothing writes with it.
-    pub fn forget_credentials(&self, namespace: &str, name: &str) {
+    ) -> Option<(Token, Permit)> {
         self.credentials
             .lock()
             .expect("registry lock")
-            .remove(&(namespace.into(), name.into()));
+            .get(&key(namespace, name))
+            .filter(|p| &p.credentials.url == url && &p.credentials.secret == secret)
+            .map(|p| (p.credentials.token.clone(), p.permit.clone()))
     }
 
-    /// Forgets the mirror and token of a Budget that no longer exists.
+    /// Forgets the token of a Budget that was suspended, or whose URL or Secret was refused, and
+    /// withdraws its permit: nothing writes with it, not even a write already queued.
+    pub fn forget_credentials(&self, namespace: &str, name: &str) {
+        let removed = self
+            .credentials
+            .lock()
+            .expect("registry lock")
+            .remove(&key(namespace, name));
+        if let Some(paired) = removed {
+            paired.permit.withdraw();
+        }
+    }
+
+    /// Forgets everything of a Budget that no longer exists: its mirror, its token (withdrawn),
+    /// and its token's request window once no other Budget uses it.
     pub fn forget(&self, namespace: &str, name: &str) {
-        let key = (namespace.to_owned(), name.to_owned());
-        self.mirrors.lock().expect("registry lock").remove(&key);
-        self.credentials.lock().expect("registry lock").remove(&key);
+        let budget = key(namespace, name);
+        self.forget_credentials(namespace, name);
+        self.mirrors.lock().expect("registry lock").remove(&budget);
+        self.window_users
+            .lock()
+            .expect("registry lock")
+            .remove(&budget);
+        self.prune_windows();
+    }
+
+    /// Every Budget the registry holds something for.
+    pub fn budgets(&self) -> Vec<BudgetKey> {
+        let mut all: Vec<BudgetKey> = self
+            .mirrors
+            .lock()
+            .expect("registry lock")
+            .keys()
+            .cloned()
+            .collect();
+        all.extend(
+            self.credentials
+                .lock()
+                .expect("registry lock")
+                .keys()
+                .cloned(),
+        );
+        all.extend(
+            self.window_users
+                .lock()
+                .expect("registry lock")
+                .keys()
+                .cloned(),
+        );
+        all.sort();
+        all.dedup();
+        all
+    }
+
+    /// Drops the request windows no Budget uses.
+    fn prune_windows(&self) {
+        let used: Vec<WindowKey> = self
+            .window_users
+            .lock()
+            .expect("registry lock")
+            .values()
+            .cloned()
+            .collect();
+        self.windows
+            .lock()
+            .expect("registry lock")
+            .retain(|k, _| used.contains(k));
     }
 }
 
@@ -186,14 +279,72 @@ mod tests {
             ("other", "home", &here, "ynab", false),
         ];
         for (ns, name, url, from, reused) in cases {
-            let token = registry.token_for(ns, name, url, &secret(from));
+            let token = registry.credentials_for(ns, name, url, &secret(from));
             assert_eq!(token.is_some(), reused, "{ns}/{name} {url} {from}");
         }
         registry.forget_credentials("ns", "home");
         assert!(
             registry
-                .token_for("ns", "home", &here, &secret("ynab"))
+                .credentials_for("ns", "home", &here, &secret("ynab"))
                 .is_none()
         );
+    }
+
+    fn pair(registry: &Registry, name: &str, url: &AllowedApiUrl, token: &str) -> Permit {
+        let credentials = Credentials {
+            url: url.clone(),
+            secret: secret("ynab"),
+            token: Token::new(token),
+        };
+        registry.set_credentials("ns", name, credentials);
+        registry
+            .credentials_for("ns", name, url, &secret("ynab"))
+            .expect("just paired")
+            .1
+    }
+
+    #[test]
+    fn a_permit_is_withdrawn_by_suspension_deletion_and_another_token_only() {
+        let url = ApiUrlAllowlist::default()
+            .check("https://api.ynab.com/v1")
+            .unwrap();
+        let registry = Registry::default();
+        let first = pair(&registry, "home", &url, "t1");
+        // The same pairing again (every sync) keeps the permit queued writes hold.
+        let again = pair(&registry, "home", &url, "t1");
+        assert!(!first.is_withdrawn() && !again.is_withdrawn());
+        let rotated = pair(&registry, "home", &url, "t2");
+        assert!(
+            first.is_withdrawn(),
+            "a rotated token withdraws the old one"
+        );
+        assert!(!rotated.is_withdrawn());
+        registry.forget_credentials("ns", "home");
+        assert!(rotated.is_withdrawn(), "suspension or a refused Secret");
+        let other = pair(&registry, "other", &url, "t3");
+        registry.forget("ns", "other");
+        assert!(other.is_withdrawn(), "a deleted Budget");
+    }
+
+    #[test]
+    fn a_window_lives_while_a_budget_uses_it() {
+        let url = ApiUrlAllowlist::default()
+            .check("https://api.ynab.com/v1")
+            .unwrap();
+        let token = Token::new("shared");
+        let registry = Registry::default();
+        pair(&registry, "a", &url, "shared");
+        pair(&registry, "b", &url, "shared");
+        let window = registry.window(&url, &token, 180);
+        let same = |registry: &Registry| Arc::ptr_eq(&window, &registry.window(&url, &token, 180));
+        // Suspending keeps the window: the hour's requests still count on resume.
+        registry.forget_credentials("ns", "a");
+        registry.forget("ns", "b");
+        assert!(same(&registry), "a still uses it");
+        registry.mirror("ns", "a");
+        assert_eq!(registry.budgets(), vec![("ns".to_owned(), "a".to_owned())]);
+        registry.forget("ns", "a");
+        assert!(registry.budgets().is_empty());
+        assert!(!same(&registry), "nobody uses it: dropped, and made afresh");
     }
 }

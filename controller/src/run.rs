@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use futures::StreamExt;
 use kube::Api;
@@ -38,11 +39,13 @@ pub enum RunError {
     },
 }
 
-/// Runs until a shutdown signal.
+/// Runs until a shutdown signal. Settled ApprovalRequests that a newer one replaced are deleted
+/// `approval_retention` after they settled.
 pub async fn run(
     listen: SocketAddr,
     api_urls: ApiUrlAllowlist,
     agent: Option<crate::agent::options::AgentOptions>,
+    approval_retention: Duration,
 ) -> Result<(), RunError> {
     tracing::info!(allowed = %api_urls.describe(), "YNAB tokens go only to these API base URLs");
     let metrics = Arc::new(Metrics::default());
@@ -114,7 +117,7 @@ pub async fn run(
         reconcile::budget::run(ctx.clone()),
         reconcile::transaction::run(ctx.clone()),
         reconcile::plan::run(ctx.clone()),
-        reconcile::approval::run(ctx)
+        reconcile::approval::run(ctx, approval_retention)
     );
     if let Some(agent) = agent {
         agent.abort();

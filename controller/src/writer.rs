@@ -75,6 +75,12 @@ impl Writer {
         queue.send(job).map_err(|_| closed())?;
         answer.await.map_err(|_| closed())?
     }
+
+    /// Drops the queue of a Budget that no longer exists; its worker ends once the writes
+    /// already queued are answered.
+    pub fn forget(&self, key: &(String, String)) {
+        self.queues.lock().expect("writer lock").remove(key);
+    }
 }
 
 fn closed() -> YnabError {

@@ -44,6 +44,8 @@ pub struct AgentContext {
     pub comment_resync: Duration,
     /// Directory of the config repo that suggested plans are written to.
     pub plans_dir: String,
+    /// How long a finished job is kept before it is deleted.
+    pub job_retention: Duration,
     attempts: Mutex<HashMap<String, u32>>,
     /// Whether a job's comment was found authentic, by the job's uid (its spec never changes).
     /// In memory on purpose: a status anyone may write must not say so.
@@ -70,6 +72,7 @@ impl AgentContext {
             wake: Notify::new(),
             comment_resync: Duration::from_secs(300),
             plans_dir: "plans".into(),
+            job_retention: Duration::from_secs(7 * 24 * 3600),
             attempts: Mutex::new(HashMap::new()),
             trusted: Mutex::new(HashMap::new()),
         }
@@ -98,6 +101,12 @@ impl AgentContext {
     /// Forgets `job`'s failures after a success.
     pub fn succeeded(&self, job: &str) {
         self.attempts.lock().expect("attempts lock").remove(job);
+    }
+
+    /// Forgets everything kept in memory about a deleted job.
+    pub fn forget(&self, job: &str, uid: &str) {
+        self.succeeded(job);
+        self.trusted.lock().expect("trusted lock").remove(uid);
     }
 }
 
@@ -129,6 +138,7 @@ pub fn start(
     );
     agent.comment_resync = options.comment_resync;
     agent.plans_dir = options.plans_dir.clone();
+    agent.job_retention = options.job_retention;
     tracing::info!(namespace = %options.namespace, gitea = %options.gitea_url, bot = %options.bot_login, repositories = ?options.repositories.entries(), "serving /agent commands");
     Ok(tokio::spawn(run(Arc::new(agent))))
 }

@@ -41,6 +41,10 @@ pub struct AgentArgs {
     /// How often a finished job's status comment is checked (a deleted one is recreated).
     #[arg(long, env = "LEDGEROPS_AGENT_COMMENT_RESYNC", default_value = "5m")]
     pub agent_comment_resync: String,
+    /// How long a finished AgentJob (Succeeded, Rejected, Failed) is kept before it is deleted.
+    /// A redelivery of its comment stays a duplicate afterwards.
+    #[arg(long, env = "LEDGEROPS_AGENT_JOB_RETENTION", default_value = "168h")]
+    pub agent_job_retention: String,
 }
 
 /// The resolved options.
@@ -54,6 +58,7 @@ pub struct AgentOptions {
     pub namespace: String,
     pub plans_dir: String,
     pub comment_resync: Duration,
+    pub job_retention: Duration,
 }
 
 /// Written by hand: the webhook secret is never printed.
@@ -68,6 +73,7 @@ impl std::fmt::Debug for AgentOptions {
             .field("namespace", &self.namespace)
             .field("plans_dir", &self.plans_dir)
             .field("comment_resync", &self.comment_resync)
+            .field("job_retention", &self.job_retention)
             .finish()
     }
 }
@@ -132,6 +138,8 @@ impl AgentArgs {
         )?;
         let comment_resync = duration::parse(&self.agent_comment_resync)
             .map_err(|e| format!("--agent-comment-resync: {e}"))?;
+        let job_retention = duration::parse(&self.agent_job_retention)
+            .map_err(|e| format!("--agent-job-retention: {e}"))?;
         Ok(Some(AgentOptions {
             gitea_url: url.clone(),
             bot_login,
@@ -141,6 +149,7 @@ impl AgentArgs {
             namespace: self.agent_namespace.clone(),
             plans_dir: self.agent_plans_dir.clone(),
             comment_resync,
+            job_retention,
         }))
     }
 }
@@ -163,6 +172,7 @@ mod tests {
             agent_namespace: "ledgerops".into(),
             agent_plans_dir: "plans".into(),
             agent_comment_resync: "5m".into(),
+            agent_job_retention: "168h".into(),
         }
     }
 

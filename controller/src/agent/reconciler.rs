@@ -23,6 +23,7 @@ use crate::api::agent_job::{AgentJob, JobPhase};
 use crate::gitea::GiteaError;
 use crate::logic::job::render::{self, canonical_comment, pending_publication};
 use crate::logic::job::state::{EventKind, JobEvent, JobState, is_terminal};
+use crate::logic::retention::{self, Retention};
 use crate::metrics::{ErrorLabels, KindLabels};
 
 /// A reconcile that could not finish; retried with capped backoff, never abandoned.
@@ -84,10 +85,23 @@ async fn reconcile_job(job: &Arc<AgentJob>, ctx: &Arc<AgentContext>) -> Result<A
         reconcile_comment(job, &state, ctx).await?;
     }
     ctx.succeeded(&name);
-    Ok(if is_terminal(state.phase) {
-        Action::requeue(ctx.comment_resync)
-    } else {
-        Action::requeue(Duration::from_secs(60))
+    // Only once its comment shows how it ended.
+    let kept = retention::agent_job(
+        state.phase,
+        state.finished_at,
+        state.received_at,
+        ctx.job_retention,
+        Timestamp::now(),
+    );
+    Ok(match kept {
+        Retention::Delete => {
+            ctx.store.retire(job).await?;
+            ctx.forget(&name, job.uid().as_deref().unwrap_or_default());
+            tracing::info!(job = %name, "finished job deleted after its retention");
+            Action::await_change()
+        }
+        Retention::LookAgainIn(left) => Action::requeue(left.min(ctx.comment_resync)),
+        Retention::Keep => Action::requeue(Duration::from_secs(60)),
     })
 }
 

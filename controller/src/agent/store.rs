@@ -8,9 +8,10 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;
-use kube::api::{ListParams, PostParams};
+use kube::api::{DeleteParams, ListParams, PostParams, Preconditions};
 
 use crate::api::agent_job::{AgentJob, AgentJobSpec};
+use crate::logic::job::retired::{self, Retired};
 use crate::logic::job::state::{
     Effect, EventKind, InvalidTransition, JobEvent, JobState, from_persisted, next_state, to_status,
 };
@@ -31,6 +32,8 @@ pub enum StoreError {
     Invalid(#[from] InvalidTransition),
     #[error("the sequence ConfigMap holds `{0}`, not a number")]
     BadSequence(String),
+    #[error("the sequence ConfigMap: {0}")]
+    BadRetired(String),
     #[error("gave up after {0} conflicting writes")]
     Contention(u32),
 }
@@ -89,9 +92,9 @@ impl JobStore {
         Api::namespaced(self.client.clone(), &self.namespace)
     }
 
-    /// Persists a received command: nothing else. A command already stored is a duplicate and
-    /// allocates no sequence; a lost creation race allocates one that stays unused (sequences
-    /// are increasing, not dense).
+    /// Persists a received command: nothing else. A command already stored, or whose job was
+    /// deleted by retention, is a duplicate and allocates no sequence; a lost creation race
+    /// allocates one that stays unused (sequences are increasing, not dense).
     pub async fn receive(
         &self,
         incoming: &Incoming,
@@ -105,6 +108,14 @@ impl JobStore {
         // Sequence and creation under one lock: this process creates its jobs in sequence
         // order, so the executor never sees job n+1 while job n is still being created.
         let _serial = self.allocating.lock().await;
+        // Retention records a job here before deleting it: absent above means recorded here.
+        if self
+            .retired()
+            .await?
+            .covers(&incoming.repository, incoming.comment_id)
+        {
+            return Ok(Received::Duplicate { name });
+        }
         let sequence = self.next_sequence().await?;
         let job = AgentJob {
             metadata: ObjectMeta {
@@ -121,6 +132,7 @@ impl JobStore {
                 comment_id: incoming.comment_id,
                 author: incoming.author.clone(),
                 command: incoming.command.clone(),
+                truncated_from: incoming.truncated_from,
                 sequence,
                 received_at: Time(now),
             },
@@ -178,6 +190,66 @@ impl JobStore {
         Err(StoreError::Contention(1000))
     }
 
+    /// The record of the jobs deleted by retention.
+    async fn retired(&self) -> Result<Retired, StoreError> {
+        let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.namespace);
+        let cm = api.get_opt(SEQUENCE_CONFIGMAP).await?;
+        let stored = cm
+            .as_ref()
+            .and_then(|c| c.data.as_ref())
+            .and_then(|d| d.get(retired::KEY));
+        Retired::parse(stored.map(String::as_str)).map_err(StoreError::BadRetired)
+    }
+
+    /// Deletes a finished job whose retention is over, after recording its comment in the
+    /// receive-sequence ConfigMap (under its resourceVersion), so that a redelivery of the
+    /// comment is still a duplicate. Deleting only the object read (its uid), a job already gone
+    /// is fine.
+    pub async fn retire(&self, job: &AgentJob) -> Result<(), StoreError> {
+        self.record_retired(&job.spec.repository, job.spec.comment_id)
+            .await?;
+        let params = DeleteParams {
+            preconditions: Some(Preconditions {
+                uid: job.metadata.uid.clone(),
+                resource_version: None,
+            }),
+            ..DeleteParams::default()
+        };
+        match self
+            .api()
+            .delete(&job.metadata.name.clone().unwrap_or_default(), &params)
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if is_status(&e, 404) || is_status(&e, 409) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn record_retired(&self, repository: &str, comment: i64) -> Result<(), StoreError> {
+        let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.namespace);
+        for _ in 0..100 {
+            // A job exists only after a sequence was taken, so the ConfigMap exists too.
+            let mut cm = api.get(SEQUENCE_CONFIGMAP).await?;
+            let data = cm.data.get_or_insert_with(BTreeMap::new);
+            let mut record = Retired::parse(data.get(retired::KEY).map(String::as_str))
+                .map_err(StoreError::BadRetired)?;
+            if !record.record(repository, comment) {
+                return Ok(());
+            }
+            data.insert(retired::KEY.into(), record.render());
+            match api
+                .replace(SEQUENCE_CONFIGMAP, &PostParams::default(), &cm)
+                .await
+            {
+                Ok(_) => return Ok(()),
+                Err(e) if is_status(&e, 409) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(StoreError::Contention(100))
+    }
+
     /// Applies `event` to job `name`: reads the job, computes the transition, and replaces its
     /// status under the resourceVersion it read. A conflicting write re-reads and tries again,
     /// where an event already applied is recognised by its id.
@@ -225,6 +297,7 @@ impl JobStore {
             job.spec.received_at.0,
             EventKind::CommandReceived {
                 text: job.spec.command.clone(),
+                truncated_from: job.spec.truncated_from,
                 author: job.spec.author.clone(),
                 sequence: job.spec.sequence,
                 generation: job.metadata.generation,

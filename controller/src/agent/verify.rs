@@ -37,6 +37,7 @@ fn claim(spec: &AgentJobSpec) -> Claim<'_> {
         issue_number: spec.issue_number,
         author: &spec.author,
         command: &spec.command,
+        truncated_from: spec.truncated_from,
     }
 }
 

@@ -53,9 +53,15 @@ pub struct AgentJobSpec {
     /// Login of the comment's author.
     #[schemars(length(min = 1, max = 255))]
     pub author: String,
-    /// The comment's text as received, unparsed.
-    #[schemars(length(min = 1, max = 65536))]
+    /// The comment's text as received, unparsed; at most 4096 bytes (a longer comment is kept
+    /// cut, and refused).
+    #[schemars(length(min = 1, max = 4096))]
     pub command: String,
+    /// The comment's length in bytes when it was longer than the 4096 kept: such a command is
+    /// refused, never run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 4097))]
+    pub truncated_from: Option<i64>,
     /// Receive order: jobs execute in increasing sequence.
     #[schemars(range(min = 1))]
     pub sequence: i64,

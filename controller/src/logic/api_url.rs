@@ -385,6 +385,58 @@ mod tests {
         );
     }
 
+    /// The registry keys a Budget's mirror and its token's request window by
+    /// [`AllowedApiUrl::as_str`]: every spelling that is accepted names one key, and every other
+    /// spelling is refused with the one to write instead.
+    #[test]
+    fn every_accepted_spelling_of_a_base_url_is_one_key() {
+        let allowlist = list(&["https://api.ynab.com/v1", "http://127.0.0.1:*/v1"]);
+        let cases: [(&[&str], &str); 3] = [
+            (
+                &["https://api.ynab.com/v1", "https://api.ynab.com/v1/"],
+                "https://api.ynab.com/v1",
+            ),
+            (
+                &["http://127.0.0.1:4321/v1", "http://127.0.0.1:4321/v1/"],
+                "http://127.0.0.1:4321/v1",
+            ),
+            (
+                &[
+                    "https://api.ynab.com/v1/sub",
+                    "https://api.ynab.com/v1/sub/",
+                ],
+                "https://api.ynab.com/v1/sub",
+            ),
+        ];
+        for (spellings, key) in cases {
+            for spelling in spellings {
+                let allowed = allowlist.check(spelling).unwrap();
+                assert_eq!(allowed.as_str(), key, "{spelling}");
+                assert_eq!(
+                    allowed,
+                    allowlist.check(spellings[0]).unwrap(),
+                    "{spelling}"
+                );
+            }
+        }
+        let refused = [
+            ("https://API.ynab.com/v1", "https://api.ynab.com/v1"),
+            ("https://api.ynab.com:443/v1/", "https://api.ynab.com/v1"),
+            ("HTTPS://api.ynab.com/v1", "https://api.ynab.com/v1"),
+            ("https://api.ynab.com/./v1", "https://api.ynab.com/v1"),
+            ("https://api.ynab.com/v1//", "https://api.ynab.com/v1"),
+        ];
+        for (spelling, write) in refused {
+            match allowlist.check(spelling) {
+                Err(ApiUrlError::Malformed {
+                    shape: Shape::NotCanonical(canonical),
+                    ..
+                }) => assert_eq!(canonical, write, "{spelling}"),
+                other => panic!("{spelling}: {other:?}"),
+            }
+        }
+    }
+
     #[test]
     fn endpoints_stay_below_the_base() {
         let base = ApiUrlAllowlist::default()

@@ -69,7 +69,7 @@ pub fn next(previous: &BudgetStatus, report: &SyncReport<'_>) -> BudgetStatus {
                 READY,
                 false,
                 "Suspended",
-                "spec.suspend is true: set it to false to resume syncing",
+                "spec.suspend is true: nothing is read from or written to YNAB; set it to false to resume",
             ),
         ),
         // Errors summarise what they quote already; this keeps any message one short line.

@@ -18,6 +18,7 @@ pub mod plan;
 pub mod plan_status;
 pub mod policy;
 pub mod request_window;
+pub mod retention;
 pub mod retry;
 pub mod split;
 pub mod transaction_check;

@@ -1,41 +1,70 @@
 //! The ApprovalRequest reconciler: records decisions, expires unanswered requests with one
-//! escalation Event, and keeps stale ones stale. The subjects act on the decision themselves.
+//! escalation Event, keeps stale ones stale, and deletes settled requests that a newer request
+//! of the same subject replaced, once their retention is over (`logic::retention`). The
+//! subjects act on the decision themselves, and keep it in their status.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::jiff::Timestamp;
-use kube::Api;
+use kube::api::{DeleteParams, Preconditions};
 use kube::runtime::controller::Action;
+use kube::runtime::reflector::Store;
 use kube::runtime::{Controller, watcher};
+use kube::{Api, ResourceExt};
 
 use super::{Context, Error};
 use crate::api::approval::{ApprovalPhase, ApprovalRequest};
 use crate::k8s::status;
 use crate::logic::approval_status;
+use crate::logic::retention::{self, Retention};
 
-/// Runs the ApprovalRequest controller until shutdown.
-pub async fn run(ctx: Arc<Context>) {
+/// Runs the ApprovalRequest controller until shutdown; settled, replaced requests are deleted
+/// `retention` after they settled.
+pub async fn run(ctx: Arc<Context>, retention: Duration) {
     let api = Api::<ApprovalRequest>::all(ctx.client.clone());
     let controller =
         Controller::new(api, watcher::Config::default().any_semantic()).shutdown_on_signal();
-    super::drain(controller.run(reconcile, super::error_policy, ctx)).await;
+    // The controller's own cache of every request: who replaced whom is read from it.
+    let requests = controller.store();
+    let reconcile_one = move |request, ctx| reconcile(request, ctx, requests.clone(), retention);
+    super::drain(controller.run(reconcile_one, super::error_policy, ctx)).await;
 }
 
-async fn reconcile(request: Arc<ApprovalRequest>, ctx: Arc<Context>) -> Result<Action, Error> {
+async fn reconcile(
+    request: Arc<ApprovalRequest>,
+    ctx: Arc<Context>,
+    requests: Store<ApprovalRequest>,
+    retention: Duration,
+) -> Result<Action, Error> {
     super::count::<ApprovalRequest>(&ctx);
     let now = Timestamp::now();
     let previous = request.status.clone().unwrap_or_default();
     let (next, escalation) =
         approval_status::next(&request.spec, &previous, request.metadata.generation, now);
-    let next = approval_status::reconciler_part(&next);
-    if next != approval_status::reconciler_part(&previous) {
-        status::apply(&ctx.client, request.as_ref(), &next).await?;
+    let written = approval_status::reconciler_part(&next);
+    if written != approval_status::reconciler_part(&previous) {
+        status::apply(&ctx.client, request.as_ref(), &written).await?;
     }
     if let Some(note) = escalation {
         ctx.events
             .publish(request.as_ref(), true, "Escalated", "Expire", note)
             .await;
+    }
+    let namespace = request.namespace();
+    let all = requests.state();
+    let neighbours: Vec<&ApprovalRequest> = all
+        .iter()
+        .filter(|r| r.namespace() == namespace)
+        .map(Arc::as_ref)
+        .collect();
+    match retention::approval_request(&request, &next, &neighbours, retention, now) {
+        Retention::Delete => {
+            delete(&ctx, &request).await?;
+            return Ok(Action::await_change());
+        }
+        Retention::LookAgainIn(left) => return Ok(Action::requeue(left)),
+        Retention::Keep => {}
     }
     // Look again when it expires, if nobody has decided by then.
     Ok(match next.phase {
@@ -45,4 +74,27 @@ async fn reconcile(request: Arc<ApprovalRequest>, ctx: Arc<Context>) -> Result<A
         }
         _ => Action::await_change(),
     })
+}
+
+/// Deletes exactly the version decided on: a request changed meanwhile is looked at again.
+async fn delete(ctx: &Context, request: &ApprovalRequest) -> Result<(), Error> {
+    let api = Api::<ApprovalRequest>::namespaced(
+        ctx.client.clone(),
+        &request.namespace().unwrap_or_default(),
+    );
+    let params = DeleteParams {
+        preconditions: Some(Preconditions {
+            uid: request.uid(),
+            resource_version: request.resource_version(),
+        }),
+        ..DeleteParams::default()
+    };
+    match api.delete(&request.name_any(), &params).await {
+        Ok(_) => {
+            tracing::info!(request = %request.name_any(), "replaced request deleted after its retention");
+            Ok(())
+        }
+        Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
+        Err(e) => Err(e.into()),
+    }
 }

@@ -5,10 +5,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
+use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
+use kube::core::PartialObjectMeta;
 use kube::runtime::controller::Action;
-use kube::runtime::reflector;
+use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::utils::Predicate;
 use kube::runtime::{Controller, WatchStreamExt, predicates, watcher};
 use kube::{Api, ResourceExt};
@@ -16,13 +18,15 @@ use kube::{Api, ResourceExt};
 use super::{Context, Error};
 use crate::api::budget::{Budget, RequestUse};
 use crate::k8s::{secrets, status};
+use crate::logic::api_url::AllowedApiUrl;
 use crate::logic::budget_status::{self, SyncOutcome, SyncReport};
 use crate::logic::duration;
 use crate::logic::mirror::Mirror;
 use crate::mirror_sync::{self, MirrorKey};
-use crate::registry::{Credentials, MirrorSlot};
+use crate::registry::{BudgetKey, Credentials, MirrorSlot};
 use crate::ynab::client::{SharedWindow, YnabClient};
 use crate::ynab::error::YnabError;
+use crate::ynab::token::Token;
 
 /// Retry delay after an error that needs a person (bad token, unknown plan): slow enough never
 /// to storm YNAB, quick enough to notice a fixed Secret.
@@ -34,14 +38,28 @@ const TRANSIENT: Duration = Duration::from_secs(60);
 pub async fn run(ctx: Arc<Context>) {
     let api: Api<Budget> = Api::all(ctx.client.clone());
     let (reader, writer) = reflector::store();
-    let registry = ctx.registry.clone();
+    let forgetting = (ctx.clone(), reader.clone());
     // Only spec and annotation changes wake a Budget: its own status writes must not.
     let stream = watcher(api, watcher::Config::default().any_semantic())
         .default_backoff()
         .reflect(writer)
         .inspect(move |event| {
-            if let Ok(watcher::Event::Delete(b)) = event {
-                registry.forget(&b.namespace().unwrap_or_default(), &b.name_any());
+            let (ctx, store) = &forgetting;
+            match event {
+                Ok(watcher::Event::Delete(b)) => {
+                    forget(ctx, &(b.namespace().unwrap_or_default(), b.name_any()));
+                }
+                // A Budget deleted while the watch was down shows up only as missing from the
+                // new list.
+                Ok(watcher::Event::InitDone) => {
+                    for key in ctx.registry.budgets() {
+                        let known = ObjectRef::new(&key.1).within(&key.0);
+                        if store.get(&known).is_none() {
+                            forget(ctx, &key);
+                        }
+                    }
+                }
+                _ => {}
             }
         })
         .applied_objects()
@@ -49,16 +67,55 @@ pub async fn run(ctx: Arc<Context>) {
             predicates::generation.combine(predicates::annotations),
             Default::default(),
         );
-    let controller = Controller::for_stream(stream, reader).shutdown_on_signal();
+    // Metadata only: the watch wakes the Budgets that name a token Secret when it changes, is
+    // deleted or loses its label (the API server reports that as a deletion), without holding
+    // any token in memory. The reconcile reads the Secret itself.
+    let secrets = watcher(
+        Api::<PartialObjectMeta<Secret>>::all(ctx.client.clone()),
+        watcher::Config::default().labels(secrets::TOKEN_LABEL),
+    )
+    .default_backoff()
+    .touched_objects();
+    let naming = reader.clone();
+    let controller = Controller::for_stream(stream, reader)
+        .watches_stream(secrets, move |secret| naming_secret(&naming, &secret))
+        .shutdown_on_signal();
     super::drain(controller.run(reconcile, super::error_policy, ctx)).await;
+}
+
+/// Forgets a Budget that no longer exists: its mirror, token, request window and write queue.
+fn forget(ctx: &Context, key: &BudgetKey) {
+    ctx.registry.forget(&key.0, &key.1);
+    ctx.writer.forget(key);
+}
+
+/// The Budgets whose token is in `secret`.
+fn naming_secret(
+    store: &Store<Budget>,
+    secret: &PartialObjectMeta<Secret>,
+) -> Vec<ObjectRef<Budget>> {
+    let namespace = secret.namespace();
+    let name = secret.name_any();
+    store
+        .state()
+        .iter()
+        .filter(|b| b.namespace() == namespace && b.spec.token_secret_ref.name == name)
+        .map(|b| ObjectRef::from_obj(b.as_ref()))
+        .collect()
 }
 
 async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Error> {
     super::count::<Budget>(&ctx);
     let namespace = budget.namespace().unwrap_or_default();
+    // Before waiting for the mirror: a write holding it must find its permit withdrawn before
+    // it sends.
+    let paired = pair(&budget, &ctx, &namespace).await;
     let slot = ctx.registry.mirror(&namespace, &budget.name_any());
     let mut slot = slot.write().await;
-    let (outcome, window, requeue) = sync(&budget, &ctx, &namespace, &mut slot).await;
+    let (outcome, window, requeue) = match paired {
+        Ok(paired) => sync(&budget, &ctx, &namespace, paired, &mut slot).await,
+        Err((outcome, requeue)) => (outcome, None, requeue),
+    };
     let now = Timestamp::now();
     let requests = match &window {
         Some(w) => {
@@ -95,62 +152,75 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
     Ok(requeue)
 }
 
-/// One sync attempt: the outcome, the token's request window when there was a token, and when
-/// to look again.
-async fn sync(
+/// What a sync reads with.
+struct Paired {
+    url: AllowedApiUrl,
+    token: Token,
+    interval: Duration,
+}
+
+/// Checks that the Budget may sync and write now, and pairs its URL and token; otherwise
+/// forgets its token (withdrawing what is queued with it) and says why and when to look again.
+async fn pair(
     budget: &Budget,
     ctx: &Context,
     namespace: &str,
-    slot: &mut MirrorSlot,
-) -> (SyncOutcome, Option<SharedWindow>, Action) {
+) -> Result<Paired, (SyncOutcome, Action)> {
     let spec = &budget.spec;
+    let name = budget.name_any();
     if spec.suspend {
-        return (SyncOutcome::Suspended, None, Action::await_change());
+        ctx.registry.forget_credentials(namespace, &name);
+        return Err((SyncOutcome::Suspended, Action::await_change()));
     }
-    let interval = match duration::parse(&spec.sync_interval.0) {
-        Ok(d) => d,
-        Err(e) => {
-            return (
-                failed("InvalidSpec", e.to_string()),
-                None,
-                Action::await_change(),
-            );
-        }
-    };
+    let interval = duration::parse(&spec.sync_interval.0)
+        .map_err(|e| (failed("InvalidSpec", e.to_string()), Action::await_change()))?;
     // The URL first: a token is not even read for a place it may not go.
-    let url = match ctx.api_urls.check(&spec.api_url) {
-        Ok(url) => url,
-        Err(e) => {
-            ctx.registry
-                .forget_credentials(namespace, &budget.name_any());
-            return (
-                failed("ApiUrlNotAllowed", e.to_string()),
-                None,
-                Action::await_change(),
-            );
-        }
-    };
-    let token = match secrets::read_token(&ctx.client, namespace, &spec.token_secret_ref).await {
-        Ok(t) => t,
-        Err(e) => {
-            ctx.registry
-                .forget_credentials(namespace, &budget.name_any());
-            return (
+    let url = ctx.api_urls.check(&spec.api_url).map_err(|e| {
+        ctx.registry.forget_credentials(namespace, &name);
+        (
+            failed("ApiUrlNotAllowed", e.to_string()),
+            Action::await_change(),
+        )
+    })?;
+    let token = secrets::read_token(&ctx.client, namespace, &spec.token_secret_ref)
+        .await
+        .map_err(|e| {
+            ctx.registry.forget_credentials(namespace, &name);
+            (
                 failed(e.reason(), e.to_string()),
-                None,
                 Action::requeue(NEEDS_A_PERSON),
-            );
-        }
-    };
+            )
+        })?;
     ctx.registry.set_credentials(
         namespace,
-        &budget.name_any(),
+        &name,
         Credentials {
             url: url.clone(),
             secret: spec.token_secret_ref.clone(),
             token: token.clone(),
         },
     );
+    Ok(Paired {
+        url,
+        token,
+        interval,
+    })
+}
+
+/// One sync attempt: the outcome, the token's request window, and when to look again.
+async fn sync(
+    budget: &Budget,
+    ctx: &Context,
+    namespace: &str,
+    paired: Paired,
+    slot: &mut MirrorSlot,
+) -> (SyncOutcome, Option<SharedWindow>, Action) {
+    let spec = &budget.spec;
+    let Paired {
+        url,
+        token,
+        interval,
+    } = paired;
     let window = ctx.registry.window(&url, &token, spec.requests_per_hour);
     let client = match YnabClient::new(&url, token, window.clone(), ctx.metrics.clone()) {
         Ok(c) => c,

@@ -44,16 +44,27 @@ pub struct Context {
 }
 
 impl Context {
-    /// Where the Budget's writes go, with the token its last sync used; `None` before a sync, and
-    /// when `spec.apiUrl` is not allowed or the Budget names another URL or Secret than that sync.
+    /// Where the Budget's writes go, with the token its last sync used; `None` before a sync,
+    /// while the Budget is suspended, and when `spec.apiUrl` is not allowed or the Budget names
+    /// another URL or Secret than that sync. The client carries the credentials' permit: once
+    /// the Budget is suspended or deleted or its Secret goes, it sends nothing, even from the
+    /// writer's queue.
     pub fn destination(&self, namespace: &str, budget: &Budget) -> Option<Destination> {
         let spec = &budget.spec;
+        if spec.suspend {
+            return None;
+        }
         let url = self.api_urls.check(&spec.api_url).ok()?;
-        let token =
-            self.registry
-                .token_for(namespace, &budget.name_any(), &url, &spec.token_secret_ref)?;
+        let (token, permit) = self.registry.credentials_for(
+            namespace,
+            &budget.name_any(),
+            &url,
+            &spec.token_secret_ref,
+        )?;
         let window = self.registry.window(&url, &token, spec.requests_per_hour);
-        let client = YnabClient::new(&url, token, window, self.metrics.clone()).ok()?;
+        let client = YnabClient::new(&url, token, window, self.metrics.clone())
+            .ok()?
+            .under(permit);
         Some(Destination {
             client,
             plan_id: spec.plan_id.clone(),

@@ -310,6 +310,9 @@ async fn write(
         );
         return Ok((Verdict::WouldWrite(message), idle()));
     }
+    if budget.spec.suspend {
+        return Ok((suspended(budget, &change), idle()));
+    }
     let now = Timestamp::now();
     let namespace = tx.namespace().unwrap_or_default();
     let scope = super::scope_of(&namespace, budget);
@@ -433,6 +436,18 @@ async fn write(
         }
     };
     Ok((verdict, idle()))
+}
+
+/// Nothing is written, nor asked for, while the Budget is suspended; unsuspending it wakes the
+/// Transaction again.
+fn suspended(budget: &Budget, change: &str) -> Verdict {
+    Verdict::Blocked {
+        reason: "Suspended",
+        message: format!(
+            "Would write {change}; Budget {} is suspended (spec.suspend: true), so nothing is written until it is set back to false",
+            budget.name_any()
+        ),
+    }
 }
 
 fn attempt_id(tx: &Transaction, now: Timestamp) -> String {

@@ -14,6 +14,7 @@ use super::model::{
     Envelope, ErrorResponse, PatchTransactionsWrapper, PlanData, SaveTransactionWithIdOrImportId,
     SaveTransactionsData,
 };
+use super::permit::Permit;
 use super::token::Token;
 use crate::logic::api_url::AllowedApiUrl;
 use crate::logic::outside_text;
@@ -35,6 +36,8 @@ pub struct YnabClient {
     token: Token,
     window: SharedWindow,
     metrics: Arc<Metrics>,
+    /// Checked before every request: see [`Permit`].
+    permit: Permit,
 }
 
 impl std::fmt::Debug for YnabClient {
@@ -82,7 +85,13 @@ impl YnabClient {
             token,
             window,
             metrics,
+            permit: Permit::default(),
         })
+    }
+
+    /// The same client, sending nothing once `permit` is withdrawn.
+    pub fn under(self, permit: Permit) -> Self {
+        Self { permit, ..self }
     }
 
     /// The whole plan, or with `since` only what changed after that server knowledge: the one
@@ -164,6 +173,12 @@ impl YnabClient {
         call: &Call<'_, B>,
         kind: RequestKind,
     ) -> Result<T, Attempt> {
+        // Right before sending, retries included: a withdrawn permit stops a queued write.
+        if self.permit.is_withdrawn() {
+            return Err(Attempt::Final(YnabError::Withdrawn {
+                what: call.what.clone(),
+            }));
+        }
         self.acquire()?;
         let path: Vec<&str> = call.path.iter().map(String::as_str).collect();
         let mut request = self

@@ -43,6 +43,10 @@ pub enum YnabError {
     OutcomeUnknown { what: String },
     #[error("YNAB's answer to {what} did not parse ({reason}): the API may have changed")]
     Decode { what: String, reason: String },
+    #[error(
+        "{what} was not sent: the Budget was suspended or deleted, or its token Secret was removed, emptied or un-labelled, after the request was queued"
+    )]
+    Withdrawn { what: String },
 }
 
 impl YnabError {
@@ -58,6 +62,7 @@ impl YnabError {
             YnabError::Conflict { .. }
             | YnabError::BadRequest { .. }
             | YnabError::Decode { .. } => "RequestFailed",
+            YnabError::Withdrawn { .. } => "Withdrawn",
         }
     }
 

@@ -5,4 +5,5 @@
 pub mod client;
 pub mod error;
 pub mod model;
+pub mod permit;
 pub mod token;

@@ -218,6 +218,7 @@ impl World {
             comment_id,
             author: "x".into(),
             command: "x".into(),
+            truncated_from: None,
         }
         .job_name()
     }
@@ -958,6 +959,7 @@ async fn claims_and_sequences_are_atomic_across_writers() {
         comment_id: 5,
         author: "writer".into(),
         command: "/agent status".into(),
+        truncated_from: None,
     };
     let Received::New { name, sequence } = stores[0]
         .receive(&incoming, Timestamp::now())
@@ -1060,6 +1062,7 @@ async fn a_permission_check_that_keeps_failing_rejects_after_the_bound_and_later
         comment_id: stuck,
         author: "x".into(),
         command: "x".into(),
+        truncated_from: None,
     }
     .job_name();
     // Received after the stuck one: it waits behind it, then runs.

@@ -11,6 +11,7 @@ pub mod escape;
 pub mod order;
 pub mod render;
 pub mod report;
+pub mod retired;
 pub mod state;
 #[cfg(test)]
 mod state_tests;

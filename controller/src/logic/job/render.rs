@@ -128,6 +128,7 @@ mod tests {
             Timestamp::from_second(1_790_000_000).unwrap(),
             EventKind::CommandReceived {
                 text: "/agent status `now`\nmore".into(),
+                truncated_from: None,
                 author: "writer".into(),
                 sequence: 3,
                 generation: Some(1),

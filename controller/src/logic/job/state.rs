@@ -25,6 +25,9 @@ pub struct JobState {
     pub phase: JobPhase,
     /// The comment's text as received.
     pub text: String,
+    /// The comment's length in bytes when `text` holds only its first
+    /// [`super::webhook::MAX_COMMAND`]: the command is refused.
+    pub truncated_from: Option<i64>,
     pub author: String,
     pub sequence: i64,
     pub generation: Option<i64>,
@@ -75,6 +78,7 @@ pub enum EventKind {
     /// The webhook stored the command.
     CommandReceived {
         text: String,
+        truncated_from: Option<i64>,
         author: String,
         sequence: i64,
         generation: Option<i64>,
@@ -208,6 +212,7 @@ pub fn next_state(
         return match &event.kind {
             EventKind::CommandReceived {
                 text,
+                truncated_from,
                 author,
                 sequence,
                 generation,
@@ -215,6 +220,7 @@ pub fn next_state(
                 let mut s = JobState {
                     phase: JobPhase::Received,
                     text: text.clone(),
+                    truncated_from: *truncated_from,
                     author: author.clone(),
                     sequence: *sequence,
                     generation: *generation,
@@ -267,7 +273,12 @@ pub fn next_state(
     let effects = match (&current.phase, &event.kind) {
         (JobPhase::Received, EventKind::PermissionGranted { permission }) => {
             s.permission = Some(permission.clone());
-            match command::parse(&current.text) {
+            let parsed = match current.truncated_from {
+                Some(length) => Err(too_long(length)),
+                None => command::parse(&current.text)
+                    .map_err(|e| ("InvalidCommand", format!("{e}\n\n{HELP}"))),
+            };
+            match parsed {
                 Ok(cmd) => {
                     s.phase = JobPhase::Queued;
                     s.stage = "waiting for its turn".into();
@@ -276,15 +287,8 @@ pub fn next_state(
                     s.conditions = ready(&s, Status::False, "Queued", event.at);
                     vec![Effect::Execute, Effect::ReconcileComment]
                 }
-                Err(e) => {
-                    let error = format!("{e}\n\n{HELP}");
-                    finish(
-                        &mut s,
-                        JobPhase::Rejected,
-                        "InvalidCommand",
-                        error,
-                        event.at,
-                    );
+                Err((reason, error)) => {
+                    finish(&mut s, JobPhase::Rejected, reason, error, event.at);
                     vec![Effect::ReconcileComment]
                 }
             }
@@ -399,6 +403,17 @@ pub fn next_state(
     Ok(applied(s, event, effects))
 }
 
+/// Why a command cut at [`super::webhook::MAX_COMMAND`] bytes is refused.
+fn too_long(length: i64) -> (&'static str, String) {
+    (
+        "CommandTooLong",
+        format!(
+            "The comment is {length} bytes long; an `/agent` command may be at most {} bytes, so nothing was run. Send a shorter command.",
+            super::webhook::MAX_COMMAND
+        ),
+    )
+}
+
 fn finish(s: &mut JobState, phase: JobPhase, reason: &str, error: String, at: Timestamp) {
     s.phase = phase;
     s.reason = reason.into();
@@ -412,6 +427,7 @@ fn finish(s: &mut JobState, phase: JobPhase, reason: &str, error: String, at: Ti
 fn reason_static(reason: &str) -> &'static str {
     match reason {
         "InvalidCommand" => "InvalidCommand",
+        "CommandTooLong" => "CommandTooLong",
         "PermissionDenied" => "PermissionDenied",
         "PreconditionFailed" => "PreconditionFailed",
         "Interrupted" => "Interrupted",
@@ -495,6 +511,7 @@ pub fn from_persisted(
     Some(JobState {
         phase,
         text: spec.command.clone(),
+        truncated_from: spec.truncated_from,
         author: spec.author.clone(),
         sequence: spec.sequence,
         generation: st.observed_generation.or(generation),

@@ -23,6 +23,7 @@ fn received_with(text: &str) -> JobState {
         0,
         EventKind::CommandReceived {
             text: text.into(),
+            truncated_from: None,
             author: "writer".into(),
             sequence: 7,
             generation: Some(1),
@@ -33,6 +34,22 @@ fn received_with(text: &str) -> JobState {
 
 fn received() -> JobState {
     received_with("/agent status")
+}
+
+/// A comment of `length` bytes, kept cut.
+fn received_cut(length: i64) -> JobState {
+    let e = ev(
+        "received",
+        0,
+        EventKind::CommandReceived {
+            text: "/agent status".into(),
+            truncated_from: Some(length),
+            author: "writer".into(),
+            sequence: 7,
+            generation: Some(1),
+        },
+    );
+    next_state(None, &e).unwrap().state
 }
 
 fn apply(state: &JobState, e: JobEvent) -> Transition {
@@ -74,6 +91,7 @@ fn command_received_creates_a_received_job_to_authorize() {
         0,
         EventKind::CommandReceived {
             text: "/agent status".into(),
+            truncated_from: None,
             author: "writer".into(),
             sequence: 7,
             generation: Some(1),
@@ -114,6 +132,38 @@ fn every_legal_transition() {
             check: |s| {
                 assert_eq!(s.command, Some(Command::Status));
                 assert_eq!(s.permission.as_deref(), Some("write"));
+            },
+        },
+        Case {
+            name: "granted + over-long command -> rejected, nothing parsed",
+            from: received_cut(70_000),
+            event: granted(),
+            phase: JobPhase::Rejected,
+            effects: vec![Effect::ReconcileComment],
+            check: |s| {
+                let err = s.error.as_deref().unwrap();
+                assert!(err.contains("70000 bytes") && err.contains("4096"), "{err}");
+                assert_eq!(s.command, None);
+                assert_eq!(s.reason, "CommandTooLong");
+                assert_eq!(ready(s), ("False".into(), "CommandTooLong".into()));
+            },
+        },
+        Case {
+            name: "denied + over-long command -> the permission message only",
+            from: received_cut(70_000),
+            event: ev(
+                "permission",
+                1,
+                EventKind::PermissionDenied {
+                    permission: "read".into(),
+                },
+            ),
+            phase: JobPhase::Rejected,
+            effects: vec![Effect::ReconcileComment],
+            check: |s| {
+                let err = s.error.as_deref().unwrap();
+                assert!(!err.contains("bytes"), "{err}");
+                assert_eq!(s.reason, "PermissionDenied");
             },
         },
         Case {
@@ -428,6 +478,7 @@ fn invalid_pairs_are_errors() {
     .state;
     let receive = EventKind::CommandReceived {
         text: "/agent help".into(),
+        truncated_from: None,
         author: "w".into(),
         sequence: 1,
         generation: None,
@@ -503,6 +554,7 @@ fn persisted_status_round_trips() {
         comment_id: 2,
         author: "writer".into(),
         command: "/agent status".into(),
+        truncated_from: None,
         sequence: 7,
         received_at: Time(at(0)),
     };

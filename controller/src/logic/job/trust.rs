@@ -3,7 +3,7 @@
 //! An AgentJob is only a claim (anyone allowed to create one could have written it); Gitea's
 //! answer, asked as the bot, is the evidence.
 
-use super::webhook::MAX_COMMAND;
+use super::webhook::kept_command;
 
 /// The repositories whose comments may create jobs, as `owner/name`, compared without case
 /// (Gitea's names are case-insensitive).
@@ -68,6 +68,8 @@ pub struct Claim<'a> {
     pub issue_number: i64,
     pub author: &'a str,
     pub command: &'a str,
+    /// The comment's length when the job keeps it cut.
+    pub truncated_from: Option<i64>,
 }
 
 /// Whether the comment Gitea returned (None: it does not exist) is the one the job claims.
@@ -92,8 +94,8 @@ pub fn comment_matches(claim: Claim<'_>, fetched: Option<&FetchedComment>) -> Re
             claim.issue_number
         ));
     }
-    // The webhook keeps at most MAX_COMMAND characters; compare what it would have kept.
-    if super::state::truncate(&c.body, MAX_COMMAND) != claim.command {
+    // The webhook keeps a long comment cut, with its length; compare what it would have kept.
+    if kept_command(&c.body) != (claim.command.to_owned(), claim.truncated_from) {
         return Err(format!(
             "comment {id} does not say what the AgentJob says (edited since, or forged); send the command again"
         ));
@@ -157,6 +159,7 @@ mod tests {
             issue_number: 4,
             author: "writer",
             command: "/agent approve apr-1",
+            truncated_from: None,
         };
         let c = |author: &str, body: &str, issue| FetchedComment {
             author: author.into(),
@@ -184,6 +187,28 @@ mod tests {
                 Err("not on issue 4"),
             ),
         ];
+        let long = format!("/agent status {}", "x".repeat(5000));
+        let (kept, length) = kept_command(&long);
+        let cut = Claim {
+            command: &kept,
+            truncated_from: length,
+            ..claim
+        };
+        let fetched = c("writer", &long, Some(4));
+        assert_eq!(comment_matches(cut, Some(&fetched)), Ok(()));
+        let longer = c("writer", &format!("{long}x"), Some(4));
+        assert!(
+            comment_matches(cut, Some(&longer)).is_err(),
+            "same cut, other length"
+        );
+        let uncut = Claim {
+            truncated_from: None,
+            ..cut
+        };
+        assert!(
+            comment_matches(uncut, Some(&fetched)).is_err(),
+            "a cut not claimed"
+        );
         for (fetched, want) in cases {
             let got = comment_matches(claim, fetched.as_ref());
             match want {

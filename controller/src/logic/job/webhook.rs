@@ -11,8 +11,23 @@ use crate::api::agent_job::CommentEvent;
 /// Namespace of the UUIDv5 job names (a fixed random UUID: names must never change).
 const JOB_NAMESPACE: Uuid = Uuid::from_u128(0x5d1c_6c3e_8f4b_4a57_9a2e_17c0_b3d9_4e21);
 
-/// The command longest kept, as the CRD allows.
-pub const MAX_COMMAND: usize = 65536;
+/// The longest command kept and run, in bytes (as the CRD allows): a longer comment is kept cut
+/// to this, with its length, and refused rather than run.
+pub const MAX_COMMAND: usize = 4096;
+
+/// What is kept of a comment: at most [`MAX_COMMAND`] bytes, cut at a character boundary, and the
+/// whole comment's length in bytes when it was cut.
+pub fn kept_command(text: &str) -> (String, Option<i64>) {
+    if text.len() <= MAX_COMMAND {
+        return (text.to_owned(), None);
+    }
+    let mut end = MAX_COMMAND;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let length = i64::try_from(text.len()).unwrap_or(i64::MAX);
+    (text[..end].to_owned(), Some(length))
+}
 
 /// Whether `signature` (hex, as in `X-Gitea-Signature`) is the HMAC-SHA256 of `body` under
 /// `secret`. The comparison is constant-time.
@@ -44,6 +59,8 @@ pub struct Incoming {
     pub comment_id: i64,
     pub author: String,
     pub command: String,
+    /// The comment's length in bytes when it was longer than [`MAX_COMMAND`].
+    pub truncated_from: Option<i64>,
 }
 
 impl Incoming {
@@ -165,6 +182,7 @@ pub fn classify(
             "issue number, comment id and author are required".into(),
         ));
     }
+    let (command, truncated_from) = kept_command(&text);
     Ok(Delivery::Command(Incoming {
         delivery_id: delivery_id.to_owned(),
         event: kind,
@@ -172,7 +190,8 @@ pub fn classify(
         issue_number: payload.issue.number,
         comment_id: payload.comment.id,
         author,
-        command: super::state::truncate(&text, MAX_COMMAND),
+        command,
+        truncated_from,
     }))
 }
 
@@ -284,6 +303,39 @@ mod tests {
                 "{event} {event_type}"
             );
         }
+    }
+
+    #[test]
+    fn long_commands_are_kept_cut_with_their_length() {
+        let at_limit = format!("/agent {}", "x".repeat(MAX_COMMAND - 7));
+        let over = format!("{at_limit}y");
+        // A 3-byte character across the limit is not split.
+        let wide = format!("/agent {}€", "x".repeat(MAX_COMMAND - 8));
+        let cases = [
+            ("/agent status", "/agent status".to_owned(), None),
+            (at_limit.as_str(), at_limit.clone(), None),
+            (
+                over.as_str(),
+                at_limit.clone(),
+                Some(MAX_COMMAND as i64 + 1),
+            ),
+            (
+                wide.as_str(),
+                wide[..MAX_COMMAND - 1].to_owned(),
+                Some(MAX_COMMAND as i64 + 2),
+            ),
+        ];
+        for (text, kept, length) in cases {
+            assert_eq!(kept_command(text), (kept, length), "{} bytes", text.len());
+        }
+        let body = payload("created", "writer", &over);
+        let Delivery::Command(c) =
+            run("issue_comment", "issue_comment", Some("d-1"), &body).unwrap()
+        else {
+            panic!("not a command");
+        };
+        assert_eq!(c.command.len(), MAX_COMMAND);
+        assert_eq!(c.truncated_from, Some(MAX_COMMAND as i64 + 1));
     }
 
     #[test]

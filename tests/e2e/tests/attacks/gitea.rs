@@ -240,6 +240,7 @@ fn incoming(repo: &str, issue: i64, comment_id: i64, author: &str, command: &str
         comment_id,
         author: author.into(),
         command: command.into(),
+        truncated_from: None,
     }
 }
 
