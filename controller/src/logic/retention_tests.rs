@@ -67,6 +67,7 @@ fn request(name: &str, subject: &str, created: i64) -> ApprovalRequest {
             summary: "s".into(),
             reason: "r".into(),
             changes: vec![],
+            change_count: 0,
             expires_at: Time(at(100_000)),
             escalate_to: vec![],
             decision: None,

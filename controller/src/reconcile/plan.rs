@@ -169,6 +169,15 @@ async fn advance(
         );
         return Ok((PlanVerdict::ReadOnly(message), Action::await_change()));
     }
+    if budget.spec.suspend {
+        let message = format!(
+            "Approved, but Budget {budget_name} is suspended (spec.suspend: true): nothing is written until it is resumed"
+        );
+        return Ok((
+            PlanVerdict::Pending(message),
+            Action::requeue(Duration::from_secs(60)),
+        ));
+    }
     let Some(destination) = ctx.destination(&namespace, &budget) else {
         return Ok((
             PlanVerdict::Pending(format!(

@@ -311,7 +311,7 @@ async fn write(
         return Ok((Verdict::WouldWrite(message), idle()));
     }
     if budget.spec.suspend {
-        return Ok((suspended(budget, &change), idle()));
+        return Ok((suspended(budget, change), idle()));
     }
     let now = Timestamp::now();
     let namespace = tx.namespace().unwrap_or_default();
