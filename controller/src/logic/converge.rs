@@ -358,20 +358,21 @@ fn ynab_flag(flag: FlagColor) -> Option<model::FlagColor> {
     }
 }
 
+/// End states for tests elsewhere in `logic`.
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
+pub(crate) mod test_states {
+    use super::{Allocation, EndState, Line};
 
-    use super::*;
-
-    fn cat(id: &str) -> EndState {
+    /// Everything in category `id`.
+    pub fn category(id: &str) -> EndState {
         EndState {
             allocation: Some(Allocation::Category(id.into())),
             ..EndState::default()
         }
     }
 
-    fn split(lines: &[(&str, i64)]) -> EndState {
+    /// A split into `(category, milliunits)` lines.
+    pub fn split(lines: &[(&str, i64)]) -> EndState {
         EndState {
             allocation: Some(Allocation::split(
                 lines
@@ -386,6 +387,15 @@ mod tests {
             ..EndState::default()
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    use super::test_states::{category as cat, split};
 
     fn with_memo(mut s: EndState, memo: &str) -> EndState {
         s.memo = Some(memo.into());

@@ -50,31 +50,8 @@ pub fn check_target(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::logic::converge::Line;
+    use crate::logic::converge::test_states::{category, split};
     use crate::logic::plan::test_support::mirror;
-
-    fn category(id: &str) -> EndState {
-        EndState {
-            allocation: Some(Allocation::Category(id.into())),
-            ..EndState::default()
-        }
-    }
-
-    fn split(lines: &[(&str, i64)]) -> EndState {
-        EndState {
-            allocation: Some(Allocation::split(
-                lines
-                    .iter()
-                    .map(|(c, amount)| Line {
-                        amount: *amount,
-                        category_id: (*c).into(),
-                        memo: None,
-                    })
-                    .collect(),
-            )),
-            ..EndState::default()
-        }
-    }
 
     #[test]
     fn checks_what_ynab_can_take() {

@@ -3,7 +3,7 @@
 
 use ledgerops_testenv::gitea::{Gitea, User};
 use reqwest::Method;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// `method path` on the shared Gitea's `/api/v1` as `user`, with an optional JSON body; panics
 /// on anything but success, and returns the JSON answer (`Null` for an empty one).
@@ -27,4 +27,94 @@ pub async fn call(method: Method, path: &str, user: &User, body: Option<Value>) 
     } else {
         serde_json::from_str(&text).unwrap()
     }
+}
+
+/// A comment as Gitea lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Comment {
+    pub id: i64,
+    pub author: String,
+    pub body: String,
+}
+
+/// Creates the repository `household/<name>` (with a `main` branch), makes each of `members`
+/// a collaborator with its permission, and returns its full name.
+pub async fn create_repo(name: &str, members: &[(&User, &str)]) -> String {
+    let gitea = Gitea::shared();
+    let created = call(
+        Method::POST,
+        "/orgs/household/repos",
+        gitea.admin(),
+        Some(json!({"name": name, "private": true, "auto_init": true, "default_branch": "main"})),
+    )
+    .await;
+    let repo = created["full_name"].as_str().unwrap().to_owned();
+    for (user, permission) in members {
+        call(
+            Method::PUT,
+            &format!("/repos/{repo}/collaborators/{}", user.login()),
+            gitea.admin(),
+            Some(json!({"permission": permission})),
+        )
+        .await;
+    }
+    repo
+}
+
+/// Sends `repo`'s comment events to `url`, signed with `secret`.
+pub async fn add_hook(repo: &str, url: &str, secret: &str, events: &[&str]) {
+    call(
+        Method::POST,
+        &format!("/repos/{repo}/hooks"),
+        Gitea::shared().admin(),
+        Some(json!({
+            "type": "gitea", "active": true, "events": events,
+            "config": {"url": url, "content_type": "json", "secret": secret},
+        })),
+    )
+    .await;
+}
+
+/// Opens an issue in `repo` as the writer; returns its number.
+pub async fn open_issue(repo: &str, title: &str) -> i64 {
+    let v = call(
+        Method::POST,
+        &format!("/repos/{repo}/issues"),
+        Gitea::shared().writer(),
+        Some(json!({"title": title})),
+    )
+    .await;
+    v["number"].as_i64().unwrap()
+}
+
+/// Comments `body` on issue `issue` of `repo` as `user`; returns the comment's id.
+pub async fn comment(repo: &str, user: &User, issue: i64, body: &str) -> i64 {
+    let v = call(
+        Method::POST,
+        &format!("/repos/{repo}/issues/{issue}/comments"),
+        user,
+        Some(json!({"body": body})),
+    )
+    .await;
+    v["id"].as_i64().unwrap()
+}
+
+/// Every comment of issue `issue` of `repo`, oldest first.
+pub async fn comments(repo: &str, issue: i64) -> Vec<Comment> {
+    let v = call(
+        Method::GET,
+        &format!("/repos/{repo}/issues/{issue}/comments"),
+        Gitea::shared().admin(),
+        None,
+    )
+    .await;
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| Comment {
+            id: c["id"].as_i64().unwrap(),
+            author: c["user"]["login"].as_str().unwrap().to_owned(),
+            body: c["body"].as_str().unwrap().to_owned(),
+        })
+        .collect()
 }

@@ -114,6 +114,14 @@ impl Scenario {
             .unwrap();
     }
 
+    /// The Transaction `bakery`: seed 002's bakery purchase (tx-048) in Groceries, on the
+    /// Budget `household`.
+    pub async fn bakery_to_groceries(&self) {
+        let spec = json!({"categoryId": category("Groceries")});
+        self.create_transaction("bakery", "household", "tx-048", spec)
+            .await;
+    }
+
     /// A CategorizationPlan named `name` with `spec` (budgetRef added).
     pub async fn create_plan(&self, name: &str, budget: &str, spec: Value) {
         let mut full = json!({"budgetRef": {"name": budget}});

@@ -19,7 +19,7 @@ use ledgerops::logic::job::render::{marker, pending_publication};
 use ledgerops::logic::job::state::{from_persisted, is_terminal};
 use ledgerops::logic::job::webhook::{Incoming, sign};
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::gitea_api::call as gitea_call;
+use ledgerops_e2e::gitea_api::{self, call as gitea_call};
 use ledgerops_e2e::install_crds;
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::{Gitea, User};
@@ -50,27 +50,12 @@ impl World {
         let ns = plane.namespace(prefix).await.expect("namespace");
         let gitea = Gitea::shared();
         // A repository of its own, with the harness's users as collaborators.
-        let created = gitea_call(
-            Method::POST,
-            "/orgs/household/repos",
-            gitea.admin(),
-            Some(json!({"name": ns, "private": true, "auto_init": true, "default_branch": "main"})),
-        )
-        .await;
-        let repo = created["full_name"].as_str().unwrap().to_owned();
-        for (user, permission) in [
+        let members = [
             (gitea.bot(), "admin"),
             (gitea.writer(), "write"),
             (gitea.reader(), "read"),
-        ] {
-            gitea_call(
-                Method::PUT,
-                &format!("/repos/{repo}/collaborators/{}", user.login()),
-                gitea.admin(),
-                Some(json!({"permission": permission})),
-            )
-            .await;
-        }
+        ];
+        let repo = gitea_api::create_repo(&ns, &members).await;
         let mut world = World {
             gitea,
             client,
@@ -83,17 +68,8 @@ impl World {
         };
         world.start_controller(pause).await;
         let hook_url = format!("{}/webhooks/gitea", world.url());
-        gitea_call(
-            Method::POST,
-            &format!("/repos/{}/hooks", world.repo),
-            gitea.admin(),
-            Some(json!({
-                "type": "gitea", "active": true,
-                "events": ["issue_comment", "pull_request_comment"],
-                "config": {"url": hook_url, "content_type": "json", "secret": SECRET},
-            })),
-        )
-        .await;
+        let events = ["issue_comment", "pull_request_comment"];
+        gitea_api::add_hook(&world.repo, &hook_url, SECRET, &events).await;
         world
     }
 
@@ -157,46 +133,16 @@ impl World {
     }
 
     async fn issue(&self, title: &str) -> i64 {
-        let v = gitea_call(
-            Method::POST,
-            &format!("/repos/{}/issues", self.repo),
-            self.gitea.writer(),
-            Some(json!({"title": title})),
-        )
-        .await;
-        v["number"].as_i64().unwrap()
+        gitea_api::open_issue(&self.repo, title).await
     }
 
     async fn comment(&self, user: &User, issue: i64, body: &str) -> i64 {
-        let v = gitea_call(
-            Method::POST,
-            &format!("/repos/{}/issues/{issue}/comments", self.repo),
-            user,
-            Some(json!({"body": body})),
-        )
-        .await;
-        v["id"].as_i64().unwrap()
+        gitea_api::comment(&self.repo, user, issue, body).await
     }
 
     async fn comments(&self, issue: i64) -> Vec<(i64, String, String)> {
-        let v = gitea_call(
-            Method::GET,
-            &format!("/repos/{}/issues/{issue}/comments", self.repo),
-            self.gitea.admin(),
-            None,
-        )
-        .await;
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|c| {
-                (
-                    c["id"].as_i64().unwrap(),
-                    c["user"]["login"].as_str().unwrap().to_owned(),
-                    c["body"].as_str().unwrap().to_owned(),
-                )
-            })
-            .collect()
+        let all = gitea_api::comments(&self.repo, issue).await;
+        all.into_iter().map(|c| (c.id, c.author, c.body)).collect()
     }
 
     async fn bot_comments(&self, issue: i64) -> Vec<(i64, String)> {
@@ -1006,54 +952,14 @@ async fn a_permission_check_that_keeps_failing_rejects_after_the_bound_and_later
     let mut w = World::new("aj-bound", None).await;
     // A second allowed repository where the bot may only read: Gitea answers 403 to its
     // permission question there, every time.
-    let created = gitea_call(
-        Method::POST,
-        "/orgs/household/repos",
-        w.gitea.admin(),
-        Some(json!({"name": format!("{}-ro", w.ns), "private": true, "auto_init": true})),
-    )
-    .await;
-    let read_only = created["full_name"].as_str().unwrap().to_owned();
-    for (user, permission) in [(w.gitea.bot(), "read"), (w.gitea.writer(), "write")] {
-        gitea_call(
-            Method::PUT,
-            &format!("/repos/{read_only}/collaborators/{}", user.login()),
-            w.gitea.admin(),
-            Some(json!({"permission": permission})),
-        )
-        .await;
-    }
+    let members = [(w.gitea.bot(), "read"), (w.gitea.writer(), "write")];
+    let read_only = gitea_api::create_repo(&format!("{}-ro", w.ns), &members).await;
     w.also_allowed.push(read_only.clone());
     w.start_controller(None).await;
-    gitea_call(
-        Method::POST,
-        &format!("/repos/{read_only}/hooks"),
-        w.gitea.admin(),
-        Some(json!({
-            "type": "gitea", "active": true,
-            "events": ["issue_comment"],
-            "config": {"url": format!("{}/webhooks/gitea", w.url()), "content_type": "json", "secret": SECRET},
-        })),
-    )
-    .await;
-    let issue = gitea_call(
-        Method::POST,
-        &format!("/repos/{read_only}/issues"),
-        w.gitea.writer(),
-        Some(json!({"title": "bot without rights"})),
-    )
-    .await["number"]
-        .as_i64()
-        .unwrap();
-    let stuck = gitea_call(
-        Method::POST,
-        &format!("/repos/{read_only}/issues/{issue}/comments"),
-        w.gitea.writer(),
-        Some(json!({"body": "/agent help"})),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap();
+    let hook = format!("{}/webhooks/gitea", w.url());
+    gitea_api::add_hook(&read_only, &hook, SECRET, &["issue_comment"]).await;
+    let issue = gitea_api::open_issue(&read_only, "bot without rights").await;
+    let stuck = gitea_api::comment(&read_only, w.gitea.writer(), issue, "/agent help").await;
     let stuck_name = Incoming {
         delivery_id: "x".into(),
         event: CommentEvent::IssueComment,

@@ -75,6 +75,21 @@ async fn hold_next_patch(s: &Scenario) {
     s.sim.control().drop_after_write(&fault).await.unwrap();
 }
 
+/// The plan `bulk` moves all N transactions to Transport; its bulk update lands in YNAB and its
+/// answer is held back.
+async fn bulk_plan_landed_unanswered(s: &Scenario) {
+    hold_next_patch(s).await;
+    let assignments: Vec<_> = (0..N)
+        .map(|i| json!({"transactionId": name(i), "categoryId": category("Transport")}))
+        .collect();
+    s.create_plan("bulk", "household", json!({"assignments": assignments}))
+        .await;
+    until("the bulk update", Duration::from_secs(60), async || {
+        s.requests(PATCH).await == 1
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
     let (plane, s, ledgerops) = world("crash").await;
@@ -227,16 +242,7 @@ async fn a_write_cut_off_before_it_went_out_is_written_once_after_restart() {
 #[tokio::test]
 async fn a_plan_killed_mid_apply_is_applied_once_after_restart() {
     let (plane, s, ledgerops) = world("crashplan").await;
-    hold_next_patch(&s).await;
-    let assignments: Vec<_> = (0..N)
-        .map(|i| json!({"transactionId": name(i), "categoryId": category("Transport")}))
-        .collect();
-    s.create_plan("bulk", "household", json!({"assignments": assignments}))
-        .await;
-    until("the bulk update", Duration::from_secs(60), async || {
-        s.requests(PATCH).await == 1
-    })
-    .await;
+    bulk_plan_landed_unanswered(&s).await;
     drop(ledgerops);
     let _restarted = Ledgerops::start(&plane).await;
     let applied = s.wait_plan("bulk", PlanPhase::Applied).await;
@@ -311,16 +317,7 @@ async fn a_person_approved_plan_killed_mid_apply_resumes_under_the_same_approval
 async fn a_plan_killed_after_its_write_landed_keeps_its_journal_when_ynab_is_edited_before_restart()
 {
     let (plane, s, ledgerops) = world("crashjournal").await;
-    hold_next_patch(&s).await;
-    let assignments: Vec<_> = (0..N)
-        .map(|i| json!({"transactionId": name(i), "categoryId": category("Transport")}))
-        .collect();
-    s.create_plan("bulk", "household", json!({"assignments": assignments}))
-        .await;
-    until("the bulk update", Duration::from_secs(60), async || {
-        s.requests(PATCH).await == 1
-    })
-    .await;
+    bulk_plan_landed_unanswered(&s).await;
     // kill -9 before the answer came back; meanwhile someone moves one of the written records.
     drop(ledgerops);
     let edit = json!({"category_id": category("Restaurants")});

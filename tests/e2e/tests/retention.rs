@@ -20,12 +20,11 @@ use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::logic::job::retired::{self, Retired};
 use ledgerops::logic::job::webhook::{Incoming, MAX_COMMAND, sign};
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::gitea_api::call as gitea_call;
+use ledgerops_e2e::gitea_api;
 use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, seed_002};
 use ledgerops_e2e::{install_crds, wait};
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::{Gitea, User};
-use reqwest::Method;
 use serde_json::json;
 use tokio::sync::OnceCell;
 use ynab_sim::demo;
@@ -55,23 +54,8 @@ async fn start() -> Suite {
     install_crds(&client).await;
     let ns = plane.namespace("retention-agent").await.expect("namespace");
     let gitea = Gitea::shared();
-    let created = gitea_call(
-        Method::POST,
-        "/orgs/household/repos",
-        gitea.admin(),
-        Some(json!({"name": ns, "private": true, "auto_init": true, "default_branch": "main"})),
-    )
-    .await;
-    let repo = created["full_name"].as_str().unwrap().to_owned();
-    for (user, permission) in [(gitea.bot(), "admin"), (gitea.writer(), "write")] {
-        gitea_call(
-            Method::PUT,
-            &format!("/repos/{repo}/collaborators/{}", user.login()),
-            gitea.admin(),
-            Some(json!({"permission": permission})),
-        )
-        .await;
-    }
+    let members = [(gitea.bot(), "admin"), (gitea.writer(), "write")];
+    let repo = gitea_api::create_repo(&ns, &members).await;
     let job_retention = format!("{}s", JOB_RETENTION.as_secs());
     let request_retention = format!("{}s", REQUEST_RETENTION.as_secs());
     let args = [
@@ -95,17 +79,8 @@ async fn start() -> Suite {
         ("LEDGEROPS_GITEA_WEBHOOK_SECRET", SECRET),
     ];
     let controller = Ledgerops::start_with(plane, &args, &env).await;
-    gitea_call(
-        Method::POST,
-        &format!("/repos/{repo}/hooks"),
-        gitea.admin(),
-        Some(json!({
-            "type": "gitea", "active": true,
-            "events": ["issue_comment"],
-            "config": {"url": format!("{}/webhooks/gitea", controller.url()), "content_type": "json", "secret": SECRET},
-        })),
-    )
-    .await;
+    let hook = format!("{}/webhooks/gitea", controller.url());
+    gitea_api::add_hook(&repo, &hook, SECRET, &["issue_comment"]).await;
     Suite {
         controller,
         client,
@@ -121,40 +96,18 @@ impl Suite {
     }
 
     async fn issue(&self, title: &str) -> i64 {
-        let v = gitea_call(
-            Method::POST,
-            &format!("/repos/{}/issues", self.repo),
-            self.gitea.writer(),
-            Some(json!({"title": title})),
-        )
-        .await;
-        v["number"].as_i64().unwrap()
+        gitea_api::open_issue(&self.repo, title).await
     }
 
     async fn comment(&self, user: &User, issue: i64, body: &str) -> i64 {
-        let v = gitea_call(
-            Method::POST,
-            &format!("/repos/{}/issues/{issue}/comments", self.repo),
-            user,
-            Some(json!({"body": body})),
-        )
-        .await;
-        v["id"].as_i64().unwrap()
+        gitea_api::comment(&self.repo, user, issue, body).await
     }
 
     async fn bot_comments(&self, issue: i64) -> Vec<String> {
-        let v = gitea_call(
-            Method::GET,
-            &format!("/repos/{}/issues/{issue}/comments", self.repo),
-            self.gitea.admin(),
-            None,
-        )
-        .await;
-        v.as_array()
-            .unwrap()
-            .iter()
-            .filter(|c| c["user"]["login"] == self.gitea.bot().login())
-            .map(|c| c["body"].as_str().unwrap().to_owned())
+        let all = gitea_api::comments(&self.repo, issue).await;
+        all.into_iter()
+            .filter(|c| c.author == self.gitea.bot().login())
+            .map(|c| c.body)
             .collect()
     }
 

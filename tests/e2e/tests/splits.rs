@@ -185,13 +185,7 @@ async fn a_declared_split_converges_and_stays_converged_through_a_full_resync() 
 #[tokio::test]
 async fn someone_splitting_what_ledgerops_categorised_is_reported_not_overwritten() {
     let s = splitting("splitdiverge", json!({})).await;
-    s.create_transaction(
-        "bakery",
-        "household",
-        "tx-048",
-        json!({"categoryId": category("Groceries")}),
-    )
-    .await;
+    s.bakery_to_groceries().await;
     s.wait_transaction("bakery", TransactionPhase::Converged)
         .await;
     assert_eq!(s.requests(PATCH).await, 1);

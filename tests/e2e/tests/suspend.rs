@@ -32,13 +32,7 @@ async fn holding(prefix: &str) -> Scenario {
 
 /// The bakery to Groceries, and its write queued in the writer (its intent is recorded first).
 async fn write_queued(s: &Scenario) {
-    s.create_transaction(
-        "bakery",
-        "household",
-        "tx-048",
-        json!({"categoryId": category("Groceries")}),
-    )
-    .await;
+    s.bakery_to_groceries().await;
     s.wait_transaction("bakery", TransactionPhase::Writing)
         .await;
 }

@@ -110,13 +110,7 @@ async fn a_thousand_transactions_converge_with_as_few_requests_as_ten() {
 #[tokio::test]
 async fn an_out_of_band_recategorisation_is_reported_and_not_overwritten() {
     let s = writing("diverge", json!({})).await;
-    s.create_transaction(
-        "bakery",
-        "household",
-        "tx-048",
-        json!({"categoryId": category("Groceries")}),
-    )
-    .await;
+    s.bakery_to_groceries().await;
     s.wait_transaction("bakery", TransactionPhase::Converged)
         .await;
     assert_eq!(s.requests(PATCH).await, 1);
@@ -207,13 +201,7 @@ async fn a_closed_month_is_blocked() {
     s.create_writing_budget("household", json!({"closedThrough": "2026-09"}))
         .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
-    s.create_transaction(
-        "bakery",
-        "household",
-        "tx-048",
-        json!({"categoryId": category("Groceries")}),
-    )
-    .await;
+    s.bakery_to_groceries().await;
     let blocked = s
         .wait_transaction("bakery", TransactionPhase::Blocked)
         .await;
@@ -231,13 +219,7 @@ async fn nothing_is_written_before_a_person_approves() {
     )
     .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
-    s.create_transaction(
-        "bakery",
-        "household",
-        "tx-048",
-        json!({"categoryId": category("Groceries")}),
-    )
-    .await;
+    s.bakery_to_groceries().await;
     let waiting = s
         .wait_transaction("bakery", TransactionPhase::AwaitingApproval)
         .await;
@@ -288,13 +270,7 @@ async fn a_read_only_budget_shows_what_would_change() {
     )
     .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
-    s.create_transaction(
-        "bakery",
-        "household",
-        "tx-048",
-        json!({"categoryId": category("Groceries")}),
-    )
-    .await;
+    s.bakery_to_groceries().await;
     let would = s
         .wait_transaction("bakery", TransactionPhase::WouldWrite)
         .await;
@@ -364,13 +340,7 @@ async fn a_429_mid_batch_is_waited_out_and_nothing_is_lost() {
         })
         .await
         .unwrap();
-    s.create_transaction(
-        "bakery",
-        "household",
-        "tx-048",
-        json!({"categoryId": category("Groceries")}),
-    )
-    .await;
+    s.bakery_to_groceries().await;
     let interrupted = s
         .wait_transaction("bakery", TransactionPhase::Interrupted)
         .await;

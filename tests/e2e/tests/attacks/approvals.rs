@@ -340,13 +340,7 @@ async fn an_amount_changed_after_the_preview_makes_the_approval_stale() {
 #[tokio::test]
 async fn an_approval_is_spent_on_one_write() {
     let s = household("single-use", json!({"writes": {"enabled": true}})).await;
-    s.create_transaction(
-        "bakery",
-        "household",
-        "tx-048",
-        json!({"categoryId": category("Groceries")}),
-    )
-    .await;
+    s.bakery_to_groceries().await;
     s.wait_transaction("bakery", TransactionPhase::AwaitingApproval)
         .await;
     let first = name(&wait_requests(&s, 1).await[0]);

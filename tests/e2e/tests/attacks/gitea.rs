@@ -15,12 +15,11 @@ use ledgerops::logic::job::render::{IssueComment, canonical_comment, marker};
 use ledgerops::logic::job::webhook::{Incoming, sign};
 use ledgerops_e2e::attacker::attacker;
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::gitea_api::call as gitea_call;
+use ledgerops_e2e::gitea_api;
 use ledgerops_e2e::scenario::{Scenario, category};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::{Gitea, User};
-use reqwest::Method;
 use serde_json::{Value, json};
 use ynab_sim::demo;
 
@@ -43,29 +42,12 @@ impl Stage {
         let plane = ControlPlane::shared();
         let s = Scenario::new(plane, prefix, demo::generate()).await;
         let gitea = Gitea::shared();
-        let created = gitea_call(
-            Method::POST,
-            "/orgs/household/repos",
-            gitea.admin(),
-            Some(
-                json!({"name": s.ns, "private": true, "auto_init": true, "default_branch": "main"}),
-            ),
-        )
-        .await;
-        let repo = created["full_name"].as_str().unwrap().to_owned();
-        for (user, permission) in [
+        let members = [
             (gitea.bot(), "admin"),
             (gitea.writer(), "write"),
             (gitea.reader(), "read"),
-        ] {
-            gitea_call(
-                Method::PUT,
-                &format!("/repos/{repo}/collaborators/{}", user.login()),
-                gitea.admin(),
-                Some(json!({"permission": permission})),
-            )
-            .await;
-        }
+        ];
+        let repo = gitea_api::create_repo(&s.ns, &members).await;
         let mut env = vec![
             ("LEDGEROPS_GITEA_TOKEN", gitea.bot().token()),
             ("LEDGEROPS_GITEA_WEBHOOK_SECRET", SECRET),
@@ -86,17 +68,9 @@ impl Stage {
             "2s",
         ];
         let controller = Ledgerops::start_with(plane, &args, &env).await;
-        gitea_call(
-            Method::POST,
-            &format!("/repos/{repo}/hooks"),
-            gitea.admin(),
-            Some(json!({
-                "type": "gitea", "active": true,
-                "events": ["issue_comment", "pull_request_comment"],
-                "config": {"url": format!("{}/webhooks/gitea", controller.url()), "content_type": "json", "secret": SECRET},
-            })),
-        )
-        .await;
+        let hook = format!("{}/webhooks/gitea", controller.url());
+        let events = ["issue_comment", "pull_request_comment"];
+        gitea_api::add_hook(&repo, &hook, SECRET, &events).await;
         let mut budget = json!({"writes": {"enabled": true}});
         budget["approval"] = approval;
         s.create_budget("household", demo::TOKEN, budget).await;
@@ -129,42 +103,20 @@ impl Stage {
     }
 
     async fn issue(&self, title: &str) -> i64 {
-        let v = gitea_call(
-            Method::POST,
-            &format!("/repos/{}/issues", self.repo),
-            Gitea::shared().writer(),
-            Some(json!({"title": title})),
-        )
-        .await;
-        v["number"].as_i64().unwrap()
+        gitea_api::open_issue(&self.repo, title).await
     }
 
     async fn comment(&self, user: &User, issue: i64, body: &str) -> i64 {
-        let v = gitea_call(
-            Method::POST,
-            &format!("/repos/{}/issues/{issue}/comments", self.repo),
-            user,
-            Some(json!({"body": body})),
-        )
-        .await;
-        v["id"].as_i64().unwrap()
+        gitea_api::comment(&self.repo, user, issue, body).await
     }
 
     async fn comments(&self, issue: i64) -> Vec<IssueComment> {
-        let v = gitea_call(
-            Method::GET,
-            &format!("/repos/{}/issues/{issue}/comments", self.repo),
-            Gitea::shared().admin(),
-            None,
-        )
-        .await;
-        v.as_array()
-            .unwrap()
-            .iter()
+        let all = gitea_api::comments(&self.repo, issue).await;
+        all.into_iter()
             .map(|c| IssueComment {
-                id: c["id"].as_i64().unwrap(),
-                author: c["user"]["login"].as_str().unwrap().to_owned(),
-                body: c["body"].as_str().unwrap().to_owned(),
+                id: c.id,
+                author: c.author,
+                body: c.body,
             })
             .collect()
     }
