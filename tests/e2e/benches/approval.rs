@@ -1,6 +1,7 @@
 //! CategorizationPlans: the latency from the approving `kubectl patch` to `Applied` (p50, p99
-//! over 100 plans applied one after another), and the YNAB requests one plan of 1, 100 and
-//! 1,000 assignments costs. Prints figures; asserts nothing about time.
+//! over 100 plans applied one after another), and what one plan of 1, 100, 1,000 and 5,000
+//! assignments costs: YNAB requests, the size of its status, and the time from create to
+//! `Applied` against the one-assignment plan. Prints figures; asserts nothing about time.
 //!
 //! `cargo bench -p ledgerops-e2e --bench approval`
 
@@ -73,20 +74,32 @@ async fn main() {
         ms(pick(0.99))
     );
 
-    println!("\n| assignments | YNAB requests for the plan | of which PATCH |");
-    println!("|---:|---:|---:|");
-    for n in [1, 100, 1_000] {
+    println!(
+        "\n| assignments | YNAB requests for the plan | of which PATCH | plan status bytes | create -> Applied | time vs 1 assignment |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|");
+    let mut baseline = None;
+    for n in [1, 100, 1_000, 5_000] {
         let s = Scenario::new(&plane, &format!("size{n}"), fixture_with(n)).await;
         s.sim.control().set_rate_limit(u32::MAX).await.unwrap();
-        s.create_budget("household", ynab_sim::demo::TOKEN, json!({"writes": {"enabled": true}, "approval": {"autoApproveBelow": "100000", "autoApproveMaxChanges": 5000, "askOnNewPayee": false}})).await;
+        s.create_budget("household", ynab_sim::demo::TOKEN, json!({"writes": {"enabled": true, "maxBatchSize": 1000}, "approval": {"autoApproveBelow": "100000", "autoApproveMaxChanges": 5000, "askOnNewPayee": false}})).await;
         s.wait_budget("household", BudgetPhase::Ready).await;
         s.sim.control().reset_counters().await.unwrap();
         let assignments: Vec<_> = (0..n).map(|i| json!({"transactionId": format!("load-{i:05}"), "categoryId": category("Transport")})).collect();
+        let start = Instant::now();
         s.create_plan("bulk", "household", json!({"assignments": assignments}))
             .await;
-        s.wait_plan("bulk", PlanPhase::Applied).await;
+        let applied = s.wait_plan("bulk", PlanPhase::Applied).await;
+        let took = start.elapsed();
+        let base = *baseline.get_or_insert(took);
         let patches = s.requests(ledgerops_e2e::scenario::PATCH).await;
-        println!("| {n} | {} | {patches} |", s.total_requests().await);
+        let status_bytes = serde_json::to_vec(&applied.status).unwrap().len();
+        println!(
+            "| {n} | {} | {patches} | {status_bytes} | {:.0} ms | {:.1}x |",
+            s.total_requests().await,
+            ms(took),
+            took.as_secs_f64() / base.as_secs_f64()
+        );
     }
 }
 
