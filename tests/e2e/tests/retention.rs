@@ -37,7 +37,6 @@ const REQUEST_RETENTION: Duration = Duration::from_secs(3);
 /// The suite's controller, its `/agent` namespace and Gitea repository.
 struct Suite {
     controller: Ledgerops,
-    client: Client,
     ns: String,
     repo: String,
     gitea: &'static Gitea,
@@ -83,7 +82,6 @@ async fn start() -> Suite {
     gitea_api::add_hook(&repo, &hook, SECRET, &["issue_comment"]).await;
     Suite {
         controller,
-        client,
         ns,
         repo,
         gitea,
@@ -91,8 +89,14 @@ async fn start() -> Suite {
 }
 
 impl Suite {
-    fn jobs(&self) -> Api<AgentJob> {
-        Api::namespaced(self.client.clone(), &self.ns)
+    /// A client of the calling test's own: each test has its runtime, and a client made in
+    /// another test's runtime stops working when that test ends.
+    async fn client(&self) -> Client {
+        ControlPlane::shared().client().await.expect("admin client")
+    }
+
+    async fn jobs(&self) -> Api<AgentJob> {
+        Api::namespaced(self.client().await, &self.ns)
     }
 
     async fn issue(&self, title: &str) -> i64 {
@@ -154,7 +158,7 @@ impl Suite {
     }
 
     async fn wait_finished(&self, name: &str) -> AgentJob {
-        wait::until(&self.jobs(), name, WAIT, |j| {
+        wait::until(&self.jobs().await, name, WAIT, |j| {
             let s = j.status.as_ref();
             s.and_then(|s| s.phase)
                 .is_some_and(|p| matches!(p, JobPhase::Succeeded | JobPhase::Rejected))
@@ -172,11 +176,11 @@ async fn a_job_deleted_by_retention_is_not_run_again_when_its_comment_is_redeliv
     let name = s.job_name(issue, comment);
     let done = s.wait_finished(&name).await;
     assert_eq!(done.status.unwrap().phase, Some(JobPhase::Succeeded));
-    wait::gone(&s.jobs(), &name).await;
+    wait::gone(&s.jobs().await, &name).await;
 
     // The compact record holds the comment, so a redelivery is a duplicate: nothing is stored,
     // nothing runs, nothing is commented.
-    let sequence: Api<ConfigMap> = Api::namespaced(s.client.clone(), &s.ns);
+    let sequence: Api<ConfigMap> = Api::namespaced(s.client().await, &s.ns);
     let stored = sequence
         .get(SEQUENCE_CONFIGMAP)
         .await
@@ -188,7 +192,7 @@ async fn a_job_deleted_by_retention_is_not_run_again_when_its_comment_is_redeliv
     assert_eq!(s.redeliver(issue, comment, "/agent help").await, 200);
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert!(
-        s.jobs().get_opt(&name).await.unwrap().is_none(),
+        s.jobs().await.get_opt(&name).await.unwrap().is_none(),
         "no job again"
     );
     assert_eq!(s.bot_comments(issue).await.len(), 1, "no second reply");
