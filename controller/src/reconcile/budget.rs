@@ -197,14 +197,14 @@ async fn pair(
         namespace,
         &spec.token_secret_ref,
     )
-        .await
-        .map_err(|e| {
-            ctx.registry.forget_credentials(namespace, &name);
-            (
-                failed(e.reason(), e.to_string()),
-                Action::requeue(NEEDS_A_PERSON),
-            )
-        })?;
+    .await
+    .map_err(|e| {
+        ctx.registry.forget_credentials(namespace, &name);
+        (
+            failed(e.reason(), e.to_string()),
+            Action::requeue(NEEDS_A_PERSON),
+        )
+    })?;
     ctx.registry.set_credentials(
         namespace,
         &name,
