@@ -692,6 +692,35 @@ async fn ledgerops_runs_as_the_charts_service_account_and_may_do_no_more() {
         .create(&PostParams::default(), &secret)
         .await
         .unwrap();
+    // A Budget there is told why its token is not read, and nothing is asked of the API server.
+    let budget: Budget = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget", "metadata": {"name": "sneaky"},
+        "spec": {"planId": demo::PLAN_ID, "tokenSecretRef": {"name": "database"}, "apiUrl": s.sim.api_url()}
+    }))
+    .unwrap();
+    let budgets = Api::<Budget>::namespaced(admin.clone(), elsewhere);
+    budgets
+        .create(&PostParams::default(), &budget)
+        .await
+        .unwrap();
+    let refused = Instant::now();
+    loop {
+        let ready = budgets
+            .get("sneaky")
+            .await
+            .unwrap()
+            .status
+            .and_then(|s| s.conditions.into_iter().find(|c| c.type_ == "Ready"));
+        if let Some(c) = ready.filter(|c| c.reason == "TokenNamespaceNotAllowed") {
+            assert!(c.message.contains("household"), "{}", c.message);
+            break;
+        }
+        assert!(
+            refused.elapsed() < Duration::from_secs(30),
+            "Budget sneaky was not refused its token"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     forbidden(
         "reading a Secret outside the budget namespaces",
         Api::<Secret>::namespaced(controller.clone(), elsewhere)
