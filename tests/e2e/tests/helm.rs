@@ -347,16 +347,21 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
     }
 }
 
-/// `helm install` of the chart into ledgerops-system with `args`; returns how long it took.
-fn install(plane: &ControlPlane, verb: &str, args: &[&str]) -> Duration {
+/// `helm install` (or `verb`) of the chart into ledgerops-system with `args`; returns how long
+/// it took and what Helm printed (the NOTES).
+fn install_printing(plane: &ControlPlane, verb: &str, args: &[&str]) -> (Duration, String) {
     let start = Instant::now();
     let mut cmd = helm(plane);
     cmd.args([verb, RELEASE])
         .arg(chart())
         .args(["--namespace", PARAMS_NAMESPACE, "--create-namespace"])
         .args(args);
-    output(cmd).unwrap_or_else(|e| panic!("helm {verb}: {e}"));
-    start.elapsed()
+    let printed = output(cmd).unwrap_or_else(|e| panic!("helm {verb}: {e}"));
+    (start.elapsed(), printed)
+}
+
+fn install(plane: &ControlPlane, verb: &str, args: &[&str]) -> Duration {
+    install_printing(plane, verb, args).0
 }
 
 /// A kube client and kubeconfig authenticated as the chart's ServiceAccount, with a token from
@@ -395,8 +400,19 @@ fn forbidden<T: std::fmt::Debug>(what: &str, result: Result<T, kube::Error>) {
 async fn install_upgrade_and_uninstall_keep_the_crds_policies_and_journal() {
     let plane = ControlPlane::start().await.unwrap();
     let admin = plane.client().await.unwrap();
-    let took = install(&plane, "install", &[]);
+    let (took, notes) = install_printing(&plane, "install", &[]);
     eprintln!("helm install took {took:?}");
+    // NOTES say what to do next, for this release.
+    for next in [
+        "running as\nsystem:serviceaccount:ledgerops-system:ledgerops",
+        "kubectl -n ledgerops-system create secret generic ynab-token",
+        "ledgerops.dev/ynab-token=true",
+        "--clusterrole=ledgerops-edit",
+        r#"{"spec":{"decision":{"verdict":"Approve","by":"<your user name>"}}}"#,
+        "set gitea.url",
+    ] {
+        assert!(notes.contains(next), "{next:?} in the NOTES: {notes}");
+    }
     let sa = Api::<ServiceAccount>::namespaced(admin.clone(), PARAMS_NAMESPACE)
         .get(RELEASE)
         .await
