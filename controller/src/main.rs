@@ -49,6 +49,15 @@ enum Cmd {
             default_value = "24h"
         )]
         approval_request_retention: String,
+        /// A namespace whose token Secrets may be read (repeatable, or comma-separated in the
+        /// variable). Given, Secrets are watched and read only there, so RBAC can grant them
+        /// per namespace; a Budget elsewhere reports TokenNamespaceNotAllowed. Default: all.
+        #[arg(
+            long = "token-namespace",
+            env = "LEDGEROPS_TOKEN_NAMESPACES",
+            value_delimiter = ','
+        )]
+        token_namespaces: Vec<String>,
         #[command(flatten)]
         agent: ledgerops::agent::options::AgentArgs,
     },
@@ -67,6 +76,7 @@ fn main() -> ExitCode {
             log_json,
             ynab_api_url_allow,
             approval_request_retention,
+            token_namespaces,
             agent,
         } => {
             init_logs(log_json);
@@ -99,6 +109,7 @@ fn main() -> ExitCode {
                 api_urls,
                 agent,
                 approval_retention,
+                token_namespaces,
             )) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

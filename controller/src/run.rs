@@ -46,6 +46,7 @@ pub async fn run(
     api_urls: ApiUrlAllowlist,
     agent: Option<crate::agent::options::AgentOptions>,
     approval_retention: Duration,
+    token_namespaces: Vec<String>,
 ) -> Result<(), RunError> {
     tracing::info!(allowed = %api_urls.describe(), "YNAB tokens go only to these API base URLs");
     let metrics = Arc::new(Metrics::default());
@@ -104,6 +105,7 @@ pub async fn run(
         registry: Arc::new(Registry::default()),
         writer: Arc::new(Writer::default()),
         api_urls,
+        token_namespaces,
     });
     let agent = match agent {
         Some(options) => {

@@ -41,6 +41,14 @@ pub enum SecretError {
         name: String,
         key: String,
     },
+    #[error(
+        "namespace {namespace} is not one ledgerops reads token Secrets in (--token-namespace: {allowed}), so Secret {name} was not read: move the Budget and its Secret into one of those, or add {namespace} to the chart's tokenNamespaces"
+    )]
+    OutsideNamespaces {
+        namespace: String,
+        name: String,
+        allowed: String,
+    },
     #[error("reading Secret {name}: {source}")]
     Kube { name: String, source: kube::Error },
 }
@@ -50,18 +58,29 @@ impl SecretError {
     pub fn reason(&self) -> &'static str {
         match self {
             SecretError::NotOptedIn { .. } => "TokenNotOptedIn",
+            SecretError::OutsideNamespaces { .. } => "TokenNamespaceNotAllowed",
             _ => "TokenMissing",
         }
     }
 }
 
-/// The token stored under `reference` in `namespace`, if the Secret carries [`TOKEN_LABEL`].
+/// The token stored under `reference` in `namespace`, if the Secret carries [`TOKEN_LABEL`] and
+/// `namespace` is one of `allowed` (empty: every namespace).
 pub async fn read_token(
     client: &kube::Client,
+    allowed: &[String],
     namespace: &str,
     reference: &SecretKeyRef,
 ) -> Result<Token, SecretError> {
     let (name, key) = (reference.name.clone(), reference.key.clone());
+    // Checked before asking: with namespaced RBAC the API server would only say Forbidden.
+    if !allowed.is_empty() && !allowed.iter().any(|a| a == namespace) {
+        return Err(SecretError::OutsideNamespaces {
+            namespace: namespace.into(),
+            name,
+            allowed: allowed.join(", "),
+        });
+    }
     let secret = Api::<Secret>::namespaced(client.clone(), namespace)
         .get_opt(&name)
         .await

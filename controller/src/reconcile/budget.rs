@@ -70,12 +70,21 @@ pub async fn run(ctx: Arc<Context>) {
     // Metadata only: the watch wakes the Budgets that name a token Secret when it changes, is
     // deleted or loses its label (the API server reports that as a deletion), without holding
     // any token in memory. The reconcile reads the Secret itself.
-    let secrets = watcher(
-        Api::<PartialObjectMeta<Secret>>::all(ctx.client.clone()),
-        watcher::Config::default().labels(secrets::TOKEN_LABEL),
-    )
-    .default_backoff()
-    .touched_objects();
+    // With --token-namespace, one watch per namespace: the chart then grants Secrets only there.
+    let secret_apis: Vec<Api<PartialObjectMeta<Secret>>> = if ctx.token_namespaces.is_empty() {
+        vec![Api::all(ctx.client.clone())]
+    } else {
+        ctx.token_namespaces
+            .iter()
+            .map(|ns| Api::namespaced(ctx.client.clone(), ns))
+            .collect()
+    };
+    let secrets = futures::stream::select_all(secret_apis.into_iter().map(|api| {
+        watcher(api, watcher::Config::default().labels(secrets::TOKEN_LABEL))
+            .default_backoff()
+            .touched_objects()
+            .boxed()
+    }));
     let naming = reader.clone();
     let controller = Controller::for_stream(stream, reader)
         .watches_stream(secrets, move |secret| naming_secret(&naming, &secret))
@@ -182,15 +191,20 @@ async fn pair(
             Action::await_change(),
         )
     })?;
-    let token = secrets::read_token(&ctx.client, namespace, &spec.token_secret_ref)
-        .await
-        .map_err(|e| {
-            ctx.registry.forget_credentials(namespace, &name);
-            (
-                failed(e.reason(), e.to_string()),
-                Action::requeue(NEEDS_A_PERSON),
-            )
-        })?;
+    let token = secrets::read_token(
+        &ctx.client,
+        &ctx.token_namespaces,
+        namespace,
+        &spec.token_secret_ref,
+    )
+    .await
+    .map_err(|e| {
+        ctx.registry.forget_credentials(namespace, &name);
+        (
+            failed(e.reason(), e.to_string()),
+            Action::requeue(NEEDS_A_PERSON),
+        )
+    })?;
     ctx.registry.set_credentials(
         namespace,
         &name,

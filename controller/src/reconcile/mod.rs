@@ -39,6 +39,8 @@ pub struct Context {
     pub budgets: Store<Budget>,
     /// The API base URLs a YNAB token may be sent to (`--ynab-api-url-allow`).
     pub api_urls: ApiUrlAllowlist,
+    /// The namespaces whose token Secrets may be read (`--token-namespace`); empty: all.
+    pub token_namespaces: Vec<String>,
     /// Whether the admission policies are in force: no approval is followed while they are not.
     pub admission: Arc<AdmissionGuard>,
 }

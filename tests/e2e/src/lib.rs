@@ -4,6 +4,7 @@ pub mod admission;
 pub mod attacker;
 pub mod controller;
 pub mod gitea_api;
+pub mod helm;
 pub mod scenario;
 pub mod wait;
 

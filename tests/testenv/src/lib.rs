@@ -225,6 +225,20 @@ impl ControlPlane {
         &self.kubeconfig
     }
 
+    /// Writes a kubeconfig for this API server that authenticates with `token` (for example a
+    /// ServiceAccount's, from the TokenRequest API) into the plane's directory, and returns its
+    /// path. `name` names the file, context and user.
+    pub fn kubeconfig_with_token(&self, name: &str, token: &str) -> Result<PathBuf> {
+        let path = self.dir().join(format!("{name}.kubeconfig"));
+        let ca = self.dir().join("certs").join("apiserver.crt");
+        std::fs::write(
+            &path,
+            kubeconfig_yaml(&self.url, &ca, &[(name, token.to_owned())]),
+        )
+        .map_err(io(format!("writing {}", path.display())))?;
+        Ok(path)
+    }
+
     /// The API server's URL.
     pub fn url(&self) -> &str {
         &self.url

@@ -1,0 +1,56 @@
+{{- define "ledgerops.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "ledgerops.serviceAccountName" -}}
+{{- .Values.serviceAccount.name | default (include "ledgerops.fullname" .) -}}
+{{- end -}}
+
+{{/* The user name the API server gives the controller: what the admission policies compare. */}}
+{{- define "ledgerops.controllerUser" -}}
+{{- printf "system:serviceaccount:%s:%s" .Release.Namespace (include "ledgerops.serviceAccountName" .) -}}
+{{- end -}}
+
+{{- define "ledgerops.selectorLabels" -}}
+app.kubernetes.io/name: ledgerops
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "ledgerops.labels" -}}
+{{ include "ledgerops.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{/* budgetNamespaces as a JSON list: the release namespace when empty. */}}
+{{- define "ledgerops.budgetNamespaces" -}}
+{{- $ns := .Values.budgetNamespaces | default (list .Release.Namespace) -}}
+{{- if and (has "*" $ns) (gt (len $ns) 1) -}}
+{{- fail "budgetNamespaces: \"*\" means every namespace; list no others with it" -}}
+{{- end -}}
+{{- toJson $ns -}}
+{{- end -}}
+
+{{- define "ledgerops.allNamespaces" -}}
+{{- if has "*" (include "ledgerops.budgetNamespaces" . | fromJsonArray) -}}true{{- end -}}
+{{- end -}}
+
+{{/* Where AgentJobs live: gitea.namespace, else the first budget namespace. */}}
+{{- define "ledgerops.agentNamespace" -}}
+{{- $ns := include "ledgerops.budgetNamespaces" . | fromJsonArray -}}
+{{- if .Values.gitea.namespace -}}
+{{- if and (not (include "ledgerops.allNamespaces" .)) (not (has .Values.gitea.namespace $ns)) -}}
+{{- fail (printf "gitea.namespace %s must be one of budgetNamespaces %s: the controller may write AgentJobs' ConfigMaps and Events only there" .Values.gitea.namespace (toJson $ns)) -}}
+{{- end -}}
+{{- .Values.gitea.namespace -}}
+{{- else if include "ledgerops.allNamespaces" . -}}
+{{- .Release.Namespace -}}
+{{- else -}}
+{{- first $ns -}}
+{{- end -}}
+{{- end -}}

@@ -1,0 +1,858 @@
+//! The Helm chart (`charts/ledgerops`) with Helm built from its Go module and a real API server:
+//! what it ships is what `crds/` and `examples/` hold; `helm lint` and `helm template` over a
+//! matrix of values, each rendering accepted by a server-side dry run (and the values the schema
+//! or the templates refuse, refused with a message); install, upgrade, uninstall; and
+//! `ledgerops run` with a token of the chart's own ServiceAccount doing seed 002, an undo and a
+//! Transaction converge, while what it has no business with is Forbidden.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, Secret, ServiceAccount};
+use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::api::rbac::v1::{ClusterRole, RoleBinding};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Client;
+use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use ledgerops::api::admission::{PARAMS_NAME, PARAMS_NAMESPACE};
+use ledgerops::api::agent_job::AgentJob;
+use ledgerops::api::approval::ApprovalRequest;
+use ledgerops::api::budget::{Budget, BudgetPhase};
+use ledgerops::api::plan::PlanPhase;
+use ledgerops::api::transaction::TransactionPhase;
+use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::helm::{chart, documents, helm, output};
+use ledgerops_e2e::scenario::{PATCH, Scenario, category, seed_002};
+use ledgerops_testenv::ControlPlane;
+use serde_json::{Value, json};
+use ynab_sim::{SimConfig, Simulator, demo};
+
+const RELEASE: &str = "ledgerops";
+const SERVICE_ACCOUNT_USER: &str = "system:serviceaccount:ledgerops-system:ledgerops";
+
+fn repo(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path)
+}
+
+/// The names and bytes of the files in `dir` whose name starts with `prefix`.
+fn files(dir: &Path, prefix: &str) -> Vec<(String, Vec<u8>)> {
+    let mut found: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+        })
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn the_chart_ships_the_generated_crds_and_policies_and_the_people_roles_byte_for_byte() {
+    let fix = "cp crds/ledgerops.dev_*.yaml charts/ledgerops/crds/ && cp crds/admission-*.yaml charts/ledgerops/files/";
+    let crds = files(&repo("crds"), "ledgerops.dev_");
+    assert!(!crds.is_empty());
+    assert!(
+        files(&chart().join("crds"), "") == crds,
+        "charts/ledgerops/crds differs from crds/ (run `ledgerops crdgen --out crds`, then {fix})"
+    );
+    let policies = files(&repo("crds"), "admission-");
+    assert_eq!(policies.len(), 5);
+    assert!(
+        files(&chart().join("files"), "admission-") == policies,
+        "charts/ledgerops/files/admission-*.yaml differ from crds/ ({fix})"
+    );
+    assert!(
+        files(&chart().join("files"), "people-roles.yaml")
+            == files(&repo("examples"), "people-roles.yaml"),
+        "charts/ledgerops/files/people-roles.yaml differs from examples/people-roles.yaml: the \
+         chart must grant people exactly the roles the trust suites test \
+         (cp examples/people-roles.yaml charts/ledgerops/files/)"
+    );
+}
+
+/// `helm template` of the chart with `args`, into `namespace`.
+fn template(plane: &ControlPlane, namespace: &str, args: &[&str]) -> Result<String, String> {
+    let mut cmd = helm(plane);
+    cmd.args(["template", RELEASE])
+        .arg(chart())
+        .args(["--namespace", namespace, "--include-crds"])
+        .args(args);
+    output(cmd)
+}
+
+fn kind<'a>(docs: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    docs.iter().filter(|d| d["kind"] == kind).collect()
+}
+
+fn container_args(docs: &[Value]) -> Vec<String> {
+    let deployment = kind(docs, "Deployment")[0];
+    serde_json::from_value(deployment["spec"]["template"]["spec"]["containers"][0]["args"].clone())
+        .unwrap()
+}
+
+async fn create_namespace(client: &Client, name: &str) {
+    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": name}})).unwrap();
+    match Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &ns)
+        .await
+    {
+        Ok(_) => {}
+        Err(kube::Error::Api(e)) if e.code == 409 => {}
+        Err(e) => panic!("creating namespace {name}: {e}"),
+    }
+}
+
+#[tokio::test]
+async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
+    let plane = ControlPlane::shared();
+    let admin = plane.client().await.unwrap();
+    for ns in [
+        PARAMS_NAMESPACE,
+        "ledgerops-other",
+        "budgets-a",
+        "budgets-b",
+    ] {
+        create_namespace(&admin, ns).await;
+    }
+    // The Prometheus Operator's ServiceMonitor, reduced to its kind: the dry run then checks the
+    // chart's ServiceMonitor for everything but its schema.
+    let monitor: CustomResourceDefinition = serde_json::from_value(json!({
+        "metadata": {"name": "servicemonitors.monitoring.coreos.com"},
+        "spec": {"group": "monitoring.coreos.com", "scope": "Namespaced",
+            "names": {"plural": "servicemonitors", "singular": "servicemonitor", "kind": "ServiceMonitor", "listKind": "ServiceMonitorList"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}
+    }))
+    .unwrap();
+    let crds: Api<CustomResourceDefinition> = Api::all(admin.clone());
+    crds.patch(
+        "servicemonitors.monitoring.coreos.com",
+        &PatchParams::apply("ledgerops-tests").force(),
+        &Patch::Apply(&monitor),
+    )
+    .await
+    .unwrap();
+    kube::runtime::wait::await_condition(
+        crds,
+        "servicemonitors.monitoring.coreos.com",
+        kube::runtime::conditions::is_crd_established(),
+    )
+    .await
+    .unwrap();
+
+    let gitea = [
+        "--set=gitea.url=https://git.example.com",
+        "--set=gitea.existingSecret=ledgerops-gitea",
+        "--set=gitea.botLogin=ledgerops-bot",
+        "--set=gitea.repositories={household/config}",
+        "--set=gitea.namespace=budgets-b",
+    ];
+    let matrix: Vec<(&str, &str, Vec<&str>)> = vec![
+        ("defaults", PARAMS_NAMESPACE, vec![]),
+        (
+            "two budget namespaces, Gitea, ServiceMonitor, NetworkPolicy, another namespace",
+            "ledgerops-other",
+            [
+                &[
+                    "--set=budgetNamespaces={budgets-a,budgets-b}",
+                    "--set=metrics.serviceMonitor.enabled=true",
+                    "--set=networkPolicy.enabled=true",
+                    "--set=networkPolicy.ingressFrom[0].namespaceSelector.matchLabels.team=gitea",
+                    "--set=podDisruptionBudget.enabled=false",
+                    "--set=serviceAccount.name=budget-bot",
+                    "--set=ynab.apiUrlAllow={https://api.ynab.com/v1,http://ynab-sim.test:8080/v1}",
+                ][..],
+                &gitea[..],
+            ]
+            .concat(),
+        ),
+        (
+            "every namespace, no policies, no people roles, scaled to zero, text logs",
+            PARAMS_NAMESPACE,
+            vec![
+                "--set=budgetNamespaces={*}",
+                "--set=admission.enabled=false",
+                "--set=peopleRoles.enabled=false",
+                "--set=replicaCount=0",
+                "--set=logJson=false",
+            ],
+        ),
+    ];
+    for (what, namespace, args) in &matrix {
+        let mut lint = helm(plane);
+        lint.args(["lint", "--strict", "--namespace", namespace])
+            .arg(chart())
+            .args(args);
+        output(lint).unwrap_or_else(|e| panic!("helm lint ({what}): {e}"));
+        let rendered = template(plane, namespace, args)
+            .unwrap_or_else(|e| panic!("helm template ({what}): {e}"));
+        let file = plane.dir().join("rendered.yaml");
+        std::fs::write(&file, &rendered).unwrap();
+        let applied = plane
+            .kubectl_ok(&[
+                "apply",
+                "--dry-run=server",
+                // No --namespace: every namespaced object of the chart names its own.
+                "-f",
+                file.to_str().unwrap(),
+            ])
+            .unwrap_or_else(|e| panic!("server-side dry run ({what}): {e}"));
+        let docs = documents(&rendered);
+        assert_eq!(
+            applied.lines().count(),
+            docs.len(),
+            "({what}) every object is accepted: {applied}"
+        );
+        let args = container_args(&docs);
+        let params = kind(&docs, "ConfigMap");
+        let deployment = kind(&docs, "Deployment")[0];
+        let pod = &deployment["spec"]["template"]["spec"];
+        let container = &pod["containers"][0];
+        // Restricted Pod Security, whatever the values.
+        assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
+        assert_eq!(container["securityContext"]["readOnlyRootFilesystem"], true);
+        assert_eq!(
+            container["securityContext"]["allowPrivilegeEscalation"],
+            false
+        );
+        assert_eq!(
+            container["securityContext"]["capabilities"]["drop"],
+            json!(["ALL"])
+        );
+        assert_eq!(
+            container["securityContext"]["seccompProfile"]["type"],
+            "RuntimeDefault"
+        );
+        assert_eq!(deployment["spec"]["strategy"]["type"], "Recreate");
+        assert_eq!(container["readinessProbe"]["httpGet"]["path"], "/readyz");
+        assert_eq!(container["livenessProbe"]["httpGet"]["path"], "/healthz");
+        match *what {
+            "defaults" => {
+                assert_eq!(
+                    args.iter()
+                        .filter(|a| a.starts_with("--token-namespace="))
+                        .count(),
+                    1
+                );
+                assert!(
+                    args.contains(&"--token-namespace=ledgerops-system".into()),
+                    "{args:?}"
+                );
+                assert_eq!(params[0]["data"]["controllerUser"], SERVICE_ACCOUNT_USER);
+                assert_eq!(kind(&docs, "ValidatingAdmissionPolicy").len(), 5);
+                assert_eq!(kind(&docs, "ValidatingAdmissionPolicyBinding").len(), 6);
+                assert_eq!(kind(&docs, "CustomResourceDefinition").len(), 6);
+                assert!(kind(&docs, "ServiceMonitor").is_empty());
+                assert_eq!(kind(&docs, "PodDisruptionBudget").len(), 1);
+                assert!(!args.iter().any(|a| a.starts_with("--gitea")));
+            }
+            "every namespace, no policies, no people roles, scaled to zero, text logs" => {
+                assert!(
+                    !args.iter().any(|a| a.starts_with("--token-namespace")),
+                    "{args:?}"
+                );
+                assert!(!args.contains(&"--log-json".into()));
+                assert!(kind(&docs, "ValidatingAdmissionPolicy").is_empty() && params.is_empty());
+                let bindings = kind(&docs, "ClusterRoleBinding");
+                assert!(
+                    bindings
+                        .iter()
+                        .any(|b| b["roleRef"]["name"] == "ledgerops-budget-namespace"),
+                    "every namespace: the namespaced rules are bound cluster-wide"
+                );
+                let roles = kind(&docs, "ClusterRole");
+                assert!(
+                    !roles
+                        .iter()
+                        .any(|r| r["metadata"]["name"] == "ledgerops-edit")
+                );
+            }
+            _ => {
+                for expected in [
+                    "--token-namespace=budgets-a",
+                    "--token-namespace=budgets-b",
+                    "--agent-namespace=budgets-b",
+                    "--gitea-url=https://git.example.com",
+                    "--gitea-repository=household/config",
+                    "--gitea-webhook-secret-file=/etc/ledgerops/gitea/webhook-secret",
+                    "--ynab-api-url-allow=https://api.ynab.com/v1,http://ynab-sim.test:8080/v1",
+                ] {
+                    assert!(
+                        args.contains(&expected.to_owned()),
+                        "{expected} in {args:?}"
+                    );
+                }
+                assert_eq!(
+                    params[0]["data"]["controllerUser"],
+                    "system:serviceaccount:ledgerops-other:budget-bot"
+                );
+                let bound: Vec<&str> = kind(&docs, "RoleBinding")
+                    .iter()
+                    .filter(|b| b["roleRef"]["name"] == "ledgerops-budget-namespace")
+                    .map(|b| b["metadata"]["namespace"].as_str().unwrap())
+                    .collect();
+                assert_eq!(bound, ["budgets-a", "budgets-b"]);
+                assert!(
+                    !kind(&docs, "ClusterRoleBinding")
+                        .iter()
+                        .any(|b| b["roleRef"]["name"] == "ledgerops-budget-namespace")
+                );
+                assert_eq!(kind(&docs, "ServiceMonitor").len(), 1);
+                assert_eq!(kind(&docs, "NetworkPolicy").len(), 1);
+                assert!(kind(&docs, "PodDisruptionBudget").is_empty());
+                let agent = kind(&docs, "Role")
+                    .into_iter()
+                    .find(|r| r["metadata"]["name"] == "ledgerops-agent")
+                    .expect("the AgentJob Role");
+                assert_eq!(agent["metadata"]["namespace"], "budgets-b");
+            }
+        }
+    }
+
+    let refused: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--set=replicaCount=2"], "replicaCount"),
+        (
+            vec!["--set=budgetNamespaces={*,budgets-a}"],
+            "list no others",
+        ),
+        (vec!["--set=budgetNamespaces={Budgets}"], "budgetNamespaces"),
+        (
+            vec!["--set=gitea.url=https://git.example.com"],
+            "gitea.existingSecret",
+        ),
+        (
+            [&gitea[..], &["--set=budgetNamespaces={budgets-a}"][..]].concat(),
+            "must be one of budgetNamespaces",
+        ),
+        (vec!["--set=ynab.apiUrlAllow={ftp://x}"], "apiUrlAllow"),
+        (vec!["--set=replicas=1"], "replicas"),
+    ];
+    for (args, message) in refused {
+        let Err(error) = template(plane, PARAMS_NAMESPACE, &args) else {
+            panic!("helm template {args:?} rendered, but should be refused");
+        };
+        assert!(error.contains(message), "{args:?}: {message:?} in {error}");
+    }
+}
+
+/// `helm install` (or `verb`) of the chart into ledgerops-system with `args`; returns how long
+/// it took and what Helm printed (the NOTES).
+fn install_printing(plane: &ControlPlane, verb: &str, args: &[&str]) -> (Duration, String) {
+    let start = Instant::now();
+    let mut cmd = helm(plane);
+    cmd.args([verb, RELEASE])
+        .arg(chart())
+        .args(["--namespace", PARAMS_NAMESPACE, "--create-namespace"])
+        .args(args);
+    let printed = output(cmd).unwrap_or_else(|e| panic!("helm {verb}: {e}"));
+    (start.elapsed(), printed)
+}
+
+fn install(plane: &ControlPlane, verb: &str, args: &[&str]) -> Duration {
+    install_printing(plane, verb, args).0
+}
+
+/// A kube client and kubeconfig authenticated as the chart's ServiceAccount, with a token from
+/// the TokenRequest API, as the kubelet would mount it into the pod.
+async fn as_service_account(plane: &ControlPlane) -> (Client, PathBuf) {
+    let token = plane
+        .kubectl_ok(&[
+            "create",
+            "token",
+            RELEASE,
+            "-n",
+            PARAMS_NAMESPACE,
+            "--duration=1h",
+        ])
+        .unwrap();
+    let path = plane
+        .kubeconfig_with_token("ledgerops-sa", token.trim())
+        .unwrap();
+    let config = kube::Config::from_custom_kubeconfig(
+        Kubeconfig::read_from(&path).unwrap(),
+        &KubeConfigOptions::default(),
+    )
+    .await
+    .unwrap();
+    (Client::try_from(config).unwrap(), path)
+}
+
+fn forbidden<T: std::fmt::Debug>(what: &str, result: Result<T, kube::Error>) {
+    match result {
+        Err(kube::Error::Api(e)) if e.code == 403 => {}
+        other => panic!("{what}: expected 403 Forbidden, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn install_upgrade_and_uninstall_keep_the_crds_policies_and_journal() {
+    let plane = ControlPlane::start().await.unwrap();
+    let admin = plane.client().await.unwrap();
+    let (took, notes) = install_printing(&plane, "install", &[]);
+    eprintln!("helm install took {took:?}");
+    // NOTES say what to do next, for this release.
+    for next in [
+        "running as\nsystem:serviceaccount:ledgerops-system:ledgerops",
+        "kubectl -n ledgerops-system create secret generic ynab-token",
+        "ledgerops.dev/ynab-token=true",
+        "--clusterrole=ledgerops-edit",
+        r#"{"spec":{"decision":{"verdict":"Approve","by":"<your user name>"}}}"#,
+        "set gitea.url",
+    ] {
+        assert!(notes.contains(next), "{next:?} in the NOTES: {notes}");
+    }
+    let sa = Api::<ServiceAccount>::namespaced(admin.clone(), PARAMS_NAMESPACE)
+        .get(RELEASE)
+        .await
+        .unwrap();
+    assert_eq!(sa.metadata.name.as_deref(), Some(RELEASE));
+    let params = Api::<ConfigMap>::namespaced(admin.clone(), PARAMS_NAMESPACE)
+        .get(PARAMS_NAME)
+        .await
+        .unwrap();
+    assert_eq!(params.data.unwrap()["controllerUser"], SERVICE_ACCOUNT_USER);
+    // The people roles are aggregated into Kubernetes' own (kube-controller-manager runs the
+    // aggregation controller here as in any cluster).
+    let aggregated = Instant::now();
+    loop {
+        let edit = Api::<ClusterRole>::all(admin.clone())
+            .get("edit")
+            .await
+            .unwrap();
+        let plans = edit.rules.iter().flatten().any(|rule| {
+            rule.resources
+                .iter()
+                .flatten()
+                .any(|r| r == "categorizationplans")
+                && rule.verbs.iter().any(|v| v == "create")
+        });
+        if plans {
+            break;
+        }
+        assert!(
+            aggregated.elapsed() < Duration::from_secs(30),
+            "ledgerops-edit was not aggregated into edit: {edit:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // A journal entry, written as the controller writes it: by the chart's ServiceAccount, which
+    // both RBAC (ConfigMaps in its budget namespace) and admission (controllerUser) allow.
+    let (controller, _) = as_service_account(&plane).await;
+    let journal: ConfigMap = serde_json::from_value(json!({
+        "metadata": {"name": "ledgerops-journal-test", "labels": {"ledgerops.dev/journal": "september"}},
+        "data": {"entry": "{}"}
+    }))
+    .unwrap();
+    Api::<ConfigMap>::namespaced(controller.clone(), PARAMS_NAMESPACE)
+        .create(&PostParams::default(), &journal)
+        .await
+        .expect("the chart's ServiceAccount writes the journal");
+    // Anyone else is refused by the policies the chart installed.
+    let alice = plane.client_as("alice").await.unwrap();
+    let mut forged = journal.clone();
+    forged.metadata.name = Some("ledgerops-journal-forged".into());
+    let edit_everything: ClusterRole = serde_json::from_value(json!({
+        "metadata": {"name": "configmaps-everywhere"},
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"]}]
+    }))
+    .unwrap();
+    Api::<ClusterRole>::all(admin.clone())
+        .create(&PostParams::default(), &edit_everything)
+        .await
+        .unwrap();
+    let binding: RoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": "alice-configmaps", "namespace": PARAMS_NAMESPACE},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "configmaps-everywhere"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"}]
+    }))
+    .unwrap();
+    Api::<RoleBinding>::namespaced(admin.clone(), PARAMS_NAMESPACE)
+        .create(&PostParams::default(), &binding)
+        .await
+        .unwrap();
+    // The API server starts enforcing a new binding within a few seconds: until then, dry runs.
+    let alice_configmaps = Api::<ConfigMap>::namespaced(alice, PARAMS_NAMESPACE);
+    let dry_run = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    let enforced = Instant::now();
+    while alice_configmaps.create(&dry_run, &forged).await.is_ok() {
+        assert!(
+            enforced.elapsed() < Duration::from_secs(30),
+            "the journal policy was not enforced within 30s"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    forbidden(
+        "alice writing a journal ConfigMap",
+        alice_configmaps
+            .create(&PostParams::default(), &forged)
+            .await,
+    );
+
+    // Upgrade: a second budget namespace and another log level.
+    create_namespace(&admin, "budgets-b").await;
+    let took = install(
+        &plane,
+        "upgrade",
+        &[
+            "--set=budgetNamespaces={ledgerops-system,budgets-b}",
+            "--set=logLevel=debug",
+        ],
+    );
+    eprintln!("helm upgrade took {took:?}");
+    let deployment = Api::<Deployment>::namespaced(admin.clone(), PARAMS_NAMESPACE)
+        .get(RELEASE)
+        .await
+        .unwrap();
+    let container = &deployment.spec.unwrap().template.spec.unwrap().containers[0];
+    let args = container.args.clone().unwrap();
+    assert!(
+        args.contains(&"--token-namespace=budgets-b".into()),
+        "{args:?}"
+    );
+    assert!(
+        container
+            .env
+            .iter()
+            .flatten()
+            .any(|e| e.name == "RUST_LOG" && e.value.as_deref() == Some("debug"))
+    );
+    Api::<RoleBinding>::namespaced(admin.clone(), "budgets-b")
+        .get("ledgerops-budget-namespace")
+        .await
+        .expect("the upgrade grants the new namespace");
+
+    // A Budget declared before the uninstall.
+    let budget: Budget = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget",
+        "metadata": {"name": "household"},
+        "spec": {"planId": demo::PLAN_ID, "tokenSecretRef": {"name": "ynab-token"}}
+    }))
+    .unwrap();
+    Api::<Budget>::namespaced(admin.clone(), "budgets-b")
+        .create(&PostParams::default(), &budget)
+        .await
+        .unwrap();
+
+    let start = Instant::now();
+    let mut uninstall = helm(&plane);
+    uninstall.args(["uninstall", RELEASE, "--namespace", PARAMS_NAMESPACE]);
+    output(uninstall).unwrap();
+    eprintln!("helm uninstall took {:?}", start.elapsed());
+    // What the release ran is gone...
+    assert!(
+        Api::<Deployment>::namespaced(admin.clone(), PARAMS_NAMESPACE)
+            .get_opt(RELEASE)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        Api::<ClusterRole>::all(admin.clone())
+            .get_opt("ledgerops-controller")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // ...what it guarded stays: the CRDs with every object, the journal, the policies and their
+    // parameter (so the journal stays protected).
+    let crds = Api::<CustomResourceDefinition>::all(admin.clone())
+        .list(&ListParams::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        crds.items
+            .iter()
+            .filter(|c| c.spec.group == "ledgerops.dev")
+            .count(),
+        6
+    );
+    Api::<Budget>::namespaced(admin.clone(), "budgets-b")
+        .get("household")
+        .await
+        .expect("the Budget stays");
+    Api::<ConfigMap>::namespaced(admin.clone(), PARAMS_NAMESPACE)
+        .get("ledgerops-journal-test")
+        .await
+        .expect("the journal stays");
+    Api::<ConfigMap>::namespaced(admin.clone(), PARAMS_NAMESPACE)
+        .get(PARAMS_NAME)
+        .await
+        .expect("the policies' parameter stays");
+    plane
+        .kubectl_ok(&["get", "validatingadmissionpolicy", "ledgerops-configmaps"])
+        .expect("the policies stay");
+    // Installing again adopts what was kept.
+    install(&plane, "install", &[]);
+}
+
+#[tokio::test]
+async fn ledgerops_runs_as_the_charts_service_account_and_may_do_no_more() {
+    let plane = ControlPlane::start().await.unwrap();
+    let admin = plane.client().await.unwrap();
+    create_namespace(&admin, "household").await;
+    let took = install(&plane, "install", &["--set=budgetNamespaces={household}"]);
+    eprintln!("helm install took {took:?}");
+    let (controller, kubeconfig) = as_service_account(&plane).await;
+
+    let ledgerops = Ledgerops::start_with(
+        &plane,
+        &["--token-namespace", "household"],
+        &[("KUBECONFIG", kubeconfig.to_str().unwrap())],
+    )
+    .await;
+    let sim = Simulator::start(SimConfig {
+        fixture: Some(demo::generate()),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let s = Scenario {
+        client: admin.clone(),
+        ns: "household".into(),
+        sim,
+    };
+    s.create_budget(
+        "household",
+        demo::TOKEN,
+        json!({"writes": {"enabled": true}}),
+    )
+    .await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+
+    // Seed 002: preview, a person's approval, one bulk PATCH, a journal entry.
+    s.create_plan("september", "household", seed_002()).await;
+    s.wait_plan("september", PlanPhase::AwaitingApproval).await;
+    approve_only_request(&s, "september").await;
+    let applied = s.wait_plan("september", PlanPhase::Applied).await;
+    assert_eq!(s.requests(PATCH).await, 1, "one bulk PATCH");
+    assert_eq!(s.ynab_category("tx-048").await, Some(category("Groceries")));
+    let operation = applied.status.unwrap().operation_id.unwrap();
+    s.api::<ConfigMap>()
+        .get(&format!("ledgerops-journal-{operation}"))
+        .await
+        .expect("the journal entry, written as the ServiceAccount");
+
+    // Undo, from the journal.
+    s.create_plan(
+        "undo-september",
+        "household",
+        json!({"undoOf": "september"}),
+    )
+    .await;
+    s.wait_plan("undo-september", PlanPhase::AwaitingApproval)
+        .await;
+    approve_only_request(&s, "undo-september").await;
+    s.wait_plan("undo-september", PlanPhase::Applied).await;
+    assert_eq!(s.requests(PATCH).await, 2);
+    assert_eq!(s.ynab_category("tx-048").await, None);
+
+    // A Transaction converges.
+    s.bakery_to_groceries().await;
+    s.wait_transaction("bakery", TransactionPhase::AwaitingApproval)
+        .await;
+    approve_only_request(&s, "bakery").await;
+    s.wait_transaction("bakery", TransactionPhase::Converged)
+        .await;
+    assert_eq!(s.requests(PATCH).await, 3);
+    assert_eq!(s.ynab_category("tx-048").await, Some(category("Groceries")));
+
+    // Its Events were published, and nothing it tried was refused.
+    let events = Api::<Event>::namespaced(admin.clone(), "household")
+        .list(&ListParams::default())
+        .await
+        .unwrap();
+    assert!(
+        events
+            .items
+            .iter()
+            .any(|e| e.reporting_controller.as_deref() == Some("ledgerops")),
+        "Events as ledgerops"
+    );
+    let log = ledgerops.log();
+    assert!(
+        log.contains("admission policies in force"),
+        "the guard saw the chart's policies naming it: {log}"
+    );
+    for refusal in ["forbidden", "Forbidden", "403"] {
+        assert!(
+            !log.contains(refusal),
+            "a request was refused ({refusal}): {log}"
+        );
+    }
+
+    // What it has no business with.
+    let elsewhere = "elsewhere";
+    create_namespace(&admin, elsewhere).await;
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "database", "labels": {"ledgerops.dev/ynab-token": "true"}},
+        "stringData": {"token": "not-yours"}
+    }))
+    .unwrap();
+    Api::<Secret>::namespaced(admin.clone(), elsewhere)
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    // A Budget there is told why its token is not read, and nothing is asked of the API server.
+    let budget: Budget = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget", "metadata": {"name": "sneaky"},
+        "spec": {"planId": demo::PLAN_ID, "tokenSecretRef": {"name": "database"}, "apiUrl": s.sim.api_url()}
+    }))
+    .unwrap();
+    let budgets = Api::<Budget>::namespaced(admin.clone(), elsewhere);
+    budgets
+        .create(&PostParams::default(), &budget)
+        .await
+        .unwrap();
+    let refused = Instant::now();
+    loop {
+        let ready = budgets
+            .get("sneaky")
+            .await
+            .unwrap()
+            .status
+            .and_then(|s| s.conditions.into_iter().find(|c| c.type_ == "Ready"));
+        if let Some(c) = ready.filter(|c| c.reason == "TokenNamespaceNotAllowed") {
+            assert!(c.message.contains("household"), "{}", c.message);
+            break;
+        }
+        assert!(
+            refused.elapsed() < Duration::from_secs(30),
+            "Budget sneaky was not refused its token"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    forbidden(
+        "reading a Secret outside the budget namespaces",
+        Api::<Secret>::namespaced(controller.clone(), elsewhere)
+            .get("database")
+            .await,
+    );
+    forbidden(
+        "listing Secrets cluster-wide",
+        Api::<Secret>::all(controller.clone())
+            .list(&ListParams::default())
+            .await,
+    );
+    forbidden(
+        "reading Secrets in its own namespace, which holds no Budget",
+        Api::<Secret>::namespaced(controller.clone(), PARAMS_NAMESPACE)
+            .list(&ListParams::default())
+            .await,
+    );
+    forbidden(
+        "writing a ConfigMap outside the budget namespaces",
+        Api::<ConfigMap>::namespaced(controller.clone(), elsewhere)
+            .create(
+                &PostParams::default(),
+                &serde_json::from_value(json!({"metadata": {"name": "x"}})).unwrap(),
+            )
+            .await,
+    );
+    forbidden(
+        "changing the admission parameter naming itself",
+        Api::<ConfigMap>::namespaced(controller.clone(), PARAMS_NAMESPACE)
+            .patch(
+                PARAMS_NAME,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"data": {"controllerUser": "alice"}})),
+            )
+            .await,
+    );
+    forbidden(
+        "changing a Budget's spec (people declare it)",
+        Api::<Budget>::namespaced(controller.clone(), "household")
+            .patch(
+                "household",
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {"writes": {"enabled": false}}})),
+            )
+            .await,
+    );
+    let agent_jobs: Api<DynamicObject> = Api::namespaced_with(
+        controller.clone(),
+        "household",
+        &ApiResource::erase::<AgentJob>(&()),
+    );
+    let job: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "AgentJob", "metadata": {"name": "x"}, "spec": {}
+    }))
+    .unwrap();
+    forbidden(
+        "creating an AgentJob without Gitea configured",
+        agent_jobs.create(&PostParams::default(), &job).await,
+    );
+    forbidden(
+        "creating a Pod",
+        Api::<Pod>::namespaced(controller.clone(), "household")
+            .create(
+                &PostParams::default(),
+                &serde_json::from_value(json!({"metadata": {"name": "x"}, "spec": {"containers": [{"name": "x", "image": "x"}]}}))
+                    .unwrap(),
+            )
+            .await,
+    );
+    forbidden(
+        "deleting a CRD",
+        Api::<CustomResourceDefinition>::all(controller.clone())
+            .delete("budgets.ledgerops.dev", &Default::default())
+            .await,
+    );
+    forbidden(
+        "changing a ValidatingAdmissionPolicy",
+        plane_delete_policy(&controller).await,
+    );
+}
+
+async fn plane_delete_policy(client: &Client) -> Result<(), kube::Error> {
+    use k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy;
+    Api::<ValidatingAdmissionPolicy>::all(client.clone())
+        .delete("ledgerops-approvalrequests", &Default::default())
+        .await
+        .map(|_| ())
+}
+
+/// Approves, as `admin` in their own name, the one waiting request of `subject`.
+async fn approve_only_request(s: &Scenario, subject: &str) {
+    let start = Instant::now();
+    let request = loop {
+        let waiting = s
+            .approval_requests()
+            .await
+            .into_iter()
+            .find(|r| r.spec.subject.name == subject && r.spec.decision.is_none());
+        if let Some(request) = waiting {
+            break request;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no ApprovalRequest for {subject}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let approve =
+        json!({"spec": {"decision": {"verdict": "Approve", "by": "admin", "comment": "fine"}}});
+    s.api::<ApprovalRequest>()
+        .patch(
+            &request.metadata.name.unwrap(),
+            &PatchParams::default(),
+            &Patch::Merge(&approve),
+        )
+        .await
+        .unwrap();
+}
