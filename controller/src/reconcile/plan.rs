@@ -218,18 +218,10 @@ async fn advance(
             decision: Some(&grant.record),
             changes: &changes,
             written: next.progress.as_ref().map_or(0, |p| p.written),
+            conclusion: &conclusion,
+            at: done,
         };
-        let written = finish(
-            ctx,
-            plan,
-            &namespace,
-            budget_name,
-            &end,
-            &conclusion,
-            next,
-            done,
-        )
-        .await?;
+        let written = finish(ctx, plan, &namespace, budget_name, &end, next).await?;
         grant.complete(ctx, done, written > 0).await?;
     }
     Ok((
@@ -266,8 +258,10 @@ async fn settle_cut_off(
         decision: cut.decision.as_ref(),
         changes: &cut.changes,
         written: 0,
+        conclusion: &conclusion,
+        at: now,
     };
-    let written = finish(ctx, plan, namespace, budget, &end, &conclusion, next, now).await?;
+    let written = finish(ctx, plan, namespace, budget, &end, next).await?;
     approval_gate::complete_in_flight(ctx, namespace, uid, now, written > 0).await?;
     Ok(Some(
         conclusion.verdict(applied_message(plan, &cut.attempt_id)).0,
@@ -281,21 +275,22 @@ struct End<'a> {
     changes: &'a [AppliedChange],
     /// Changes YNAB holds, as the write counted them; 0 to count them on the mirror.
     written: u32,
+    conclusion: &'a Conclusion,
+    /// When it ended.
+    at: Timestamp,
 }
 
 /// Records how an operation ended: the journal's completion and the plan's status. Returns how
 /// many of its changes YNAB holds.
-#[allow(clippy::too_many_arguments)]
 async fn finish(
     ctx: &Context,
     plan: &CategorizationPlan,
     namespace: &str,
     budget: &str,
     end: &End<'_>,
-    conclusion: &Conclusion,
     next: &mut CategorizationPlanStatus,
-    done: Timestamp,
 ) -> Result<u32, Error> {
+    let (conclusion, done) = (end.conclusion, end.at);
     let not_written: Vec<String> = {
         let slot = ctx.registry.mirror(namespace, budget);
         let slot = slot.read().await;
