@@ -48,12 +48,12 @@ async fn phases(s: &Scenario) -> Vec<Option<TransactionPhase>> {
 /// A control plane of its own (these tests kill the controller), a simulator with N extra
 /// transactions, `ledgerops run`, and a Budget that writes without asking, synced. A restarted
 /// controller reconciles its N Transactions over a second or more on a loaded machine; the
-/// two-second window keeps them in one batch, so the PATCH counts below count writes, not timing.
+/// four-second window keeps them in one batch, so the PATCH counts below count writes, not timing.
 async fn world(prefix: &str) -> (ControlPlane, Scenario, Ledgerops) {
     let plane = ControlPlane::start().await.expect("control plane");
     let s = Scenario::new(&plane, prefix, fixture_with(N)).await;
     let ledgerops = Ledgerops::start(&plane).await;
-    s.create_writing_budget("household", json!({"writes": {"batchWindow": "2s"}}))
+    s.create_writing_budget("household", json!({"writes": {"batchWindow": "4s"}}))
         .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
     (plane, s, ledgerops)
