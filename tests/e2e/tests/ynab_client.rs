@@ -196,7 +196,10 @@ async fn a_replica_that_does_not_lead_sends_nothing() {
     let ynab = client(&sim, demo::TOKEN, 180).led_by(leadership.clone());
     let refused = ynab.plan(demo::PLAN_ID, None).await.unwrap_err();
     assert!(matches!(refused, YnabError::NotLeader { .. }), "{refused}");
-    assert!(refused.is_transient(), "the leader does it: nothing to report as failed");
+    assert!(
+        refused.is_transient(),
+        "the leader does it: nothing to report as failed"
+    );
     assert_eq!(sim.control().counters().await.unwrap().total, 0);
 
     leadership.renewed(std::time::Instant::now());
