@@ -26,9 +26,9 @@ use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api;
-use ledgerops_e2e::wait::eventually;
 use ledgerops_e2e::helm::{chart, documents, helm, output};
 use ledgerops_e2e::scenario::{PATCH, Scenario, category, seed_002};
+use ledgerops_e2e::wait::eventually;
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
 use serde_json::{Value, json};
@@ -266,7 +266,10 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                 }
                 let role = leader_role.expect("the leader election Role");
                 assert_eq!(role["metadata"]["namespace"], PARAMS_NAMESPACE);
-                assert_eq!(role["rules"][1]["resourceNames"], json!(["ledgerops-leader"]));
+                assert_eq!(
+                    role["rules"][1]["resourceNames"],
+                    json!(["ledgerops-leader"])
+                );
                 assert_eq!(
                     container["env"]
                         .as_array()
@@ -295,7 +298,8 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                 assert_eq!(kind(&docs, "PodDisruptionBudget").len(), 1);
                 assert!(!args.iter().any(|a| a.starts_with("--gitea")));
             }
-            "every namespace, no policies, no people roles, no election, scaled to zero, text logs" => {
+            "every namespace, no policies, no people roles, no election, scaled to zero, text logs" =>
+            {
                 assert_eq!(deployment["spec"]["strategy"]["type"], "Recreate");
                 assert!(!args.iter().any(|a| a.starts_with("--leader-elect")));
                 assert!(leader_role.is_none());
