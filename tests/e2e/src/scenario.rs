@@ -150,6 +150,19 @@ impl Scenario {
         .await
     }
 
+    /// The phase of every Transaction in the namespace.
+    pub async fn transaction_phases(&self) -> Vec<Option<TransactionPhase>> {
+        let list = self
+            .api::<Transaction>()
+            .list(&Default::default())
+            .await
+            .unwrap();
+        list.items
+            .iter()
+            .map(|t| t.status.as_ref().and_then(|s| s.phase))
+            .collect()
+    }
+
     /// Sets one annotation on a resource, as a person would with `kubectl annotate`.
     pub async fn annotate<K>(&self, name: &str, key: &str, value: &str)
     where
@@ -276,8 +289,13 @@ fn merge(base: &mut Value, over: Value) {
     }
 }
 
+/// The id of the `i`th transaction [`fixture_with`] adds.
+pub fn load_id(i: usize) -> String {
+    format!("load-{i:05}")
+}
+
 /// The demo fixture with `extra` more uncategorized, unreconciled transactions
-/// (`load-00000`…), for tests and benchmarks at scale.
+/// ([`load_id`]: `load-00000`…), for tests and benchmarks at scale.
 pub fn fixture_with(extra: usize) -> Fixture {
     let mut fixture = demo::generate();
     let plan = &mut fixture.plans[0];
@@ -289,7 +307,7 @@ pub fn fixture_with(extra: usize) -> Fixture {
         .clone();
     for i in 0..extra {
         let mut t = template.clone();
-        t.summary.id = format!("load-{i:05}");
+        t.summary.id = load_id(i);
         t.summary.import_id = None;
         plan.transactions.push(t);
     }

@@ -11,29 +11,13 @@ use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with};
+use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with, load_id};
 use ledgerops_e2e::wait::eventually;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
 use ynab_sim::{DropFault, RecordKind, RequestMatch, demo};
 
 const N: usize = 20;
-
-fn name(i: usize) -> String {
-    format!("load-{i:05}")
-}
-
-async fn phases(s: &Scenario) -> Vec<Option<TransactionPhase>> {
-    let list = s
-        .api::<Transaction>()
-        .list(&ListParams::default())
-        .await
-        .unwrap();
-    list.items
-        .iter()
-        .map(|t| t.status.as_ref().and_then(|s| s.phase))
-        .collect()
-}
 
 /// A control plane of its own (these tests kill the controller), a simulator with N extra
 /// transactions, `ledgerops run`, and a Budget that writes without asking, synced. A restarted
@@ -70,7 +54,7 @@ async fn hold_next_patch(s: &Scenario) {
 async fn bulk_plan_landed_unanswered(s: &Scenario) {
     hold_next_patch(s).await;
     let assignments: Vec<_> = (0..N)
-        .map(|i| json!({"transactionId": name(i), "categoryId": category("Transport")}))
+        .map(|i| json!({"transactionId": load_id(i), "categoryId": category("Transport")}))
         .collect();
     s.create_plan("bulk", "household", json!({"assignments": assignments}))
         .await;
@@ -87,9 +71,9 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
     hold_next_patch(&s).await;
     for i in 0..N {
         s.create_transaction(
-            &name(i),
+            &load_id(i),
             "household",
-            &name(i),
+            &load_id(i),
             json!({"categoryId": category("Groceries")}),
         )
         .await;
@@ -100,7 +84,7 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
     .await;
     for i in [0, N - 1] {
         assert_eq!(
-            s.ynab_category(&name(i)).await,
+            s.ynab_category(&load_id(i)).await,
             Some(category("Groceries")),
             "the write landed"
         );
@@ -109,7 +93,7 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
         "every intent recorded",
         Duration::from_secs(30),
         async || {
-            phases(&s)
+            s.transaction_phases()
                 .await
                 .iter()
                 .all(|p| *p == Some(TransactionPhase::Writing))
@@ -122,7 +106,7 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
     let edit = json!({"category_id": category("Restaurants")});
     s.sim
         .control()
-        .edit(demo::PLAN_ID, RecordKind::Transaction, &name(7), &edit)
+        .edit(demo::PLAN_ID, RecordKind::Transaction, &load_id(7), &edit)
         .await
         .unwrap();
     let _restarted = Ledgerops::start(&plane).await;
@@ -131,7 +115,7 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
         "every transaction settled",
         Duration::from_secs(60),
         async || {
-            phases(&s).await.iter().all(|p| {
+            s.transaction_phases().await.iter().all(|p| {
                 matches!(
                     p,
                     Some(TransactionPhase::Converged | TransactionPhase::Diverged)
@@ -154,7 +138,7 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
     for t in &txs {
         let status = t.status.as_ref().unwrap();
         let id = &t.spec.transaction_id;
-        if *id == name(7) {
+        if *id == load_id(7) {
             assert_eq!(
                 status.phase,
                 Some(TransactionPhase::Diverged),
@@ -167,7 +151,7 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
         }
     }
     assert_eq!(
-        s.ynab_category(&name(7)).await,
+        s.ynab_category(&load_id(7)).await,
         Some(category("Restaurants")),
         "the edit is not overwritten"
     );
@@ -191,9 +175,9 @@ async fn a_write_cut_off_before_it_went_out_is_written_once_after_restart() {
     s.sim.control().set_latency(120_000).await.unwrap();
     for i in 0..N {
         s.create_transaction(
-            &name(i),
+            &load_id(i),
             "household",
-            &name(i),
+            &load_id(i),
             json!({"categoryId": category("Groceries")}),
         )
         .await;
@@ -202,7 +186,7 @@ async fn a_write_cut_off_before_it_went_out_is_written_once_after_restart() {
         "every intent recorded",
         Duration::from_secs(30),
         async || {
-            phases(&s)
+            s.transaction_phases()
                 .await
                 .iter()
                 .all(|p| *p == Some(TransactionPhase::Writing))
@@ -216,7 +200,7 @@ async fn a_write_cut_off_before_it_went_out_is_written_once_after_restart() {
         "every transaction converged",
         Duration::from_secs(60),
         async || {
-            phases(&s)
+            s.transaction_phases()
                 .await
                 .iter()
                 .all(|p| *p == Some(TransactionPhase::Converged))
@@ -225,7 +209,10 @@ async fn a_write_cut_off_before_it_went_out_is_written_once_after_restart() {
     .await;
     assert_eq!(s.requests(PATCH).await, 1, "written exactly once");
     for i in 0..N {
-        assert_eq!(s.ynab_category(&name(i)).await, Some(category("Groceries")));
+        assert_eq!(
+            s.ynab_category(&load_id(i)).await,
+            Some(category("Groceries"))
+        );
     }
 }
 
@@ -247,7 +234,10 @@ async fn a_plan_killed_mid_apply_is_applied_once_after_restart() {
         .await
         .expect("journaled");
     for i in [0, N - 1] {
-        assert_eq!(s.ynab_category(&name(i)).await, Some(category("Transport")));
+        assert_eq!(
+            s.ynab_category(&load_id(i)).await,
+            Some(category("Transport"))
+        );
     }
 }
 
@@ -262,7 +252,7 @@ async fn a_person_approved_plan_killed_mid_apply_resumes_under_the_same_approval
     s.wait_budget("household", BudgetPhase::Ready).await;
     hold_next_patch(&s).await;
     let assignments: Vec<_> = (0..N)
-        .map(|i| json!({"transactionId": name(i), "categoryId": category("Transport")}))
+        .map(|i| json!({"transactionId": load_id(i), "categoryId": category("Transport")}))
         .collect();
     s.create_plan("bulk", "household", json!({"assignments": assignments}))
         .await;
@@ -313,7 +303,7 @@ async fn a_plan_killed_after_its_write_landed_keeps_its_journal_when_ynab_is_edi
     let edit = json!({"category_id": category("Restaurants")});
     s.sim
         .control()
-        .edit(demo::PLAN_ID, RecordKind::Transaction, &name(7), &edit)
+        .edit(demo::PLAN_ID, RecordKind::Transaction, &load_id(7), &edit)
         .await
         .unwrap();
     let _restarted = Ledgerops::start(&plane).await;
@@ -321,7 +311,7 @@ async fn a_plan_killed_after_its_write_landed_keeps_its_journal_when_ynab_is_edi
     let partial = s.wait_plan("bulk", PlanPhase::PartiallyApplied).await;
     assert_eq!(s.requests(PATCH).await, 1, "nothing is written again");
     assert_eq!(
-        s.ynab_category(&name(7)).await,
+        s.ynab_category(&load_id(7)).await,
         Some(category("Restaurants")),
         "the edit made during the crash is left alone"
     );
@@ -329,7 +319,7 @@ async fn a_plan_killed_after_its_write_landed_keeps_its_journal_when_ynab_is_edi
     let message = &ledgerops::logic::conditions::get(&status.conditions, "Ready")
         .unwrap()
         .message;
-    assert!(message.contains(&name(7)), "{message}");
+    assert!(message.contains(&load_id(7)), "{message}");
     // The journal holds every change that went out, and how the operation ended.
     let operation = status.operation_id.unwrap();
     let maps = s.api::<k8s_openapi::api::core::v1::ConfigMap>();
@@ -347,7 +337,7 @@ async fn a_plan_killed_after_its_write_landed_keeps_its_journal_when_ynab_is_edi
     let done: serde_json::Value =
         serde_json::from_str(&done.data.unwrap()["completion.json"]).unwrap();
     assert_eq!(done["written"], N - 1);
-    assert_eq!(done["notWritten"], json!([name(7)]));
+    assert_eq!(done["notWritten"], json!([load_id(7)]));
 
     // The undo puts back what ledgerops wrote and leaves the edited record alone.
     s.create_plan("undo", "household", json!({"undoOf": "bulk"}))
@@ -355,5 +345,5 @@ async fn a_plan_killed_after_its_write_landed_keeps_its_journal_when_ynab_is_edi
     let undone = s.wait_plan("undo", PlanPhase::Applied).await;
     let preview = undone.status.unwrap().preview.unwrap();
     assert_eq!(preview.change_count as usize, N - 1);
-    assert_eq!(preview.conflicts, vec![name(7)]);
+    assert_eq!(preview.conflicts, vec![load_id(7)]);
 }

@@ -8,13 +8,13 @@
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::coordination::v1::Lease;
-use kube::api::{Api, ListParams};
+use kube::api::Api;
 use ledgerops::api::agent_job::{AgentJob, JobPhase};
 use ledgerops::api::budget::BudgetPhase;
-use ledgerops::api::transaction::{Transaction, TransactionPhase};
+use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api;
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with};
+use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with, load_id};
 use ledgerops_e2e::wait::eventually;
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
@@ -106,22 +106,6 @@ async fn assert_standby(replica: &Ledgerops) {
     );
 }
 
-fn name(i: usize) -> String {
-    format!("load-{i:05}")
-}
-
-async fn phases(s: &Scenario) -> Vec<Option<TransactionPhase>> {
-    let list = s
-        .api::<Transaction>()
-        .list(&ListParams::default())
-        .await
-        .unwrap();
-    list.items
-        .iter()
-        .map(|t| t.status.as_ref().and_then(|s| s.phase))
-        .collect()
-}
-
 #[tokio::test]
 async fn killing_the_leader_mid_write_and_mid_job_hands_over_within_the_lease() {
     let plane = ControlPlane::start().await.expect("control plane");
@@ -175,7 +159,7 @@ async fn killing_the_leader_mid_write_and_mid_job_hands_over_within_the_lease() 
     s.sim.control().drop_after_write(&fault).await.unwrap();
     for i in 0..N {
         let spec = json!({"categoryId": category("Groceries")});
-        s.create_transaction(&name(i), "household", &name(i), spec)
+        s.create_transaction(&load_id(i), "household", &load_id(i), spec)
             .await;
     }
     eventually("the bulk update", Duration::from_secs(60), async || {
@@ -186,7 +170,7 @@ async fn killing_the_leader_mid_write_and_mid_job_hands_over_within_the_lease() 
         "every intent recorded",
         Duration::from_secs(30),
         async || {
-            phases(&s)
+            s.transaction_phases()
                 .await
                 .iter()
                 .all(|p| *p == Some(TransactionPhase::Writing))
@@ -216,7 +200,7 @@ async fn killing_the_leader_mid_write_and_mid_job_hands_over_within_the_lease() 
         "every transaction settled",
         Duration::from_secs(60),
         async || {
-            phases(&s)
+            s.transaction_phases()
                 .await
                 .iter()
                 .all(|p| *p == Some(TransactionPhase::Converged))
@@ -225,7 +209,10 @@ async fn killing_the_leader_mid_write_and_mid_job_hands_over_within_the_lease() 
     .await;
     assert_eq!(s.requests(PATCH).await, 1, "no second PATCH");
     for i in [0, N - 1] {
-        assert_eq!(s.ynab_category(&name(i)).await, Some(category("Groceries")));
+        assert_eq!(
+            s.ynab_category(&load_id(i)).await,
+            Some(category("Groceries"))
+        );
     }
 
     // The job A was running is Interrupted, never run again, with one comment saying so.
@@ -285,7 +272,7 @@ async fn a_stopped_leader_releases_the_lease_and_the_standby_takes_over_at_once(
 
     // B acts: it syncs and writes.
     let spec = json!({"categoryId": category("Groceries")});
-    s.create_transaction("after", "household", &name(0), spec)
+    s.create_transaction("after", "household", &load_id(0), spec)
         .await;
     s.wait_transaction("after", TransactionPhase::Converged)
         .await;

@@ -13,14 +13,10 @@ use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops::k8s::journal;
 use ledgerops::logic::conditions;
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with};
+use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with, load_id};
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
 use ynab_sim::{RequestMatch, StatusFault, demo};
-
-fn load(i: usize) -> String {
-    format!("load-{i:05}")
-}
 
 async fn scenario(prefix: &str, extra: usize) -> Scenario {
     let s = Scenario::new(ControlPlane::shared(), prefix, fixture_with(extra)).await;
@@ -79,7 +75,7 @@ fn completion(maps: &[ConfigMap], operation: &str) -> Value {
 
 fn assignments(range: std::ops::Range<usize>, to: &str) -> Value {
     let list: Vec<Value> = range
-        .map(|i| json!({"transactionId": load(i), "categoryId": category(to)}))
+        .map(|i| json!({"transactionId": load_id(i), "categoryId": category(to)}))
         .collect();
     json!({"assignments": list})
 }
@@ -153,30 +149,33 @@ async fn a_record_ynab_refuses_holds_back_no_other_and_is_not_sent_again() {
         // A window long enough that the six arrive in one batch even on a loaded machine (the
         // window restarts with each arrival).
         let s = writing(&format!("refused{status}"), 6, json!({"batchWindow": "6s"})).await;
-        refuse_record(&s, &load(3), status).await;
+        refuse_record(&s, &load_id(3), status).await;
         for i in 0..6 {
             s.create_transaction(
-                &load(i),
+                &load_id(i),
                 "household",
-                &load(i),
+                &load_id(i),
                 json!({"categoryId": category("Groceries")}),
             )
             .await;
         }
         let refused = s
-            .wait_transaction(&load(3), TransactionPhase::Blocked)
+            .wait_transaction(&load_id(3), TransactionPhase::Blocked)
             .await;
         let c = conditions::get(&refused.status.as_ref().unwrap().conditions, "Blocked").unwrap();
         assert_eq!(c.reason, "RefusedByYnab", "{status}");
         assert!(
-            c.message.contains(&load(3)) && c.message.contains(&status.to_string()),
+            c.message.contains(&load_id(3)) && c.message.contains(&status.to_string()),
             "{status}: {}",
             c.message
         );
         for i in [0, 1, 2, 4, 5] {
-            s.wait_transaction(&load(i), TransactionPhase::Converged)
+            s.wait_transaction(&load_id(i), TransactionPhase::Converged)
                 .await;
-            assert_eq!(s.ynab_category(&load(i)).await, Some(category("Groceries")));
+            assert_eq!(
+                s.ynab_category(&load_id(i)).await,
+                Some(category("Groceries"))
+            );
         }
         // One batch of six: the refused request, then halves until the bad record stands alone
         // (1 + 2 + 2 requests).
@@ -184,10 +183,10 @@ async fn a_record_ynab_refuses_holds_back_no_other_and_is_not_sent_again() {
         assert!(patches <= 5, "{status}: {patches} PATCH requests");
 
         // Looked at again, the refused record is not sent again until its spec changes.
-        s.annotate::<Transaction>(&load(3), "ledgerops.dev/nudge", "1")
+        s.annotate::<Transaction>(&load_id(3), "ledgerops.dev/nudge", "1")
             .await;
         let nudged = s
-            .wait_transaction(&load(3), TransactionPhase::Blocked)
+            .wait_transaction(&load_id(3), TransactionPhase::Blocked)
             .await;
         assert!(nudged.metadata.annotations.is_some());
         // Longer than a window, so a batch the nudge had started would have gone out.
@@ -253,7 +252,7 @@ async fn a_plan_larger_than_a_batch_goes_out_in_journaled_chunks() {
 async fn a_refused_chunk_leaves_the_plan_partly_applied_journaled_and_undoable() {
     let s = writing("partial", 12, json!({"maxBatchSize": 5})).await;
     // The second chunk (load-00005..09) carries the refused record.
-    refuse_record(&s, &load(7), 422).await;
+    refuse_record(&s, &load_id(7), 422).await;
     s.create_plan("twelve", "household", assignments(0..12, "Transport"))
         .await;
     let partial = s.wait_plan("twelve", PlanPhase::PartiallyApplied).await;
@@ -272,10 +271,16 @@ async fn a_refused_chunk_leaves_the_plan_partly_applied_journaled_and_undoable()
         "the first chunk, then the refused one"
     );
     for i in 0..5 {
-        assert_eq!(s.ynab_category(&load(i)).await, Some(category("Transport")));
+        assert_eq!(
+            s.ynab_category(&load_id(i)).await,
+            Some(category("Transport"))
+        );
     }
     for i in 5..12 {
-        assert_ne!(s.ynab_category(&load(i)).await, Some(category("Transport")));
+        assert_ne!(
+            s.ynab_category(&load_id(i)).await,
+            Some(category("Transport"))
+        );
     }
     let status = partial.status.unwrap();
     let operation = status.operation_id.unwrap();
@@ -301,7 +306,7 @@ async fn a_refused_chunk_leaves_the_plan_partly_applied_journaled_and_undoable()
     // The journal holds the two chunks that went out; the refused one's records never moved.
     assert_eq!((preview.change_count, preview.unchanged_count), (5, 5));
     for i in 0..5 {
-        assert_eq!(s.ynab_category(&load(i)).await, None, "{}", load(i));
+        assert_eq!(s.ynab_category(&load_id(i)).await, None, "{}", load_id(i));
     }
 }
 
@@ -319,7 +324,7 @@ async fn a_plan_named_with_seventy_characters_is_applied_journaled_and_undone() 
     s.create_plan(&undo, "household", json!({"undoOf": name}))
         .await;
     s.wait_plan(&undo, PlanPhase::Applied).await;
-    assert_eq!(s.ynab_category(&load(0)).await, None);
+    assert_eq!(s.ynab_category(&load_id(0)).await, None);
     assert_eq!(s.requests(PATCH).await, 2);
 }
 
@@ -350,7 +355,10 @@ async fn an_applied_plan_edited_later_is_previewed_and_applied_anew() {
     let preview = status.preview.unwrap();
     assert_eq!((preview.change_count, preview.unchanged_count), (1, 2));
     assert_eq!(status.finished_generation, again.metadata.generation);
-    assert_eq!(s.ynab_category(&load(2)).await, Some(category("Transport")));
+    assert_eq!(
+        s.ynab_category(&load_id(2)).await,
+        Some(category("Transport"))
+    );
     assert_eq!(s.requests(PATCH).await, 2);
 }
 
@@ -405,6 +413,9 @@ async fn a_plan_of_five_thousand_assignments_is_asked_once_and_written_in_five_r
     // A fresh read before each chunk and its bulk update; nothing else.
     assert!(total <= 10, "{total} requests");
     for i in [0, n / 2, n - 1] {
-        assert_eq!(s.ynab_category(&load(i)).await, Some(category("Transport")));
+        assert_eq!(
+            s.ynab_category(&load_id(i)).await,
+            Some(category("Transport"))
+        );
     }
 }
