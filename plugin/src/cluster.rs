@@ -9,8 +9,8 @@ use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::core::NamespaceResourceScope;
 use kube::{Client, Config, Resource};
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use crate::cli::Global;
@@ -115,10 +115,13 @@ impl Cluster {
             + DeserializeOwned
             + Debug,
     {
-        self.api::<K>().get_opt(name).await.map_err(PluginError::kube(format!(
-            "read {kind} {name} in namespace {}",
-            self.namespace
-        )))
+        self.api::<K>()
+            .get_opt(name)
+            .await
+            .map_err(PluginError::kube(format!(
+                "read {kind} {name} in namespace {}",
+                self.namespace
+            )))
     }
 
     /// Like [`Cluster::get`], naming the missing object as an error.

@@ -8,7 +8,9 @@ pub enum PluginError {
     /// confirmation): exit 2.
     #[error("{0}")]
     Refused(String),
-    #[error("cannot use the kubeconfig: {0}. Pass --kubeconfig PATH (or set KUBECONFIG) and --context NAME.")]
+    #[error(
+        "cannot use the kubeconfig: {0}. Pass --kubeconfig PATH (or set KUBECONFIG) and --context NAME."
+    )]
     Kubeconfig(String),
     #[error("{}", api_error::explain(.action, *.code, .message))]
     Api {

@@ -39,7 +39,12 @@ async fn main() -> ExitCode {
 async fn run(cli: Cli) -> Result<u8, PluginError> {
     if let Command::Completion { shell } = cli.command {
         let mut command = Cli::command();
-        clap_complete::generate(shell, &mut command, "kubectl-ledgerops", &mut std::io::stdout());
+        clap_complete::generate(
+            shell,
+            &mut command,
+            "kubectl-ledgerops",
+            &mut std::io::stdout(),
+        );
         return Ok(0);
     }
     let out = Printer::new(cli.global.output);

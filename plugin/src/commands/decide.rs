@@ -37,7 +37,11 @@ async fn record(
     };
     let action = format!(
         "{} ApprovalRequest {name} in namespace {}",
-        if verdict == Verdict::Approve { "approve" } else { "reject" },
+        if verdict == Verdict::Approve {
+            "approve"
+        } else {
+            "reject"
+        },
         cluster.namespace()
     );
     cluster
@@ -61,7 +65,12 @@ pub async fn approve(
     let request = decidable(cluster, name).await?;
     let me = cluster.whoami().await?;
     let plan = subject_plan(cluster, &request).await?;
-    out.text(&describe::request(&request, plan.as_ref(), super::now(), out.style));
+    out.text(&describe::request(
+        &request,
+        plan.as_ref(),
+        super::now(),
+        out.style,
+    ));
     if !yes {
         if !output::interactive() {
             return Err(PluginError::Usage(format!(
@@ -84,7 +93,10 @@ pub async fn approve(
         out.value(&decided)?;
         return Ok(0);
     }
-    out.text(&format!("Waiting up to {}s for ledgerops to write it…\n", wait.as_secs()));
+    out.text(&format!(
+        "Waiting up to {}s for ledgerops to write it…\n",
+        wait.as_secs()
+    ));
     let end = crate::cluster::poll(wait, async || {
         let request: ApprovalRequest = cluster.must_get("ApprovalRequest", name).await?;
         let plan = subject_plan(cluster, &request).await?;

@@ -28,16 +28,30 @@ pub async fn resolve(
     if phase != Some(TransactionPhase::Diverged) {
         return Err(PluginError::Refused(format!(
             "Transaction {name} is {}, not Diverged: there is nothing to resolve",
-            phase.map(|p| format!("{p:?}")).unwrap_or_else(|| "not reconciled yet".into())
+            phase
+                .map(|p| format!("{p:?}"))
+                .unwrap_or_else(|| "not reconciled yet".into())
         )));
     }
-    let action = format!("annotate Transaction {name} in namespace {}", cluster.namespace());
+    let action = format!(
+        "annotate Transaction {name} in namespace {}",
+        cluster.namespace()
+    );
     let patch = json!({"metadata": {"annotations": {RESOLVE: side.as_str()}}});
-    cluster.merge::<Transaction>(action, name, None, patch).await?;
-    out.text(&format!("Asked ledgerops to resolve Transaction {name} with {}…\n", side.as_str()));
+    cluster
+        .merge::<Transaction>(action, name, None, patch)
+        .await?;
+    out.text(&format!(
+        "Asked ledgerops to resolve Transaction {name} with {}…\n",
+        side.as_str()
+    ));
     let handled = cluster
         .wait_for("Transaction", name, wait, |t: &Transaction| {
-            let pending = t.metadata.annotations.as_ref().is_some_and(|a| a.contains_key(RESOLVE));
+            let pending = t
+                .metadata
+                .annotations
+                .as_ref()
+                .is_some_and(|a| a.contains_key(RESOLVE));
             (!pending).then(|| t.clone())
         })
         .await?;
@@ -60,8 +74,14 @@ pub async fn sync(
     wait: Duration,
 ) -> Result<u8, PluginError> {
     let before: Budget = cluster.must_get("Budget", name).await?;
-    let last = before.status.as_ref().and_then(|s| s.last_sync_time.clone());
-    let action = format!("annotate Budget {name} in namespace {}", cluster.namespace());
+    let last = before
+        .status
+        .as_ref()
+        .and_then(|s| s.last_sync_time.clone());
+    let action = format!(
+        "annotate Budget {name} in namespace {}",
+        cluster.namespace()
+    );
     let patch = json!({"metadata": {"annotations": {SYNC_REQUESTED: super::now().to_string()}}});
     cluster.merge::<Budget>(action, name, None, patch).await?;
     out.text(&format!("Asked Budget {name} to sync…\n"));

@@ -20,7 +20,9 @@ pub async fn queue(cluster: &Cluster, out: &Printer, all: bool) -> Result<u8, Pl
         } else {
             format!("namespace {}", cluster.namespace())
         };
-        out.text(&format!("No ApprovalRequest waits for a decision in {place}.\n"));
+        out.text(&format!(
+            "No ApprovalRequest waits for a decision in {place}.\n"
+        ));
     } else {
         let (headers, cells) = queue::table(&rows, all);
         out.text(&table::render(&headers, &cells, out.style));

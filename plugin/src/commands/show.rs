@@ -22,7 +22,10 @@ pub async fn subject_plan(
 }
 
 pub async fn show(cluster: &Cluster, out: &Printer, name: &str) -> Result<u8, PluginError> {
-    if let Some(request) = cluster.get::<ApprovalRequest>("ApprovalRequest", name).await? {
+    if let Some(request) = cluster
+        .get::<ApprovalRequest>("ApprovalRequest", name)
+        .await?
+    {
         let plan = subject_plan(cluster, &request).await?;
         out.text(&describe::request(
             &request,

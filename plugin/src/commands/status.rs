@@ -15,18 +15,27 @@ pub async fn status(cluster: &Cluster, out: &Printer) -> Result<u8, PluginError>
     let transactions: Vec<Transaction> = cluster.list("Transactions").await?;
     let requests: Vec<ApprovalRequest> = cluster.list("ApprovalRequests").await?;
     let now = super::now();
-    let budget_rows: Vec<Vec<String>> = budgets.iter().map(|b| health::budget_row(b, now)).collect();
+    let budget_rows: Vec<Vec<String>> =
+        budgets.iter().map(|b| health::budget_row(b, now)).collect();
     let stuck = health::needing_a_person(&transactions);
     let waiting: Vec<queue::Row> = queue::waiting(requests, now)
         .iter()
         .map(|r| queue::row(r, now))
         .collect();
-    out.text(&table::render(&health::BUDGET_HEADERS, &budget_rows, out.style));
+    out.text(&table::render(
+        &health::BUDGET_HEADERS,
+        &budget_rows,
+        out.style,
+    ));
     if stuck.is_empty() {
         out.text("\nNo Transaction needs a person.\n");
     } else {
         out.text("\n");
-        out.text(&table::render(&health::TRANSACTION_HEADERS, &stuck, out.style));
+        out.text(&table::render(
+            &health::TRANSACTION_HEADERS,
+            &stuck,
+            out.style,
+        ));
     }
     match waiting.first() {
         None => out.text("\nNo ApprovalRequest waits for a decision.\n"),

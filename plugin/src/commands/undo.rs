@@ -18,10 +18,15 @@ pub async fn undo(
 ) -> Result<u8, PluginError> {
     let plan: CategorizationPlan = cluster.must_get("CategorizationPlan", name).await?;
     let phase = plan.status.as_ref().and_then(|s| s.phase);
-    if !matches!(phase, Some(PlanPhase::Applied | PlanPhase::PartiallyApplied)) {
+    if !matches!(
+        phase,
+        Some(PlanPhase::Applied | PlanPhase::PartiallyApplied)
+    ) {
         return Err(PluginError::Refused(format!(
             "CategorizationPlan {name} has no applied operation to undo (it is {}): undo a plan once it is Applied or PartiallyApplied",
-            phase.map(|p| format!("{p:?}")).unwrap_or_else(|| "not reconciled yet".into())
+            phase
+                .map(|p| format!("{p:?}"))
+                .unwrap_or_else(|| "not reconciled yet".into())
         )));
     }
     let undo_name: String = format!("undo-{name}").chars().take(253).collect();
@@ -40,14 +45,21 @@ pub async fn undo(
         cluster.namespace()
     );
     cluster.create(action, &undo).await?;
-    out.text(&format!("Created CategorizationPlan {undo_name}; previewing…\n"));
+    out.text(&format!(
+        "Created CategorizationPlan {undo_name}; previewing…\n"
+    ));
     let previewed = cluster
-        .wait_for("CategorizationPlan", &undo_name, wait, |p: &CategorizationPlan| {
-            let status = p.status.as_ref()?;
-            let settled = status.preview.is_some()
-                || matches!(status.phase, Some(PlanPhase::Invalid | PlanPhase::Blocked));
-            settled.then(|| p.clone())
-        })
+        .wait_for(
+            "CategorizationPlan",
+            &undo_name,
+            wait,
+            |p: &CategorizationPlan| {
+                let status = p.status.as_ref()?;
+                let settled = status.preview.is_some()
+                    || matches!(status.phase, Some(PlanPhase::Invalid | PlanPhase::Blocked));
+                settled.then(|| p.clone())
+            },
+        )
         .await?;
     let Some(previewed) = previewed else {
         return Err(PluginError::Failed(format!(
@@ -56,7 +68,11 @@ pub async fn undo(
         )));
     };
     out.text(&describe::plan(&previewed, out.style));
-    if let Some(request) = previewed.status.as_ref().and_then(|s| s.approval_request.as_ref()) {
+    if let Some(request) = previewed
+        .status
+        .as_ref()
+        .and_then(|s| s.approval_request.as_ref())
+    {
         out.text(&format!(
             "Approve it with: kubectl ledgerops approve {request} -n {}\n",
             cluster.namespace()

@@ -45,9 +45,9 @@ pub fn is_policy(code: u16, message: &str) -> bool {
 /// household`) was answered with `code` and `message`.
 pub fn explain(action: &str, code: u16, message: &str) -> String {
     match classify(code, message) {
-        Refused::Policy(why) => format!(
-            "cannot {action}: the ledgerops admission policy refused it: {why}"
-        ),
+        Refused::Policy(why) => {
+            format!("cannot {action}: the ledgerops admission policy refused it: {why}")
+        }
         Refused::Permission => format!(
             "cannot {action}: you are not allowed to ({message}). Ask a cluster admin to bind you the ledgerops-approver role (approve, reject) or ledgerops-edit (undo, resolve, sync) in that namespace."
         ),
@@ -76,12 +76,36 @@ mod tests {
     fn names_what_refused_and_what_to_do() {
         let action = "approve ApprovalRequest r in namespace household";
         let cases = [
-            (403, POLICY, "the ledgerops admission policy refused it: user alice may not record a decision by \"bob\""),
-            (403, RBAC, "you are not allowed to (approvalrequests.ledgerops.dev \"r\" is forbidden: User \"carol\" cannot patch"),
-            (403, IMPERSONATE, "--as needs the right to impersonate that user"),
-            (404, "approvalrequests.ledgerops.dev \"r\" not found", "it does not exist"),
-            (409, "the object has been modified", "changed while you were looking"),
-            (500, "etcd is down", "the API server answered 500: etcd is down"),
+            (
+                403,
+                POLICY,
+                "the ledgerops admission policy refused it: user alice may not record a decision by \"bob\"",
+            ),
+            (
+                403,
+                RBAC,
+                "you are not allowed to (approvalrequests.ledgerops.dev \"r\" is forbidden: User \"carol\" cannot patch",
+            ),
+            (
+                403,
+                IMPERSONATE,
+                "--as needs the right to impersonate that user",
+            ),
+            (
+                404,
+                "approvalrequests.ledgerops.dev \"r\" not found",
+                "it does not exist",
+            ),
+            (
+                409,
+                "the object has been modified",
+                "changed while you were looking",
+            ),
+            (
+                500,
+                "etcd is down",
+                "the API server answered 500: etcd is down",
+            ),
         ];
         for (code, message, want) in cases {
             let text = explain(action, code, message);
@@ -93,7 +117,12 @@ mod tests {
 
     #[test]
     fn only_a_policy_refusal_counts_as_refused() {
-        let cases = [(403, POLICY, true), (403, RBAC, false), (404, "x", false), (422, POLICY, false)];
+        let cases = [
+            (403, POLICY, true),
+            (403, RBAC, false),
+            (404, "x", false),
+            (422, POLICY, false),
+        ];
         for (code, message, want) in cases {
             assert_eq!(is_policy(code, message), want, "{code} {message}");
         }

@@ -89,7 +89,10 @@ mod tests {
             (request("ns", "r", 10, 100, pending), None),
             (decided, Some("was already rejected by carol")),
             (request("ns", "r", 10, -1, pending), Some("expired at")),
-            (request("ns", "r", 10, 100, Some(ApprovalPhase::Expired)), Some("expired at")),
+            (
+                request("ns", "r", 10, 100, Some(ApprovalPhase::Expired)),
+                Some("expired at"),
+            ),
             (
                 request("ns", "r", 10, 100, Some(ApprovalPhase::Stale)),
                 Some("is Stale: YNAB or CategorizationPlan/september changed"),
@@ -102,7 +105,10 @@ mod tests {
                 request("ns", "r", 10, 100, Some(ApprovalPhase::Applied)),
                 Some("is already Applied"),
             ),
-            (request("ns", "r", 10, 100, None), Some("not confirmed by ledgerops yet")),
+            (
+                request("ns", "r", 10, 100, None),
+                Some("not confirmed by ledgerops yet"),
+            ),
         ];
         for (r, want) in cases {
             let got = check(&r, at(NOW));
@@ -110,7 +116,10 @@ mod tests {
                 None => assert_eq!(got, Ok(())),
                 Some(text) => {
                     let Refusal(msg) = got.expect_err(text);
-                    assert!(msg.contains(text) && msg.contains("ApprovalRequest r"), "{msg}");
+                    assert!(
+                        msg.contains(text) && msg.contains("ApprovalRequest r"),
+                        "{msg}"
+                    );
                 }
             }
         }

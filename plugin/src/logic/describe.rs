@@ -83,7 +83,11 @@ pub fn plan(p: &CategorizationPlan, style: Style) -> String {
         if let Some(op) = &s.operation_id {
             out.push_str(&format!("Operation: {op}\n"));
         }
-        for c in s.conditions.iter().filter(|c| c.status == "False" || c.type_ == "Blocked") {
+        for c in s
+            .conditions
+            .iter()
+            .filter(|c| c.status == "False" || c.type_ == "Blocked")
+        {
             out.push_str(&format!("{} {}: {}\n", c.type_, c.status, c.message));
         }
     }
@@ -141,7 +145,13 @@ mod tests {
 
     #[test]
     fn a_request_shows_who_is_asked_what_and_the_plan_counts_of_its_own_preview() {
-        let r = pending("ns", "september-1", 10, 86_000, Some(ApprovalPhase::Pending));
+        let r = pending(
+            "ns",
+            "september-1",
+            10,
+            86_000,
+            Some(ApprovalPhase::Pending),
+        );
         let cases = [
             (plan_with("sha256:abc"), true),
             (plan_with("sha256:other"), false),

@@ -7,8 +7,14 @@ use ledgerops::logic::conditions;
 
 use super::time;
 
-pub const BUDGET_HEADERS: [&str; 6] =
-    ["NAMESPACE", "BUDGET", "PHASE", "LAST SYNC", "REQUESTS/HOUR", "MESSAGE"];
+pub const BUDGET_HEADERS: [&str; 6] = [
+    "NAMESPACE",
+    "BUDGET",
+    "PHASE",
+    "LAST SYNC",
+    "REQUESTS/HOUR",
+    "MESSAGE",
+];
 
 /// One row per Budget: phase, how long ago it synced, requests used of its hourly limit, and
 /// the Ready message when it is not Ready.
@@ -22,7 +28,10 @@ pub fn budget_row(b: &Budget, now: Timestamp) -> Vec<String> {
     vec![
         b.metadata.namespace.clone().unwrap_or_default(),
         b.metadata.name.clone().unwrap_or_default(),
-        status.phase.map(|p| format!("{p:?}")).unwrap_or_else(|| "-".into()),
+        status
+            .phase
+            .map(|p| format!("{p:?}"))
+            .unwrap_or_else(|| "-".into()),
         status
             .last_sync_time
             .map(|t| format!("{} ago", time::age(t.0, now)))
@@ -90,7 +99,10 @@ mod tests {
         }))
         .unwrap();
         let now = Timestamp::from_second(10_000).unwrap();
-        assert_eq!(budget_row(&b, now), ["home", "household", "-", "never", "-", ""]);
+        assert_eq!(
+            budget_row(&b, now),
+            ["home", "household", "-", "never", "-", ""]
+        );
         b.status = Some(BudgetStatus {
             phase: Some(BudgetPhase::Ready),
             last_sync_time: Some(Time(Timestamp::from_second(9_700).unwrap())),
@@ -104,7 +116,14 @@ mod tests {
         });
         assert_eq!(
             budget_row(&b, now),
-            ["home", "household", "Ready", "5m ago", "3/180", "YNAB refused the token"]
+            [
+                "home",
+                "household",
+                "Ready",
+                "5m ago",
+                "3/180",
+                "YNAB refused the token"
+            ]
         );
     }
 

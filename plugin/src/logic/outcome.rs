@@ -139,7 +139,12 @@ mod tests {
         let approved = request("ns", "r", 1, 100, Some(ApprovalPhase::Approved));
         let mine = "sha256:abc";
         let cases = [
-            (plan(PlanPhase::Applied, mine), Some(Outcome::Applied { operation: "op-1".into() })),
+            (
+                plan(PlanPhase::Applied, mine),
+                Some(Outcome::Applied {
+                    operation: "op-1".into(),
+                }),
+            ),
             (plan(PlanPhase::Applied, "sha256:older"), None),
             (plan(PlanPhase::Applying, mine), None),
             (plan(PlanPhase::ReadOnly, mine), Some(Outcome::ReadOnly)),
@@ -149,7 +154,12 @@ mod tests {
             ),
         ];
         for (p, want) in cases {
-            assert_eq!(of(&approved, Some(&p)), want, "{:?}", p.status.as_ref().unwrap().phase);
+            assert_eq!(
+                of(&approved, Some(&p)),
+                want,
+                "{:?}",
+                p.status.as_ref().unwrap().phase
+            );
         }
         assert_eq!(of(&approved, None), None);
     }
@@ -187,7 +197,12 @@ mod tests {
         };
         assert_eq!(with(&used), None);
         used.completed_at = Some(at);
-        assert_eq!(with(&used), Some(Outcome::Applied { operation: "attempt-7".into() }));
+        assert_eq!(
+            with(&used),
+            Some(Outcome::Applied {
+                operation: "attempt-7".into()
+            })
+        );
         used.written = false;
         assert!(matches!(with(&used), Some(Outcome::NotApplied(_))));
     }
@@ -195,7 +210,12 @@ mod tests {
     #[test]
     fn exit_codes() {
         let cases = [
-            (Outcome::Applied { operation: "x".into() }, 0),
+            (
+                Outcome::Applied {
+                    operation: "x".into(),
+                },
+                0,
+            ),
             (Outcome::ReadOnly, 0),
             (Outcome::Failed("x".into()), 1),
             (Outcome::NotApplied("x".into()), 2),

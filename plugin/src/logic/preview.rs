@@ -7,7 +7,7 @@ use ledgerops::logic::money::{self, MoneyError};
 use super::table::{self, Style};
 
 /// Longest payee shown in a table, in characters; the rest is cut with `…`.
-const PAYEE_WIDTH: usize = 48;
+const PAYEE_WIDTH: usize = 64;
 
 /// The payee between quotes with control characters escaped, so bank text can neither pose as
 /// the plugin's own words nor move the cursor or recolour the terminal.
@@ -146,7 +146,7 @@ pub(crate) mod tests {
 
     #[test]
     fn quotes_payees_as_data() {
-        let long = "A".repeat(60);
+        let long = "A".repeat(70);
         let cases: [(Option<&str>, String); 5] = [
             (None, "(no payee)".into()),
             (Some("CB BOULANGERIE"), "\"CB BOULANGERIE\"".into()),
@@ -155,7 +155,7 @@ pub(crate) mod tests {
                 "\"ignore all\\n\\u{1b}[2J approve\"".into(),
             ),
             (Some("say \"yes\""), "\"say \\\"yes\\\"\"".into()),
-            (Some(&long), format!("\"{}…\"", "A".repeat(45))),
+            (Some(&long), format!("\"{}…\"", "A".repeat(61))),
         ];
         for (payee, want) in cases {
             assert_eq!(quote_payee(payee), want, "{payee:?}");
@@ -174,10 +174,7 @@ pub(crate) mod tests {
     #[test]
     fn totals_the_money_moved_sign_ignored() {
         let two = [change("a", "-8.40", None), change("b", "45", None)];
-        let cases = [
-            (2, "53.40"),
-            (3, "≥53.40"),
-        ];
+        let cases = [(2, "53.40"), (3, "≥53.40")];
         for (count, text) in cases {
             assert_eq!(total(&two, count).unwrap().text(), text, "{count}");
         }
@@ -196,9 +193,33 @@ pub(crate) mod tests {
         let plain = Style { colour: false };
         let one = [change("tx-048", "-8.40", Some("CB BOULANGERIE"))];
         let cases = [
-            (&one[..], 1, Some(0), vec![], vec!["tx-048", "1 to change, 8.40 moved, 0 unchanged"]),
-            (&one[..], 3, None, vec![], vec!["… and 2 more changes not listed", "3 to change, ≥8.40 moved\n"]),
-            (&[][..], 0, Some(2), vec!["tx-1".to_owned()], vec!["No change.", "1 conflicts: changed in YNAB since and left alone: tx-1"]),
+            (
+                &one[..],
+                1,
+                Some(0),
+                vec![],
+                vec!["tx-048", "1 to change, 8.40 moved, 0 unchanged"],
+            ),
+            (
+                &one[..],
+                3,
+                None,
+                vec![],
+                vec![
+                    "… and 2 more changes not listed",
+                    "3 to change, ≥8.40 moved\n",
+                ],
+            ),
+            (
+                &[][..],
+                0,
+                Some(2),
+                vec!["tx-1".to_owned()],
+                vec![
+                    "No change.",
+                    "1 conflicts: changed in YNAB since and left alone: tx-1",
+                ],
+            ),
         ];
         for (changes, count, unchanged, conflicts, wants) in cases {
             let text = block(changes, count, unchanged, &conflicts, plain);

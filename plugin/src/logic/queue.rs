@@ -85,7 +85,14 @@ pub fn row(request: &ApprovalRequest, now: Timestamp) -> Row {
 /// The queue's table columns; `NAMESPACE` comes first with `--all-namespaces`, as in kubectl.
 pub fn table(rows: &[Row], all_namespaces: bool) -> (Vec<&'static str>, Vec<Vec<String>>) {
     let mut headers = vec![
-        "NAME", "SUBJECT", "SUMMARY", "TOTAL", "CHANGES", "AGE", "EXPIRES", "ESCALATES TO",
+        "NAME",
+        "SUBJECT",
+        "SUMMARY",
+        "TOTAL",
+        "CHANGES",
+        "AGE",
+        "EXPIRES",
+        "ESCALATES TO",
     ];
     if all_namespaces {
         headers.insert(0, "NAMESPACE");
@@ -152,7 +159,10 @@ pub(crate) mod tests {
         .unwrap();
         r.metadata.creation_timestamp = Some(Time(at(NOW - age)));
         r.spec.expires_at = Time(at(NOW + left));
-        r.spec.changes = vec![change("tx-048", "-8.40", None), change("tx-049", "-45.00", None)];
+        r.spec.changes = vec![
+            change("tx-048", "-8.40", None),
+            change("tx-049", "-45.00", None),
+        ];
         r.status = Some(ApprovalRequestStatus {
             phase,
             ..Default::default()
@@ -169,13 +179,31 @@ pub(crate) mod tests {
             comment: None,
         });
         let cases = [
-            (request("a", "p", 10, 100, Some(ApprovalPhase::Pending)), true),
+            (
+                request("a", "p", 10, 100, Some(ApprovalPhase::Pending)),
+                true,
+            ),
             (request("a", "unissued", 10, 100, None), false),
-            (request("a", "late", 10, 0, Some(ApprovalPhase::Pending)), false),
-            (request("a", "stale", 10, 100, Some(ApprovalPhase::Stale)), false),
-            (request("a", "exp", 10, 100, Some(ApprovalPhase::Expired)), false),
-            (request("a", "ign", 10, 100, Some(ApprovalPhase::Ignored)), false),
-            (request("a", "ok", 10, 100, Some(ApprovalPhase::Approved)), false),
+            (
+                request("a", "late", 10, 0, Some(ApprovalPhase::Pending)),
+                false,
+            ),
+            (
+                request("a", "stale", 10, 100, Some(ApprovalPhase::Stale)),
+                false,
+            ),
+            (
+                request("a", "exp", 10, 100, Some(ApprovalPhase::Expired)),
+                false,
+            ),
+            (
+                request("a", "ign", 10, 100, Some(ApprovalPhase::Ignored)),
+                false,
+            ),
+            (
+                request("a", "ok", 10, 100, Some(ApprovalPhase::Approved)),
+                false,
+            ),
             (decided, false),
         ];
         for (r, want) in cases {
@@ -202,7 +230,13 @@ pub(crate) mod tests {
 
     #[test]
     fn a_row_shows_subject_total_age_expiry_and_escalation() {
-        let r = request("household", "september-1", 300, 86_000, Some(ApprovalPhase::Pending));
+        let r = request(
+            "household",
+            "september-1",
+            300,
+            86_000,
+            Some(ApprovalPhase::Pending),
+        );
         let row = row(&r, at(NOW));
         assert_eq!(row.subject, "CategorizationPlan/september");
         assert_eq!(row.total, "53.40");
@@ -212,8 +246,15 @@ pub(crate) mod tests {
         assert_eq!(
             cells[0],
             [
-                "household", "september-1", "CategorizationPlan/september",
-                "2 transactions to recategorise", "53.40", "2", "5m", "in 23h", "finance-manager"
+                "household",
+                "september-1",
+                "CategorizationPlan/september",
+                "2 transactions to recategorise",
+                "53.40",
+                "2",
+                "5m",
+                "in 23h",
+                "finance-manager"
             ]
         );
         let (headers, cells) = table(&[row], false);

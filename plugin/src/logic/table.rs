@@ -97,7 +97,11 @@ mod tests {
             (false, true, false),
         ];
         for (terminal, no_color, want) in cases {
-            assert_eq!(colour_enabled(terminal, no_color), want, "{terminal} {no_color}");
+            assert_eq!(
+                colour_enabled(terminal, no_color),
+                want,
+                "{terminal} {no_color}"
+            );
         }
     }
 }
