@@ -19,6 +19,20 @@ pub fn plugin_binary() -> &'static Path {
     BINARY.get_or_init(|| build("ledgerops-plugin", "kubectl-ledgerops"))
 }
 
+/// `kubectl` on `plane` as a person runs the plugin: `KUBECONFIG` set, and the directory of
+/// `kubectl-ledgerops` first on `PATH`, where kubectl looks for plugins.
+pub fn kubectl_with_plugin(plane: &ControlPlane) -> tokio::process::Command {
+    let dir = plugin_binary().parent().expect("the plugin's directory");
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = tokio::process::Command::new(plane.kubectl().get_program());
+    cmd.env("KUBECONFIG", plane.kubeconfig()).env("PATH", path);
+    cmd
+}
+
 /// Builds `bin` of `package` into the profile of the running executable and returns its path.
 fn build(package: &str, bin: &str) -> PathBuf {
     // Tests and benches live in <target>/<profile>/deps, binaries such as the demo in

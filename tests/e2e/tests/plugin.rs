@@ -8,11 +8,10 @@ use std::process::{Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use kube::api::{Patch, PatchParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
-use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
+use ledgerops::api::plan::PlanPhase;
 use ledgerops_e2e::attacker::approver;
-use ledgerops_e2e::controller::plugin_binary;
+use ledgerops_e2e::controller::{kubectl_with_plugin, plugin_binary};
 use ledgerops_e2e::scenario::{Scenario, WAIT, category, household, seed_002};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
@@ -172,16 +171,7 @@ async fn approve_as_bob_through_kubectl_records_bob_and_prints_the_operation() {
     }
 
     // As a person runs it: kubectl finds the plugin on PATH.
-    let kubectl = ControlPlane::shared().kubectl().get_program().to_owned();
-    let dir = plugin_binary().parent().unwrap();
-    let path = format!(
-        "{}:{}",
-        dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let run = tokio::process::Command::new(kubectl)
-        .env("KUBECONFIG", ControlPlane::shared().kubeconfig())
-        .env("PATH", path)
+    let run = kubectl_with_plugin(ControlPlane::shared())
         .args([
             "ledgerops",
             "--context",
@@ -267,19 +257,7 @@ async fn approving_a_stale_request_exits_2_and_writes_nothing() {
     approver(ControlPlane::shared(), &s.ns, "bob").await;
     s.create_plan("september", "household", seed_002()).await;
     let first = request_of(&s, "september").await;
-    let mut more = seed_002();
-    more["assignments"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"transactionId": "tx-044", "categoryId": category("Hobbies")}));
-    s.api::<CategorizationPlan>()
-        .patch(
-            "september",
-            &PatchParams::default(),
-            &Patch::Merge(&json!({"spec": more})),
-        )
-        .await
-        .unwrap();
+    s.add_assignment("september", "tx-044", "Hobbies").await;
     wait_request(&s, &first, ApprovalPhase::Stale).await;
 
     let (code, out, err) = text(&plugin("bob", &["approve", &first, "-n", &s.ns, "--yes"]).await);

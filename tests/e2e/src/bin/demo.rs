@@ -12,7 +12,7 @@ use kube::api::{Api, ListParams};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
-use ledgerops_e2e::controller::{Ledgerops, plugin_binary};
+use ledgerops_e2e::controller::{Ledgerops, kubectl_with_plugin};
 use ledgerops_e2e::scenario::Scenario;
 use ledgerops_e2e::{example, wait};
 use ledgerops_testenv::ControlPlane;
@@ -26,15 +26,7 @@ fn step(text: &str) {
 /// Runs `kubectl ledgerops ARGS` as a person would, kubectl finding the plugin on PATH, prints
 /// what it says, and stops the demo if it fails.
 async fn kubectl_ledgerops(plane: &ControlPlane, args: &[&str]) {
-    let plugin_dir = plugin_binary().parent().expect("the plugin's directory");
-    let path = format!(
-        "{}:{}",
-        plugin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = tokio::process::Command::new(plane.kubectl().get_program())
-        .env("KUBECONFIG", plane.kubeconfig())
-        .env("PATH", path)
+    let out = kubectl_with_plugin(plane)
         .arg("ledgerops")
         .args(args)
         .output()
