@@ -6,6 +6,7 @@ pub mod crdgen;
 pub mod gitea;
 pub mod http;
 pub mod k8s;
+pub mod leadership;
 pub mod logic;
 pub mod metrics;
 pub mod mirror_sync;

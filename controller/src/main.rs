@@ -60,6 +60,8 @@ enum Cmd {
         token_namespaces: Vec<String>,
         #[command(flatten)]
         agent: ledgerops::agent::options::AgentArgs,
+        #[command(flatten)]
+        election: ElectionArgs,
     },
     /// Print the CustomResourceDefinitions as YAML, or write one file per CRD with --out.
     Crdgen {
@@ -67,6 +69,88 @@ enum Cmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+}
+
+/// Leader election: with several replicas, only the one holding the Lease syncs, writes and runs
+/// jobs; every replica serves the webhook.
+#[derive(clap::Args)]
+struct ElectionArgs {
+    /// Elect a leader through a coordination.k8s.io Lease (needed with more than one replica).
+    #[arg(long, env = "LEDGEROPS_LEADER_ELECT")]
+    leader_elect: bool,
+    /// The Lease's name.
+    #[arg(
+        long,
+        env = "LEDGEROPS_LEADER_ELECT_LEASE",
+        default_value = "ledgerops-leader"
+    )]
+    leader_elect_lease: String,
+    /// The Lease's namespace. Default: the namespace of the Kubernetes configuration (in a Pod,
+    /// its own).
+    #[arg(long, env = "LEDGEROPS_LEADER_ELECT_NAMESPACE")]
+    leader_elect_namespace: Option<String>,
+    /// Who this replica is in the Lease; unique per replica (in a Pod: its name, which a
+    /// restarted container keeps, so it takes its lease back at once). Default: host name and
+    /// process id.
+    #[arg(long, env = "POD_NAME")]
+    leader_elect_identity: Option<String>,
+    /// How long a holder's term lasts after its last renewal; a standby takes over after it.
+    #[arg(
+        long,
+        env = "LEDGEROPS_LEADER_ELECT_LEASE_DURATION",
+        default_value = "15s"
+    )]
+    leader_elect_lease_duration: String,
+    /// A holder that could not renew for this long stops acting (shorter than the duration).
+    #[arg(
+        long,
+        env = "LEDGEROPS_LEADER_ELECT_RENEW_DEADLINE",
+        default_value = "10s"
+    )]
+    leader_elect_renew_deadline: String,
+    /// How often the holder renews and a standby looks.
+    #[arg(
+        long,
+        env = "LEDGEROPS_LEADER_ELECT_RETRY_PERIOD",
+        default_value = "2s"
+    )]
+    leader_elect_retry_period: String,
+}
+
+impl ElectionArgs {
+    fn resolve(self) -> Result<Option<ledgerops::k8s::lease::Election>, String> {
+        if !self.leader_elect {
+            return Ok(None);
+        }
+        let parse = |flag: &str, value: &str| {
+            ledgerops::logic::duration::parse(value).map_err(|e| format!("--{flag}: {e}"))
+        };
+        let timing = ledgerops::logic::lease::Timing::new(
+            parse(
+                "leader-elect-lease-duration",
+                &self.leader_elect_lease_duration,
+            )?,
+            parse(
+                "leader-elect-renew-deadline",
+                &self.leader_elect_renew_deadline,
+            )?,
+            parse("leader-elect-retry-period", &self.leader_elect_retry_period)?,
+        )
+        .map_err(|e| e.to_string())?;
+        let identity = self.leader_elect_identity.unwrap_or_else(|| {
+            let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .ok()
+                .or_else(|| std::env::var("HOSTNAME").ok())
+                .unwrap_or_else(|| "ledgerops".into());
+            format!("{}-{}", host.trim(), std::process::id())
+        });
+        Ok(Some(ledgerops::k8s::lease::Election {
+            namespace: self.leader_elect_namespace,
+            name: self.leader_elect_lease,
+            identity,
+            timing,
+        }))
+    }
 }
 
 fn main() -> ExitCode {
@@ -78,6 +162,7 @@ fn main() -> ExitCode {
             approval_request_retention,
             token_namespaces,
             agent,
+            election,
         } => {
             init_logs(log_json);
             let api_urls =
@@ -103,14 +188,22 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
+            let election = match election.resolve() {
+                Ok(e) => e,
+                Err(e) => {
+                    tracing::error!("{e}");
+                    return ExitCode::FAILURE;
+                }
+            };
             let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-            match runtime.block_on(ledgerops::run::run(
+            match runtime.block_on(ledgerops::run::run(ledgerops::run::Options {
                 listen,
                 api_urls,
                 agent,
                 approval_retention,
                 token_namespaces,
-            )) {
+                election,
+            })) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     tracing::error!("{e}");

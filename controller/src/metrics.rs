@@ -3,6 +3,7 @@
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
@@ -34,6 +35,9 @@ pub struct Metrics {
     pub sync_duration: Histogram,
     pub reconciles: Family<KindLabels, Counter>,
     pub reconcile_errors: Family<ErrorLabels, Counter>,
+    /// 1 while this replica holds the leader lease (always 1 without leader election once the
+    /// controllers run).
+    pub leader: Gauge,
 }
 
 impl Default for Metrics {
@@ -59,7 +63,14 @@ impl Default for Metrics {
             "Reconciles that failed, by kind and reason",
             reconcile_errors.clone(),
         );
+        let leader = Gauge::default();
+        registry.register(
+            "leader",
+            "1 while this replica leads: syncs, writes and runs jobs",
+            leader.clone(),
+        );
         Self {
+            leader,
             registry,
             ynab_requests,
             sync_duration,

@@ -15,6 +15,8 @@ use crate::api::budget::Budget;
 use crate::http::{self, Probe};
 use crate::k8s::admission_guard::AdmissionGuard;
 use crate::k8s::events::Events;
+use crate::k8s::lease::{Election, Elector};
+use crate::leadership::Leadership;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::metrics::Metrics;
 use crate::reconcile::{self, Context};
@@ -32,6 +34,10 @@ pub enum RunError {
     NoCrds(#[source] kube::Error),
     #[error("/agent commands: {0}")]
     Agent(String),
+    #[error(
+        "this replica lost the leader lease (it could not renew it in time, or another replica took it over): exiting so that only the holder acts; it restarts as a standby"
+    )]
+    LeadershipLost,
     #[error("cannot listen on {addr}: {source}")]
     Listen {
         addr: SocketAddr,
@@ -39,15 +45,30 @@ pub enum RunError {
     },
 }
 
-/// Runs until a shutdown signal. Settled ApprovalRequests that a newer one replaced are deleted
-/// `approval_retention` after they settled.
-pub async fn run(
-    listen: SocketAddr,
-    api_urls: ApiUrlAllowlist,
-    agent: Option<crate::agent::options::AgentOptions>,
-    approval_retention: Duration,
-    token_namespaces: Vec<String>,
-) -> Result<(), RunError> {
+/// What `ledgerops run` was told.
+pub struct Options {
+    pub listen: SocketAddr,
+    pub api_urls: ApiUrlAllowlist,
+    pub agent: Option<crate::agent::options::AgentOptions>,
+    /// Settled ApprovalRequests that a newer one replaced are deleted this long after they
+    /// settled.
+    pub approval_retention: Duration,
+    pub token_namespaces: Vec<String>,
+    /// `None`: this is the only replica, and it acts at once.
+    pub election: Option<Election>,
+}
+
+/// Runs until a shutdown signal, or until this replica loses the leader lease (an error, so the
+/// process exits and restarts as a standby).
+pub async fn run(options: Options) -> Result<(), RunError> {
+    let Options {
+        listen,
+        api_urls,
+        agent,
+        approval_retention,
+        token_namespaces,
+        election,
+    } = options;
     tracing::info!(allowed = %api_urls.describe(), "YNAB tokens go only to these API base URLs");
     let metrics = Arc::new(Metrics::default());
     let ready = Arc::new(AtomicBool::new(false));
@@ -79,6 +100,31 @@ pub async fn run(
         .list(&ListParams::default().limit(1))
         .await
         .map_err(RunError::NoCrds)?;
+    // Every replica persists webhook deliveries; only the leader runs what they ask.
+    let attached = match &agent {
+        Some(options) => Some(
+            crate::agent::attach(options, client.clone(), webhook.as_ref())
+                .map_err(RunError::Agent)?,
+        ),
+        None => None,
+    };
+    ready.store(true, Ordering::Relaxed);
+    let (leadership, mut elector) = match election {
+        Some(election) => {
+            let leadership = Leadership::elected(election.timing);
+            let elector = Elector::new(client.clone(), election, leadership.clone());
+            (leadership, Some(elector))
+        }
+        None => (Leadership::sole(), None),
+    };
+    if let Some(elector) = elector.as_mut() {
+        tokio::select! {
+            () = elector.acquire() => {}
+            () = shutdown_signal() => return Ok(()),
+        }
+    }
+    metrics.leader.set(1);
+
     let (budgets, budget_writer) = reflector::store();
     let budget_watch = watcher(
         Api::<Budget>::all(client.clone()),
@@ -101,31 +147,62 @@ pub async fn run(
         budgets,
         events: Events::new(client.clone()),
         client,
-        metrics,
+        metrics: metrics.clone(),
         registry: Arc::new(Registry::default()),
         writer: Arc::new(Writer::default()),
         api_urls,
         token_namespaces,
+        leadership,
     });
-    let agent = match agent {
-        Some(options) => {
-            Some(crate::agent::start(options, &ctx, webhook.as_ref()).map_err(RunError::Agent)?)
-        }
-        None => None,
-    };
-    ready.store(true, Ordering::Relaxed);
+    let agent = agent
+        .zip(attached)
+        .map(|(options, attached)| crate::agent::start(options, attached, &ctx));
     tracing::info!("controllers started");
-    tokio::join!(
-        reconcile::budget::run(ctx.clone()),
-        reconcile::transaction::run(ctx.clone()),
-        reconcile::plan::run(ctx.clone()),
-        reconcile::approval::run(ctx, approval_retention)
-    );
+    let controllers = async {
+        tokio::join!(
+            reconcile::budget::run(ctx.clone()),
+            reconcile::transaction::run(ctx.clone()),
+            reconcile::plan::run(ctx.clone()),
+            reconcile::approval::run(ctx.clone(), approval_retention)
+        );
+    };
+    let outcome = match elector.as_mut() {
+        Some(elector) => tokio::select! {
+            () = controllers => Ok(()),
+            () = elector.keep() => Err(RunError::LeadershipLost),
+        },
+        None => {
+            controllers.await;
+            Ok(())
+        }
+    };
     if let Some(agent) = agent {
         agent.abort();
     }
-    server.abort();
     budget_watch.abort();
     admission_watch.abort();
-    Ok(())
+    if outcome.is_ok()
+        && let Some(elector) = elector.as_mut()
+    {
+        elector.release().await;
+    }
+    metrics.leader.set(0);
+    server.abort();
+    outcome
+}
+
+/// SIGTERM or Ctrl-C.
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("installing the SIGTERM handler");
+        tokio::select! {
+            _ = ctrl_c => {},
+            _ = term.recv() => {},
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
 }

@@ -116,21 +116,36 @@ pub fn capped_backoff(attempt: u32) -> Duration {
     Duration::from_millis(millis.min(30_000))
 }
 
-/// Attaches the webhook to the AgentJob store and spawns the runtime.
-pub fn start(
-    options: options::AgentOptions,
-    ctx: &crate::reconcile::Context,
+/// What every replica builds at start: the Gitea client (so a bad URL stops start-up) and the
+/// AgentJob store, attached to the webhook so that leader and standby alike persist deliveries.
+pub struct Attached {
+    store: JobStore,
+    gitea: GiteaClient,
+}
+
+pub fn attach(
+    options: &options::AgentOptions,
+    client: kube::Client,
     webhook: Option<&crate::webhook::Webhook>,
-) -> Result<tokio::task::JoinHandle<()>, String> {
-    let store = JobStore::new(ctx.client.clone(), &options.namespace);
+) -> Result<Attached, String> {
     let gitea = GiteaClient::new(&options.gitea_url, options.token.clone())
         .map_err(|e| format!("building the Gitea client: {e}"))?;
+    let store = JobStore::new(client, &options.namespace);
     if let Some(w) = webhook {
         w.attach(store.clone());
     }
+    Ok(Attached { store, gitea })
+}
+
+/// Spawns the runtime that authorizes and runs the jobs: on the leader only.
+pub fn start(
+    options: options::AgentOptions,
+    attached: Attached,
+    ctx: &crate::reconcile::Context,
+) -> tokio::task::JoinHandle<()> {
     let mut agent = AgentContext::new(
-        store,
-        gitea,
+        attached.store,
+        attached.gitea,
         options.bot_login.clone(),
         options.repositories.clone(),
         ctx.registry.clone(),
@@ -140,7 +155,7 @@ pub fn start(
     agent.plans_dir = options.plans_dir.clone();
     agent.job_retention = options.job_retention;
     tracing::info!(namespace = %options.namespace, gitea = %options.gitea_url, bot = %options.bot_login, repositories = ?options.repositories.entries(), "serving /agent commands");
-    Ok(tokio::spawn(run(Arc::new(agent))))
+    tokio::spawn(run(Arc::new(agent)))
 }
 
 /// Runs the reconciler and the executor until shutdown.

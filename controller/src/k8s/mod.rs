@@ -3,6 +3,7 @@
 pub mod admission_guard;
 pub mod events;
 pub mod journal;
+pub mod lease;
 pub mod objects;
 pub mod secrets;
 pub mod status;

@@ -11,6 +11,7 @@ pub mod conditions;
 pub mod converge;
 pub mod duration;
 pub mod job;
+pub mod lease;
 pub mod mirror;
 pub mod money;
 pub mod outside_text;

@@ -237,7 +237,7 @@ async fn sync(
     } = paired;
     let window = ctx.registry.window(&url, &token, spec.requests_per_hour);
     let client = match YnabClient::new(&url, token, window.clone(), ctx.metrics.clone()) {
-        Ok(c) => c,
+        Ok(c) => c.led_by(ctx.leadership.clone()),
         Err(e) => {
             return (
                 failed(e.reason(), e.to_string()),

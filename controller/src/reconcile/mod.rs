@@ -20,6 +20,7 @@ use kube::{Resource, ResourceExt};
 use crate::api::budget::Budget;
 use crate::k8s::admission_guard::AdmissionGuard;
 use crate::k8s::events::Events;
+use crate::leadership::Leadership;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::logic::duration;
 use crate::metrics::{ErrorLabels, KindLabels, Metrics};
@@ -43,6 +44,8 @@ pub struct Context {
     pub token_namespaces: Vec<String>,
     /// Whether the admission policies are in force: no approval is followed while they are not.
     pub admission: Arc<AdmissionGuard>,
+    /// Whether this replica holds the leader lease: YNAB requests go out only while it does.
+    pub leadership: Leadership,
 }
 
 impl Context {
@@ -66,7 +69,8 @@ impl Context {
         let window = self.registry.window(&url, &token, spec.requests_per_hour);
         let client = YnabClient::new(&url, token, window, self.metrics.clone())
             .ok()?
-            .under(permit);
+            .under(permit)
+            .led_by(self.leadership.clone());
         Some(Destination {
             client,
             plan_id: spec.plan_id.clone(),

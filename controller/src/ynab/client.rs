@@ -16,6 +16,7 @@ use super::model::{
 };
 use super::permit::Permit;
 use super::token::Token;
+use crate::leadership::Leadership;
 use crate::logic::api_url::AllowedApiUrl;
 use crate::logic::outside_text;
 use crate::logic::request_window::{Denied, RequestWindow};
@@ -38,6 +39,8 @@ pub struct YnabClient {
     metrics: Arc<Metrics>,
     /// Checked before every request: see [`Permit`].
     permit: Permit,
+    /// Checked before every request too: only the leader sends.
+    leadership: Leadership,
 }
 
 impl std::fmt::Debug for YnabClient {
@@ -86,12 +89,18 @@ impl YnabClient {
             window,
             metrics,
             permit: Permit::default(),
+            leadership: Leadership::sole(),
         })
     }
 
     /// The same client, sending nothing once `permit` is withdrawn.
     pub fn under(self, permit: Permit) -> Self {
         Self { permit, ..self }
+    }
+
+    /// The same client, sending nothing while this process is not the leader.
+    pub fn led_by(self, leadership: Leadership) -> Self {
+        Self { leadership, ..self }
     }
 
     /// The whole plan, or with `since` only what changed after that server knowledge: the one
@@ -176,6 +185,11 @@ impl YnabClient {
         // Right before sending, retries included: a withdrawn permit stops a queued write.
         if self.permit.is_withdrawn() {
             return Err(Attempt::Final(YnabError::Withdrawn {
+                what: call.what.clone(),
+            }));
+        }
+        if !self.leadership.holds() {
+            return Err(Attempt::Final(YnabError::NotLeader {
                 what: call.what.clone(),
             }));
         }

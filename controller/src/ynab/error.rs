@@ -47,6 +47,10 @@ pub enum YnabError {
         "{what} was not sent: the Budget was suspended or deleted, or its token Secret was removed, emptied or un-labelled, after the request was queued"
     )]
     Withdrawn { what: String },
+    #[error(
+        "{what} was not sent: this replica no longer holds the leader lease, and the replica that does will do it"
+    )]
+    NotLeader { what: String },
 }
 
 impl YnabError {
@@ -63,6 +67,7 @@ impl YnabError {
             | YnabError::BadRequest { .. }
             | YnabError::Decode { .. } => "RequestFailed",
             YnabError::Withdrawn { .. } => "Withdrawn",
+            YnabError::NotLeader { .. } => "NotLeader",
         }
     }
 
@@ -85,6 +90,7 @@ impl YnabError {
                 | YnabError::Server { .. }
                 | YnabError::Unreachable { .. }
                 | YnabError::OutcomeUnknown { .. }
+                | YnabError::NotLeader { .. }
         )
     }
 }

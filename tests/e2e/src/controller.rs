@@ -135,6 +135,27 @@ impl Ledgerops {
             .await
     }
 
+    /// Stops the process with SIGTERM, as Kubernetes stops a pod, and waits (at most 30 s) until
+    /// it has exited; returns its log.
+    pub async fn stop(self) -> String {
+        self.process.terminate();
+        let start = Instant::now();
+        while !self.process.exited() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "ledgerops did not stop within 30s of SIGTERM; its log:\n{}",
+                self.log()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        self.log()
+    }
+
+    /// Whether the process has exited by itself.
+    pub fn exited(&self) -> bool {
+        self.process.exited()
+    }
+
     /// Resident memory of the process, in KiB, from /proc.
     pub fn rss_kib(&self) -> Option<u64> {
         let status =

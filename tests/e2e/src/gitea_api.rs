@@ -118,3 +118,19 @@ pub async fn comments(repo: &str, issue: i64) -> Vec<Comment> {
         })
         .collect()
 }
+
+/// The name of the AgentJob that comment `comment_id` on issue `issue` of `repo` becomes (names
+/// are derived from where the comment is, nothing else).
+pub fn job_name(repo: &str, issue: i64, comment_id: i64) -> String {
+    ledgerops::logic::job::webhook::Incoming {
+        delivery_id: "x".into(),
+        event: ledgerops::api::agent_job::CommentEvent::IssueComment,
+        repository: repo.to_owned(),
+        issue_number: issue,
+        comment_id,
+        author: "x".into(),
+        command: "x".into(),
+        truncated_from: None,
+    }
+    .job_name()
+}

@@ -41,3 +41,15 @@ where
     }
     panic!("{name} still exists after a minute");
 }
+
+/// Polls `check` until it holds, failing after `limit` with `what`.
+pub async fn eventually(what: &str, limit: Duration, mut check: impl AsyncFnMut() -> bool) {
+    let start = Instant::now();
+    while !check().await {
+        assert!(
+            start.elapsed() < limit,
+            "{what} did not happen within {limit:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

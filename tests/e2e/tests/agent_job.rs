@@ -156,17 +156,7 @@ impl World {
 
     /// The job of comment `comment_id`, by its deterministic name.
     fn job_name(&self, issue: i64, comment_id: i64) -> String {
-        Incoming {
-            delivery_id: "x".into(),
-            event: CommentEvent::IssueComment,
-            repository: self.repo.clone(),
-            issue_number: issue,
-            comment_id,
-            author: "x".into(),
-            command: "x".into(),
-            truncated_from: None,
-        }
-        .job_name()
+        gitea_api::job_name(&self.repo, issue, comment_id)
     }
 
     async fn wait_job(&self, name: &str, what: &str, done: impl Fn(&AgentJob) -> bool) -> AgentJob {

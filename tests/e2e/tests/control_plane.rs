@@ -11,6 +11,10 @@ use k8s_openapi::api::authorization::v1::SelfSubjectAccessReview;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use k8s_openapi::api::rbac::v1::{ClusterRole, RoleBinding};
 use kube::api::{Api, DeleteParams, PostParams};
+use ledgerops::api::budget::BudgetPhase;
+use ledgerops::api::transaction::TransactionPhase;
+use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::scenario::{PATCH, Scenario, fixture_with};
 use ledgerops_testenv::{ControlPlane, USERS};
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -24,7 +28,7 @@ fn port_of(url: &str) -> u16 {
 
 #[tokio::test]
 async fn planes_are_independent_and_stop_when_dropped() {
-    let (a, b) = tokio::join!(ControlPlane::start(), ControlPlane::start());
+    let (a, b) = tokio::join!(ControlPlane::private(), ControlPlane::private());
     let (a, b) = (a.expect("first plane"), b.expect("second plane"));
     assert_ne!(a.url(), b.url());
 
@@ -76,20 +80,24 @@ async fn planes_are_independent_and_stop_when_dropped() {
     );
 }
 
-#[tokio::test]
-async fn token_users_are_authenticated_and_authorized_as_themselves() {
-    let plane = ControlPlane::shared();
+async fn whoami(client: kube::Client) -> String {
+    let review: SelfSubjectReview = serde_json::from_value(serde_json::json!({})).unwrap();
+    let me = Api::<SelfSubjectReview>::all(client)
+        .create(&PostParams::default(), &review)
+        .await
+        .unwrap();
+    me.status
+        .and_then(|s| s.user_info)
+        .and_then(|u| u.username)
+        .unwrap_or_default()
+}
+
+/// Each test user is who it says, and only admin is privileged.
+async fn assert_users(plane: &ControlPlane) {
     for user in USERS {
-        let client = plane.client_as(user).await.unwrap();
-        let review: SelfSubjectReview = serde_json::from_value(serde_json::json!({})).unwrap();
-        let me = Api::<SelfSubjectReview>::all(client)
-            .create(&PostParams::default(), &review)
-            .await
-            .unwrap();
-        let name = me.status.and_then(|s| s.user_info).and_then(|u| u.username);
-        assert_eq!(name.as_deref(), Some(*user));
+        assert_eq!(whoami(plane.client_as(user).await.unwrap()).await, *user);
     }
-    // Only admin is privileged: RBAC is on, so alice may not list namespaces.
+    // RBAC is on, so alice may not list namespaces.
     let alice = Api::<Namespace>::all(plane.client_as("alice").await.unwrap());
     let err = alice
         .list(&Default::default())
@@ -97,6 +105,76 @@ async fn token_users_are_authenticated_and_authorized_as_themselves() {
         .expect_err("alice has no role");
     assert!(err.to_string().contains("forbidden"), "{err}");
     assert!(plane.client_as("mallory").await.is_err());
+}
+
+#[tokio::test]
+async fn token_users_are_authenticated_and_authorized_as_themselves() {
+    assert_users(ControlPlane::shared()).await;
+}
+
+/// `LEDGEROPS_TEST_KUBECONFIG` hands the suites an existing cluster; a private plane's kubeconfig
+/// stands in for the user's k3d cluster here.
+#[tokio::test]
+async fn an_existing_cluster_is_used_as_it_is_with_the_same_users() {
+    let theirs = ControlPlane::private().await.unwrap();
+    let ours = ControlPlane::existing(theirs.kubeconfig()).await.unwrap();
+    assert_eq!(ours.url(), theirs.url());
+    assert!(ours.pids().is_empty(), "nothing was started");
+    assert_users(&ours).await;
+    let bob = ours
+        .kubectl_ok(&[
+            "--context",
+            "bob",
+            "auth",
+            "whoami",
+            "-o",
+            "jsonpath={.status.userInfo.username}",
+        ])
+        .unwrap();
+    assert_eq!(bob, "bob", "kubectl's contexts are the test users too");
+
+    // A ServiceAccount's token works against it (the Helm suite runs the controller so).
+    let ns = ours.namespace("robots").await.unwrap();
+    ours.kubectl_ok(&["create", "serviceaccount", "robot", "-n", &ns])
+        .unwrap();
+    let token = ours
+        .kubectl_ok(&["create", "token", "robot", "-n", &ns])
+        .unwrap();
+    let path = ours.kubeconfig_with_token("robot", token.trim()).unwrap();
+    let config = kube::Config::from_custom_kubeconfig(
+        kube::config::Kubeconfig::read_from(&path).unwrap(),
+        &Default::default(),
+    )
+    .await
+    .unwrap();
+    let robot = kube::Client::try_from(config).unwrap();
+    assert_eq!(
+        whoami(robot).await,
+        format!("system:serviceaccount:{ns}:robot")
+    );
+
+    // ledgerops itself runs on it: a Budget syncs and a Transaction converges in one PATCH.
+    let s = Scenario::new(&ours, "existing", fixture_with(0)).await;
+    let ledgerops = Ledgerops::start(&ours).await;
+    s.create_writing_budget("household", json!({})).await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+    s.bakery_to_groceries().await;
+    s.wait_transaction("bakery", TransactionPhase::Converged)
+        .await;
+    assert_eq!(s.requests(PATCH).await, 1);
+    drop(ledgerops);
+
+    // Letting go of it stops nothing.
+    drop(ours);
+    assert!(
+        theirs
+            .client()
+            .await
+            .unwrap()
+            .apiserver_version()
+            .await
+            .is_ok()
+    );
 }
 
 const LIMIT: Duration = Duration::from_secs(30);

@@ -2,7 +2,7 @@
 //! landed write whose answer never came back, or before the write went out, then restarted.
 //! Nothing may be written twice, nothing lost, and an edit made meanwhile is not overwritten.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams, Patch, PatchParams};
@@ -12,6 +12,7 @@ use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with};
+use ledgerops_e2e::wait::eventually;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
 use ynab_sim::{DropFault, RecordKind, RequestMatch, demo};
@@ -20,17 +21,6 @@ const N: usize = 20;
 
 fn name(i: usize) -> String {
     format!("load-{i:05}")
-}
-
-async fn until(what: &str, limit: Duration, mut check: impl AsyncFnMut() -> bool) {
-    let start = Instant::now();
-    while !check().await {
-        assert!(
-            start.elapsed() < limit,
-            "{what} did not happen within {limit:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 async fn phases(s: &Scenario) -> Vec<Option<TransactionPhase>> {
@@ -84,7 +74,7 @@ async fn bulk_plan_landed_unanswered(s: &Scenario) {
         .collect();
     s.create_plan("bulk", "household", json!({"assignments": assignments}))
         .await;
-    until("the bulk update", Duration::from_secs(60), async || {
+    eventually("the bulk update", Duration::from_secs(60), async || {
         s.requests(PATCH).await == 1
     })
     .await;
@@ -104,7 +94,7 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
         )
         .await;
     }
-    until("the bulk update", Duration::from_secs(60), async || {
+    eventually("the bulk update", Duration::from_secs(60), async || {
         s.requests(PATCH).await == 1
     })
     .await;
@@ -115,7 +105,7 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
             "the write landed"
         );
     }
-    until(
+    eventually(
         "every intent recorded",
         Duration::from_secs(30),
         async || {
@@ -137,7 +127,7 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
         .unwrap();
     let _restarted = Ledgerops::start(&plane).await;
 
-    until(
+    eventually(
         "every transaction settled",
         Duration::from_secs(60),
         async || {
@@ -208,7 +198,7 @@ async fn a_write_cut_off_before_it_went_out_is_written_once_after_restart() {
         )
         .await;
     }
-    until(
+    eventually(
         "every intent recorded",
         Duration::from_secs(30),
         async || {
@@ -222,7 +212,7 @@ async fn a_write_cut_off_before_it_went_out_is_written_once_after_restart() {
     drop(ledgerops);
     s.sim.control().set_latency(0).await.unwrap();
     let _restarted = Ledgerops::start(&plane).await;
-    until(
+    eventually(
         "every transaction converged",
         Duration::from_secs(60),
         async || {
@@ -283,7 +273,7 @@ async fn a_person_approved_plan_killed_mid_apply_resumes_under_the_same_approval
         .patch(&request, &PatchParams::default(), &Patch::Merge(&approve))
         .await
         .unwrap();
-    until("the bulk update", Duration::from_secs(60), async || {
+    eventually("the bulk update", Duration::from_secs(60), async || {
         s.requests(PATCH).await == 1
     })
     .await;

@@ -2,13 +2,15 @@
 //! what it ships is what `crds/` and `examples/` hold; `helm lint` and `helm template` over a
 //! matrix of values, each rendering accepted by a server-side dry run (and the values the schema
 //! or the templates refuse, refused with a message); install, upgrade, uninstall; and
-//! `ledgerops run` with a token of the chart's own ServiceAccount doing seed 002, an undo and a
-//! Transaction converge, while what it has no business with is Forbidden.
+//! `ledgerops run` with the chart's arguments and a token of its ServiceAccount holding the
+//! chart's Lease and doing seed 002, an undo, a Transaction converge and an `/agent` command from
+//! a real Gitea, while what it has no business with is Forbidden.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, Secret, ServiceAccount};
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::api::rbac::v1::{ClusterRole, RoleBinding};
@@ -17,19 +19,26 @@ use kube::Client;
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use ledgerops::api::admission::{PARAMS_NAME, PARAMS_NAMESPACE};
-use ledgerops::api::agent_job::AgentJob;
+use ledgerops::api::agent_job::{AgentJob, JobPhase};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::gitea_api;
 use ledgerops_e2e::helm::{chart, documents, helm, output};
 use ledgerops_e2e::scenario::{PATCH, Scenario, category, seed_002};
+use ledgerops_e2e::wait::eventually;
 use ledgerops_testenv::ControlPlane;
+use ledgerops_testenv::gitea::Gitea;
 use serde_json::{Value, json};
 use ynab_sim::{SimConfig, Simulator, demo};
 
 const RELEASE: &str = "ledgerops";
+/// The pod the controller plays: the Lease names it.
+const POD: &str = "ledgerops-7d9c5b-x2kq4";
+const WEBHOOK_SECRET: &str = "chart-webhook-secret";
+const WAIT: Duration = Duration::from_secs(60);
 const SERVICE_ACCOUNT_USER: &str = "system:serviceaccount:ledgerops-system:ledgerops";
 
 fn repo(path: &str) -> PathBuf {
@@ -173,16 +182,19 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                     "--set=podDisruptionBudget.enabled=false",
                     "--set=serviceAccount.name=budget-bot",
                     "--set=ynab.apiUrlAllow={https://api.ynab.com/v1,http://ynab-sim.test:8080/v1}",
+                    "--set=replicaCount=3",
+                    "--set=leaderElection.leaseDuration=30s",
                 ][..],
                 &gitea[..],
             ]
             .concat(),
         ),
         (
-            "every namespace, no policies, no people roles, scaled to zero, text logs",
+            "every namespace, no policies, no people roles, no election, scaled to zero, text logs",
             PARAMS_NAMESPACE,
             vec![
                 "--set=budgetNamespaces={*}",
+                "--set=leaderElection.enabled=false",
                 "--set=admission.enabled=false",
                 "--set=peopleRoles.enabled=false",
                 "--set=replicaCount=0",
@@ -235,11 +247,39 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
             container["securityContext"]["seccompProfile"]["type"],
             "RuntimeDefault"
         );
-        assert_eq!(deployment["spec"]["strategy"]["type"], "Recreate");
         assert_eq!(container["readinessProbe"]["httpGet"]["path"], "/readyz");
+        let leader_role = kind(&docs, "Role")
+            .into_iter()
+            .find(|r| r["metadata"]["name"] == "ledgerops-leader-election");
         assert_eq!(container["livenessProbe"]["httpGet"]["path"], "/healthz");
         match *what {
             "defaults" => {
+                // Leader election on: a new pod starts as a standby beside the old one.
+                assert_eq!(deployment["spec"]["strategy"]["type"], "RollingUpdate");
+                for expected in [
+                    "--leader-elect",
+                    "--leader-elect-lease=ledgerops-leader",
+                    "--leader-elect-namespace=ledgerops-system",
+                    "--leader-elect-lease-duration=15s",
+                ] {
+                    assert!(args.contains(&expected.into()), "{expected} in {args:?}");
+                }
+                let role = leader_role.expect("the leader election Role");
+                assert_eq!(role["metadata"]["namespace"], PARAMS_NAMESPACE);
+                assert_eq!(
+                    role["rules"][1]["resourceNames"],
+                    json!(["ledgerops-leader"])
+                );
+                assert_eq!(
+                    container["env"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|e| e["name"] == "POD_NAME")
+                        .map(|e| &e["valueFrom"]["fieldRef"]["fieldPath"]),
+                    Some(&json!("metadata.name")),
+                    "the Lease holder is the pod's name"
+                );
                 assert_eq!(
                     args.iter()
                         .filter(|a| a.starts_with("--token-namespace="))
@@ -258,7 +298,11 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                 assert_eq!(kind(&docs, "PodDisruptionBudget").len(), 1);
                 assert!(!args.iter().any(|a| a.starts_with("--gitea")));
             }
-            "every namespace, no policies, no people roles, scaled to zero, text logs" => {
+            "every namespace, no policies, no people roles, no election, scaled to zero, text logs" =>
+            {
+                assert_eq!(deployment["spec"]["strategy"]["type"], "Recreate");
+                assert!(!args.iter().any(|a| a.starts_with("--leader-elect")));
+                assert!(leader_role.is_none());
                 assert!(
                     !args.iter().any(|a| a.starts_with("--token-namespace")),
                     "{args:?}"
@@ -311,6 +355,9 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                 );
                 assert_eq!(kind(&docs, "ServiceMonitor").len(), 1);
                 assert_eq!(kind(&docs, "NetworkPolicy").len(), 1);
+                assert_eq!(deployment["spec"]["replicas"], 3);
+                assert!(leader_role.is_some());
+                assert!(args.contains(&"--leader-elect-lease-duration=30s".into()));
                 assert!(kind(&docs, "PodDisruptionBudget").is_empty());
                 let agent = kind(&docs, "Role")
                     .into_iter()
@@ -322,7 +369,15 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
     }
 
     let refused: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["--set=replicaCount=2"], "replicaCount"),
+        (
+            vec!["--set=replicaCount=2", "--set=leaderElection.enabled=false"],
+            "leaderElection.enabled",
+        ),
+        (vec!["--set=replicaCount=11"], "replicaCount"),
+        (
+            vec!["--set=leaderElection.leaseDuration=soon"],
+            "leaseDuration",
+        ),
         (
             vec!["--set=budgetNamespaces={*,budgets-a}"],
             "list no others",
@@ -387,6 +442,27 @@ async fn as_service_account(plane: &ControlPlane) -> (Client, PathBuf) {
     .await
     .unwrap();
     (Client::try_from(config).unwrap(), path)
+}
+
+/// The arguments the installed chart gives the controller's container, less what only the pod
+/// has: its port (each test picks a free one), the files mounted from gitea.existingSecret (given
+/// as variables here) and YNAB's URL (the simulator's).
+async fn chart_args(admin: &Client) -> Vec<String> {
+    let deployment = Api::<Deployment>::namespaced(admin.clone(), PARAMS_NAMESPACE)
+        .get(RELEASE)
+        .await
+        .unwrap();
+    let pod = deployment.spec.unwrap().template.spec.unwrap();
+    let args = pod.containers[0].args.clone().unwrap();
+    let pod_only = [
+        "--listen=",
+        "--gitea-token-file=",
+        "--gitea-webhook-secret-file=",
+        "--ynab-api-url-allow=",
+    ];
+    args.into_iter()
+        .filter(|a| a != "run" && !pod_only.iter().any(|p| a.starts_with(p)))
+        .collect()
 }
 
 fn forbidden<T: std::fmt::Debug>(what: &str, result: Result<T, kube::Error>) {
@@ -606,15 +682,42 @@ async fn ledgerops_runs_as_the_charts_service_account_and_may_do_no_more() {
     let plane = ControlPlane::start().await.unwrap();
     let admin = plane.client().await.unwrap();
     create_namespace(&admin, "household").await;
-    let took = install(&plane, "install", &["--set=budgetNamespaces={household}"]);
+    let gitea = Gitea::shared();
+    let members = [(gitea.bot(), "admin"), (gitea.writer(), "write")];
+    let repo = gitea_api::create_repo("helm-agent", &members).await;
+    let values = [
+        "--set=budgetNamespaces={household}".to_owned(),
+        format!("--set=gitea.url={}", gitea.url()),
+        "--set=gitea.existingSecret=ledgerops-gitea".into(),
+        format!("--set=gitea.botLogin={}", gitea.bot().login()),
+        format!("--set=gitea.repositories={{{repo}}}"),
+        "--set=gitea.namespace=household".into(),
+    ];
+    let values: Vec<&str> = values.iter().map(String::as_str).collect();
+    let took = install(&plane, "install", &values);
     eprintln!("helm install took {took:?}");
     let (controller, kubeconfig) = as_service_account(&plane).await;
 
+    // The chart's own arguments, as the pod would get them.
+    let args = chart_args(&admin).await;
+    assert!(args.iter().any(|a| a == "--leader-elect"), "{args:?}");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let ledgerops = Ledgerops::start_with(
         &plane,
-        &["--token-namespace", "household"],
-        &[("KUBECONFIG", kubeconfig.to_str().unwrap())],
+        &args,
+        &[
+            ("KUBECONFIG", kubeconfig.to_str().unwrap()),
+            ("POD_NAME", POD),
+            ("LEDGEROPS_GITEA_TOKEN", gitea.bot().token()),
+            ("LEDGEROPS_GITEA_WEBHOOK_SECRET", WEBHOOK_SECRET),
+        ],
     )
+    .await;
+    let lease = Api::<Lease>::namespaced(admin.clone(), PARAMS_NAMESPACE);
+    eventually("the controller holds the chart's Lease", WAIT, async || {
+        let held = lease.get_opt("ledgerops-leader").await.unwrap();
+        held.and_then(|l| l.spec?.holder_identity).as_deref() == Some(POD)
+    })
     .await;
     let sim = Simulator::start(SimConfig {
         fixture: Some(demo::generate()),
@@ -671,6 +774,26 @@ async fn ledgerops_runs_as_the_charts_service_account_and_may_do_no_more() {
         .await;
     assert_eq!(s.requests(PATCH).await, 3);
     assert_eq!(s.ynab_category("tx-048").await, Some(category("Groceries")));
+
+    // An /agent command, end to end: stored, authorized through Gitea, run, one comment.
+    let hook = format!("{}/webhooks/gitea", ledgerops.url());
+    gitea_api::add_hook(&repo, &hook, WEBHOOK_SECRET, &["issue_comment"]).await;
+    let issue = gitea_api::open_issue(&repo, "status as the chart").await;
+    let comment = gitea_api::comment(&repo, gitea.writer(), issue, "/agent status").await;
+    let job = gitea_api::job_name(&repo, issue, comment);
+    let jobs = s.api::<AgentJob>();
+    eventually("the /agent job succeeds", WAIT, async || {
+        let found = jobs.get_opt(&job).await.unwrap();
+        found.and_then(|j| j.status).and_then(|st| st.phase) == Some(JobPhase::Succeeded)
+    })
+    .await;
+    let bot = gitea.bot().login().to_owned();
+    eventually("one comment says done", WAIT, async || {
+        let comments = gitea_api::comments(&repo, issue).await;
+        let ours: Vec<_> = comments.iter().filter(|c| c.author == bot).collect();
+        ours.len() == 1 && ours[0].body.contains(": done.")
+    })
+    .await;
 
     // Its Events were published, and nothing it tried was refused.
     let events = Api::<Event>::namespaced(admin.clone(), "household")
@@ -786,16 +909,34 @@ async fn ledgerops_runs_as_the_charts_service_account_and_may_do_no_more() {
     );
     let agent_jobs: Api<DynamicObject> = Api::namespaced_with(
         controller.clone(),
-        "household",
+        elsewhere,
         &ApiResource::erase::<AgentJob>(&()),
     );
-    let job: DynamicObject = serde_json::from_value(json!({
+    let forged: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "ledgerops.dev/v1alpha1", "kind": "AgentJob", "metadata": {"name": "x"}, "spec": {}
     }))
     .unwrap();
     forbidden(
-        "creating an AgentJob without Gitea configured",
-        agent_jobs.create(&PostParams::default(), &job).await,
+        "creating an AgentJob outside the agent namespace",
+        agent_jobs.create(&PostParams::default(), &forged).await,
+    );
+    let other_lease: Lease =
+        serde_json::from_value(json!({"metadata": {"name": "somebody-elses"}})).unwrap();
+    lease
+        .create(&PostParams::default(), &other_lease)
+        .await
+        .unwrap();
+    forbidden(
+        "reading a Lease that is not its own",
+        Api::<Lease>::namespaced(controller.clone(), PARAMS_NAMESPACE)
+            .get("somebody-elses")
+            .await,
+    );
+    forbidden(
+        "taking a Lease in a budget namespace",
+        Api::<Lease>::namespaced(controller.clone(), "household")
+            .create(&PostParams::default(), &other_lease)
+            .await,
     );
     forbidden(
         "creating a Pod",

@@ -13,12 +13,12 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Client;
 use kube::api::{Api, Patch, PatchParams};
 use ledgerops::agent::store::SEQUENCE_CONFIGMAP;
-use ledgerops::api::agent_job::{AgentJob, CommentEvent, JobPhase};
+use ledgerops::api::agent_job::{AgentJob, JobPhase};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::logic::job::retired::{self, Retired};
-use ledgerops::logic::job::webhook::{Incoming, MAX_COMMAND, sign};
+use ledgerops::logic::job::webhook::{MAX_COMMAND, sign};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api;
 use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, seed_002};
@@ -115,18 +115,9 @@ impl Suite {
             .collect()
     }
 
+    /// The job of comment `comment_id`, by its deterministic name.
     fn job_name(&self, issue: i64, comment_id: i64) -> String {
-        Incoming {
-            delivery_id: "x".into(),
-            event: CommentEvent::IssueComment,
-            repository: self.repo.clone(),
-            issue_number: issue,
-            comment_id,
-            author: "x".into(),
-            command: "x".into(),
-            truncated_from: None,
-        }
-        .job_name()
+        gitea_api::job_name(&self.repo, issue, comment_id)
     }
 
     /// Sends comment `comment_id` again, signed as Gitea signs it, under a new delivery id (as a

@@ -2,8 +2,11 @@
 //! budget, and a token that never shows.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use ledgerops::leadership::Leadership;
 use ledgerops::logic::api_url::ApiUrlAllowlist;
+use ledgerops::logic::lease::Timing;
 use ledgerops::logic::request_window::RequestWindow;
 use ledgerops::metrics::Metrics;
 use ledgerops::ynab::client::YnabClient;
@@ -178,4 +181,34 @@ async fn an_error_body_is_summarised_never_repeated() {
         assert!(!shown.contains(leaked), "{shown}");
         assert!(!format!("{error:?}").contains(leaked), "{error:?}");
     }
+}
+
+#[tokio::test]
+async fn a_replica_that_does_not_lead_sends_nothing() {
+    let sim = sim().await;
+    let timing = Timing::new(
+        Duration::from_secs(15),
+        Duration::from_secs(10),
+        Duration::from_secs(2),
+    )
+    .unwrap();
+    let leadership = Leadership::elected(timing);
+    let ynab = client(&sim, demo::TOKEN, 180).led_by(leadership.clone());
+    let refused = ynab.plan(demo::PLAN_ID, None).await.unwrap_err();
+    assert!(matches!(refused, YnabError::NotLeader { .. }), "{refused}");
+    assert!(
+        refused.is_transient(),
+        "the leader does it: nothing to report as failed"
+    );
+    assert_eq!(sim.control().counters().await.unwrap().total, 0);
+
+    leadership.renewed(std::time::Instant::now());
+    ynab.plan(demo::PLAN_ID, None).await.unwrap();
+    leadership.lost();
+    let items = vec![];
+    assert!(matches!(
+        ynab.patch_transactions(demo::PLAN_ID, items).await,
+        Err(YnabError::NotLeader { .. })
+    ));
+    assert_eq!(sim.control().counters().await.unwrap().total, 1);
 }

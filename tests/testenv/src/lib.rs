@@ -7,6 +7,10 @@
 //! `LEDGEROPS_CONTROL_PLANE_BIN` at a directory that has `kine`, `kube-apiserver`,
 //! `kube-controller-manager` and `kubectl`); [`ControlPlane::start`] runs the script itself when
 //! the variable is unset.
+//!
+//! With `LEDGEROPS_TEST_KUBECONFIG` set, [`ControlPlane::start`] starts nothing and hands out the
+//! cluster of that kubeconfig's current context instead (a k3d cluster, say); see
+//! [`ControlPlane::existing`].
 
 mod binaries;
 mod controllers;
@@ -21,10 +25,16 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, PostParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::config::{
+    AuthInfo, Cluster, Context, KubeConfigOptions, Kubeconfig, NamedAuthInfo, NamedCluster,
+    NamedContext,
+};
 
 pub use binaries::binary_dir;
 pub use process::Guarded;
+
+/// Names a kubeconfig whose cluster the suites use instead of starting private control planes.
+pub const EXISTING_CLUSTER: &str = "LEDGEROPS_TEST_KUBECONFIG";
 
 /// Users the API server authenticates by bearer token. `admin` is in `system:masters`; the others
 /// have no permissions until a test binds a role to them.
@@ -52,6 +62,10 @@ pub enum Error {
     UnknownUser(String),
     #[error("kubeconfig: {0}")]
     Kubeconfig(#[from] kube::config::KubeconfigError),
+    #[error(
+        "{path}: {problem}; {EXISTING_CLUSTER} must name a kubeconfig whose current context has a cluster and a user allowed to impersonate (cluster-admin)"
+    )]
+    Existing { path: PathBuf, problem: String },
     #[error("Kubernetes API: {0}")]
     Kube(#[from] kube::Error),
     #[error("building Gitea failed: {0}; run tests/tools/build-gitea.sh to see why")]
@@ -73,18 +87,93 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
 /// and also when the test process dies, however it dies.
 pub struct ControlPlane {
     // Fields drop in order: kube-controller-manager, the API server, its store (in this order in
-    // the Vec), then the directory they used. Each process is named as its log is.
+    // the Vec), then the directory they used. Each process is named as its log is. Empty for an
+    // existing cluster.
     processes: Vec<(&'static str, Guarded)>,
     dir: tempfile::TempDir,
     kubeconfig: PathBuf,
     kubectl: PathBuf,
-    url: String,
+    /// The API server and how to trust it, for more kubeconfigs.
+    cluster: Cluster,
 }
 
 impl ControlPlane {
     /// Starts a fresh control plane and waits until the API server reports ready and the
-    /// controllers act (see [`controllers::wait_running`]).
+    /// controllers act (see [`controllers::wait_running`]); or, with [`EXISTING_CLUSTER`] set,
+    /// [`ControlPlane::existing`] on that kubeconfig.
     pub async fn start() -> Result<Self> {
+        match std::env::var_os(EXISTING_CLUSTER) {
+            Some(path) => Self::existing(Path::new(&path)).await,
+            None => Self::private().await,
+        }
+    }
+
+    /// The cluster of `kubeconfig`'s current context, used as it is: nothing is started, and
+    /// nothing stops it. Its user must be allowed to impersonate (cluster-admin is): the test
+    /// users are that user impersonating `admin` (in `system:masters`), `alice` and `bob` (in
+    /// `ledgerops-test-users`), so suites see the same names on any cluster. Tests that start
+    /// their own controller share this one cluster, so run them one at a time
+    /// (`-- --test-threads=1`).
+    pub async fn existing(kubeconfig: &Path) -> Result<Self> {
+        let problem = |problem: String| Error::Existing {
+            path: kubeconfig.to_owned(),
+            problem,
+        };
+        let given = Kubeconfig::read_from(kubeconfig)?;
+        let current = given
+            .current_context
+            .clone()
+            .ok_or_else(|| problem("no current-context".into()))?;
+        let context = given
+            .contexts
+            .iter()
+            .find(|c| c.name == current)
+            .and_then(|c| c.context.clone())
+            .ok_or_else(|| problem(format!("no context {current}")))?;
+        let cluster = given
+            .clusters
+            .iter()
+            .find(|c| c.name == context.cluster)
+            .and_then(|c| c.cluster.clone())
+            .ok_or_else(|| problem(format!("no cluster {}", context.cluster)))?;
+        let user = context.user.clone().unwrap_or_default();
+        let auth = given
+            .auth_infos
+            .iter()
+            .find(|a| a.name == user)
+            .and_then(|a| a.auth_info.clone())
+            .ok_or_else(|| problem(format!("no user {user}")))?;
+        let dir = tempfile::Builder::new()
+            .prefix("ledgerops-cluster-")
+            .tempdir()
+            .map_err(io("creating a temp dir"))?;
+        let users: Vec<NamedAuthInfo> = USERS
+            .iter()
+            .map(|u| NamedAuthInfo {
+                name: (*u).into(),
+                auth_info: Some(AuthInfo {
+                    impersonate: Some((*u).into()),
+                    impersonate_groups: Some(vec![group_of(u).into()]),
+                    ..auth.clone()
+                }),
+                other: Default::default(),
+            })
+            .collect();
+        let path = dir.path().join("kubeconfig");
+        write_kubeconfig(&path, &cluster, users)?;
+        let plane = Self {
+            processes: Vec::new(),
+            kubectl: binary_dir()?.join("kubectl"),
+            kubeconfig: path,
+            cluster,
+            dir,
+        };
+        plane.wait_ready(Duration::from_secs(60)).await?;
+        Ok(plane)
+    }
+
+    /// A fresh private control plane, whatever [`EXISTING_CLUSTER`] says.
+    pub async fn private() -> Result<Self> {
         let bin = binary_dir()?;
         let dir = tempfile::Builder::new()
             .prefix("ledgerops-cp-")
@@ -101,14 +190,7 @@ impl ControlPlane {
         write_service_account_key(root)?;
         let mut tokens: String = USERS
             .iter()
-            .map(|u| {
-                let groups = if *u == "admin" {
-                    "system:masters"
-                } else {
-                    "ledgerops-test-users"
-                };
-                format!("{},{u},{u},\"{groups}\"\n", token_of(u))
-            })
+            .map(|u| format!("{},{u},{u},\"{}\"\n", token_of(u), group_of(u)))
             .collect();
         let kcm_user = controllers::USER;
         tokens.push_str(&format!("{},{kcm_user},{kcm_user}\n", controllers::TOKEN));
@@ -137,24 +219,26 @@ impl ControlPlane {
         ]);
         let apiserver = Guarded::spawn(apiserver, &api_log)?;
 
-        let url = format!("https://127.0.0.1:{port}");
-        let kubeconfig = root.join("kubeconfig");
         // The API server writes its self-signed serving certificate (and the CA that signed it)
         // at start-up; the kubeconfigs trust exactly that file.
         let ca = cert_dir.join("apiserver.crt");
-        let users: Vec<(&str, String)> = USERS.iter().map(|u| (*u, token_of(u))).collect();
-        std::fs::write(&kubeconfig, kubeconfig_yaml(&url, &ca, &users))
-            .map_err(io("writing the kubeconfig"))?;
+        let cluster = Cluster {
+            server: Some(format!("https://127.0.0.1:{port}")),
+            certificate_authority: Some(ca.display().to_string()),
+            ..Default::default()
+        };
+        let kubeconfig = root.join("kubeconfig");
+        let users = USERS.iter().map(|u| with_token(u, &token_of(u))).collect();
+        write_kubeconfig(&kubeconfig, &cluster, users)?;
         let kcm_kubeconfig = root.join("kube-controller-manager.kubeconfig");
         let kcm_log = log_of(root, "kube-controller-manager");
-        let kcm_users = [("kube-controller-manager", controllers::TOKEN.to_string())];
-        std::fs::write(&kcm_kubeconfig, kubeconfig_yaml(&url, &ca, &kcm_users))
-            .map_err(io("writing the kube-controller-manager kubeconfig"))?;
+        let kcm_users = vec![with_token("kube-controller-manager", controllers::TOKEN)];
+        write_kubeconfig(&kcm_kubeconfig, &cluster, kcm_users)?;
 
         let mut plane = Self {
             kubectl: bin.join("kubectl"),
             kubeconfig,
-            url,
+            cluster,
             processes: vec![("kube-apiserver", apiserver), ("kine", kine)],
             dir,
         };
@@ -230,18 +314,13 @@ impl ControlPlane {
     /// path. `name` names the file, context and user.
     pub fn kubeconfig_with_token(&self, name: &str, token: &str) -> Result<PathBuf> {
         let path = self.dir().join(format!("{name}.kubeconfig"));
-        let ca = self.dir().join("certs").join("apiserver.crt");
-        std::fs::write(
-            &path,
-            kubeconfig_yaml(&self.url, &ca, &[(name, token.to_owned())]),
-        )
-        .map_err(io(format!("writing {}", path.display())))?;
+        write_kubeconfig(&path, &self.cluster, vec![with_token(name, token)])?;
         Ok(path)
     }
 
     /// The API server's URL.
     pub fn url(&self) -> &str {
-        &self.url
+        self.cluster.server.as_deref().unwrap_or_default()
     }
 
     /// A `kubectl` command bound to this control plane as `admin`.
@@ -359,21 +438,57 @@ fn write_service_account_key(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// A kubeconfig with one context per `(name, token)`, the first one current.
-fn kubeconfig_yaml(url: &str, ca: &Path, users: &[(&str, String)]) -> String {
-    let current = users.first().map_or("", |(name, _)| *name);
-    let mut yaml = format!(
-        "apiVersion: v1\nkind: Config\ncurrent-context: {current}\nclusters:\n- name: test\n  cluster:\n    server: {url}\n    certificate-authority: {}\ncontexts:\n",
-        ca.display()
-    );
-    for (u, _) in users {
-        yaml.push_str(&format!(
-            "- name: {u}\n  context:\n    cluster: test\n    user: {u}\n"
-        ));
+/// The group a test user is in: `admin` is cluster-admin, the others have nothing until a test
+/// binds a role.
+fn group_of(user: &str) -> &'static str {
+    if user == "admin" {
+        "system:masters"
+    } else {
+        "ledgerops-test-users"
     }
-    yaml.push_str("users:\n");
-    for (u, token) in users {
-        yaml.push_str(&format!("- name: {u}\n  user:\n    token: {token}\n"));
+}
+
+fn with_token(name: &str, token: &str) -> NamedAuthInfo {
+    NamedAuthInfo {
+        name: name.into(),
+        auth_info: Some(AuthInfo {
+            token: Some(token.to_owned().into()),
+            ..Default::default()
+        }),
+        other: Default::default(),
     }
-    yaml
+}
+
+/// Writes a kubeconfig for `cluster` with a context per user, named after it, the first current.
+fn write_kubeconfig(path: &Path, cluster: &Cluster, users: Vec<NamedAuthInfo>) -> Result<()> {
+    let contexts = users
+        .iter()
+        .map(|u| NamedContext {
+            name: u.name.clone(),
+            context: Some(Context {
+                cluster: "test".into(),
+                user: Some(u.name.clone()),
+                ..Default::default()
+            }),
+            other: Default::default(),
+        })
+        .collect();
+    let config = Kubeconfig {
+        current_context: users.first().map(|u| u.name.clone()),
+        clusters: vec![NamedCluster {
+            name: "test".into(),
+            cluster: Some(cluster.clone()),
+            other: Default::default(),
+        }],
+        auth_infos: users,
+        contexts,
+        api_version: Some("v1".into()),
+        kind: Some("Config".into()),
+        ..Default::default()
+    };
+    let yaml = serde_yaml::to_string(&config).map_err(|e| Error::Existing {
+        path: path.to_owned(),
+        problem: format!("cannot write it: {e}"),
+    })?;
+    std::fs::write(path, yaml).map_err(io(format!("writing {}", path.display())))
 }

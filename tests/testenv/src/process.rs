@@ -67,6 +67,17 @@ impl Guarded {
     pub fn exited(&self) -> bool {
         self.exited.load(Ordering::SeqCst)
     }
+
+    /// Asks the process to stop (SIGTERM), as Kubernetes does before it deletes a pod.
+    pub fn terminate(&self) {
+        if self.exited() {
+            return;
+        }
+        // SAFETY: as in `drop`.
+        unsafe {
+            libc::kill(self.pid, libc::SIGTERM);
+        }
+    }
 }
 
 impl Drop for Guarded {

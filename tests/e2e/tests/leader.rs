@@ -1,0 +1,294 @@
+//! Leader election with two `ledgerops run` replicas on one real API server. Only the holder of
+//! the Lease syncs, writes and runs `/agent` jobs; the standby stores the webhook deliveries it
+//! receives. Killing the holder (SIGKILL) in the middle of a bulk write and of a running job
+//! hands over within the lease duration: the new holder settles the write by re-reading (no
+//! second PATCH) and fails the job as Interrupted with one comment (seed 003). Stopping the
+//! holder (SIGTERM, a rolling update) releases the Lease and hands over at once.
+
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::coordination::v1::Lease;
+use kube::api::{Api, ListParams};
+use ledgerops::api::agent_job::{AgentJob, JobPhase};
+use ledgerops::api::budget::BudgetPhase;
+use ledgerops::api::transaction::{Transaction, TransactionPhase};
+use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::gitea_api;
+use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with};
+use ledgerops_e2e::wait::eventually;
+use ledgerops_testenv::ControlPlane;
+use ledgerops_testenv::gitea::Gitea;
+use serde_json::json;
+use ynab_sim::{DropFault, RequestMatch};
+
+const LEASE: &str = "ledgerops-leader";
+/// Short terms so the suite is quick; the chart's defaults are 15s / 10s / 2s.
+const LEASE_SECONDS: u64 = 6;
+const RETRY: Duration = Duration::from_secs(1);
+const SECRET: &str = "leader-webhook-secret";
+const N: usize = 10;
+
+fn election(identity: &str, namespace: &str) -> Vec<String> {
+    [
+        "--leader-elect",
+        "--leader-elect-identity",
+        identity,
+        "--leader-elect-namespace",
+        namespace,
+        "--leader-elect-lease-duration",
+        &format!("{LEASE_SECONDS}s"),
+        "--leader-elect-renew-deadline",
+        "4s",
+        "--leader-elect-retry-period",
+        "1s",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+/// A replica with leader election, and with the `/agent` runtime for `repo` when given.
+async fn replica(
+    plane: &ControlPlane,
+    s: &Scenario,
+    identity: &str,
+    repo: Option<&str>,
+    pause: Option<&str>,
+) -> Ledgerops {
+    let gitea = Gitea::shared();
+    let mut args = election(identity, &s.ns);
+    let mut env = vec![];
+    if let Some(repo) = repo {
+        let agent = [
+            "--gitea-url",
+            gitea.url(),
+            "--gitea-bot-login",
+            gitea.bot().login(),
+            "--gitea-repository",
+            repo,
+            "--agent-namespace",
+            &s.ns,
+        ];
+        args.extend(agent.map(str::to_owned));
+        env.push(("LEDGEROPS_GITEA_TOKEN", gitea.bot().token()));
+        env.push(("LEDGEROPS_GITEA_WEBHOOK_SECRET", SECRET));
+    }
+    if let Some(p) = pause {
+        env.push(("LEDGEROPS_TEST_PAUSE", p));
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    Ledgerops::start_with(plane, &args, &env).await
+}
+
+async fn holder(s: &Scenario) -> Option<String> {
+    Api::<Lease>::namespaced(s.client.clone(), &s.ns)
+        .get_opt(LEASE)
+        .await
+        .unwrap()
+        .and_then(|l| l.spec)
+        .and_then(|spec| spec.holder_identity)
+        .filter(|h| !h.is_empty())
+}
+
+async fn wait_holder(s: &Scenario, identity: &str, limit: Duration) {
+    eventually(&format!("{identity} leads"), limit, async || {
+        holder(s).await.as_deref() == Some(identity)
+    })
+    .await;
+}
+
+/// What a standby shows: not leading, and not one YNAB request sent.
+async fn assert_standby(replica: &Ledgerops) {
+    let metrics = replica.metrics().await;
+    assert!(metrics.contains("ledgerops_leader 0"), "{metrics}");
+    assert!(
+        !metrics.contains("ledgerops_ynab_requests_total{"),
+        "a standby sent YNAB requests: {metrics}"
+    );
+}
+
+fn name(i: usize) -> String {
+    format!("load-{i:05}")
+}
+
+async fn phases(s: &Scenario) -> Vec<Option<TransactionPhase>> {
+    let list = s
+        .api::<Transaction>()
+        .list(&ListParams::default())
+        .await
+        .unwrap();
+    list.items
+        .iter()
+        .map(|t| t.status.as_ref().and_then(|s| s.phase))
+        .collect()
+}
+
+#[tokio::test]
+async fn killing_the_leader_mid_write_and_mid_job_hands_over_within_the_lease() {
+    let plane = ControlPlane::start().await.expect("control plane");
+    let s = Scenario::new(&plane, "leader-kill", fixture_with(N)).await;
+    let gitea = Gitea::shared();
+    let members = [(gitea.bot(), "admin"), (gitea.writer(), "write")];
+    let repo = gitea_api::create_repo(&s.ns, &members).await;
+
+    // A leads and will stop inside its first job; B waits. Gitea delivers to B, the standby.
+    let a = replica(
+        &plane,
+        &s,
+        "replica-a",
+        Some(&repo),
+        Some("after-job-started=600000"),
+    )
+    .await;
+    wait_holder(&s, "replica-a", Duration::from_secs(30)).await;
+    let b = replica(&plane, &s, "replica-b", Some(&repo), None).await;
+    let hook = format!("{}/webhooks/gitea", b.url());
+    gitea_api::add_hook(&repo, &hook, SECRET, &["issue_comment"]).await;
+    s.create_writing_budget("household", json!({"writes": {"batchWindow": "4s"}}))
+        .await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+
+    // The job: stored by the standby, run by the leader, which stops inside it.
+    let issue = gitea_api::open_issue(&repo, "who leads").await;
+    let comment = gitea_api::comment(&repo, gitea.writer(), issue, "/agent status").await;
+    let job = gitea_api::job_name(&repo, issue, comment);
+    let jobs = s.api::<AgentJob>();
+    eventually(
+        "the job runs on the leader",
+        Duration::from_secs(60),
+        async || {
+            let found = jobs.get_opt(&job).await.unwrap();
+            found.and_then(|j| j.status).and_then(|st| st.phase) == Some(JobPhase::Running)
+        },
+    )
+    .await;
+
+    // The write: one bulk PATCH lands in YNAB, and its answer is held back.
+    let fault = DropFault {
+        count: 1,
+        hold_ms: 60_000,
+        only: RequestMatch {
+            method: Some("PATCH".into()),
+            path: None,
+            body_contains: None,
+        },
+    };
+    s.sim.control().drop_after_write(&fault).await.unwrap();
+    for i in 0..N {
+        let spec = json!({"categoryId": category("Groceries")});
+        s.create_transaction(&name(i), "household", &name(i), spec)
+            .await;
+    }
+    eventually("the bulk update", Duration::from_secs(60), async || {
+        s.requests(PATCH).await == 1
+    })
+    .await;
+    eventually(
+        "every intent recorded",
+        Duration::from_secs(30),
+        async || {
+            phases(&s)
+                .await
+                .iter()
+                .all(|p| *p == Some(TransactionPhase::Writing))
+        },
+    )
+    .await;
+    assert_standby(&b).await;
+
+    // kill -9 the holder in the middle of both.
+    let log = a.log();
+    assert!(log.contains("test pause: after-job-started"), "{log}");
+    drop(a);
+    let killed = Instant::now();
+    let lease = Duration::from_secs(LEASE_SECONDS);
+    wait_holder(&s, "replica-b", lease + RETRY * 3).await;
+    let takeover = killed.elapsed();
+    eprintln!("takeover after SIGKILL: {} ms", takeover.as_millis());
+    // B counts the term from when it saw A's last renewal, on its own clock, and looks at least
+    // every retry period: at most a lease and a look, less the time since A last renewed.
+    assert!(
+        takeover <= lease + RETRY * 2,
+        "B led {takeover:?} after the kill; the lease is {lease:?}, B looks every {RETRY:?}"
+    );
+
+    // B settles the write by re-reading: nothing is written twice.
+    eventually(
+        "every transaction settled",
+        Duration::from_secs(60),
+        async || {
+            phases(&s)
+                .await
+                .iter()
+                .all(|p| *p == Some(TransactionPhase::Converged))
+        },
+    )
+    .await;
+    assert_eq!(s.requests(PATCH).await, 1, "no second PATCH");
+    for i in [0, N - 1] {
+        assert_eq!(s.ynab_category(&name(i)).await, Some(category("Groceries")));
+    }
+
+    // The job A was running is Interrupted, never run again, with one comment saying so.
+    eventually(
+        "the job is failed as Interrupted",
+        Duration::from_secs(60),
+        async || {
+            let status = jobs.get(&job).await.unwrap().status.unwrap_or_default();
+            status.phase == Some(JobPhase::Failed)
+                && status.reason.as_deref() == Some("Interrupted")
+        },
+    )
+    .await;
+    let bot = gitea.bot().login().to_owned();
+    eventually(
+        "one comment shows the interruption",
+        Duration::from_secs(60),
+        async || {
+            let comments = gitea_api::comments(&repo, issue).await;
+            let ours: Vec<_> = comments.iter().filter(|c| c.author == bot).collect();
+            ours.len() == 1 && ours[0].body.contains("failed (Interrupted)")
+        },
+    )
+    .await;
+    let status = jobs.get(&job).await.unwrap().status.unwrap();
+    let started = status.applied_events.iter().filter(|e| *e == "started");
+    assert_eq!(started.count(), 1, "the job ran once");
+    let comments = gitea_api::comments(&repo, issue).await;
+    assert_eq!(comments.iter().filter(|c| c.author == bot).count(), 1);
+    assert!(b.metrics().await.contains("ledgerops_leader 1"));
+}
+
+#[tokio::test]
+async fn a_stopped_leader_releases_the_lease_and_the_standby_takes_over_at_once() {
+    let plane = ControlPlane::start().await.expect("control plane");
+    let s = Scenario::new(&plane, "leader-stop", fixture_with(1)).await;
+    let a = replica(&plane, &s, "replica-a", None, None).await;
+    wait_holder(&s, "replica-a", Duration::from_secs(30)).await;
+    let b = replica(&plane, &s, "replica-b", None, None).await;
+    s.create_writing_budget("household", json!({})).await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+    s.bakery_to_groceries().await;
+    s.wait_transaction("bakery", TransactionPhase::Converged)
+        .await;
+    assert_eq!(s.requests(PATCH).await, 1);
+    assert_standby(&b).await;
+
+    // SIGTERM, as a rolling update sends: A stops its controllers and lets the Lease go.
+    let log = a.stop().await;
+    assert!(log.contains("released the leader lease"), "{log}");
+    let stopped = Instant::now();
+    wait_holder(&s, "replica-b", RETRY * 5).await;
+    eprintln!(
+        "takeover after SIGTERM: {} ms",
+        stopped.elapsed().as_millis()
+    );
+
+    // B acts: it syncs and writes.
+    let spec = json!({"categoryId": category("Groceries")});
+    s.create_transaction("after", "household", &name(0), spec)
+        .await;
+    s.wait_transaction("after", TransactionPhase::Converged)
+        .await;
+    assert_eq!(s.requests(PATCH).await, 2);
+    assert!(b.metrics().await.contains("ledgerops_leader 1"));
+}
