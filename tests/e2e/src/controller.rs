@@ -10,32 +10,55 @@ use ledgerops_testenv::{ControlPlane, Guarded, free_port};
 /// The `ledgerops` binary, built once per test binary in the profile the tests run in.
 pub fn binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        // Tests and benches live in <target>/<profile>/deps, binaries such as the demo in
-        // <target>/<profile>; ledgerops is built into the same profile, so a benchmark measures
-        // an optimised controller.
-        let exe = std::env::current_exe().expect("test executable path");
-        let mut profile = exe
-            .parent()
-            .expect("the executable's directory")
-            .to_path_buf();
-        if profile.ends_with("deps") {
-            profile.pop();
-        }
-        let release = profile.ends_with("release");
-        let mut args = vec!["build", "--quiet", "-p", "ledgerops", "--bin", "ledgerops"];
-        if release {
-            args.push("--release");
-        }
-        let status = Command::new(env!("CARGO"))
-            .args(&args)
-            .status()
-            .expect("running cargo build");
-        assert!(status.success(), "cargo build -p ledgerops failed");
-        let path = profile.join("ledgerops");
-        assert!(path.exists(), "{} was not built", path.display());
-        path
-    })
+    BINARY.get_or_init(|| build("ledgerops", "ledgerops"))
+}
+
+/// The `kubectl-ledgerops` plugin binary, built once per test binary like [`binary`].
+pub fn plugin_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| build("ledgerops-plugin", "kubectl-ledgerops"))
+}
+
+/// `kubectl` on `plane` as a person runs the plugin: `KUBECONFIG` set, and the directory of
+/// `kubectl-ledgerops` first on `PATH`, where kubectl looks for plugins.
+pub fn kubectl_with_plugin(plane: &ControlPlane) -> tokio::process::Command {
+    let dir = plugin_binary().parent().expect("the plugin's directory");
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = tokio::process::Command::new(plane.kubectl().get_program());
+    cmd.env("KUBECONFIG", plane.kubeconfig()).env("PATH", path);
+    cmd
+}
+
+/// Builds `bin` of `package` into the profile of the running executable and returns its path.
+fn build(package: &str, bin: &str) -> PathBuf {
+    // Tests and benches live in <target>/<profile>/deps, binaries such as the demo in
+    // <target>/<profile>; the binary is built into the same profile, so a benchmark measures
+    // an optimised controller.
+    let exe = std::env::current_exe().expect("test executable path");
+    let mut profile = exe
+        .parent()
+        .expect("the executable's directory")
+        .to_path_buf();
+    if profile.ends_with("deps") {
+        profile.pop();
+    }
+    let release = profile.ends_with("release");
+    let mut args = vec!["build", "--quiet", "-p", package, "--bin", bin];
+    if release {
+        args.push("--release");
+    }
+    let status = Command::new(env!("CARGO"))
+        .args(&args)
+        .status()
+        .expect("running cargo build");
+    assert!(status.success(), "cargo build -p {package} failed");
+    let path = profile.join(bin);
+    assert!(path.exists(), "{} was not built", path.display());
+    path
 }
 
 /// The allowlist every suite's controller gets unless it sets its own: any simulator on

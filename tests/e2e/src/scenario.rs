@@ -136,6 +136,24 @@ impl Scenario {
             .unwrap();
     }
 
+    /// Adds to seed 002's plan `plan` one assignment of transaction `id` to the category called
+    /// `name`, as a person editing the plan would: its preview changes.
+    pub async fn add_assignment(&self, plan: &str, id: &str, name: &str) {
+        let mut more = seed_002();
+        more["assignments"]
+            .as_array_mut()
+            .expect("assignments")
+            .push(json!({"transactionId": id, "categoryId": category(name)}));
+        self.api::<CategorizationPlan>()
+            .patch(
+                plan,
+                &PatchParams::default(),
+                &Patch::Merge(&json!({"spec": more})),
+            )
+            .await
+            .unwrap();
+    }
+
     pub async fn wait_plan(&self, name: &str, phase: PlanPhase) -> CategorizationPlan {
         wait::until(&self.api::<CategorizationPlan>(), name, WAIT, |p| {
             p.status.as_ref().and_then(|s| s.phase) == Some(phase)

@@ -2,7 +2,7 @@
 //! admission policies naming the controller's user, the people roles with `alice` as editor and
 //! `bob` as approver), the YNAB simulator loaded with the demo household plan, and `ledgerops
 //! run`; then seed 002's plan is applied and previewed, alice's try to approve in bob's name is
-//! refused, bob approves with kubectl, and the plan is written to YNAB in one request.
+//! refused, bob approves with `kubectl ledgerops approve`, and the plan is written to YNAB in one request.
 //!
 //! `cargo run -p ledgerops-e2e --bin demo` (`--keep` leaves everything running until Ctrl-C)
 
@@ -12,7 +12,7 @@ use kube::api::{Api, ListParams};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
-use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::controller::{Ledgerops, kubectl_with_plugin};
 use ledgerops_e2e::scenario::Scenario;
 use ledgerops_e2e::{example, wait};
 use ledgerops_testenv::ControlPlane;
@@ -21,6 +21,24 @@ use ynab_sim::demo;
 
 fn step(text: &str) {
     println!("\n== {text}");
+}
+
+/// Runs `kubectl ledgerops ARGS` as a person would, kubectl finding the plugin on PATH, prints
+/// what it says, and stops the demo if it fails.
+async fn kubectl_ledgerops(plane: &ControlPlane, args: &[&str]) {
+    let out = kubectl_with_plugin(plane)
+        .arg("ledgerops")
+        .args(args)
+        .output()
+        .await
+        .expect("running kubectl ledgerops");
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "kubectl ledgerops {} failed",
+        args.join(" ")
+    );
 }
 
 #[tokio::main]
@@ -106,8 +124,8 @@ async fn main() {
             c.to_category.as_deref().unwrap_or("(uncategorized)")
         );
     }
-    step("The morning queue: kubectl get approvalrequests");
-    print!("{}", kubectl(&["get", "approvalrequests", "-n", &s.ns]));
+    step("The morning queue: kubectl ledgerops --context bob queue");
+    kubectl_ledgerops(&plane, &["--context", "bob", "queue", "-n", &s.ns]).await;
     println!(
         "YNAB requests so far: {} (nothing written)",
         s.total_requests().await
@@ -142,26 +160,21 @@ async fn main() {
         Ok(out) => panic!("the API server accepted alice's forgery: {out}"),
         Err(refused) => println!("{refused}"),
     }
-    let decision =
-        r#"{"spec":{"decision":{"verdict":"Approve","by":"bob","comment":"looks right"}}}"#;
     step(&format!(
-        "bob approves: kubectl --context bob patch approvalrequest {request} --type=merge -p '{decision}'"
+        "bob approves with the plugin: kubectl ledgerops --context bob approve {request} --yes -m 'looks right' (it fills in \"by\" from who bob is)"
     ));
-    print!(
-        "{}",
-        kubectl(&[
-            "--context",
-            "bob",
-            "patch",
-            "approvalrequest",
-            &request,
-            "-n",
-            &s.ns,
-            "--type=merge",
-            "-p",
-            decision
-        ])
-    );
+    let args = [
+        "--context",
+        "bob",
+        "approve",
+        &request,
+        "-n",
+        &s.ns,
+        "--yes",
+        "-m",
+        "looks right",
+    ];
+    kubectl_ledgerops(&plane, &args).await;
     wait::until(&plans, "september-cleanup", Duration::from_secs(60), |p| {
         p.status.as_ref().and_then(|s| s.phase) == Some(PlanPhase::Applied)
     })

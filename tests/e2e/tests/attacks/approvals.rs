@@ -139,19 +139,7 @@ async fn a_plan_edited_after_its_approval_needs_a_new_one() {
     bob_decides(&s, &first, "Approve").await;
     s.wait_plan("september", PlanPhase::ReadOnly).await;
 
-    let mut more = seed_002();
-    more["assignments"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"transactionId": "tx-044", "categoryId": category("Hobbies")}));
-    s.api::<CategorizationPlan>()
-        .patch(
-            "september",
-            &PatchParams::default(),
-            &Patch::Merge(&json!({"spec": more})),
-        )
-        .await
-        .unwrap();
+    s.add_assignment("september", "tx-044", "Hobbies").await;
     let enable = json!({"spec": {"writes": {"enabled": true}}});
     s.api::<Budget>()
         .patch("household", &PatchParams::default(), &Patch::Merge(&enable))

@@ -1,0 +1,115 @@
+//! The command line, following kubectl's conventions for the flags every plugin is expected to
+//! take.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// The approval queue of ledgerops and what a person does with it.
+#[derive(Parser, Debug)]
+#[command(name = "kubectl-ledgerops", bin_name = "kubectl ledgerops", version)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// kubectl's flags, accepted before or after the command.
+#[derive(Args, Debug, Clone)]
+pub struct Global {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub kubeconfig: Option<std::path::PathBuf>,
+    /// The kubeconfig context to use.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+    /// The namespace (default: the context's).
+    #[arg(short = 'n', long, global = true, value_name = "NAME")]
+    pub namespace: Option<String>,
+    /// Every namespace (queue and status).
+    #[arg(short = 'A', long, global = true)]
+    pub all_namespaces: bool,
+    /// Act as another user (impersonation, which RBAC must allow you).
+    #[arg(long = "as", global = true, value_name = "USER")]
+    pub as_user: Option<String>,
+    /// Output format.
+    #[arg(short = 'o', long, global = true, value_enum, default_value_t = Format::Table)]
+    pub output: Format,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+    Yaml,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// The ApprovalRequests waiting for a person, oldest first.
+    Queue,
+    /// The preview of an ApprovalRequest or a CategorizationPlan.
+    Show { name: String },
+    /// Approve a request in your own name, after showing its preview.
+    Approve {
+        request: String,
+        /// A comment kept with the decision.
+        #[arg(short = 'm', long)]
+        message: Option<String>,
+        /// Do not ask for confirmation.
+        #[arg(short = 'y', long)]
+        yes: bool,
+        /// How long to wait for the outcome (`0s`: do not wait).
+        #[arg(long, default_value = "60s", value_name = "DURATION")]
+        wait: String,
+    },
+    /// Reject a request in your own name, saying why.
+    Reject {
+        request: String,
+        /// Why (required).
+        #[arg(short = 'm', long)]
+        message: String,
+    },
+    /// What applying a plan would change now, without asking anybody.
+    Diff { plan: String },
+    /// Create the plan that reverts an applied plan, and show its preview and conflicts.
+    Undo {
+        plan: String,
+        /// How long to wait for the preview.
+        #[arg(long, default_value = "60s", value_name = "DURATION")]
+        wait: String,
+    },
+    /// Settle a Diverged Transaction: `ours` writes the spec over YNAB, `theirs` keeps YNAB's.
+    Resolve {
+        transaction: String,
+        side: Side,
+        /// How long to wait until ledgerops has handled it.
+        #[arg(long, default_value = "60s", value_name = "DURATION")]
+        wait: String,
+    },
+    /// Ask a Budget to sync now, and wait for it.
+    Sync {
+        budget: String,
+        /// How long to wait for the sync.
+        #[arg(long, default_value = "60s", value_name = "DURATION")]
+        wait: String,
+    },
+    /// Budgets, request budget use, Transactions that need a person, waiting requests.
+    Status,
+    /// Print a shell completion script (`source <(kubectl-ledgerops completion bash)`).
+    Completion { shell: clap_complete::Shell },
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Ours,
+    Theirs,
+}
+
+impl Side {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Ours => "ours",
+            Side::Theirs => "theirs",
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! `approve` and `reject`: decide a waiting request in your own name.
+
+use std::time::Duration;
+
+use ledgerops::api::approval::{ApprovalRequest, Decision, Verdict};
+use serde_json::json;
+
+use crate::cluster::Cluster;
+use crate::error::PluginError;
+use crate::logic::outcome::{self, Outcome};
+use crate::logic::{approvable, describe};
+use crate::output::{self, Printer};
+
+use super::show::subject_plan;
+
+/// Reads the request and refuses, with the reason, one that cannot be decided now.
+async fn decidable(cluster: &Cluster, name: &str) -> Result<ApprovalRequest, PluginError> {
+    let request: ApprovalRequest = cluster.must_get("ApprovalRequest", name).await?;
+    approvable::check(&request, super::now()).map_err(|r| PluginError::Refused(r.0))?;
+    Ok(request)
+}
+
+/// Records `verdict` by the authenticated user on `request`, as it was read (a request that
+/// changed meanwhile is refused by its resourceVersion).
+async fn record(
+    cluster: &Cluster,
+    request: &ApprovalRequest,
+    verdict: Verdict,
+    by: String,
+    comment: Option<String>,
+) -> Result<ApprovalRequest, PluginError> {
+    let name = request.metadata.name.clone().unwrap_or_default();
+    let decision = Decision {
+        verdict,
+        by,
+        comment,
+    };
+    let action = format!(
+        "{} ApprovalRequest {name} in namespace {}",
+        if verdict == Verdict::Approve {
+            "approve"
+        } else {
+            "reject"
+        },
+        cluster.namespace()
+    );
+    cluster
+        .merge(
+            action,
+            &name,
+            request.metadata.resource_version.clone(),
+            json!({"spec": {"decision": decision}}),
+        )
+        .await
+}
+
+pub async fn approve(
+    cluster: &Cluster,
+    out: &Printer,
+    name: &str,
+    comment: Option<String>,
+    yes: bool,
+    wait: Duration,
+) -> Result<u8, PluginError> {
+    let request = decidable(cluster, name).await?;
+    let me = cluster.whoami().await?;
+    let plan = subject_plan(cluster, &request).await?;
+    out.text(&describe::request(
+        &request,
+        plan.as_ref(),
+        super::now(),
+        out.style,
+    ));
+    if !yes {
+        if !output::interactive() {
+            return Err(PluginError::Usage(format!(
+                "not approving ApprovalRequest {name}: there is no terminal to ask you on. Read the preview (kubectl ledgerops show {name}), then pass --yes."
+            )));
+        }
+        let answer = output::ask(&format!("\nApprove ApprovalRequest {name} as {me}? [y/N] "))?;
+        if !approvable::confirmed(&answer) {
+            return Err(PluginError::Refused(format!(
+                "not approved: you did not answer y. Nothing was recorded on ApprovalRequest {name}."
+            )));
+        }
+    }
+    let decided = record(cluster, &request, Verdict::Approve, me.clone(), comment).await?;
+    out.text(&format!(
+        "\n{} ApprovalRequest {name} as {me}.\n",
+        out.style.good("Approved")
+    ));
+    if wait.is_zero() {
+        out.value(&decided)?;
+        return Ok(0);
+    }
+    out.text(&format!(
+        "Waiting up to {}s for ledgerops to write it…\n",
+        wait.as_secs()
+    ));
+    let end = crate::cluster::poll(wait, async || {
+        let request: ApprovalRequest = cluster.must_get("ApprovalRequest", name).await?;
+        let plan = subject_plan(cluster, &request).await?;
+        Ok(outcome::of(&request, plan.as_ref()).map(|end| (end, request)))
+    })
+    .await?;
+    let Some((end, last)) = end else {
+        return Err(PluginError::Failed(format!(
+            "ledgerops did not finish within {}s: the approval is recorded; follow it with kubectl ledgerops show {name}",
+            wait.as_secs()
+        )));
+    };
+    out.text(&match &end {
+        Outcome::Applied { operation } => format!(
+            "{}: operation {operation}\n",
+            out.style.good("Applied")
+        ),
+        Outcome::ReadOnly => "Approved, not written: the Budget has writes disabled (spec.writes.enabled: false); it is written once they are enabled.\n".into(),
+        Outcome::NotApplied(why) => format!("{}: {why}\n", out.style.bad("Not applied")),
+        Outcome::Failed(why) => format!("{}: {why}\n", out.style.bad("Failed")),
+    });
+    out.value(&last)?;
+    Ok(end.exit_code())
+}
+
+pub async fn reject(
+    cluster: &Cluster,
+    out: &Printer,
+    name: &str,
+    why: String,
+) -> Result<u8, PluginError> {
+    if why.trim().is_empty() {
+        return Err(PluginError::Usage(format!(
+            "not rejecting ApprovalRequest {name}: say why with -m \"reason\""
+        )));
+    }
+    let request = decidable(cluster, name).await?;
+    let me = cluster.whoami().await?;
+    let decided = record(cluster, &request, Verdict::Reject, me.clone(), Some(why)).await?;
+    out.text(&format!(
+        "{} ApprovalRequest {name} as {me}: nothing is written for it.\n",
+        out.style.bad("Rejected")
+    ));
+    out.value(&decided)?;
+    Ok(0)
+}

@@ -1,0 +1,13 @@
+//! Pure decisions of the plugin: what is waiting and in which order, what may be approved, what
+//! an approval ended in, how tables and API errors read. No network, no terminal, no clock: time
+//! comes in as an argument.
+
+pub mod api_error;
+pub mod approvable;
+pub mod describe;
+pub mod health;
+pub mod outcome;
+pub mod preview;
+pub mod queue;
+pub mod table;
+pub mod time;

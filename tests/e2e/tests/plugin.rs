@@ -1,0 +1,389 @@
+//! `kubectl ledgerops` against the real API server, `ledgerops run` and the YNAB simulator, as
+//! the token users: bob (approver) approves in his own name, alice (editor) cannot approve in
+//! his, a stale request is refused with exit 2 and nothing written, the queue's order and
+//! columns, `-o json`, and the confirmation on a pseudo-terminal, its screen captured.
+
+use std::io::{Read, Write};
+use std::process::{Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
+use ledgerops::api::plan::PlanPhase;
+use ledgerops_e2e::attacker::approver;
+use ledgerops_e2e::controller::{kubectl_with_plugin, plugin_binary};
+use ledgerops_e2e::scenario::{Scenario, WAIT, category, household, seed_002};
+use ledgerops_e2e::wait;
+use ledgerops_testenv::ControlPlane;
+use serde_json::{Value, json};
+
+/// How long a test watches for a write that must not happen.
+const QUIET: Duration = Duration::from_secs(3);
+
+/// The plugin's arguments as `user`, through the test kubeconfig's context of that name.
+fn args_as(user: &str, args: &[&str]) -> Vec<String> {
+    let kubeconfig = ControlPlane::shared().kubeconfig().display().to_string();
+    let mut all = vec![
+        "--kubeconfig".to_owned(),
+        kubeconfig,
+        "--context".into(),
+        user.into(),
+    ];
+    all.extend(args.iter().map(|a| (*a).to_owned()));
+    all
+}
+
+/// Runs the plugin as `user` without a terminal.
+async fn plugin(user: &str, args: &[&str]) -> Output {
+    tokio::process::Command::new(plugin_binary())
+        .args(args_as(user, args))
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("running kubectl-ledgerops")
+}
+
+fn text(out: &Output) -> (i32, String, String) {
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The Pending ApprovalRequest the plan `plan` waits on.
+async fn request_of(s: &Scenario, plan: &str) -> String {
+    let waiting = s.wait_plan(plan, PlanPhase::AwaitingApproval).await;
+    let name = waiting.status.unwrap().approval_request.expect("a request");
+    wait_request(s, &name, ApprovalPhase::Pending).await;
+    name
+}
+
+async fn wait_request(s: &Scenario, name: &str, phase: ApprovalPhase) -> ApprovalRequest {
+    wait::until(&s.api::<ApprovalRequest>(), name, WAIT, |r| {
+        r.status.as_ref().and_then(|s| s.phase) == Some(phase)
+    })
+    .await
+}
+
+async fn decision_by(s: &Scenario, request: &str) -> Option<String> {
+    let r = s.api::<ApprovalRequest>().get(request).await.unwrap();
+    r.spec.decision.map(|d| d.by)
+}
+
+#[tokio::test]
+async fn queue_lists_waiting_requests_oldest_first_with_their_columns_and_json_parses() {
+    let s = household(
+        "plugin-queue",
+        json!({"approval": {"escalateTo": ["finance-manager"]}}),
+    )
+    .await;
+    approver(ControlPlane::shared(), &s.ns, "bob").await;
+    s.create_plan("first", "household", seed_002()).await;
+    let first = request_of(&s, "first").await;
+    // creationTimestamp counts seconds: the second request must be visibly younger.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let hobby =
+        json!({"assignments": [{"transactionId": "tx-044", "categoryId": category("Hobbies")}]});
+    s.create_plan("second", "household", hobby).await;
+    let second = request_of(&s, "second").await;
+
+    let (code, out, err) = text(&plugin("bob", &["queue", "-n", &s.ns]).await);
+    println!("$ kubectl ledgerops queue -n {}\n{out}", s.ns);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    let header: Vec<&str> = lines[0]
+        .split("   ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        header,
+        [
+            "NAME",
+            "SUBJECT",
+            "SUMMARY",
+            "TOTAL",
+            "CHANGES",
+            "AGE",
+            "EXPIRES",
+            "ESCALATES TO"
+        ]
+    );
+    for (line, name, subject, total, count) in [
+        (lines[1], &first, "CategorizationPlan/first", "53.40", "2"),
+        (lines[2], &second, "CategorizationPlan/second", "", "1"),
+    ] {
+        assert!(line.starts_with(name.as_str()), "oldest first: {out}");
+        // 24h of expiry, less the seconds the test took.
+        for cell in [subject, total, count, "   in 2", "finance-manager"] {
+            assert!(line.contains(cell), "{cell:?} in {line}");
+        }
+    }
+    assert!(
+        !out.contains('\x1b'),
+        "no colour without a terminal: {out:?}"
+    );
+
+    let (code, out, err) = text(&plugin("bob", &["queue", "-n", &s.ns, "-o", "json"]).await);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<Value> = serde_json::from_str(&out).expect("-o json is JSON");
+    let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, [first.as_str(), second.as_str()]);
+    assert_eq!(rows[0]["total"], "53.40");
+    assert_eq!(rows[0]["changeCount"], 2);
+    assert_eq!(rows[0]["subject"], "CategorizationPlan/first");
+    assert_eq!(rows[0]["escalateTo"], json!(["finance-manager"]));
+
+    let (code, out, err) = text(&plugin("admin", &["queue", "-A"]).await);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("NAMESPACE"), "{out}");
+    let ours: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with(&format!("{} ", s.ns)))
+        .collect();
+    assert_eq!(ours.len(), 2, "{out}");
+    assert!(
+        ours[0].contains(&first) && ours[1].contains(&second),
+        "{out}"
+    );
+}
+
+#[tokio::test]
+async fn approve_as_bob_through_kubectl_records_bob_and_prints_the_operation() {
+    let s = household("plugin-approve", json!({"writes": {"enabled": true}})).await;
+    approver(ControlPlane::shared(), &s.ns, "bob").await;
+    s.create_plan("september", "household", seed_002()).await;
+    let request = request_of(&s, "september").await;
+
+    let (code, out, err) = text(&plugin("bob", &["show", &request, "-n", &s.ns]).await);
+    println!("$ kubectl ledgerops show {request}\n{out}");
+    assert_eq!(code, 0, "{err}");
+    for want in [
+        format!("ApprovalRequest {request} (Pending, expires in 2"),
+        "Subject: CategorizationPlan/september   Budget: household".into(),
+        "\"CB BOULANGERIE DU PORT FACT 160926 525130******1\"".into(),
+        "(uncategorized) → Groceries".into(),
+        "2 to change, 53.40 moved, 0 unchanged".into(),
+    ] {
+        assert!(out.contains(&want), "{want:?} in {out}");
+    }
+
+    // As a person runs it: kubectl finds the plugin on PATH.
+    let run = kubectl_with_plugin(ControlPlane::shared())
+        .args([
+            "ledgerops",
+            "--context",
+            "bob",
+            "approve",
+            &request,
+            "-n",
+            &s.ns,
+        ])
+        .args(["--yes", "-m", "looks right"])
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    let (code, out, err) = text(&run);
+    println!(
+        "$ kubectl ledgerops --context bob approve {request} --yes -m 'looks right'\n{out}{err}"
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let applied = s.wait_plan("september", PlanPhase::Applied).await;
+    let operation = applied.status.unwrap().operation_id.unwrap();
+    assert!(
+        out.contains(&format!("Approved ApprovalRequest {request} as bob.")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("Applied: operation {operation}")),
+        "{out}"
+    );
+    let decided = s.api::<ApprovalRequest>().get(&request).await.unwrap();
+    let decision = decided.spec.decision.unwrap();
+    assert_eq!(
+        (decision.by.as_str(), decision.comment.as_deref()),
+        ("bob", Some("looks right"))
+    );
+
+    // Decided once: asking again is refused with the reason, exit 2.
+    let (code, _, err) = text(&plugin("bob", &["approve", &request, "-n", &s.ns, "--yes"]).await);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("was already approved by bob"), "{err}");
+}
+
+#[tokio::test]
+async fn alice_cannot_approve_in_bobs_name_through_the_plugin() {
+    let s = household("plugin-alice", json!({})).await;
+    approver(ControlPlane::shared(), &s.ns, "bob").await;
+    ControlPlane::shared()
+        .kubectl_ok(&[
+            "create",
+            "rolebinding",
+            "alice-edit",
+            "-n",
+            &s.ns,
+            "--clusterrole=ledgerops-edit",
+            "--user=alice",
+        ])
+        .unwrap();
+    s.create_plan("september", "household", seed_002()).await;
+    let request = request_of(&s, "september").await;
+
+    let args = [
+        "approve", &request, "-n", &s.ns, "--yes", "--wait", "0s", "--as", "bob",
+    ];
+    let (code, out, err) = text(&plugin("alice", &args).await);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("--as needs the right to impersonate") && err.contains("leave out --as"),
+        "{err}"
+    );
+    assert!(!err.contains("{\""), "no raw Status object: {err}");
+    assert_eq!(decision_by(&s, &request).await, None, "nothing recorded");
+
+    // Without --as the plugin records who alice is, never anyone else.
+    let (code, out, err) = text(&plugin("alice", &args[..7]).await);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("as alice"), "{out}");
+    assert_eq!(decision_by(&s, &request).await.as_deref(), Some("alice"));
+}
+
+#[tokio::test]
+async fn approving_a_stale_request_exits_2_and_writes_nothing() {
+    let s = household("plugin-stale", json!({"writes": {"enabled": true}})).await;
+    approver(ControlPlane::shared(), &s.ns, "bob").await;
+    s.create_plan("september", "household", seed_002()).await;
+    let first = request_of(&s, "september").await;
+    s.add_assignment("september", "tx-044", "Hobbies").await;
+    wait_request(&s, &first, ApprovalPhase::Stale).await;
+
+    let (code, out, err) = text(&plugin("bob", &["approve", &first, "-n", &s.ns, "--yes"]).await);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains(&format!("ApprovalRequest {first} is Stale")),
+        "{err}"
+    );
+    assert!(
+        err.contains("kubectl ledgerops queue"),
+        "says what to do: {err}"
+    );
+    assert_eq!(decision_by(&s, &first).await, None);
+    tokio::time::sleep(QUIET).await;
+    assert_eq!(s.writes().await, 0, "a stale request wrote to YNAB");
+}
+
+#[tokio::test]
+async fn approve_asks_on_a_terminal_and_writes_only_after_yes() {
+    let s = household("plugin-tty", json!({"writes": {"enabled": true}})).await;
+    approver(ControlPlane::shared(), &s.ns, "bob").await;
+    s.create_plan("september", "household", seed_002()).await;
+    let request = request_of(&s, "september").await;
+    let args = args_as(
+        "bob",
+        &["approve", &request, "-n", &s.ns, "-m", "on a terminal"],
+    );
+
+    let (code, screen) = on_terminal(args.clone(), "n").await;
+    println!("screen after n:\n{screen}");
+    assert_eq!(code, 2, "{screen}");
+    let plain = strip_colour(&screen);
+    for want in [
+        "\"CB BOULANGERIE DU PORT FACT 160926 525130******1\"".to_owned(),
+        "(uncategorized) → Groceries".into(),
+        format!("Approve ApprovalRequest {request} as bob? [y/N] n"),
+        "not approved: you did not answer y".into(),
+    ] {
+        assert!(plain.contains(&want), "{want:?} on {plain}");
+    }
+    assert!(
+        screen.contains("\x1b[1m"),
+        "a terminal gets colour: {screen:?}"
+    );
+    assert_eq!(decision_by(&s, &request).await, None);
+    assert_eq!(s.writes().await, 0);
+
+    let (code, screen) = on_terminal(args, "y").await;
+    println!("screen after y:\n{screen}");
+    assert_eq!(code, 0, "{screen}");
+    let plain = strip_colour(&screen);
+    assert!(
+        plain.contains(&format!("Approved ApprovalRequest {request} as bob.")),
+        "{plain}"
+    );
+    assert!(plain.contains("Applied: operation "), "{plain}");
+    assert_eq!(decision_by(&s, &request).await.as_deref(), Some("bob"));
+    assert_eq!(s.writes().await, 1);
+}
+
+/// Runs the plugin with `args` on a new pseudo-terminal, answers `answer` once it asks, and
+/// returns its exit code and everything the terminal showed.
+async fn on_terminal(args: Vec<String>, answer: &'static str) -> (i32, String) {
+    let run = move || {
+        use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+        let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("a pty");
+        grantpt(&master).unwrap();
+        unlockpt(&master).unwrap();
+        let name = ptsname(&master, Vec::new()).unwrap();
+        let terminal = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(name.to_str().unwrap())
+            .unwrap();
+        let mut child = std::process::Command::new(plugin_binary())
+            .args(&args)
+            .env_remove("NO_COLOR")
+            .stdin(terminal.try_clone().unwrap())
+            .stdout(terminal.try_clone().unwrap())
+            .stderr(terminal)
+            .spawn()
+            .expect("starting kubectl-ledgerops");
+        let mut master = std::fs::File::from(master);
+        let screen = Arc::new(Mutex::new(Vec::new()));
+        let reader = {
+            let (mut master, screen) = (master.try_clone().unwrap(), screen.clone());
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                // Reading ends with EIO once the plugin has exited and closed the terminal.
+                while let Ok(n @ 1..) = master.read(&mut buf) {
+                    screen.lock().unwrap().extend_from_slice(&buf[..n]);
+                }
+            })
+        };
+        let start = Instant::now();
+        while !String::from_utf8_lossy(&screen.lock().unwrap()).contains("[y/N] ") {
+            assert!(
+                start.elapsed() < WAIT,
+                "the plugin never asked: {}",
+                String::from_utf8_lossy(&screen.lock().unwrap())
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        master.write_all(format!("{answer}\r").as_bytes()).unwrap();
+        let status = child.wait().unwrap();
+        reader.join().unwrap();
+        let shown = String::from_utf8_lossy(&screen.lock().unwrap()).into_owned();
+        (status.code().unwrap_or(-1), shown)
+    };
+    tokio::task::spawn_blocking(run).await.unwrap()
+}
+
+/// The screen without ANSI colour sequences.
+fn strip_colour(screen: &str) -> String {
+    let mut out = String::new();
+    let mut chars = screen.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for end in chars.by_ref() {
+                if end == 'm' {
+                    break;
+                }
+            }
+        } else if c != '\r' {
+            out.push(c);
+        }
+    }
+    out
+}
