@@ -24,9 +24,19 @@ pub async fn install_people_roles(admin: &Client) {
 
 /// Gives `user` the `ledgerops-approver` role in `ns`, and returns a client authenticated as them.
 pub async fn approver(plane: &ControlPlane, ns: &str, user: &str) -> Client {
+    person(plane, ns, user, "ledgerops-approver").await
+}
+
+/// Gives `user` the `ledgerops-edit` role in `ns` (and nothing else), and returns a client
+/// authenticated as them.
+pub async fn editor(plane: &ControlPlane, ns: &str, user: &str) -> Client {
+    person(plane, ns, user, "ledgerops-edit").await
+}
+
+async fn person(plane: &ControlPlane, ns: &str, user: &str, role: &str) -> Client {
     let admin = plane.client().await.expect("admin client");
     install_people_roles(&admin).await;
-    bind(&admin, ns, user, "ClusterRole", "ledgerops-approver").await;
+    bind(&admin, ns, user, "ClusterRole", role).await;
     plane.client_as(user).await.expect("a client as the user")
 }
 

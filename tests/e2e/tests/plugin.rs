@@ -1,7 +1,8 @@
 //! `kubectl ledgerops` against the real API server, `ledgerops run` and the YNAB simulator, as
 //! the token users: bob (approver) approves in his own name, alice (editor) cannot approve in
 //! his, a stale request is refused with exit 2 and nothing written, the queue's order and
-//! columns, `-o json`, and the confirmation on a pseudo-terminal, its screen captured.
+//! columns, `-o json`, the confirmation on a pseudo-terminal, its screen captured, and an editor's
+//! diff, undo, status, resolve and sync.
 
 use std::io::{Read, Write};
 use std::process::{Output, Stdio};
@@ -10,9 +11,10 @@ use std::time::{Duration, Instant};
 
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::plan::PlanPhase;
-use ledgerops_e2e::attacker::approver;
+use ledgerops::api::transaction::{Transaction, TransactionPhase};
+use ledgerops_e2e::attacker::{approver, editor};
 use ledgerops_e2e::controller::{kubectl_with_plugin, plugin_binary};
-use ledgerops_e2e::scenario::{Scenario, WAIT, category, household, seed_002};
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, household, seed_002};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
@@ -316,6 +318,77 @@ async fn approve_asks_on_a_terminal_and_writes_only_after_yes() {
     assert!(plain.contains("Applied: operation "), "{plain}");
     assert_eq!(decision_by(&s, &request).await.as_deref(), Some("bob"));
     assert_eq!(s.writes().await, 1);
+}
+
+#[tokio::test]
+async fn diff_undo_status_resolve_and_sync_as_an_editor_uses_them() {
+    let writes = json!({
+        "writes": {"enabled": true},
+        "approval": {"autoApproveBelow": "100000", "askOnNewPayee": false}
+    });
+    let s = household("plugin-more", writes).await;
+    editor(ControlPlane::shared(), &s.ns, "alice").await;
+    s.create_plan("september", "household", seed_002()).await;
+    s.wait_plan("september", PlanPhase::Applied).await;
+
+    let (code, out, err) = text(&plugin("alice", &["diff", "september", "-n", &s.ns]).await);
+    println!("$ kubectl ledgerops diff september\n{out}");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Groceries") && out.contains("Transport"),
+        "{out}"
+    );
+
+    // undo creates the reverting plan and shows what it would change.
+    let (code, out, err) = text(&plugin("alice", &["undo", "september", "-n", &s.ns]).await);
+    println!("$ kubectl ledgerops undo september\n{out}");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("undo-september"), "{out}");
+    assert!(out.contains("Groceries"), "{out}");
+    s.wait_plan("undo-september", PlanPhase::Applied).await;
+    assert_eq!(s.ynab_category("tx-048").await, None);
+    assert_eq!(s.requests(PATCH).await, 2);
+
+    // A Transaction someone recategorised in YNAB: status shows it, resolve keeps theirs.
+    s.bakery_to_groceries().await;
+    s.wait_transaction("bakery", TransactionPhase::Converged)
+        .await;
+    s.recategorise_in_ynab("tx-048", "Restaurants").await;
+    s.wait_transaction("bakery", TransactionPhase::Diverged)
+        .await;
+    let (code, out, err) = text(&plugin("alice", &["status", "-n", &s.ns]).await);
+    println!("$ kubectl ledgerops status\n{out}");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("household"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.contains("bakery") && l.contains("Diverged")),
+        "{out}"
+    );
+    let (code, out, err) =
+        text(&plugin("alice", &["resolve", "bakery", "theirs", "-n", &s.ns]).await);
+    assert_eq!(code, 0, "{out}{err}");
+    let kept = s.api::<Transaction>().get("bakery").await.unwrap();
+    assert!(
+        kept.metadata
+            .annotations
+            .is_none_or(|a| !a.contains_key("ledgerops.dev/resolve")),
+        "handled"
+    );
+    assert_eq!(
+        s.ynab_category("tx-048").await,
+        Some(category("Restaurants"))
+    );
+
+    let (code, out, err) = text(&plugin("alice", &["sync", "household", "-n", &s.ns]).await);
+    assert_eq!(code, 0, "{out}{err}");
+    // Nothing above wrote YNAB but the plan, its undo and the bakery's first write.
+    assert_eq!(s.requests(PATCH).await, 3);
+
+    // resolve on a Transaction that is not Diverged is refused, exit 2.
+    let (code, _, err) = text(&plugin("alice", &["resolve", "bakery", "ours", "-n", &s.ns]).await);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not Diverged"), "{err}");
 }
 
 /// Runs the plugin with `args` on a new pseudo-terminal, answers `answer` once it asks, and
