@@ -3,6 +3,7 @@
 //! in memory than to ask YNAB again.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::broadcast;
@@ -11,7 +12,9 @@ use crate::api::common::SecretKeyRef;
 use crate::logic::api_url::AllowedApiUrl;
 use crate::logic::mirror::Mirror;
 use crate::logic::request_window::RequestWindow;
-use crate::ynab::client::SharedWindow;
+use crate::metrics::Metrics;
+use crate::ynab::client::{self, SharedWindow, YnabClient};
+use crate::ynab::error::YnabError;
 use crate::ynab::permit::Permit;
 use crate::ynab::token::Token;
 
@@ -54,11 +57,17 @@ pub type BudgetKey = (String, String);
 /// A token's request window, by API base URL and token.
 type WindowKey = (String, Token);
 
+/// What every client of one token and URL shares: its request window and its connection pool.
+struct TokenShare {
+    window: SharedWindow,
+    http: reqwest::Client,
+}
+
 /// The process-wide registry.
 pub struct Registry {
     changes: broadcast::Sender<MirrorChange>,
     /// By API base URL and token: YNAB counts per token, and a test may run several YNABs.
-    windows: Mutex<HashMap<WindowKey, SharedWindow>>,
+    windows: Mutex<HashMap<WindowKey, TokenShare>>,
     /// The window each Budget last synced through, kept while the Budget exists (suspended or
     /// not): a window no Budget uses any more is dropped.
     window_users: Mutex<HashMap<BudgetKey, WindowKey>>,
@@ -98,18 +107,35 @@ impl Registry {
         self.changes.subscribe()
     }
 
-    /// The request window of `token` at `api_url`, shared by every Budget that uses it, set to
-    /// `limit`.
-    pub fn window(&self, api_url: &AllowedApiUrl, token: &Token, limit: u32) -> SharedWindow {
-        let window = self
-            .windows
-            .lock()
-            .expect("registry lock")
-            .entry((api_url.as_str().to_owned(), token.clone()))
-            .or_insert_with(|| Arc::new(Mutex::new(RequestWindow::new(limit))))
-            .clone();
+    /// A client for `token` at `api_url`, sharing one request window (set to `limit`) and one
+    /// connection pool with every other client of that token and URL.
+    pub fn client(
+        &self,
+        api_url: &AllowedApiUrl,
+        token: &Token,
+        limit: u32,
+        metrics: Arc<Metrics>,
+    ) -> Result<YnabClient, YnabError> {
+        let (window, http) = {
+            let mut windows = self.windows.lock().expect("registry lock");
+            let key = (api_url.as_str().to_owned(), token.clone());
+            let share = match windows.entry(key) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => e.insert(TokenShare {
+                    window: Arc::new(Mutex::new(RequestWindow::new(limit))),
+                    http: client::http()?,
+                }),
+            };
+            (share.window.clone(), share.http.clone())
+        };
         window.lock().expect("window lock").set_limit(limit);
-        window
+        Ok(YnabClient::on(
+            http,
+            api_url,
+            token.clone(),
+            window,
+            metrics,
+        ))
     }
 
     /// The mirror of the Budget `namespace/name`.
@@ -327,7 +353,7 @@ mod tests {
     }
 
     #[test]
-    fn a_window_lives_while_a_budget_uses_it() {
+    fn a_window_and_its_connections_live_while_a_budget_uses_them() {
         let url = ApiUrlAllowlist::default()
             .check("https://api.ynab.com/v1")
             .unwrap();
@@ -335,8 +361,13 @@ mod tests {
         let registry = Registry::default();
         pair(&registry, "a", &url, "shared");
         pair(&registry, "b", &url, "shared");
-        let window = registry.window(&url, &token, 180);
-        let same = |registry: &Registry| Arc::ptr_eq(&window, &registry.window(&url, &token, 180));
+        let metrics = Arc::new(Metrics::default());
+        let window_of = |registry: &Registry| {
+            let client = registry.client(&url, &token, 180, metrics.clone());
+            client.unwrap().window().clone()
+        };
+        let window = window_of(&registry);
+        let same = |registry: &Registry| Arc::ptr_eq(&window, &window_of(registry));
         // Suspending keeps the window: the hour's requests still count on resume.
         registry.forget_credentials("ns", "a");
         registry.forget("ns", "b");

@@ -24,7 +24,7 @@ use crate::logic::duration;
 use crate::logic::mirror::Mirror;
 use crate::mirror_sync::{self, MirrorKey};
 use crate::registry::{BudgetKey, Credentials, MirrorSlot};
-use crate::ynab::client::{SharedWindow, YnabClient};
+use crate::ynab::client::SharedWindow;
 use crate::ynab::error::YnabError;
 use crate::ynab::token::Token;
 
@@ -235,17 +235,21 @@ async fn sync(
         token,
         interval,
     } = paired;
-    let window = ctx.registry.window(&url, &token, spec.requests_per_hour);
-    let client = match YnabClient::new(&url, token, window.clone(), ctx.metrics.clone()) {
-        Ok(c) => c.led_by(ctx.leadership.clone()),
-        Err(e) => {
-            return (
-                failed(e.reason(), e.to_string()),
-                Some(window),
-                Action::requeue(TRANSIENT),
-            );
-        }
-    };
+    let client =
+        match ctx
+            .registry
+            .client(&url, &token, spec.requests_per_hour, ctx.metrics.clone())
+        {
+            Ok(c) => c.led_by(ctx.leadership.clone()),
+            Err(e) => {
+                return (
+                    failed(e.reason(), e.to_string()),
+                    None,
+                    Action::requeue(TRANSIENT),
+                );
+            }
+        };
+    let window = client.window().clone();
     let wanted = (spec.plan_id.clone(), url.as_str().to_owned());
     if slot.source != wanted {
         *slot = MirrorSlot {

@@ -27,7 +27,6 @@ use crate::metrics::{ErrorLabels, KindLabels, Metrics};
 use crate::mirror_sync::MirrorKey;
 use crate::registry::Registry;
 use crate::writer::{Destination, Writer};
-use crate::ynab::client::YnabClient;
 
 /// What every reconciler shares.
 pub struct Context {
@@ -66,8 +65,9 @@ impl Context {
             &url,
             &spec.token_secret_ref,
         )?;
-        let window = self.registry.window(&url, &token, spec.requests_per_hour);
-        let client = YnabClient::new(&url, token, window, self.metrics.clone())
+        let client = self
+            .registry
+            .client(&url, &token, spec.requests_per_hour, self.metrics.clone())
             .ok()?
             .under(permit)
             .led_by(self.leadership.clone());

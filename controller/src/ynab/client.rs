@@ -65,6 +65,17 @@ struct Call<'a, B> {
     what: String,
 }
 
+/// A connection pool for YNAB requests.
+pub fn http() -> Result<reqwest::Client, YnabError> {
+    reqwest::Client::builder()
+        .timeout(TIMEOUT)
+        .build()
+        .map_err(|e| YnabError::Unreachable {
+            what: "the HTTP client".into(),
+            reason: outside_text::sanitize(&e.to_string(), outside_text::MAX_CHARS),
+        })
+}
+
 impl YnabClient {
     /// A client for `base` (such as `https://api.ynab.com/v1`, as allowed by
     /// [`crate::logic::api_url::ApiUrlAllowlist::check`]) with `token`, counting requests against
@@ -75,14 +86,19 @@ impl YnabClient {
         window: SharedWindow,
         metrics: Arc<Metrics>,
     ) -> Result<Self, YnabError> {
-        let http = reqwest::Client::builder()
-            .timeout(TIMEOUT)
-            .build()
-            .map_err(|e| YnabError::Unreachable {
-                what: "the HTTP client".into(),
-                reason: outside_text::sanitize(&e.to_string(), outside_text::MAX_CHARS),
-            })?;
-        Ok(Self {
+        Ok(Self::on(http()?, base, token, window, metrics))
+    }
+
+    /// Like [`YnabClient::new`], on an existing connection pool (from [`http`]), so that every
+    /// client of one token and URL shares one.
+    pub fn on(
+        http: reqwest::Client,
+        base: &AllowedApiUrl,
+        token: Token,
+        window: SharedWindow,
+        metrics: Arc<Metrics>,
+    ) -> Self {
+        Self {
             http,
             base: base.clone(),
             token,
@@ -90,7 +106,12 @@ impl YnabClient {
             metrics,
             permit: Permit::default(),
             leadership: Leadership::sole(),
-        })
+        }
+    }
+
+    /// The request window this client counts against.
+    pub fn window(&self) -> &SharedWindow {
+        &self.window
     }
 
     /// The same client, sending nothing once `permit` is withdrawn.
