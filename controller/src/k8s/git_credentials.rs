@@ -1,8 +1,6 @@
 //! Reading a ConfigRepo's Git credentials from a Secret that opted in to being them.
 
-use k8s_openapi::api::core::v1::Secret;
-use kube::Api;
-
+use super::secrets::{OptedIn, read_opted_in};
 use crate::git::Credentials;
 
 /// The label a Secret must carry, with the value `"true"`, before a ConfigRepo sends it to a Git
@@ -56,36 +54,34 @@ pub async fn read(
     name: &str,
 ) -> Result<Credentials, CredentialsError> {
     let (ns, n) = (namespace.to_owned(), name.to_owned());
-    if !allowed.is_empty() && !allowed.iter().any(|a| a == namespace) {
-        return Err(CredentialsError::OutsideNamespaces {
-            namespace: ns,
-            name: n,
-            allowed: allowed.join(", "),
-        });
-    }
-    let secret = Api::<Secret>::namespaced(client.clone(), namespace)
-        .get_opt(name)
+    let found = read_opted_in(client, allowed, namespace, name, GIT_CREDENTIALS_LABEL)
         .await
         .map_err(|source| CredentialsError::Kube {
             name: n.clone(),
             source,
-        })?
-        .ok_or_else(|| CredentialsError::Missing {
-            namespace: ns.clone(),
-            name: n.clone(),
         })?;
-    let opted_in = secret
-        .metadata
-        .labels
-        .as_ref()
-        .and_then(|l| l.get(GIT_CREDENTIALS_LABEL))
-        .is_some_and(|v| v == "true");
-    if !opted_in {
-        return Err(CredentialsError::NotOptedIn {
-            namespace: ns,
-            name: n,
-        });
-    }
+    let secret = match found {
+        OptedIn::Found(secret) => secret,
+        OptedIn::Missing => {
+            return Err(CredentialsError::Missing {
+                namespace: ns,
+                name: n,
+            });
+        }
+        OptedIn::NotOptedIn => {
+            return Err(CredentialsError::NotOptedIn {
+                namespace: ns,
+                name: n,
+            });
+        }
+        OptedIn::OutsideNamespaces => {
+            return Err(CredentialsError::OutsideNamespaces {
+                namespace: ns,
+                name: n,
+                allowed: allowed.join(", "),
+            });
+        }
+    };
     let key = |k: &str| {
         secret
             .data

@@ -695,3 +695,38 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
     );
     assert_eq!(w.sc.writes().await, 0);
 }
+
+#[tokio::test]
+async fn the_example_repository_applies() {
+    let w = World::new("crepo-example").await;
+    let (_, url) = bare(&w.root, "household.git");
+    let work = Work::new(w.root.join("work"), &url);
+    let example = ledgerops_e2e::example("config-repo");
+    let files: Vec<(String, String)> = [
+        "budget.yaml",
+        "transactions/bakery.yaml",
+        "plans/2026-05-groceries.yaml",
+    ]
+    .iter()
+    .map(|f| {
+        (
+            f.to_string(),
+            std::fs::read_to_string(example.join(f)).unwrap(),
+        )
+    })
+    .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let head = work.commit(&refs, false);
+    w.create(
+        &w.sc.client,
+        "household",
+        json!({"url": url, "interval": "1s"}),
+    )
+    .await;
+    let repo = w.wait_applied("household", &head).await;
+    assert_eq!(repo.status.unwrap().inventory.len(), 3);
+    assert_eq!(w.transactions().await, ["bakery"]);
+}
