@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod api;
 pub mod crdgen;
+pub mod git;
 pub mod gitea;
 pub mod http;
 pub mod k8s;

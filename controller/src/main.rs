@@ -62,6 +62,8 @@ enum Cmd {
         agent: ledgerops::agent::options::AgentArgs,
         #[command(flatten)]
         election: ElectionArgs,
+        #[command(flatten)]
+        config_repos: ledgerops::git::options::ConfigRepoArgs,
     },
     /// Print the CustomResourceDefinitions as YAML, or write one file per CRD with --out.
     Crdgen {
@@ -163,6 +165,7 @@ fn main() -> ExitCode {
             token_namespaces,
             agent,
             election,
+            config_repos,
         } => {
             init_logs(log_json);
             let api_urls =
@@ -195,6 +198,7 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
+            ledgerops::git::set_timeouts();
             let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
             match runtime.block_on(ledgerops::run::run(ledgerops::run::Options {
                 listen,
@@ -203,6 +207,7 @@ fn main() -> ExitCode {
                 approval_retention,
                 token_namespaces,
                 election,
+                config_repos,
             })) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

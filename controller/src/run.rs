@@ -56,6 +56,7 @@ pub struct Options {
     pub token_namespaces: Vec<String>,
     /// `None`: this is the only replica, and it acts at once.
     pub election: Option<Election>,
+    pub config_repos: crate::git::options::ConfigRepoArgs,
 }
 
 /// Runs until a shutdown signal, or until this replica loses the leader lease (an error, so the
@@ -68,6 +69,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         approval_retention,
         token_namespaces,
         election,
+        config_repos,
     } = options;
     tracing::info!(allowed = %api_urls.describe(), "YNAB tokens go only to these API base URLs");
     let metrics = Arc::new(Metrics::default());
@@ -157,13 +159,19 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     let agent = agent
         .zip(attached)
         .map(|(options, attached)| crate::agent::start(options, attached, &ctx));
+    // Gitea pushes of a followed branch sync its ConfigRepos at once (with the webhook only).
+    let pushes = match &webhook {
+        Some(w) => w.pushes(),
+        None => tokio::sync::broadcast::channel(1).1,
+    };
     tracing::info!("controllers started");
     let controllers = async {
         tokio::join!(
             reconcile::budget::run(ctx.clone()),
             reconcile::transaction::run(ctx.clone()),
             reconcile::plan::run(ctx.clone()),
-            reconcile::approval::run(ctx.clone(), approval_retention)
+            reconcile::approval::run(ctx.clone(), approval_retention),
+            reconcile::config_repo::run(ctx.clone(), config_repos, pushes)
         );
     };
     let outcome = match elector.as_mut() {

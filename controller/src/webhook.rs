@@ -1,6 +1,7 @@
 //! `POST /webhooks/gitea`: verifies the signature, converts a comment delivery into a received
 //! command and persists it as an AgentJob. Nothing else: it never calls Gitea and never parses
-//! the command (that happens after the permission check).
+//! the command (that happens after the permission check). A push delivery wakes the ConfigRepos
+//! that follow the pushed branch (202; they read what to apply from Git, never from the payload).
 //!
 //! Answers: 401 bad signature, 400 malformed or no `X-Gitea-Delivery`, 204 not a command,
 //! 403 a command from a repository not on `--gitea-repository` (nothing stored; 403 rather than
@@ -18,6 +19,7 @@ use axum::routing::post;
 use k8s_openapi::jiff::Timestamp;
 
 use crate::agent::store::{JobStore, Received};
+use crate::logic::config_repo::push::{self, Push};
 use crate::logic::job::trust::Allowlist;
 use crate::logic::job::webhook::{Delivery, classify, signature_valid};
 
@@ -31,6 +33,7 @@ pub struct Webhook {
     bot: Arc<str>,
     repositories: Arc<Allowlist>,
     store: Arc<OnceLock<JobStore>>,
+    pushes: tokio::sync::broadcast::Sender<Push>,
 }
 
 impl std::fmt::Debug for Webhook {
@@ -50,7 +53,14 @@ impl Webhook {
             bot: Arc::from(bot),
             repositories: Arc::new(repositories),
             store: Arc::new(OnceLock::new()),
+            // Pushes wait here only until the ConfigRepo controller takes them: a short queue.
+            pushes: tokio::sync::broadcast::channel(64).0,
         }
+    }
+
+    /// The pushes received from now on (none reach a replica that is not leading).
+    pub fn pushes(&self) -> tokio::sync::broadcast::Receiver<Push> {
+        self.pushes.subscribe()
     }
 
     /// Starts persisting into `store`.
@@ -76,6 +86,15 @@ async fn handle(
     let signature = header(&headers, "X-Gitea-Signature").unwrap_or_default();
     if !signature_valid(&webhook.secret, &body, signature) {
         return (StatusCode::UNAUTHORIZED, "bad signature\n");
+    }
+    if header(&headers, "X-Gitea-Event") == Some("push") {
+        let Some(push) = push::parse(&body) else {
+            return (StatusCode::BAD_REQUEST, "malformed delivery\n");
+        };
+        tracing::info!(git_ref = %push.git_ref, "push received: syncing the ConfigRepos that follow it");
+        // No receiver (a standby replica): the leader's interval picks the push up.
+        let _ = webhook.pushes.send(push);
+        return (StatusCode::ACCEPTED, "sync requested\n");
     }
     let delivery = classify(
         header(&headers, "X-Gitea-Event"),

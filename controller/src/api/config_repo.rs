@@ -49,12 +49,20 @@ pub struct ConfigRepoSpec {
     /// How often to fetch.
     #[serde(default = "default_interval")]
     pub interval: DurationString,
-    /// Secret with `username` and `password` (or `token`) for HTTP(S) remotes.
+    /// Secret with `username` and `password` (or `token`) for HTTP(S) remotes. It must carry the
+    /// label `ledgerops.dev/git-credentials: "true"`: a ConfigRepo cannot send just any Secret of
+    /// its namespace to a server it names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<LocalRef>,
     /// Delete what this repository applied before and no longer declares.
     #[serde(default = "default_true")]
     pub prune: bool,
+    /// A revision that would prune more than this percentage of the inventory (or all of it) is
+    /// held (`Ready=False`, reason `PruneGuard`) until a person confirms it with the annotation
+    /// `ledgerops.dev/confirm-prune: <revision>`.
+    #[serde(default = "default_max_prune_percent")]
+    #[schemars(range(max = 100))]
+    pub max_prune_percent: u8,
     /// Stops fetching and applying until set back to false.
     #[serde(default)]
     pub suspend: bool,
@@ -70,6 +78,10 @@ fn default_path() -> String {
 
 fn default_interval() -> DurationString {
     "1m".into()
+}
+
+fn default_max_prune_percent() -> u8 {
+    50
 }
 
 fn default_true() -> bool {
@@ -96,7 +108,7 @@ pub struct ConfigRepoStatus {
     /// Commit last fetched, applied or not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_attempted_revision: Option<String>,
-    /// When the remote was last fetched.
+    /// When a fetch last changed this status (an unchanged revision writes nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_fetch_time: Option<Time>,
     /// Every object applied from the repository: what prune compares against.
@@ -115,6 +127,8 @@ pub enum RepoPhase {
     FetchFailed,
     /// A resource in the repository was refused.
     ApplyFailed,
+    /// The revision would prune too much of the inventory; waiting for a person to confirm.
+    PruneHeld,
     /// `spec.suspend` is true.
     Suspended,
 }
@@ -127,4 +141,11 @@ pub struct InventoryEntry {
     pub kind: String,
     /// Name of the object, in the ConfigRepo's namespace.
     pub name: String,
+    /// Digest of the document applied: an unchanged document is not applied again.
+    #[serde(default)]
+    pub digest: String,
+    /// The object's generation after the apply: another value means someone changed its spec,
+    /// and the document is applied again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
 }

@@ -64,6 +64,47 @@ impl SecretError {
     }
 }
 
+/// A Secret that ledgerops uses only when it carries an opt-in label.
+pub enum OptedIn {
+    Found(Box<Secret>),
+    Missing,
+    NotOptedIn,
+    /// `namespace` is not one Secrets may be read in: nothing was asked (with namespaced RBAC
+    /// the API server would only say Forbidden).
+    OutsideNamespaces,
+}
+
+/// Secret `name` of `namespace`, if `namespace` is one of `allowed` (empty: every namespace) and
+/// the Secret carries `label` with the value `"true"`.
+pub async fn read_opted_in(
+    client: &kube::Client,
+    allowed: &[String],
+    namespace: &str,
+    name: &str,
+    label: &str,
+) -> Result<OptedIn, kube::Error> {
+    if !allowed.is_empty() && !allowed.iter().any(|a| a == namespace) {
+        return Ok(OptedIn::OutsideNamespaces);
+    }
+    let Some(secret) = Api::<Secret>::namespaced(client.clone(), namespace)
+        .get_opt(name)
+        .await?
+    else {
+        return Ok(OptedIn::Missing);
+    };
+    let opted_in = secret
+        .metadata
+        .labels
+        .as_ref()
+        .and_then(|l| l.get(label))
+        .is_some_and(|v| v == "true");
+    Ok(if opted_in {
+        OptedIn::Found(Box::new(secret))
+    } else {
+        OptedIn::NotOptedIn
+    })
+}
+
 /// The token stored under `reference` in `namespace`, if the Secret carries [`TOKEN_LABEL`] and
 /// `namespace` is one of `allowed` (empty: every namespace).
 pub async fn read_token(
@@ -73,38 +114,35 @@ pub async fn read_token(
     reference: &SecretKeyRef,
 ) -> Result<Token, SecretError> {
     let (name, key) = (reference.name.clone(), reference.key.clone());
-    // Checked before asking: with namespaced RBAC the API server would only say Forbidden.
-    if !allowed.is_empty() && !allowed.iter().any(|a| a == namespace) {
-        return Err(SecretError::OutsideNamespaces {
-            namespace: namespace.into(),
-            name,
-            allowed: allowed.join(", "),
-        });
-    }
-    let secret = Api::<Secret>::namespaced(client.clone(), namespace)
-        .get_opt(&name)
+    let found = read_opted_in(client, allowed, namespace, &name, TOKEN_LABEL)
         .await
         .map_err(|source| SecretError::Kube {
             name: name.clone(),
             source,
-        })?
-        .ok_or_else(|| SecretError::Missing {
-            namespace: namespace.into(),
-            name: name.clone(),
-            key: key.clone(),
         })?;
-    let opted_in = secret
-        .metadata
-        .labels
-        .as_ref()
-        .and_then(|l| l.get(TOKEN_LABEL))
-        .is_some_and(|v| v == "true");
-    if !opted_in {
-        return Err(SecretError::NotOptedIn {
-            namespace: namespace.into(),
-            name,
-        });
-    }
+    let secret = match found {
+        OptedIn::Found(secret) => secret,
+        OptedIn::Missing => {
+            return Err(SecretError::Missing {
+                namespace: namespace.into(),
+                name,
+                key,
+            });
+        }
+        OptedIn::NotOptedIn => {
+            return Err(SecretError::NotOptedIn {
+                namespace: namespace.into(),
+                name,
+            });
+        }
+        OptedIn::OutsideNamespaces => {
+            return Err(SecretError::OutsideNamespaces {
+                namespace: namespace.into(),
+                name,
+                allowed: allowed.join(", "),
+            });
+        }
+    };
     let value = secret
         .data
         .as_ref()

@@ -8,6 +8,7 @@ pub mod approval_status;
 pub mod batch;
 pub mod budget_status;
 pub mod conditions;
+pub mod config_repo;
 pub mod converge;
 pub mod duration;
 pub mod job;

@@ -3,6 +3,7 @@
 pub mod approval;
 pub mod approval_gate;
 pub mod budget;
+pub mod config_repo;
 pub mod plan;
 pub mod scoped;
 pub mod transaction;

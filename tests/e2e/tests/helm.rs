@@ -898,8 +898,8 @@ async fn ledgerops_runs_as_the_charts_service_account_and_may_do_no_more() {
             .await,
     );
     forbidden(
-        "changing a Budget's spec (people declare it)",
-        Api::<Budget>::namespaced(controller.clone(), "household")
+        "changing a Budget's spec outside the budget namespaces (a ConfigRepo applies only there)",
+        Api::<Budget>::namespaced(controller.clone(), elsewhere)
             .patch(
                 "household",
                 &PatchParams::default(),

@@ -1,0 +1,104 @@
+//! Reading a ConfigRepo's Git credentials from a Secret that opted in to being them.
+
+use super::secrets::{OptedIn, read_opted_in};
+use crate::git::Credentials;
+
+/// The label a Secret must carry, with the value `"true"`, before a ConfigRepo sends it to a Git
+/// server: without it, anyone who can create a ConfigRepo could send any Secret of the namespace
+/// (a YNAB token) to a server of theirs.
+pub const GIT_CREDENTIALS_LABEL: &str = "ledgerops.dev/git-credentials";
+
+/// Why the credentials could not be read. Never carries the Secret's data.
+#[derive(Debug, thiserror::Error)]
+pub enum CredentialsError {
+    #[error(
+        "Secret {name} (spec.secretRef) does not exist in namespace {namespace}: create it with keys username and password (or token), labelled {GIT_CREDENTIALS_LABEL}=true"
+    )]
+    Missing { namespace: String, name: String },
+    #[error(
+        "Secret {name} in namespace {namespace} is not labelled {GIT_CREDENTIALS_LABEL}=true, so it was not sent to the Git server: if it holds this repository's credentials, `kubectl label secret {name} -n {namespace} {GIT_CREDENTIALS_LABEL}=true`"
+    )]
+    NotOptedIn { namespace: String, name: String },
+    #[error(
+        "Secret {name} in namespace {namespace} has neither a password nor a token key: add the Git password or access token under one of them"
+    )]
+    NoPassword { namespace: String, name: String },
+    #[error(
+        "namespace {namespace} is not one ledgerops reads Secrets in (--token-namespace: {allowed}), so Secret {name} was not read: move the ConfigRepo into one of those"
+    )]
+    OutsideNamespaces {
+        namespace: String,
+        name: String,
+        allowed: String,
+    },
+    #[error("reading Secret {name}: {source}")]
+    Kube { name: String, source: kube::Error },
+}
+
+impl CredentialsError {
+    /// The `Ready` reason.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            CredentialsError::NotOptedIn { .. } => "CredentialsNotOptedIn",
+            _ => "CredentialsMissing",
+        }
+    }
+}
+
+/// The credentials in Secret `name` of `namespace`: `username` (default `git`) and `password` or
+/// `token`.
+pub async fn read(
+    client: &kube::Client,
+    allowed: &[String],
+    namespace: &str,
+    name: &str,
+) -> Result<Credentials, CredentialsError> {
+    let (ns, n) = (namespace.to_owned(), name.to_owned());
+    let found = read_opted_in(client, allowed, namespace, name, GIT_CREDENTIALS_LABEL)
+        .await
+        .map_err(|source| CredentialsError::Kube {
+            name: n.clone(),
+            source,
+        })?;
+    let secret = match found {
+        OptedIn::Found(secret) => secret,
+        OptedIn::Missing => {
+            return Err(CredentialsError::Missing {
+                namespace: ns,
+                name: n,
+            });
+        }
+        OptedIn::NotOptedIn => {
+            return Err(CredentialsError::NotOptedIn {
+                namespace: ns,
+                name: n,
+            });
+        }
+        OptedIn::OutsideNamespaces => {
+            return Err(CredentialsError::OutsideNamespaces {
+                namespace: ns,
+                name: n,
+                allowed: allowed.join(", "),
+            });
+        }
+    };
+    let key = |k: &str| {
+        secret
+            .data
+            .as_ref()
+            .and_then(|d| d.get(k))
+            .map(|b| String::from_utf8_lossy(&b.0).trim().to_owned())
+            .filter(|v| !v.is_empty())
+    };
+    let password =
+        key("password")
+            .or_else(|| key("token"))
+            .ok_or(CredentialsError::NoPassword {
+                namespace: ns,
+                name: n,
+            })?;
+    Ok(Credentials {
+        username: key("username").unwrap_or_else(|| "git".into()),
+        password,
+    })
+}

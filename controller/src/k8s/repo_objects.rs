@@ -1,0 +1,92 @@
+//! The objects a ConfigRepo applies: listed, dry-run, applied with server-side apply as
+//! `ledgerops-configrepo`, and pruned. Only the repository kinds, only in the ConfigRepo's own
+//! namespace: the logic refused everything else before anything gets here.
+
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, Preconditions,
+};
+use kube::{Resource, ResourceExt};
+
+use crate::api::budget::Budget;
+use crate::api::plan::CategorizationPlan;
+use crate::api::transaction::Transaction;
+use crate::logic::config_repo::decide::Live;
+use crate::logic::config_repo::documents::Document;
+use crate::logic::config_repo::{PRUNE, RepoKind};
+
+/// The field manager of everything a ConfigRepo applies.
+pub const FIELD_MANAGER: &str = "ledgerops-configrepo";
+
+fn resource(kind: RepoKind) -> ApiResource {
+    match kind {
+        RepoKind::Budget => ApiResource::erase::<Budget>(&()),
+        RepoKind::Transaction => ApiResource::erase::<Transaction>(&()),
+        RepoKind::CategorizationPlan => ApiResource::erase::<CategorizationPlan>(&()),
+    }
+}
+
+fn api(client: &kube::Client, namespace: &str, kind: RepoKind) -> Api<DynamicObject> {
+    Api::namespaced_with(client.clone(), namespace, &resource(kind))
+}
+
+/// Every object of the repository kinds in `namespace`.
+pub async fn live(client: &kube::Client, namespace: &str) -> Result<Vec<Live>, kube::Error> {
+    let mut out = Vec::new();
+    for kind in RepoKind::ALL {
+        let list = api(client, namespace, kind)
+            .list(&ListParams::default())
+            .await?;
+        out.extend(list.items.into_iter().map(|o| Live {
+            kind,
+            name: o.name_any(),
+            uid: o.uid().unwrap_or_default(),
+            resource_version: o.resource_version().unwrap_or_default(),
+            generation: o.meta().generation,
+            opted_out: o.annotations().get(PRUNE).is_some_and(|v| v == "disabled"),
+            applying: o.data["status"]["phase"].as_str() == Some("Applying"),
+        }));
+    }
+    Ok(out)
+}
+
+/// Server-side applies `document`; with `dry_run`, only asks the API server whether it would.
+/// Returns the object's generation after the apply.
+pub async fn apply(
+    client: &kube::Client,
+    namespace: &str,
+    document: &Document,
+    dry_run: bool,
+) -> Result<Option<i64>, kube::Error> {
+    let mut params = PatchParams::apply(FIELD_MANAGER).force();
+    params.dry_run = dry_run;
+    let applied = api(client, namespace, document.kind)
+        .patch(&document.name, &params, &Patch::Apply(&document.body))
+        .await?;
+    Ok(applied.meta().generation)
+}
+
+/// Deletes `object` only if it is still the one read (same uid and resourceVersion): a plan that
+/// started applying since, or an object someone replaced or opted out, is left for the next sync.
+/// `Ok(false)` when it changed.
+pub async fn delete(
+    client: &kube::Client,
+    namespace: &str,
+    object: &Live,
+) -> Result<bool, kube::Error> {
+    let params = DeleteParams {
+        preconditions: Some(Preconditions {
+            uid: Some(object.uid.clone()),
+            resource_version: Some(object.resource_version.clone()),
+        }),
+        ..DeleteParams::default()
+    };
+    match api(client, namespace, object.kind)
+        .delete(&object.name, &params)
+        .await
+    {
+        Ok(_) => Ok(true),
+        Err(kube::Error::Api(e)) if e.code == 404 => Ok(true),
+        Err(kube::Error::Api(e)) if e.code == 409 => Ok(false),
+        Err(e) => Err(e),
+    }
+}

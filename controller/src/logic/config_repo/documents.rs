@@ -1,0 +1,274 @@
+//! Reading a revision's YAML files into documents a ConfigRepo may apply, refusing (with file and
+//! line) every document that is not a ledgerops kind, names another namespace, or sets what only
+//! the controller sets.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::RepoKind;
+
+/// The apiVersion of every kind a repository may declare.
+const API_VERSION: &str = "ledgerops.dev/v1alpha1";
+
+/// One YAML file of the revision, by its path in the repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct File {
+    pub path: String,
+    pub text: String,
+}
+
+/// A document a ConfigRepo may apply, ready to send (namespace set).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    pub file: String,
+    /// Line of the document's first content line, 1-based.
+    pub line: usize,
+    pub kind: RepoKind,
+    pub name: String,
+    pub body: Value,
+    /// Hex SHA-256 of `body`: an unchanged document is not applied again.
+    pub digest: String,
+}
+
+impl Document {
+    /// `Kind/name`, as messages name objects.
+    pub fn key(&self) -> (RepoKind, String) {
+        (self.kind, self.name.clone())
+    }
+}
+
+/// A document refused, where it is and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.file, self.line, self.message)
+    }
+}
+
+/// Every document of `files` for the namespace `namespace`, or every refusal (nothing of the
+/// revision is applied when there is one).
+pub fn parse(files: &[File], namespace: &str) -> Result<Vec<Document>, Vec<Refusal>> {
+    let mut documents = Vec::new();
+    let mut refusals = Vec::new();
+    for file in files {
+        for chunk in chunks(&file.text) {
+            match document(file, &chunk, namespace) {
+                Ok(Some(d)) => documents.push(d),
+                Ok(None) => {}
+                Err(r) => refusals.push(r),
+            }
+        }
+    }
+    let mut seen: BTreeMap<(RepoKind, String), &Document> = BTreeMap::new();
+    for d in &documents {
+        if let Some(first) = seen.insert(d.key(), d) {
+            refusals.push(Refusal {
+                file: d.file.clone(),
+                line: d.line,
+                message: format!(
+                    "{}/{} is declared twice (first at {}:{}): keep one",
+                    d.kind.as_str(),
+                    d.name,
+                    first.file,
+                    first.line
+                ),
+            });
+        }
+    }
+    if refusals.is_empty() {
+        Ok(documents)
+    } else {
+        Err(refusals)
+    }
+}
+
+/// One document's text and the file line its text starts on (1-based).
+struct Chunk {
+    first_line: usize,
+    lines: Vec<String>,
+}
+
+impl Chunk {
+    /// The line of the first content line (not blank, not a comment).
+    fn content_line(&self) -> usize {
+        let offset = self
+            .lines
+            .iter()
+            .position(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            .unwrap_or(0);
+        self.first_line + offset
+    }
+
+    /// The line of the first line whose text, after `indent` spaces or more, starts with `key:`.
+    fn key_line(&self, key: &str, top_level: bool) -> usize {
+        let wanted = format!("{key}:");
+        self.lines
+            .iter()
+            .position(|l| {
+                let trimmed = l.trim_start();
+                trimmed.starts_with(&wanted) && (!top_level || trimmed.len() == l.len())
+            })
+            .map(|i| self.first_line + i)
+            .unwrap_or_else(|| self.content_line())
+    }
+}
+
+/// Splits a file at its `---` document markers (a marker always starts at column 0, so it can
+/// never be part of an indented block).
+fn chunks(text: &str) -> Vec<Chunk> {
+    let mut out = vec![Chunk {
+        first_line: 1,
+        lines: Vec::new(),
+    }];
+    for (i, line) in text.lines().enumerate() {
+        if line == "---" || line.starts_with("--- ") || line == "..." {
+            out.push(Chunk {
+                first_line: i + 2,
+                lines: Vec::new(),
+            });
+        } else if let Some(last) = out.last_mut() {
+            last.lines.push(line.to_owned());
+        }
+    }
+    out
+}
+
+fn document(file: &File, chunk: &Chunk, namespace: &str) -> Result<Option<Document>, Refusal> {
+    let refuse = |line: usize, message: String| Refusal {
+        file: file.path.clone(),
+        line,
+        message,
+    };
+    let text = chunk.lines.join("\n");
+    let yaml: serde_yaml::Value = serde_yaml::from_str(&text).map_err(|e| {
+        let line = e
+            .location()
+            .map(|l| chunk.first_line + l.line() - 1)
+            .unwrap_or_else(|| chunk.content_line());
+        refuse(line, format!("not valid YAML: {e}"))
+    })?;
+    if yaml.is_null() {
+        return Ok(None);
+    }
+    let at = chunk.content_line();
+    let value = serde_json::to_value(&yaml)
+        .map_err(|e| refuse(at, format!("cannot be read as a Kubernetes object: {e}")))?;
+    let Value::Object(mut object) = value else {
+        return Err(refuse(
+            at,
+            "is not a Kubernetes object (a mapping with apiVersion, kind, metadata, spec)".into(),
+        ));
+    };
+    let api_version = object.get("apiVersion").and_then(Value::as_str);
+    let kind_text = object.get("kind").and_then(Value::as_str);
+    let kind = match (api_version, kind_text.and_then(RepoKind::parse)) {
+        (Some(API_VERSION), Some(kind)) => kind,
+        _ => {
+            return Err(refuse(
+                chunk.key_line("kind", true),
+                format!(
+                    "{} (apiVersion {}) is not a kind a ConfigRepo applies: only Budget, Transaction and CategorizationPlan of {API_VERSION}; a repository never creates Secrets, RBAC or other objects — remove this document",
+                    kind_text.unwrap_or("an object without kind"),
+                    api_version.unwrap_or("missing")
+                ),
+            ));
+        }
+    };
+    if let Some(extra) = object
+        .keys()
+        .find(|k| !["apiVersion", "kind", "metadata", "spec"].contains(&k.as_str()))
+    {
+        return Err(refuse(
+            chunk.key_line(extra, true),
+            format!(
+                "top-level field {extra} is not applied from a repository (only apiVersion, kind, metadata, spec; status is the controller's): remove it"
+            ),
+        ));
+    }
+    let metadata = match object.get_mut("metadata") {
+        Some(Value::Object(m)) => m,
+        _ => {
+            return Err(refuse(at, "has no metadata: give it metadata.name".into()));
+        }
+    };
+    check_metadata(metadata, namespace, chunk).map_err(|(line, m)| refuse(line, m))?;
+    let name = metadata
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    metadata.insert("namespace".into(), Value::String(namespace.to_owned()));
+    let body = Value::Object(object);
+    let digest = hex::encode(Sha256::digest(body.to_string().as_bytes()));
+    Ok(Some(Document {
+        file: file.path.clone(),
+        line: at,
+        kind,
+        name,
+        body,
+        digest,
+    }))
+}
+
+/// Only a name, this namespace, labels and annotations; no `ledgerops.dev/` label (those are the
+/// controller's).
+fn check_metadata(
+    metadata: &Map<String, Value>,
+    namespace: &str,
+    chunk: &Chunk,
+) -> Result<(), (usize, String)> {
+    match metadata.get("name").and_then(Value::as_str) {
+        Some(name) if !name.is_empty() => {}
+        _ => {
+            return Err((
+                chunk.key_line("metadata", true),
+                "has no metadata.name: name it".into(),
+            ));
+        }
+    }
+    if let Some(other) = metadata.get("namespace")
+        && other.as_str() != Some(namespace)
+    {
+        return Err((
+            chunk.key_line("namespace", false),
+            format!(
+                "names namespace {other}: a ConfigRepo applies only into its own namespace {namespace}; remove metadata.namespace"
+            ),
+        ));
+    }
+    if let Some(extra) = metadata
+        .keys()
+        .find(|k| !["name", "namespace", "labels", "annotations"].contains(&k.as_str()))
+    {
+        return Err((
+            chunk.key_line(extra, false),
+            format!(
+                "metadata.{extra} is not applied from a repository (only name, namespace, labels, annotations): remove it"
+            ),
+        ));
+    }
+    let reserved = metadata
+        .get("labels")
+        .and_then(Value::as_object)
+        .and_then(|l| l.keys().find(|k| k.starts_with("ledgerops.dev/")));
+    if let Some(label) = reserved {
+        return Err((
+            chunk.key_line(label, false),
+            format!("label {label} is set only by the ledgerops controller: remove it"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "documents_tests.rs"]
+mod tests;

@@ -1,0 +1,48 @@
+//! What a ConfigRepo does with a fetched revision: which documents it may apply, what to apply
+//! and prune, when to hold a revision for a person, the status to write, and which ConfigRepos a
+//! Gitea push concerns.
+
+pub mod decide;
+pub mod documents;
+pub mod push;
+pub mod status;
+pub mod url;
+
+/// The kinds a repository may declare. Nothing else: a repository never creates Secrets, RBAC,
+/// ApprovalRequests (only the controller opens those, and a person answers them) or AgentJobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RepoKind {
+    Budget,
+    Transaction,
+    CategorizationPlan,
+}
+
+impl RepoKind {
+    pub const ALL: [RepoKind; 3] = [
+        RepoKind::Budget,
+        RepoKind::Transaction,
+        RepoKind::CategorizationPlan,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RepoKind::Budget => "Budget",
+            RepoKind::Transaction => "Transaction",
+            RepoKind::CategorizationPlan => "CategorizationPlan",
+        }
+    }
+
+    pub fn parse(kind: &str) -> Option<RepoKind> {
+        RepoKind::ALL.into_iter().find(|k| k.as_str() == kind)
+    }
+}
+
+/// The revision reported in status and Events: `<branch>@sha1:<commit>`, as Flux spells it.
+pub fn revision(branch: &str, commit: &str) -> String {
+    format!("{branch}@sha1:{commit}")
+}
+
+/// The annotation a person sets to the held revision to let its prune go ahead.
+pub const CONFIRM_PRUNE: &str = "ledgerops.dev/confirm-prune";
+/// The annotation that keeps an object when the repository stops declaring it (value `disabled`).
+pub const PRUNE: &str = "ledgerops.dev/prune";

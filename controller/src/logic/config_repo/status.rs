@@ -1,0 +1,201 @@
+//! A ConfigRepo's status after a sync, and the Event worth publishing about it.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+
+use super::decide::Guard;
+use super::documents::Refusal;
+use crate::api::config_repo::{ConfigRepoStatus, InventoryEntry, RepoPhase};
+use crate::logic::conditions::{self, Observed};
+use crate::logic::outside_text;
+
+pub const READY: &str = "Ready";
+/// The longest message a ConfigRepo's status carries.
+const MAX_MESSAGE: usize = 2000;
+/// How many refused documents a message lists.
+const MAX_LISTED: usize = 10;
+
+/// How a sync ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Suspended,
+    /// The remote could not be read (or not with these credentials); nothing changed.
+    FetchFailed {
+        reason: &'static str,
+        message: String,
+    },
+    /// Documents of `revision` were refused, by ledgerops (parse) or by the API server (dry-run);
+    /// nothing of it was applied.
+    Refused {
+        revision: String,
+        reason: &'static str,
+        refusals: Vec<Refusal>,
+    },
+    /// The revision would prune too much; nothing of it was applied.
+    Held {
+        revision: String,
+        guard: Guard,
+    },
+    /// An apply failed after the dry-run passed: what did get applied is in the inventory.
+    Interrupted {
+        revision: String,
+        message: String,
+        inventory: Vec<InventoryEntry>,
+    },
+    /// Every document of `revision` is in force.
+    Applied {
+        revision: String,
+        inventory: Vec<InventoryEntry>,
+    },
+}
+
+/// The status to write after a sync.
+pub fn next(
+    previous: &ConfigRepoStatus,
+    outcome: &Outcome,
+    generation: Option<i64>,
+    now: Timestamp,
+) -> ConfigRepoStatus {
+    let mut next = ConfigRepoStatus {
+        observed_generation: generation,
+        last_fetch_time: Some(Time(now)),
+        ..previous.clone()
+    };
+    let (phase, ready) = match outcome {
+        Outcome::Suspended => (
+            RepoPhase::Suspended,
+            Observed::new(
+                READY,
+                false,
+                "Suspended",
+                "spec.suspend is true: nothing is fetched or applied; set it to false to resume",
+            ),
+        ),
+        Outcome::FetchFailed { reason, message } => (
+            RepoPhase::FetchFailed,
+            Observed::new(READY, false, reason, kept(previous, message)),
+        ),
+        Outcome::Refused {
+            revision,
+            reason,
+            refusals,
+        } => {
+            next.last_attempted_revision = Some(revision.clone());
+            let listed: Vec<String> = refusals
+                .iter()
+                .take(MAX_LISTED)
+                .map(ToString::to_string)
+                .collect();
+            let more = refusals.len().saturating_sub(MAX_LISTED);
+            let tail = if more > 0 {
+                format!(" (and {more} more)")
+            } else {
+                String::new()
+            };
+            let message = format!(
+                "revision {revision}: nothing applied, {} document(s) refused{tail}: {}",
+                refusals.len(),
+                listed.join("; ")
+            );
+            (
+                RepoPhase::ApplyFailed,
+                Observed::new(READY, false, reason, kept(previous, &message)),
+            )
+        }
+        Outcome::Held { revision, guard } => {
+            next.last_attempted_revision = Some(revision.clone());
+            let message = format!(
+                "revision {revision} would delete {} of the {} objects this repository applied (more than spec.maxPrunePercent {}%, or all of them): {}. Nothing of it is applied. If that is intended: kubectl annotate configrepo <name> --overwrite {}={revision}",
+                guard.would_prune.len(),
+                guard.inventory,
+                guard.max_percent,
+                guard.would_prune.join(", "),
+                super::CONFIRM_PRUNE,
+            );
+            (
+                RepoPhase::PruneHeld,
+                Observed::new(READY, false, "PruneGuard", kept(previous, &message)),
+            )
+        }
+        Outcome::Interrupted {
+            revision,
+            message,
+            inventory,
+        } => {
+            next.last_attempted_revision = Some(revision.clone());
+            next.inventory = inventory.clone();
+            let message = format!("revision {revision} was only partly applied: {message}");
+            (
+                RepoPhase::ApplyFailed,
+                Observed::new(
+                    READY,
+                    false,
+                    "ApplyFailed",
+                    outside_text::sanitize(&message, MAX_MESSAGE),
+                ),
+            )
+        }
+        Outcome::Applied {
+            revision,
+            inventory,
+        } => {
+            next.last_attempted_revision = Some(revision.clone());
+            next.last_applied_revision = Some(revision.clone());
+            next.inventory = inventory.clone();
+            let message = format!(
+                "revision {revision} is applied: {} object(s) from the repository",
+                inventory.len()
+            );
+            (
+                RepoPhase::Ready,
+                Observed::new(READY, true, "Applied", message),
+            )
+        }
+    };
+    next.phase = Some(phase);
+    next.conditions = conditions::set(&previous.conditions, ready, generation, now);
+    next
+}
+
+/// The previous revision's state stays in force, and says so.
+fn kept(previous: &ConfigRepoStatus, message: &str) -> String {
+    let text = match &previous.last_applied_revision {
+        Some(r) => format!("{message}. Revision {r} stays applied."),
+        None => format!("{message}."),
+    };
+    outside_text::sanitize(&text, MAX_MESSAGE)
+}
+
+/// Whether `next` says something `previous` does not: the fetch time alone is not worth a write
+/// (an unchanged revision costs no API write).
+pub fn changed(previous: &ConfigRepoStatus, next: &ConfigRepoStatus) -> bool {
+    let strip = |s: &ConfigRepoStatus| ConfigRepoStatus {
+        last_fetch_time: None,
+        ..s.clone()
+    };
+    strip(previous) != strip(next)
+}
+
+/// An Event to publish because the ConfigRepo's state changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Announcement {
+    pub warning: bool,
+    pub reason: String,
+    pub note: String,
+}
+
+/// The Event for a change of `Ready` (or a new applied revision); `None` when nothing changed.
+pub fn announcement(previous: &ConfigRepoStatus, next: &ConfigRepoStatus) -> Option<Announcement> {
+    let before = conditions::get(&previous.conditions, READY);
+    let after = conditions::get(&next.conditions, READY)?;
+    let same = before.is_some_and(|b| b.reason == after.reason && b.message == after.message);
+    (!same).then(|| Announcement {
+        warning: after.status != "True",
+        reason: after.reason.clone(),
+        note: after.message.clone(),
+    })
+}
+
+#[cfg(test)]
+#[path = "status_tests.rs"]
+mod tests;

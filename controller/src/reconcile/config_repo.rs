@@ -1,0 +1,306 @@
+//! The ConfigRepo reconciler: fetch the branch, read its documents, decide what the revision
+//! changes, dry-run all of it, then apply and prune, and record the revision and inventory.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::{StreamExt, stream};
+use k8s_openapi::jiff::Timestamp;
+use kube::runtime::controller::Action;
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::utils::Predicate;
+use kube::runtime::{Controller, WatchStreamExt, predicates, watcher};
+use kube::{Api, ResourceExt};
+use tokio::sync::broadcast;
+use tokio_stream::wrappers::BroadcastStream;
+
+use super::{Context, Error};
+use crate::api::config_repo::{ConfigRepo, InventoryEntry};
+use crate::git::{self, options::ConfigRepoArgs};
+use crate::k8s::{git_credentials, repo_objects, status};
+use crate::logic::config_repo::decide::{self, Live, PrunePolicy};
+use crate::logic::config_repo::documents::{self, Document, Refusal};
+use crate::logic::config_repo::push::{self, Push};
+use crate::logic::config_repo::status::{self as repo_status, Outcome};
+use crate::logic::config_repo::{CONFIRM_PRUNE, revision, url};
+use crate::logic::duration;
+
+/// How many documents are dry-run or applied at once.
+const PARALLEL: usize = 8;
+
+/// What the ConfigRepo reconciler works with.
+struct Repos {
+    ctx: Arc<Context>,
+    options: ConfigRepoArgs,
+}
+
+/// Runs the ConfigRepo controller until shutdown; a Gitea push of a followed branch (from
+/// `pushes`) syncs its ConfigRepos at once.
+pub async fn run(ctx: Arc<Context>, options: ConfigRepoArgs, pushes: broadcast::Receiver<Push>) {
+    let api: Api<ConfigRepo> = Api::all(ctx.client.clone());
+    let (reader, writer) = reflector::store();
+    // Spec and annotation changes (the request-now and confirm-prune annotations) wake a
+    // ConfigRepo; its own status writes do not.
+    let changes = watcher(api, watcher::Config::default().any_semantic())
+        .default_backoff()
+        .reflect(writer)
+        .applied_objects()
+        .predicate_filter(
+            predicates::generation.combine(predicates::annotations),
+            Default::default(),
+        );
+    let followed = reader.clone();
+    let pushed = BroadcastStream::new(pushes)
+        .filter_map(|p| futures::future::ready(p.ok()))
+        .flat_map(move |p| stream::iter(concerned(&followed, &p)));
+    let controller = Controller::for_stream(changes, reader)
+        .reconcile_on(pushed)
+        .shutdown_on_signal();
+    let repos = Arc::new(Repos { ctx, options });
+    super::drain(controller.run(reconcile, on_error, repos)).await;
+}
+
+fn on_error(repo: Arc<ConfigRepo>, error: &Error, repos: Arc<Repos>) -> Action {
+    super::error_policy(repo, error, repos.ctx.clone())
+}
+
+/// The ConfigRepos that follow the branch `push` moved.
+fn concerned(store: &Store<ConfigRepo>, push: &Push) -> Vec<ObjectRef<ConfigRepo>> {
+    store
+        .state()
+        .iter()
+        .filter(|r| push::concerns(push, &r.spec.url, &r.spec.branch))
+        .map(|r| ObjectRef::from_obj(r.as_ref()))
+        .collect()
+}
+
+async fn reconcile(repo: Arc<ConfigRepo>, repos: Arc<Repos>) -> Result<Action, Error> {
+    let ctx = &repos.ctx;
+    super::count::<ConfigRepo>(ctx);
+    let previous = repo.status.clone().unwrap_or_default();
+    let outcome = if repo.spec.suspend {
+        Outcome::Suspended
+    } else {
+        sync(&repo, &repos, &previous.inventory).await?
+    };
+    let next = repo_status::next(
+        &previous,
+        &outcome,
+        repo.metadata.generation,
+        Timestamp::now(),
+    );
+    if repo_status::changed(&previous, &next) {
+        status::apply(&ctx.client, repo.as_ref(), &next).await?;
+        if let Some(a) = repo_status::announcement(&previous, &next) {
+            ctx.events
+                .publish(repo.as_ref(), a.warning, &a.reason, "Sync", a.note)
+                .await;
+        }
+    }
+    if repo.spec.suspend {
+        return Ok(Action::await_change());
+    }
+    let interval = duration::parse(&repo.spec.interval.0).unwrap_or(Duration::from_secs(60));
+    Ok(Action::requeue(interval))
+}
+
+fn fetch_failed(reason: &'static str, message: String) -> Outcome {
+    Outcome::FetchFailed { reason, message }
+}
+
+/// One sync: everything of the fetched revision is in force, or none of it is.
+async fn sync(
+    repo: &ConfigRepo,
+    repos: &Repos,
+    inventory: &[InventoryEntry],
+) -> Result<Outcome, Error> {
+    let (ctx, spec) = (&repos.ctx, &repo.spec);
+    let namespace = repo.namespace().unwrap_or_default();
+    if let Err(e) = url::check(&spec.url, repos.options.config_repo_file_root.as_deref()) {
+        return Ok(fetch_failed(e.reason(), e.to_string()));
+    }
+    let credentials = match &spec.secret_ref {
+        Some(r) => {
+            match git_credentials::read(&ctx.client, &ctx.token_namespaces, &namespace, &r.name)
+                .await
+            {
+                Ok(c) => Some(c),
+                Err(e) => return Ok(fetch_failed(e.reason(), e.to_string())),
+            }
+        }
+        None => None,
+    };
+    let cache = repos
+        .options
+        .config_repo_cache
+        .join(repo.uid().unwrap_or_default());
+    let (url, branch, path) = (spec.url.clone(), spec.branch.clone(), spec.path.clone());
+    let fetched = tokio::task::spawn_blocking(move || {
+        git::fetch(&cache, &url, &branch, &path, credentials.as_ref())
+    })
+    .await;
+    let fetched = match fetched {
+        Ok(Ok(f)) => f,
+        Ok(Err(e)) => return Ok(fetch_failed(e.reason(), e.to_string())),
+        Err(e) => return Ok(fetch_failed("FetchFailed", e.to_string())),
+    };
+    let revision = revision(&spec.branch, &fetched.commit);
+    let documents = match documents::parse(&fetched.files, &namespace) {
+        Ok(d) => d,
+        Err(refusals) => {
+            return Ok(Outcome::Refused {
+                revision,
+                reason: "InvalidDocument",
+                refusals,
+            });
+        }
+    };
+    let live = repo_objects::live(&ctx.client, &namespace).await?;
+    let policy = PrunePolicy {
+        enabled: spec.prune,
+        max_percent: spec.max_prune_percent,
+        confirmed: repo.annotations().get(CONFIRM_PRUNE) == Some(&revision),
+    };
+    let changes = match decide::decide(&documents, inventory, &live, &policy) {
+        Ok(c) => c,
+        Err(guard) => return Ok(Outcome::Held { revision, guard }),
+    };
+    let refusals = dry_run(&ctx.client, &namespace, &changes.apply).await?;
+    if !refusals.is_empty() {
+        return Ok(Outcome::Refused {
+            revision,
+            reason: "DryRunFailed",
+            refusals,
+        });
+    }
+    let mut owned: BTreeMap<(String, String), InventoryEntry> = changes
+        .unchanged
+        .iter()
+        .chain(&changes.waiting)
+        .map(|e| ((e.kind.clone(), e.name.clone()), e.clone()))
+        .collect();
+    let applied = apply_all(&ctx.client, &namespace, &changes.apply, false).await;
+    let mut failure = None;
+    for (d, generation) in applied {
+        match generation {
+            Ok(generation) => {
+                let e = entry(d, generation);
+                owned.insert((e.kind.clone(), e.name.clone()), e);
+            }
+            Err(e) => {
+                failure = Some(format!(
+                    "{}:{}: {}/{}: {e}",
+                    d.file,
+                    d.line,
+                    d.kind.as_str(),
+                    d.name
+                ))
+            }
+        }
+    }
+    if let Some(message) = failure {
+        // Everything the repository applied before stays tracked, so a later prune finds it.
+        let mut kept: BTreeMap<(String, String), InventoryEntry> = inventory
+            .iter()
+            .map(|e| ((e.kind.clone(), e.name.clone()), e.clone()))
+            .collect();
+        kept.extend(owned);
+        return Ok(Outcome::Interrupted {
+            revision,
+            message,
+            inventory: kept.into_values().collect(),
+        });
+    }
+    let mut pruned = 0;
+    for object in &changes.prune {
+        if repo_objects::delete(&ctx.client, &namespace, object).await? {
+            pruned += 1;
+        } else {
+            // It changed since it was read: look again at the next sync.
+            let e = tracked(object);
+            owned.insert((e.kind.clone(), e.name.clone()), e);
+        }
+    }
+    if !changes.apply.is_empty() || pruned > 0 {
+        let note = format!(
+            "revision {revision}: applied {}, pruned {pruned}, left in place {} (prune off or {}: disabled), kept until their write ends {}",
+            changes.apply.len(),
+            changes.left.len(),
+            crate::logic::config_repo::PRUNE,
+            changes.waiting.len()
+        );
+        tracing::info!(configrepo = %repo.name_any(), %namespace, "{note}");
+        ctx.events
+            .publish(repo, false, "Synced", "Apply", note)
+            .await;
+    }
+    Ok(Outcome::Applied {
+        revision,
+        inventory: owned.into_values().collect(),
+    })
+}
+
+/// Dry-runs every document; the API server's refusals, each with its file and line.
+async fn dry_run(
+    client: &kube::Client,
+    namespace: &str,
+    documents: &[&Document],
+) -> Result<Vec<Refusal>, Error> {
+    let answers = apply_all(client, namespace, documents, true).await;
+    let mut refusals = Vec::new();
+    for (d, answer) in answers {
+        match answer {
+            Ok(_) => {}
+            // The document itself is refused (invalid, forbidden, conflicting): a person fixes it.
+            Err(kube::Error::Api(e)) if (400..500).contains(&e.code) && e.code != 429 => refusals
+                .push(Refusal {
+                    file: d.file.clone(),
+                    line: d.line,
+                    message: format!(
+                        "{}/{}: the API server refused it: {}",
+                        d.kind.as_str(),
+                        d.name,
+                        e.message
+                    ),
+                }),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(refusals)
+}
+
+/// Applies (or dry-runs) `documents`, [`PARALLEL`] at a time; each with its answer, in order.
+async fn apply_all<'a>(
+    client: &kube::Client,
+    namespace: &str,
+    documents: &[&'a Document],
+    dry_run: bool,
+) -> Vec<(&'a Document, Result<Option<i64>, kube::Error>)> {
+    // The futures are built first: a closure inside the stream would not be Send for every
+    // lifetime the controller needs.
+    let calls: Vec<_> = documents
+        .iter()
+        .map(|d| async move { (*d, repo_objects::apply(client, namespace, d, dry_run).await) })
+        .collect();
+    stream::iter(calls).buffered(PARALLEL).collect().await
+}
+
+fn entry(d: &Document, generation: Option<i64>) -> InventoryEntry {
+    InventoryEntry {
+        kind: d.kind.as_str().to_owned(),
+        name: d.name.clone(),
+        digest: d.digest.clone(),
+        generation,
+    }
+}
+
+/// An object whose prune was put off: tracked without a digest, so it is looked at again.
+fn tracked(object: &Live) -> InventoryEntry {
+    InventoryEntry {
+        kind: object.kind.as_str().to_owned(),
+        name: object.name.clone(),
+        digest: String::new(),
+        generation: object.generation,
+    }
+}

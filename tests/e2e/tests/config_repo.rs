@@ -1,0 +1,732 @@
+//! ConfigRepo end to end: `ledgerops run` fetches real Git repositories (on disk over `file://`,
+//! and a private repository of a real Gitea over HTTP with a token), applies what they declare
+//! into a real API server, and prunes what they stop declaring. The guarantees about what a
+//! repository may create run as `alice`, who holds a namespace editor's rights and more.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::rbac::v1::RoleBinding;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::{Client, ResourceExt};
+use ledgerops::api::config_repo::{ConfigRepo, RepoPhase};
+use ledgerops::api::transaction::Transaction;
+use ledgerops::logic::conditions;
+use ledgerops_e2e::attacker::attacker;
+use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::gitea_api;
+use ledgerops_e2e::scenario::{Scenario, WAIT};
+use ledgerops_e2e::wait;
+use ledgerops_testenv::ControlPlane;
+use ledgerops_testenv::gitea::Gitea;
+use serde_json::{Value, json};
+use ynab_sim::demo;
+
+const SECRET: &str = "configrepo-webhook-secret";
+
+/// A Transaction document for the repository.
+fn tx(name: &str, memo: &str) -> String {
+    format!(
+        "apiVersion: ledgerops.dev/v1alpha1\nkind: Transaction\nmetadata:\n  name: {name}\nspec:\n  budgetRef:\n    name: household\n  transactionId: tx-{name}\n  memo: {memo}\n"
+    )
+}
+
+/// A working copy whose commits go to a repository (a directory, or Gitea over HTTP).
+struct Work {
+    dir: PathBuf,
+    remote: String,
+}
+
+impl Work {
+    fn new(dir: PathBuf, remote: &str) -> Work {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let work = Work {
+            dir,
+            remote: remote.to_owned(),
+        };
+        work.git(&["init", "-q", "-b", "main"]);
+        work
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args([
+                "-c",
+                "user.name=household",
+                "-c",
+                "user.email=h@example.org",
+            ])
+            .args(args)
+            .current_dir(&self.dir)
+            .output()
+            .expect("running git");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    /// Makes the tree exactly `files`, commits on `main` (amending the last commit with `amend`:
+    /// a rewritten history) and pushes with `--force`; returns the commit.
+    fn commit(&self, files: &[(&str, &str)], amend: bool) -> String {
+        for entry in std::fs::read_dir(&self.dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.file_name().unwrap() != ".git" {
+                let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+            }
+        }
+        for (path, text) in files {
+            let full = self.dir.join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        }
+        self.git(&["add", "-A"]);
+        let mut args = vec!["commit", "-q", "--allow-empty", "-m", "change"];
+        if amend {
+            args.push("--amend");
+        }
+        self.git(&args);
+        self.git(&["push", "-q", "--force", &self.remote, "main"]);
+        self.git(&["rev-parse", "HEAD"])
+    }
+}
+
+/// A bare repository under `root`, as a household keeps its config on a file server.
+fn bare(root: &Path, name: &str) -> (PathBuf, String) {
+    let dir = root.join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new("git")
+        .args(["init", "-q", "--bare", "-b", "main"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let url = format!("file://{}", dir.display());
+    (dir, url)
+}
+
+/// The Gitea repository the shared controller takes webhooks for.
+fn gitea_repo() -> String {
+    format!("household/crepo-{}", std::process::id())
+}
+
+/// The directory whose repositories ConfigRepos may name with `file://`.
+fn file_root() -> PathBuf {
+    ControlPlane::shared().dir().join("repos")
+}
+
+/// Where the shared controller caches what it fetched.
+fn cache_dir() -> PathBuf {
+    ControlPlane::shared().dir().join("cache")
+}
+
+/// One `ledgerops run` for the whole suite: every controller on a plane follows every
+/// ConfigRepo, so tests share it (and each works in a namespace of its own).
+async fn controller() -> &'static Ledgerops {
+    static SHARED: tokio::sync::OnceCell<Ledgerops> = tokio::sync::OnceCell::const_new();
+    SHARED
+        .get_or_init(|| async {
+            let plane = ControlPlane::shared();
+            std::fs::create_dir_all(file_root()).unwrap();
+            let gitea = Gitea::shared();
+            let name = gitea_repo();
+            gitea_api::create_repo(name.trim_start_matches("household/"), &[]).await;
+            let (root, cache) = (
+                file_root().display().to_string(),
+                cache_dir().display().to_string(),
+            );
+            let args = [
+                "--config-repo-file-root",
+                root.as_str(),
+                "--config-repo-cache",
+                cache.as_str(),
+                "--gitea-url",
+                gitea.url(),
+                "--gitea-bot-login",
+                gitea.bot().login(),
+                "--gitea-repository",
+                name.as_str(),
+            ];
+            let env = [
+                ("LEDGEROPS_GITEA_TOKEN", gitea.bot().token()),
+                ("LEDGEROPS_GITEA_WEBHOOK_SECRET", SECRET),
+            ];
+            Ledgerops::start_with(plane, &args, &env).await
+        })
+        .await
+}
+
+/// One test's world: a namespace, a YNAB simulator, a directory for its repositories, and the
+/// suite's controller.
+struct World {
+    sc: Scenario,
+    root: PathBuf,
+    controller: &'static Ledgerops,
+}
+
+impl World {
+    async fn new(prefix: &str) -> World {
+        // The CRDs first: the controller becomes ready only once they are installed.
+        let sc = Scenario::new(ControlPlane::shared(), prefix, demo::generate()).await;
+        let controller = controller().await;
+        let root = file_root().join(&sc.ns);
+        std::fs::create_dir_all(&root).unwrap();
+        World {
+            sc,
+            root,
+            controller,
+        }
+    }
+
+    /// Count of this namespace's syncs that wrote anything ("applied N" notes in the log).
+    fn writing_syncs(&self) -> usize {
+        self.controller
+            .log()
+            .lines()
+            .filter(|l| l.contains(": applied ") && l.contains(&self.sc.ns))
+            .count()
+    }
+
+    fn repos(&self) -> Api<ConfigRepo> {
+        self.sc.api()
+    }
+
+    /// Creates the ConfigRepo `name` as `client` (admin or alice).
+    async fn create(&self, client: &Client, name: &str, spec: Value) {
+        let repo: ConfigRepo = serde_json::from_value(json!({
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ConfigRepo",
+            "metadata": {"name": name}, "spec": spec,
+        }))
+        .unwrap();
+        Api::<ConfigRepo>::namespaced(client.clone(), &self.sc.ns)
+            .create(&PostParams::default(), &repo)
+            .await
+            .unwrap();
+    }
+
+    async fn patch_spec(&self, name: &str, spec: Value) {
+        self.repos()
+            .patch(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(&json!({"spec": spec})),
+            )
+            .await
+            .unwrap();
+    }
+
+    /// Waits until `Ready` has `reason` (and the ConfigRepo describes its generation).
+    async fn wait_reason(&self, name: &str, reason: &str) -> ConfigRepo {
+        wait::until(&self.repos(), name, WAIT, |r| {
+            let s = r.status.clone().unwrap_or_default();
+            s.observed_generation == r.metadata.generation
+                && conditions::get(&s.conditions, "Ready").is_some_and(|c| c.reason == reason)
+        })
+        .await
+    }
+
+    /// Waits until `revision` is applied.
+    async fn wait_applied(&self, name: &str, commit: &str) -> ConfigRepo {
+        let revision = format!("main@sha1:{commit}");
+        wait::until(&self.repos(), name, WAIT, |r| {
+            r.status.as_ref().is_some_and(|s| {
+                s.last_applied_revision.as_deref() == Some(revision.as_str())
+                    && s.phase == Some(RepoPhase::Ready)
+            })
+        })
+        .await
+    }
+
+    async fn transactions(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .sc
+            .api::<Transaction>()
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .iter()
+            .map(|t| t.name_any())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+fn ready(repo: &ConfigRepo) -> (String, String) {
+    let s = repo.status.as_ref().unwrap();
+    let c = conditions::get(&s.conditions, "Ready").unwrap();
+    (c.reason.clone(), c.message.clone())
+}
+
+#[tokio::test]
+async fn file_repository_applies_recursively_then_an_unchanged_revision_writes_nothing() {
+    let w = World::new("crepo-file").await;
+    let (_, url) = bare(&w.root, "household.git");
+    let work = Work::new(w.root.join("work"), &url);
+    let plan = "apiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationPlan\nmetadata:\n  name: groceries\nspec:\n  budgetRef:\n    name: household\n  assignments:\n    - transactionId: tx-048\n      categoryId: cat-groceries\n";
+    let two = format!(
+        "{}---\n# the second one\n{}",
+        tx("rent", "may"),
+        tx("bakery", "bread")
+    );
+    let head = work.commit(
+        &[
+            ("ledger/transactions.yaml", &two),
+            ("ledger/plans/may.yml", plan),
+            ("ledger/README.md", "not applied"),
+            ("elsewhere/other.yaml", &tx("outside", "x")),
+        ],
+        false,
+    );
+    w.create(
+        &w.sc.client,
+        "household",
+        json!({"url": url, "path": "ledger", "interval": "1s"}),
+    )
+    .await;
+    let repo = w.wait_applied("household", &head).await;
+    let status = repo.status.unwrap();
+    assert_eq!(w.transactions().await, ["bakery", "rent"]);
+    let inventory: Vec<(String, String)> = status
+        .inventory
+        .iter()
+        .map(|e| (e.kind.clone(), e.name.clone()))
+        .collect();
+    assert_eq!(
+        inventory,
+        [
+            ("CategorizationPlan".into(), "groceries".into()),
+            ("Transaction".into(), "bakery".into()),
+            ("Transaction".into(), "rent".into()),
+        ]
+    );
+    let rent = w.sc.api::<Transaction>().get("rent").await.unwrap();
+    let managers: Vec<String> = rent
+        .metadata
+        .managed_fields
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|m| m.manager.clone())
+        .collect();
+    assert!(
+        managers.contains(&"ledgerops-configrepo".to_owned()),
+        "{managers:?}"
+    );
+
+    // Unchanged: many intervals and a request-now later, the ConfigRepo and what it applied
+    // are where they were, and no sync wrote anything.
+    w.sc.annotate::<ConfigRepo>("household", "ledgerops.dev/sync-requested-at", "1")
+        .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let before = w.repos().get("household").await.unwrap();
+    let rent_before = w.sc.api::<Transaction>().get("rent").await.unwrap();
+    let log_before = w.writing_syncs();
+    assert_eq!(log_before, 1, "{}", w.controller.log());
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let after = w.repos().get("household").await.unwrap();
+    let rent_after = w.sc.api::<Transaction>().get("rent").await.unwrap();
+    assert_eq!(before.resource_version(), after.resource_version());
+    assert_eq!(
+        rent_before.metadata.generation,
+        rent_after.metadata.generation
+    );
+    assert_eq!(w.writing_syncs(), 1);
+
+    // Someone edits a repository object by hand: the next sync puts the declared spec back.
+    w.sc.api::<Transaction>()
+        .patch(
+            "rent",
+            &PatchParams::default(),
+            &Patch::Merge(&json!({"spec": {"memo": "edited by hand"}})),
+        )
+        .await
+        .unwrap();
+    wait::until(&w.sc.api::<Transaction>(), "rent", WAIT, |t| {
+        t.spec.memo.as_deref() == Some("may")
+    })
+    .await;
+
+    // The server stops answering: the previous revision stays, and the condition says why.
+    w.patch_spec(
+        "household",
+        json!({"url": "http://127.0.0.1:9/household.git"}),
+    )
+    .await;
+    let failed = w.wait_reason("household", "Unreachable").await;
+    let (_, message) = ready(&failed);
+    assert!(
+        message.contains("cannot fetch http://127.0.0.1:9/household.git")
+            && message.ends_with(&format!("Revision main@sha1:{head} stays applied.")),
+        "{message}"
+    );
+    assert_eq!(failed.status.unwrap().phase, Some(RepoPhase::FetchFailed));
+    assert_eq!(w.transactions().await, ["bakery", "rent"]);
+    assert_eq!(w.sc.writes().await, 0);
+}
+
+#[tokio::test]
+async fn bad_yaml_and_forbidden_documents_apply_nothing_and_are_named() {
+    let w = World::new("crepo-refuse").await;
+    let alice = attacker(ControlPlane::shared(), &w.sc.ns, "alice").await;
+    let (_, url) = bare(&w.root, "household.git");
+    let work = Work::new(w.root.join("work"), &url);
+    let first = work.commit(&[("tx.yaml", &tx("rent", "may"))], false);
+    w.create(&alice, "household", json!({"url": url, "interval": "1s"}))
+        .await;
+    w.wait_applied("household", &first).await;
+
+    let secret =
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: stolen\nstringData:\n  token: x\n";
+    let binding = "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: alice-admin\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: cluster-admin\nsubjects:\n  - kind: User\n    name: alice\n";
+    let elsewhere = tx("escape", "x").replace(
+        "  name: escape\n",
+        "  name: escape\n  namespace: kube-system\n",
+    );
+    let bad_yaml =
+        "apiVersion: ledgerops.dev/v1alpha1\nkind: Transaction\nmetadata:\n  name: [unclosed\n";
+    let second = work.commit(
+        &[
+            (
+                "tx.yaml",
+                &format!("{}---\n{}", tx("rent", "june"), tx("new", "x")),
+            ),
+            ("evil/secret.yaml", secret),
+            ("evil/rbac.yaml", binding),
+            ("evil/elsewhere.yaml", &elsewhere),
+            ("broken.yaml", bad_yaml),
+        ],
+        false,
+    );
+    let refused = w.wait_reason("household", "InvalidDocument").await;
+    let (_, message) = ready(&refused);
+    for expected in [
+        "broken.yaml:5: not valid YAML",
+        "evil/elsewhere.yaml:5: names namespace \"kube-system\"",
+        "evil/rbac.yaml:2: RoleBinding (apiVersion rbac.authorization.k8s.io/v1) is not a kind a ConfigRepo applies",
+        "evil/secret.yaml:2: Secret (apiVersion v1) is not a kind",
+        &format!("Revision main@sha1:{first} stays applied."),
+    ] {
+        assert!(message.contains(expected), "{expected} not in: {message}");
+    }
+    let status = refused.status.unwrap();
+    assert_eq!(
+        status.last_attempted_revision,
+        Some(format!("main@sha1:{second}"))
+    );
+    assert_eq!(
+        status.last_applied_revision,
+        Some(format!("main@sha1:{first}"))
+    );
+    // Nothing of the revision: not the good documents, not the forbidden ones.
+    assert_eq!(w.transactions().await, ["rent"]);
+    let rent = w.sc.api::<Transaction>().get("rent").await.unwrap();
+    assert_eq!(rent.spec.memo.as_deref(), Some("may"));
+    assert!(
+        w.sc.api::<Secret>()
+            .get_opt("stolen")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        w.sc.api::<RoleBinding>()
+            .get_opt("alice-admin")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let elsewhere = Api::<Transaction>::namespaced(w.sc.client.clone(), "kube-system");
+    assert!(elsewhere.get_opt("escape").await.unwrap().is_none());
+
+    // Valid YAML the API server refuses (categoryId and split together): dry-run catches it,
+    // and the good document of the same revision is not applied either.
+    let both = tx("split", "x").replace(
+        "  memo: x\n",
+        "  memo: x\n  categoryId: cat-a\n  split:\n    - amount: \"1\"\n      categoryId: cat-a\n    - amount: \"2\"\n      categoryId: cat-b\n",
+    );
+    let third = work.commit(
+        &[("tx.yaml", &tx("rent", "june")), ("more/split.yaml", &both)],
+        false,
+    );
+    let refused = w.wait_reason("household", "DryRunFailed").await;
+    let (_, message) = ready(&refused);
+    assert!(
+        message.contains(&format!("revision main@sha1:{third}: nothing applied"))
+            && message.contains("more/split.yaml:1: Transaction/split: the API server refused it:")
+            && message.contains("categoryId"),
+        "{message}"
+    );
+    let rent = w.sc.api::<Transaction>().get("rent").await.unwrap();
+    assert_eq!(rent.spec.memo.as_deref(), Some("may"));
+    assert_eq!(w.transactions().await, ["rent"]);
+    assert_eq!(w.sc.writes().await, 0);
+}
+
+#[tokio::test]
+async fn a_repository_cannot_reach_secrets_or_the_controllers_disk() {
+    let w = World::new("crepo-reach").await;
+    let alice = attacker(ControlPlane::shared(), &w.sc.ns, "alice").await;
+    w.sc.create_budget("household", demo::TOKEN, json!({}))
+        .await;
+    // A server of alice's that records what it is sent.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = std::sync::Arc::new(tokio::sync::Mutex::new(Vec::<u8>::new()));
+    let record = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let mut buf = vec![0; 4096];
+            if let Ok(n) = tokio::io::AsyncReadExt::read(&mut socket, &mut buf).await {
+                record.lock().await.extend_from_slice(&buf[..n]);
+            }
+        }
+    });
+    // The YNAB token's Secret, not labelled as Git credentials.
+    w.create(
+        &alice,
+        "exfiltrate",
+        json!({"url": format!("http://127.0.0.1:{port}/x.git"), "interval": "1s", "secretRef": {"name": "household-token"}}),
+    )
+    .await;
+    let refused = w.wait_reason("exfiltrate", "CredentialsNotOptedIn").await;
+    assert!(
+        ready(&refused)
+            .1
+            .contains("is not labelled ledgerops.dev/git-credentials=true")
+    );
+    // Another ConfigRepo's cache, and the controller's own disk, through file://.
+    let cache = cache_dir();
+    for (name, url) in [
+        ("cache", format!("file://{}", cache.display())),
+        ("disk", "file:///etc".to_owned()),
+        ("climb", format!("file://{}/../", w.root.display())),
+    ] {
+        w.create(&alice, name, json!({"url": url, "interval": "1s"}))
+            .await;
+        let refused = w.wait_reason(name, "UrlNotAllowed").await;
+        assert!(ready(&refused).1.contains("must be under"), "{name}");
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let sent = String::from_utf8_lossy(&seen.lock().await).to_lowercase();
+    assert!(!sent.contains("authorization"), "{sent}");
+    let log = w.controller.log();
+    assert!(!log.contains(demo::TOKEN), "the token reached the log");
+    let repo = w.repos().get("exfiltrate").await.unwrap();
+    assert!(!serde_json::to_string(&repo).unwrap().contains(demo::TOKEN));
+    assert_eq!(w.sc.writes().await, 0);
+}
+
+#[tokio::test]
+async fn prune_keeps_opted_out_objects_and_holds_a_mass_deletion_for_a_person() {
+    let w = World::new("crepo-prune").await;
+    let (_, url) = bare(&w.root, "household.git");
+    let work = Work::new(w.root.join("work"), &url);
+    let files = |names: &[&str]| -> Vec<(String, String)> {
+        names
+            .iter()
+            .map(|n| (format!("tx/{n}.yaml"), tx(n, "m")))
+            .collect()
+    };
+    let commit = |names: &[&str]| {
+        let owned = files(names);
+        let refs: Vec<(&str, &str)> = owned
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        work.commit(&refs, false)
+    };
+    let first = commit(&["a", "b", "c", "d", "e"]);
+    w.create(
+        &w.sc.client,
+        "household",
+        json!({"url": url, "path": "tx", "interval": "1s"}),
+    )
+    .await;
+    w.wait_applied("household", &first).await;
+    // One of five goes (20%): pruned.
+    let second = commit(&["a", "b", "c", "d"]);
+    w.wait_applied("household", &second).await;
+    assert_eq!(w.transactions().await, ["a", "b", "c", "d"]);
+    // A person keeps `d` whatever the repository says.
+    w.sc.annotate::<Transaction>("d", "ledgerops.dev/prune", "disabled")
+        .await;
+    let third = commit(&["a", "b", "c"]);
+    let repo = w.wait_applied("household", &third).await;
+    assert_eq!(w.transactions().await, ["a", "b", "c", "d"]);
+    assert_eq!(repo.status.unwrap().inventory.len(), 3);
+    // The directory moved in the repository: an error, and nothing is pruned.
+    let moved = work.commit(&[("elsewhere/a.yaml", &tx("a", "m"))], false);
+    let missing = w.wait_reason("household", "PathNotFound").await;
+    assert!(
+        ready(&missing)
+            .1
+            .contains(&format!("revision main@sha1:{moved} has no directory tx")),
+        "{:?}",
+        ready(&missing)
+    );
+    assert_eq!(w.transactions().await, ["a", "b", "c", "d"]);
+    let only_a = commit(&["a"]);
+    let held = w.wait_reason("household", "PruneGuard").await;
+    let (_, message) = ready(&held);
+    assert!(
+        message.contains(&format!(
+            "revision main@sha1:{only_a} would delete 2 of the 3 objects"
+        )) && message.contains("Transaction/b, Transaction/c")
+            && message.contains(&format!("ledgerops.dev/confirm-prune=main@sha1:{only_a}")),
+        "{message}"
+    );
+    assert_eq!(held.status.unwrap().phase, Some(RepoPhase::PruneHeld));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(w.transactions().await, ["a", "b", "c", "d"]);
+    // A person confirms that exact revision: the prune goes ahead.
+    w.sc.annotate::<ConfigRepo>(
+        "household",
+        "ledgerops.dev/confirm-prune",
+        &format!("main@sha1:{only_a}"),
+    )
+    .await;
+    w.wait_applied("household", &only_a).await;
+    assert_eq!(w.transactions().await, ["a", "d"]);
+    assert_eq!(w.sc.writes().await, 0);
+}
+
+#[tokio::test]
+async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch() {
+    let gitea = Gitea::shared();
+    let w = World::new("crepo-gitea").await;
+    let repo = gitea_repo();
+    let admin = gitea.admin();
+    let clone = format!("{}/{repo}.git", gitea.url());
+    let authed = clone.replacen(
+        "://",
+        &format!("://{}:{}@", admin.login(), admin.token()),
+        1,
+    );
+    let work = Work::new(w.root.join("work"), &authed);
+    work.git(&["fetch", "-q", &authed, "main"]);
+    work.git(&["reset", "-q", "--hard", "FETCH_HEAD"]);
+    let first = work.commit(
+        &[("tx/a.yaml", &tx("a", "m")), ("tx/b.yaml", &tx("b", "m"))],
+        false,
+    );
+    gitea_api::add_hook(
+        &repo,
+        &format!("{}/webhooks/gitea", w.controller.url()),
+        SECRET,
+        &["push"],
+    )
+    .await;
+
+    // A private repository: without credentials, or with a Secret that did not opt in, nothing.
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "gitea"},
+        "stringData": {"username": admin.login(), "token": admin.token()},
+    }))
+    .unwrap();
+    w.sc.api::<Secret>()
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    w.create(
+        &w.sc.client,
+        "household",
+        json!({"url": clone, "interval": "1h", "secretRef": {"name": "gitea"}}),
+    )
+    .await;
+    w.wait_reason("household", "CredentialsNotOptedIn").await;
+    let label = json!({"metadata": {"labels": {"ledgerops.dev/git-credentials": "true"}}});
+    w.sc.api::<Secret>()
+        .patch("gitea", &PatchParams::default(), &Patch::Merge(&label))
+        .await
+        .unwrap();
+    w.sc.annotate::<ConfigRepo>("household", "ledgerops.dev/sync-requested-at", "1")
+        .await;
+    w.wait_applied("household", &first).await;
+    assert_eq!(w.transactions().await, ["a", "b"]);
+
+    // A push: the webhook syncs at once (the interval is an hour).
+    let second = work.commit(
+        &[
+            ("tx/a.yaml", &tx("a", "m")),
+            ("tx/b.yaml", &tx("b", "n")),
+            ("tx/c.yaml", &tx("c", "m")),
+        ],
+        false,
+    );
+    w.wait_applied("household", &second).await;
+    assert_eq!(w.transactions().await, ["a", "b", "c"]);
+
+    // A force-push rewriting that commit: followed, and `c` (no longer declared) pruned.
+    let rewritten = work.commit(
+        &[("tx/a.yaml", &tx("a", "m")), ("tx/b.yaml", &tx("b", "o"))],
+        true,
+    );
+    assert_ne!(rewritten, second);
+    w.wait_applied("household", &rewritten).await;
+    assert_eq!(w.transactions().await, ["a", "b"]);
+    let b = w.sc.api::<Transaction>().get("b").await.unwrap();
+    assert_eq!(b.spec.memo.as_deref(), Some("o"));
+
+    // A branch of its own, then deleted: Ready=False naming it, and nothing is pruned.
+    work.git(&["push", "-q", &authed, "main:refs/heads/live"]);
+    w.patch_spec("household", json!({"branch": "live"})).await;
+    w.wait_reason("household", "Applied").await;
+    work.git(&["push", "-q", &authed, ":refs/heads/live"]);
+    w.sc.annotate::<ConfigRepo>("household", "ledgerops.dev/sync-requested-at", "2")
+        .await;
+    let gone = w.wait_reason("household", "BranchNotFound").await;
+    let (_, message) = ready(&gone);
+    assert!(
+        message.contains("has no branch live")
+            && message.ends_with(&format!("Revision live@sha1:{rewritten} stays applied.")),
+        "{message}"
+    );
+    assert!(!message.contains(admin.token()));
+    assert_eq!(w.transactions().await, ["a", "b"]);
+    assert!(
+        !w.controller.log().contains(admin.token()),
+        "the Git token reached the log"
+    );
+    assert_eq!(w.sc.writes().await, 0);
+}
+
+#[tokio::test]
+async fn the_example_repository_applies() {
+    let w = World::new("crepo-example").await;
+    let (_, url) = bare(&w.root, "household.git");
+    let work = Work::new(w.root.join("work"), &url);
+    let example = ledgerops_e2e::example("config-repo");
+    let files: Vec<(String, String)> = [
+        "budget.yaml",
+        "transactions/bakery.yaml",
+        "plans/2026-05-groceries.yaml",
+    ]
+    .iter()
+    .map(|f| {
+        (
+            f.to_string(),
+            std::fs::read_to_string(example.join(f)).unwrap(),
+        )
+    })
+    .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let head = work.commit(&refs, false);
+    w.create(
+        &w.sc.client,
+        "household",
+        json!({"url": url, "interval": "1s"}),
+    )
+    .await;
+    let repo = w.wait_applied("household", &head).await;
+    assert_eq!(repo.status.unwrap().inventory.len(), 3);
+    assert_eq!(w.transactions().await, ["bakery"]);
+}
