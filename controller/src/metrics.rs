@@ -1,4 +1,8 @@
-//! Prometheus metrics served on `/metrics`: YNAB requests, sync time, reconciles.
+//! Prometheus metrics served on `/metrics`: YNAB requests, sync time, reconciles and their
+//! duration, leadership.
+
+use std::sync::Arc;
+use std::time::Instant;
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -34,6 +38,7 @@ pub struct Metrics {
     pub ynab_requests: Family<RequestLabels, Counter>,
     pub sync_duration: Histogram,
     pub reconciles: Family<KindLabels, Counter>,
+    pub reconcile_duration: Family<KindLabels, Histogram, fn() -> Histogram>,
     pub reconcile_errors: Family<ErrorLabels, Counter>,
     /// 1 while this replica holds the leader lease (always 1 without leader election once the
     /// controllers run).
@@ -57,6 +62,13 @@ impl Default for Metrics {
         );
         let reconciles = Family::<KindLabels, Counter>::default();
         registry.register("reconciles", "Reconciles run, by kind", reconciles.clone());
+        let reconcile_duration: Family<KindLabels, Histogram, fn() -> Histogram> =
+            Family::new_with_constructor(|| Histogram::new(exponential_buckets(0.001, 2.0, 16)));
+        registry.register(
+            "reconcile_duration_seconds",
+            "Time a reconcile took, by kind",
+            reconcile_duration.clone(),
+        );
         let reconcile_errors = Family::<ErrorLabels, Counter>::default();
         registry.register(
             "reconcile_errors",
@@ -75,6 +87,7 @@ impl Default for Metrics {
             ynab_requests,
             sync_duration,
             reconciles,
+            reconcile_duration,
             reconcile_errors,
         }
     }
@@ -87,6 +100,34 @@ impl Metrics {
         prometheus_client::encoding::text::encode(&mut out, &self.registry)
             .expect("writing to a String cannot fail");
         out
+    }
+}
+
+/// One reconcile of `kind`: counted when it starts, its duration recorded when this is dropped
+/// at its end, however it ends.
+pub struct Measure {
+    metrics: Arc<Metrics>,
+    kind: &'static str,
+    start: Instant,
+}
+
+impl Measure {
+    pub fn start(metrics: &Arc<Metrics>, kind: &'static str) -> Self {
+        metrics.reconciles.get_or_create(&KindLabels { kind }).inc();
+        Self {
+            metrics: metrics.clone(),
+            kind,
+            start: Instant::now(),
+        }
+    }
+}
+
+impl Drop for Measure {
+    fn drop(&mut self) {
+        self.metrics
+            .reconcile_duration
+            .get_or_create(&KindLabels { kind: self.kind })
+            .observe(self.start.elapsed().as_secs_f64());
     }
 }
 
@@ -123,5 +164,20 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("ledgerops_budget_sync_duration_seconds_bucket"));
+    }
+
+    #[test]
+    fn a_measured_reconcile_is_counted_and_timed_by_kind() {
+        let metrics = Arc::new(Metrics::default());
+        drop(Measure::start(&metrics, "Transaction"));
+        let text = metrics.render();
+        assert!(
+            text.contains("ledgerops_reconciles_total{kind=\"Transaction\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("ledgerops_reconcile_duration_seconds_count{kind=\"Transaction\"} 1"),
+            "{text}"
+        );
     }
 }

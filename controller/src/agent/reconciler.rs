@@ -24,7 +24,7 @@ use crate::gitea::GiteaError;
 use crate::logic::job::render::{self, canonical_comment, pending_publication};
 use crate::logic::job::state::{EventKind, JobEvent, JobState, is_terminal};
 use crate::logic::retention::{self, Retention};
-use crate::metrics::{ErrorLabels, KindLabels};
+use crate::metrics::{ErrorLabels, Measure};
 
 /// A reconcile that could not finish; retried with capped backoff, never abandoned.
 #[derive(Debug, thiserror::Error)]
@@ -59,10 +59,7 @@ pub async fn run(ctx: Arc<AgentContext>) {
 }
 
 async fn reconcile(job: Arc<AgentJob>, ctx: Arc<AgentContext>) -> Result<Action, AgentError> {
-    ctx.metrics
-        .reconciles
-        .get_or_create(&KindLabels { kind: "AgentJob" })
-        .inc();
+    let _measure = Measure::start(&ctx.metrics, "AgentJob");
     let result = reconcile_job(&job, &ctx).await;
     if let Err(e) = &result {
         verify::record_error(&ctx, &job.name_any(), &e.to_string()).await;

@@ -37,7 +37,7 @@ async fn reconcile(
     requests: Store<ApprovalRequest>,
     retention: Duration,
 ) -> Result<Action, Error> {
-    super::count::<ApprovalRequest>(&ctx);
+    let _measure = super::measure::<ApprovalRequest>(&ctx);
     let now = Timestamp::now();
     let previous = request.status.clone().unwrap_or_default();
     let (next, escalation) =

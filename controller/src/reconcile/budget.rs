@@ -114,7 +114,7 @@ fn naming_secret(
 }
 
 async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Error> {
-    super::count::<Budget>(&ctx);
+    let _measure = super::measure::<Budget>(&ctx);
     let namespace = budget.namespace().unwrap_or_default();
     // Before waiting for the mirror: a write holding it must find its permit withdrawn before
     // it sends.

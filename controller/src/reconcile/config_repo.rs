@@ -77,7 +77,7 @@ fn concerned(store: &Store<ConfigRepo>, push: &Push) -> Vec<ObjectRef<ConfigRepo
 
 async fn reconcile(repo: Arc<ConfigRepo>, repos: Arc<Repos>) -> Result<Action, Error> {
     let ctx = &repos.ctx;
-    super::count::<ConfigRepo>(ctx);
+    let _measure = super::measure::<ConfigRepo>(ctx);
     let previous = repo.status.clone().unwrap_or_default();
     let outcome = if repo.spec.suspend {
         Outcome::Suspended

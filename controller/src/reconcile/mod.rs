@@ -24,7 +24,7 @@ use crate::k8s::events::Events;
 use crate::leadership::Leadership;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::logic::duration;
-use crate::metrics::{ErrorLabels, KindLabels, Metrics};
+use crate::metrics::{ErrorLabels, Measure, Metrics};
 use crate::mirror_sync::MirrorKey;
 use crate::registry::Registry;
 use crate::writer::{Destination, Writer};
@@ -103,14 +103,9 @@ fn kind_label<K: Resource<DynamicType = ()>>() -> &'static str {
     }
 }
 
-/// Counts one reconcile of a `K`.
-pub fn count<K: Resource<DynamicType = ()>>(ctx: &Context) {
-    ctx.metrics
-        .reconciles
-        .get_or_create(&KindLabels {
-            kind: kind_label::<K>(),
-        })
-        .inc();
+/// Counts one reconcile of a `K`, and times it until the returned guard is dropped.
+pub fn measure<K: Resource<DynamicType = ()>>(ctx: &Context) -> Measure {
+    Measure::start(&ctx.metrics, kind_label::<K>())
 }
 
 /// What every controller does with a failed reconcile: count it, log it, try again in 15 s.

@@ -49,7 +49,7 @@ impl scoped::BudgetScoped for CategorizationPlan {
 }
 
 async fn reconcile(cached: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result<Action, Error> {
-    super::count::<CategorizationPlan>(&ctx);
+    let _measure = super::measure::<CategorizationPlan>(&ctx);
     // A plan's next step depends on its own last write (an apply in flight, or done): decide on
     // the plan as the API server holds it, not on a cached copy that may not have caught up.
     let api = Api::<CategorizationPlan>::namespaced(

@@ -45,7 +45,7 @@ impl scoped::BudgetScoped for Transaction {
 }
 
 async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Error> {
-    super::count::<Transaction>(&ctx);
+    let _measure = super::measure::<Transaction>(&ctx);
     let mut next = tx.status.clone().unwrap_or_default();
     // Status writes are conditional on the version this reconcile started from (see plans).
     let mut version = tx.resource_version().unwrap_or_default();

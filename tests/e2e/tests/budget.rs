@@ -238,7 +238,7 @@ async fn a_429_is_respected() {
 }
 
 #[tokio::test]
-async fn metrics_count_ynab_requests() {
+async fn metrics_count_ynab_requests_and_time_reconciles() {
     let s = setup("metrics").await;
     s.create_budget("household", demo::TOKEN).await;
     s.wait_phase("household", BudgetPhase::Ready).await;
@@ -251,6 +251,10 @@ async fn metrics_count_ynab_requests() {
     );
     assert!(
         text.contains("ledgerops_reconciles_total{kind=\"Budget\"}"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ledgerops_reconcile_duration_seconds_count{kind=\"Budget\"}"),
         "{text}"
     );
     assert!(
