@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use tokio::sync::broadcast;
 
@@ -57,10 +58,12 @@ pub type BudgetKey = (String, String);
 /// A token's request window, by API base URL and token.
 type WindowKey = (String, Token);
 
-/// What every client of one token and URL shares: its request window and its connection pool.
+/// What every client of one token and URL shares: its request window, its connection pool, and
+/// YNAB's refusal of the token, if it refused it.
 struct TokenShare {
     window: SharedWindow,
     http: reqwest::Client,
+    refused: Option<(YnabError, Instant)>,
 }
 
 /// The process-wide registry.
@@ -124,6 +127,7 @@ impl Registry {
                 Entry::Vacant(e) => e.insert(TokenShare {
                     window: Arc::new(Mutex::new(RequestWindow::new(limit))),
                     http: client::http()?,
+                    refused: None,
                 }),
             };
             (share.window.clone(), share.http.clone())
@@ -136,6 +140,28 @@ impl Registry {
             window,
             metrics,
         ))
+    }
+
+    /// Remembers that YNAB refused `token` at `api_url` (or, with `None`, that it accepted it).
+    pub fn set_refusal(&self, api_url: &AllowedApiUrl, token: &Token, refusal: Option<YnabError>) {
+        let key = (api_url.as_str().to_owned(), token.clone());
+        if let Some(share) = self.windows.lock().expect("registry lock").get_mut(&key) {
+            share.refused = refusal.map(|e| (e, Instant::now()));
+        }
+    }
+
+    /// YNAB's refusal of `token` at `api_url`, if it came less than `for_at_least` ago: the same
+    /// token is refused again, so asking once more costs a request and changes nothing.
+    pub fn refusal(
+        &self,
+        api_url: &AllowedApiUrl,
+        token: &Token,
+        for_at_least: Duration,
+    ) -> Option<YnabError> {
+        let key = (api_url.as_str().to_owned(), token.clone());
+        let windows = self.windows.lock().expect("registry lock");
+        let (error, at) = windows.get(&key)?.refused.as_ref()?;
+        (at.elapsed() < for_at_least).then(|| error.clone())
     }
 
     /// The mirror of the Budget `namespace/name`.
@@ -377,5 +403,35 @@ mod tests {
         registry.forget("ns", "a");
         assert!(registry.budgets().is_empty());
         assert!(!same(&registry), "nobody uses it: dropped, and made afresh");
+    }
+
+    #[test]
+    fn a_refused_token_is_remembered_until_it_is_accepted_or_the_wait_is_over() {
+        let url = ApiUrlAllowlist::default()
+            .check("https://api.ynab.com/v1")
+            .unwrap();
+        let registry = Registry::default();
+        let metrics = Arc::new(Metrics::default());
+        let (bad, other) = (Token::new("bad"), Token::new("other"));
+        for token in [&bad, &other] {
+            registry.client(&url, token, 180, metrics.clone()).unwrap();
+        }
+        let hour = Duration::from_secs(3600);
+        assert!(registry.refusal(&url, &bad, hour).is_none());
+        let refused = YnabError::Unauthorized {
+            answer: "401".into(),
+        };
+        registry.set_refusal(&url, &bad, Some(refused.clone()));
+        assert_eq!(registry.refusal(&url, &bad, hour), Some(refused));
+        assert!(
+            registry.refusal(&url, &other, hour).is_none(),
+            "another token"
+        );
+        assert!(
+            registry.refusal(&url, &bad, Duration::ZERO).is_none(),
+            "the wait is over"
+        );
+        registry.set_refusal(&url, &bad, None);
+        assert!(registry.refusal(&url, &bad, hour).is_none(), "accepted");
     }
 }

@@ -250,6 +250,15 @@ async fn sync(
             }
         };
     let window = client.window().clone();
+    // A token YNAB refused is refused again: a Secret event or an edit that leaves the token as
+    // it is must not cost a request.
+    if let Some(refused) = ctx.registry.refusal(&url, &token, NEEDS_A_PERSON) {
+        return (
+            failed(refused.reason(), refused.to_string()),
+            Some(window),
+            Action::requeue(NEEDS_A_PERSON),
+        );
+    }
     let wanted = (spec.plan_id.clone(), url.as_str().to_owned());
     if slot.source != wanted {
         *slot = MirrorSlot {
@@ -265,6 +274,7 @@ async fn sync(
     let started = Instant::now();
     match mirror_sync::sync(&client, &spec.plan_id, &mut slot.mirror, &key).await {
         Ok(changes) => {
+            ctx.registry.set_refusal(&url, &token, None);
             ctx.metrics
                 .sync_duration
                 .observe(started.elapsed().as_secs_f64());
@@ -273,6 +283,9 @@ async fn sync(
             (SyncOutcome::Synced, Some(window), Action::requeue(interval))
         }
         Err(e) => {
+            if matches!(e, YnabError::Unauthorized { .. }) {
+                ctx.registry.set_refusal(&url, &token, Some(e.clone()));
+            }
             let requeue = retry_after(&e);
             (
                 failed(e.reason(), e.to_string()),

@@ -154,12 +154,39 @@ async fn a_bad_token_is_unauthorized_without_a_retry_storm() {
         !ready.message.contains("not-a-real-token"),
         "the token leaked into the status"
     );
+    // Its Secret touched and the Budget nudged, the same token is not sent again.
+    let secrets = Api::<Secret>::namespaced(s.client.clone(), &s.ns);
+    let touch = json!({"metadata": {"annotations": {"touched": "yes"}}});
+    secrets
+        .patch(
+            "household-token",
+            &PatchParams::default(),
+            &Patch::Merge(&touch),
+        )
+        .await
+        .unwrap();
+    let nudge = json!({"metadata": {"annotations": {"ledgerops.dev/sync-requested-at": "now"}}});
+    Api::<Budget>::namespaced(s.client.clone(), &s.ns)
+        .patch("household", &PatchParams::default(), &Patch::Merge(&nudge))
+        .await
+        .unwrap();
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(
         s.sim.control().counters().await.unwrap().total,
         1,
         "a refused token is not retried at once"
     );
+    // A new token is tried at once.
+    let fixed = json!({"stringData": {"token": demo::TOKEN}});
+    secrets
+        .patch(
+            "household-token",
+            &PatchParams::default(),
+            &Patch::Merge(&fixed),
+        )
+        .await
+        .unwrap();
+    s.wait_phase("household", BudgetPhase::Ready).await;
 }
 
 #[tokio::test]
