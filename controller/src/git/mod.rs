@@ -145,6 +145,33 @@ pub fn fetch(
     })
 }
 
+/// Removes the caches under `root` of ConfigRepos that no longer exist: every directory named
+/// like a uid that is not in `keep`. Nothing else is touched, even if `root` is shared. What
+/// cannot be removed is logged and left.
+pub fn forget_caches(root: &Path, keep: &[String]) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !is_uid(&name) || keep.contains(&name) {
+            continue;
+        }
+        if let Err(e) = std::fs::remove_dir_all(entry.path()) {
+            tracing::warn!(cache = %entry.path().display(), error = %e, "cannot remove the cache of a deleted ConfigRepo");
+        }
+    }
+}
+
+/// Whether `name` is spelled like a Kubernetes uid (8-4-4-4-12 hex digits).
+fn is_uid(name: &str) -> bool {
+    let parts: Vec<&str> = name.split('-').collect();
+    parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
+        && parts
+            .iter()
+            .all(|p| p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 fn open_cache(cache: &Path) -> Result<Repository, GitError> {
     let failed = |message: String| GitError::Cache {
         dir: cache.display().to_string(),

@@ -159,3 +159,33 @@ fn credentials_never_show_in_debug_output() {
     };
     assert!(!format!("{c:?}").contains("s3cret"));
 }
+
+#[test]
+fn only_the_caches_of_deleted_config_repos_are_removed() {
+    let root = scratch("forget");
+    let kept = "6f1c2a3b-0d4e-4f5a-8b6c-7d8e9f0a1b2c";
+    let gone = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+    for dir in [
+        kept,
+        gone,
+        "not-a-uid",
+        "6f1c2a3b-0d4e-4f5a-8b6c-7d8e9f0a1b2g",
+    ] {
+        std::fs::create_dir_all(root.join(dir)).unwrap();
+    }
+    forget_caches(&root, &[kept.to_owned()]);
+    let mut left: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            "6f1c2a3b-0d4e-4f5a-8b6c-7d8e9f0a1b2c",
+            "6f1c2a3b-0d4e-4f5a-8b6c-7d8e9f0a1b2g",
+            "not-a-uid"
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -42,9 +42,22 @@ pub async fn run(ctx: Arc<Context>, options: ConfigRepoArgs, pushes: broadcast::
     let (reader, writer) = reflector::store();
     // Spec and annotation changes (the request-now and confirm-prune annotations) wake a
     // ConfigRepo; its own status writes do not.
+    let cache_root = options.config_repo_cache.clone();
+    let known = reader.clone();
     let changes = watcher(api, watcher::Config::default().any_semantic())
         .default_backoff()
         .reflect(writer)
+        .inspect(move |event| {
+            // A deleted ConfigRepo's fetched history goes with it (deletions while the watch was
+            // down show up at the end of the next full list).
+            if matches!(
+                event,
+                Ok(watcher::Event::Delete(_) | watcher::Event::InitDone)
+            ) {
+                let keep: Vec<String> = known.state().iter().filter_map(|r| r.uid()).collect();
+                git::forget_caches(&cache_root, &keep);
+            }
+        })
         .applied_objects()
         .predicate_filter(
             predicates::generation.combine(predicates::annotations),

@@ -18,7 +18,7 @@ use ledgerops_e2e::attacker::attacker;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api;
 use ledgerops_e2e::scenario::{Scenario, WAIT};
-use ledgerops_e2e::wait;
+use ledgerops_e2e::wait::{self, eventually};
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
 use serde_json::{Value, json};
@@ -727,6 +727,25 @@ async fn the_example_repository_applies() {
     )
     .await;
     let repo = w.wait_applied("household", &head).await;
+    let cache = cache_dir().join(repo.metadata.uid.clone().unwrap());
     assert_eq!(repo.status.unwrap().inventory.len(), 3);
+    assert_eq!(w.transactions().await, ["bakery"]);
+
+    // Deleted, its fetched history goes too; what it applied stays (prune is per revision).
+    assert!(
+        cache.is_dir(),
+        "{} holds the fetched history",
+        cache.display()
+    );
+    Api::<ConfigRepo>::namespaced(w.sc.client.clone(), &w.sc.ns)
+        .delete("household", &Default::default())
+        .await
+        .unwrap();
+    eventually(
+        "the cache is removed",
+        Duration::from_secs(30),
+        async || !cache.exists(),
+    )
+    .await;
     assert_eq!(w.transactions().await, ["bakery"]);
 }
