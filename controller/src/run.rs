@@ -95,9 +95,10 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     });
     let server = tokio::spawn(async move { axum::serve(listener, router).await });
 
-    let client = kube::Client::try_default()
+    let kube_config = kube::Config::infer()
         .await
-        .map_err(RunError::Config)?;
+        .map_err(|e| RunError::Config(kube::Error::InferConfig(e)))?;
+    let client = kube::Client::try_from(kube_config.clone()).map_err(RunError::Config)?;
     Api::<Budget>::all(client.clone())
         .list(&ListParams::default().limit(1))
         .await
@@ -155,6 +156,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         api_urls,
         token_namespaces,
         leadership,
+        kube_config,
     });
     let agent = agent
         .zip(attached)

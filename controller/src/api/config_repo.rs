@@ -66,6 +66,12 @@ pub struct ConfigRepoSpec {
     /// Stops fetching and applying until set back to false.
     #[serde(default)]
     pub suspend: bool,
+    /// A ServiceAccount of this namespace that the repository's objects are dry-run, applied and
+    /// pruned as (impersonated, as Flux does), so the repository can do only what that account
+    /// may. Unset: the controller's own rights, which reach only ledgerops kinds in this
+    /// namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_account_name: Option<String>,
 }
 
 fn default_branch() -> String {

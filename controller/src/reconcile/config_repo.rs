@@ -74,6 +74,14 @@ pub async fn run(ctx: Arc<Context>, options: ConfigRepoArgs, pushes: broadcast::
     super::drain(controller.run(reconcile, on_error, repos)).await;
 }
 
+/// A client acting as the ServiceAccount `account` of `namespace`: the API server checks each
+/// write against that account's rights, and the controller needs only `impersonate` on it.
+fn impersonating(ctx: &Context, namespace: &str, account: &str) -> Result<kube::Client, Error> {
+    let mut config = ctx.kube_config.clone();
+    config.auth_info.impersonate = Some(format!("system:serviceaccount:{namespace}:{account}"));
+    Ok(kube::Client::try_from(config)?)
+}
+
 fn on_error(repo: Arc<ConfigRepo>, error: &Error, repos: Arc<Repos>) -> Action {
     super::error_policy(repo, error, repos.ctx.clone())
 }
@@ -179,7 +187,11 @@ async fn sync(
         Ok(c) => c,
         Err(guard) => return Ok(Outcome::Held { revision, guard }),
     };
-    let refusals = dry_run(&ctx.client, &namespace, &changes.apply).await?;
+    let writer = match &spec.service_account_name {
+        Some(account) => impersonating(ctx, &namespace, account)?,
+        None => ctx.client.clone(),
+    };
+    let refusals = dry_run(&writer, &namespace, &changes.apply).await?;
     if !refusals.is_empty() {
         return Ok(Outcome::Refused {
             revision,
@@ -193,7 +205,7 @@ async fn sync(
         .chain(&changes.waiting)
         .map(|e| ((e.kind.clone(), e.name.clone()), e.clone()))
         .collect();
-    let applied = apply_all(&ctx.client, &namespace, &changes.apply, false).await;
+    let applied = apply_all(&writer, &namespace, &changes.apply, false).await;
     let mut failure = None;
     for (d, generation) in applied {
         match generation {
@@ -227,7 +239,7 @@ async fn sync(
     }
     let mut pruned = 0;
     for object in &changes.prune {
-        if repo_objects::delete(&ctx.client, &namespace, object).await? {
+        if repo_objects::delete(&writer, &namespace, object).await? {
             pruned += 1;
         } else {
             // It changed since it was read: look again at the next sync.

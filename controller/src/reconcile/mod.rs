@@ -46,6 +46,8 @@ pub struct Context {
     pub admission: Arc<AdmissionGuard>,
     /// Whether this replica holds the leader lease: YNAB requests go out only while it does.
     pub leadership: Leadership,
+    /// What `client` was built from: a ConfigRepo with a ServiceAccount impersonates it on top.
+    pub kube_config: kube::Config,
 }
 
 impl Context {

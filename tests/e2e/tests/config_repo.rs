@@ -14,7 +14,7 @@ use kube::{Client, ResourceExt};
 use ledgerops::api::config_repo::{ConfigRepo, RepoPhase};
 use ledgerops::api::transaction::Transaction;
 use ledgerops::logic::conditions;
-use ledgerops_e2e::attacker::attacker;
+use ledgerops_e2e::attacker::{attacker, install_people_roles};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api;
 use ledgerops_e2e::scenario::{Scenario, WAIT};
@@ -747,5 +747,50 @@ async fn the_example_repository_applies() {
         async || !cache.exists(),
     )
     .await;
+    assert_eq!(w.transactions().await, ["bakery"]);
+}
+
+#[tokio::test]
+async fn a_service_account_limits_what_a_repository_may_do() {
+    let w = World::new("crepo-sa").await;
+    let (_, url) = bare(&w.root, "household.git");
+    let work = Work::new(w.root.join("work"), &url);
+    let head = work.commit(&[("bakery.yaml", &tx("bakery", "from the repo"))], false);
+    let plane = ControlPlane::shared();
+    let ns = w.sc.ns.as_str();
+    plane
+        .kubectl_ok(&["create", "serviceaccount", "repo-writer", "-n", ns])
+        .unwrap();
+    w.create(
+        &w.sc.client,
+        "household",
+        json!({"url": url, "interval": "1s", "serviceAccountName": "repo-writer"}),
+    )
+    .await;
+
+    // An account with no rights: the API server refuses the dry run as that account.
+    let refused = w.wait_reason("household", "DryRunFailed").await;
+    let (_, message) = ready(&refused);
+    assert!(
+        message.contains(&format!("system:serviceaccount:{ns}:repo-writer"))
+            && message.contains("bakery.yaml"),
+        "{message}"
+    );
+    assert!(w.transactions().await.is_empty(), "nothing applied");
+
+    // Given ledgerops-edit, the same revision applies.
+    install_people_roles(&plane.client().await.unwrap()).await;
+    plane
+        .kubectl_ok(&[
+            "create",
+            "rolebinding",
+            "repo-writer-edit",
+            "-n",
+            ns,
+            "--clusterrole=ledgerops-edit",
+            &format!("--serviceaccount={ns}:repo-writer"),
+        ])
+        .unwrap();
+    w.wait_applied("household", &head).await;
     assert_eq!(w.transactions().await, ["bakery"]);
 }
