@@ -12,7 +12,9 @@ use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
-use ynab_sim::{Fixture, RecordKind, RunningSim, SimConfig, Simulator, demo};
+use ynab_sim::{
+    DropFault, Fixture, RecordKind, RequestMatch, RunningSim, SimConfig, Simulator, demo,
+};
 
 use crate::{install_crds, install_crds_only, wait};
 
@@ -166,6 +168,50 @@ impl Scenario {
             t.status.as_ref().and_then(|s| s.phase) == Some(phase)
         })
         .await
+    }
+
+    /// The next bulk update lands in YNAB, but its answer is held back for a minute and then the
+    /// connection is dropped (a crash test kills the controller meanwhile).
+    pub async fn hold_next_patch(&self) {
+        let fault = DropFault {
+            count: 1,
+            hold_ms: 60_000,
+            only: RequestMatch {
+                method: Some("PATCH".into()),
+                path: None,
+                body_contains: None,
+            },
+        };
+        self.sim.control().drop_after_write(&fault).await.unwrap();
+    }
+
+    /// A Transaction for each of the first `n` load transactions ([`load_id`], also its name),
+    /// asking for `category`, on the Budget `household`.
+    pub async fn create_loads(&self, n: usize, category_name: &str) {
+        for i in 0..n {
+            let spec = json!({"categoryId": category(category_name)});
+            self.create_transaction(&load_id(i), "household", &load_id(i), spec)
+                .await;
+        }
+    }
+
+    /// Waits (a minute at most) until YNAB has seen `n` bulk updates.
+    pub async fn wait_patches(&self, n: u64) {
+        wait::eventually("the bulk update", WAIT, async || {
+            self.requests(PATCH).await == n
+        })
+        .await;
+    }
+
+    /// Waits until every Transaction has recorded its intent (`Writing`).
+    pub async fn wait_all_writing(&self) {
+        wait::eventually("every intent recorded", WAIT, async || {
+            self.transaction_phases()
+                .await
+                .iter()
+                .all(|p| *p == Some(TransactionPhase::Writing))
+        })
+        .await;
     }
 
     /// The phase of every Transaction in the namespace.

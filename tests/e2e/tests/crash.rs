@@ -15,7 +15,7 @@ use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with, load_id};
 use ledgerops_e2e::wait::eventually;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
-use ynab_sim::{DropFault, RecordKind, RequestMatch, demo};
+use ynab_sim::{RecordKind, demo};
 
 const N: usize = 20;
 
@@ -33,55 +33,25 @@ async fn world(prefix: &str) -> (ControlPlane, Scenario, Ledgerops) {
     (plane, s, ledgerops)
 }
 
-/// The next bulk update lands in YNAB, but its answer is held back for a minute and then the
-/// connection is dropped.
-async fn hold_next_patch(s: &Scenario) {
-    let only_patch = RequestMatch {
-        method: Some("PATCH".into()),
-        path: None,
-        body_contains: None,
-    };
-    let fault = DropFault {
-        count: 1,
-        hold_ms: 60_000,
-        only: only_patch,
-    };
-    s.sim.control().drop_after_write(&fault).await.unwrap();
-}
-
 /// The plan `bulk` moves all N transactions to Transport; its bulk update lands in YNAB and its
 /// answer is held back.
 async fn bulk_plan_landed_unanswered(s: &Scenario) {
-    hold_next_patch(s).await;
+    s.hold_next_patch().await;
     let assignments: Vec<_> = (0..N)
         .map(|i| json!({"transactionId": load_id(i), "categoryId": category("Transport")}))
         .collect();
     s.create_plan("bulk", "household", json!({"assignments": assignments}))
         .await;
-    eventually("the bulk update", Duration::from_secs(60), async || {
-        s.requests(PATCH).await == 1
-    })
-    .await;
+    s.wait_patches(1).await;
 }
 
 #[tokio::test]
 async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
     let (plane, s, ledgerops) = world("crash").await;
 
-    hold_next_patch(&s).await;
-    for i in 0..N {
-        s.create_transaction(
-            &load_id(i),
-            "household",
-            &load_id(i),
-            json!({"categoryId": category("Groceries")}),
-        )
-        .await;
-    }
-    eventually("the bulk update", Duration::from_secs(60), async || {
-        s.requests(PATCH).await == 1
-    })
-    .await;
+    s.hold_next_patch().await;
+    s.create_loads(N, "Groceries").await;
+    s.wait_patches(1).await;
     for i in [0, N - 1] {
         assert_eq!(
             s.ynab_category(&load_id(i)).await,
@@ -89,17 +59,7 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
             "the write landed"
         );
     }
-    eventually(
-        "every intent recorded",
-        Duration::from_secs(30),
-        async || {
-            s.transaction_phases()
-                .await
-                .iter()
-                .all(|p| *p == Some(TransactionPhase::Writing))
-        },
-    )
-    .await;
+    s.wait_all_writing().await;
 
     // kill -9 while the controller still waits for the answer; meanwhile someone recategorises one.
     drop(ledgerops);
@@ -173,26 +133,8 @@ async fn a_write_cut_off_before_it_went_out_is_written_once_after_restart() {
 
     // Every request now hangs: the batch's fresh read never returns, so no PATCH goes out.
     s.sim.control().set_latency(120_000).await.unwrap();
-    for i in 0..N {
-        s.create_transaction(
-            &load_id(i),
-            "household",
-            &load_id(i),
-            json!({"categoryId": category("Groceries")}),
-        )
-        .await;
-    }
-    eventually(
-        "every intent recorded",
-        Duration::from_secs(30),
-        async || {
-            s.transaction_phases()
-                .await
-                .iter()
-                .all(|p| *p == Some(TransactionPhase::Writing))
-        },
-    )
-    .await;
+    s.create_loads(N, "Groceries").await;
+    s.wait_all_writing().await;
     drop(ledgerops);
     s.sim.control().set_latency(0).await.unwrap();
     let _restarted = Ledgerops::start(&plane).await;
@@ -250,7 +192,7 @@ async fn a_person_approved_plan_killed_mid_apply_resumes_under_the_same_approval
     s.create_writing_budget("household", json!({"approval": {"autoApproveBelow": "0"}}))
         .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
-    hold_next_patch(&s).await;
+    s.hold_next_patch().await;
     let assignments: Vec<_> = (0..N)
         .map(|i| json!({"transactionId": load_id(i), "categoryId": category("Transport")}))
         .collect();
@@ -263,10 +205,7 @@ async fn a_person_approved_plan_killed_mid_apply_resumes_under_the_same_approval
         .patch(&request, &PatchParams::default(), &Patch::Merge(&approve))
         .await
         .unwrap();
-    eventually("the bulk update", Duration::from_secs(60), async || {
-        s.requests(PATCH).await == 1
-    })
-    .await;
+    s.wait_patches(1).await;
     drop(ledgerops);
     let _restarted = Ledgerops::start(&plane).await;
     let applied = s.wait_plan("bulk", PlanPhase::Applied).await;

@@ -19,7 +19,6 @@ use ledgerops_e2e::wait::eventually;
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
 use serde_json::json;
-use ynab_sim::{DropFault, RequestMatch};
 
 const LEASE: &str = "ledgerops-leader";
 /// Short terms so the suite is quick; the chart's defaults are 15s / 10s / 2s.
@@ -147,36 +146,10 @@ async fn killing_the_leader_mid_write_and_mid_job_hands_over_within_the_lease() 
     .await;
 
     // The write: one bulk PATCH lands in YNAB, and its answer is held back.
-    let fault = DropFault {
-        count: 1,
-        hold_ms: 60_000,
-        only: RequestMatch {
-            method: Some("PATCH".into()),
-            path: None,
-            body_contains: None,
-        },
-    };
-    s.sim.control().drop_after_write(&fault).await.unwrap();
-    for i in 0..N {
-        let spec = json!({"categoryId": category("Groceries")});
-        s.create_transaction(&load_id(i), "household", &load_id(i), spec)
-            .await;
-    }
-    eventually("the bulk update", Duration::from_secs(60), async || {
-        s.requests(PATCH).await == 1
-    })
-    .await;
-    eventually(
-        "every intent recorded",
-        Duration::from_secs(30),
-        async || {
-            s.transaction_phases()
-                .await
-                .iter()
-                .all(|p| *p == Some(TransactionPhase::Writing))
-        },
-    )
-    .await;
+    s.hold_next_patch().await;
+    s.create_loads(N, "Groceries").await;
+    s.wait_patches(1).await;
+    s.wait_all_writing().await;
     assert_standby(&b).await;
 
     // kill -9 the holder in the middle of both.
