@@ -1,8 +1,8 @@
 //! The ConfigRepo reconciler: fetch the branch, read its documents, decide what the revision
 //! changes, dry-run all of it, then apply and prune, and record the revision and inventory.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::{StreamExt, stream};
@@ -33,6 +33,8 @@ const PARALLEL: usize = 8;
 struct Repos {
     ctx: Arc<Context>,
     options: ConfigRepoArgs,
+    /// One client (one connection pool) per impersonated ServiceAccount, by namespace and name.
+    accounts: Mutex<HashMap<(String, String), kube::Client>>,
 }
 
 /// Runs the ConfigRepo controller until shutdown; a Gitea push of a followed branch (from
@@ -70,16 +72,27 @@ pub async fn run(ctx: Arc<Context>, options: ConfigRepoArgs, pushes: broadcast::
     let controller = Controller::for_stream(changes, reader)
         .reconcile_on(pushed)
         .shutdown_on_signal();
-    let repos = Arc::new(Repos { ctx, options });
+    let repos = Arc::new(Repos {
+        ctx,
+        options,
+        accounts: Mutex::default(),
+    });
     super::drain(controller.run(reconcile, on_error, repos)).await;
 }
 
 /// A client acting as the ServiceAccount `account` of `namespace`: the API server checks each
 /// write against that account's rights, and the controller needs only `impersonate` on it.
-fn impersonating(ctx: &Context, namespace: &str, account: &str) -> Result<kube::Client, Error> {
-    let mut config = ctx.kube_config.clone();
+fn impersonating(repos: &Repos, namespace: &str, account: &str) -> Result<kube::Client, Error> {
+    let key = (namespace.to_owned(), account.to_owned());
+    let mut accounts = repos.accounts.lock().expect("accounts lock");
+    if let Some(client) = accounts.get(&key) {
+        return Ok(client.clone());
+    }
+    let mut config = repos.ctx.kube_config.clone();
     config.auth_info.impersonate = Some(format!("system:serviceaccount:{namespace}:{account}"));
-    Ok(kube::Client::try_from(config)?)
+    let client = kube::Client::try_from(config)?;
+    accounts.insert(key, client.clone());
+    Ok(client)
 }
 
 fn on_error(repo: Arc<ConfigRepo>, error: &Error, repos: Arc<Repos>) -> Action {
@@ -188,7 +201,7 @@ async fn sync(
         Err(guard) => return Ok(Outcome::Held { revision, guard }),
     };
     let writer = match &spec.service_account_name {
-        Some(account) => impersonating(ctx, &namespace, account)?,
+        Some(account) => impersonating(repos, &namespace, account)?,
         None => ctx.client.clone(),
     };
     let refusals = dry_run(&writer, &namespace, &changes.apply).await?;
