@@ -203,13 +203,14 @@ impl Scenario {
         .await;
     }
 
-    /// Waits until every Transaction has recorded its intent (`Writing`).
-    pub async fn wait_all_writing(&self) {
-        wait::eventually("every intent recorded", WAIT, async || {
+    /// Waits (a minute at most) until every Transaction of the namespace is in `phase`.
+    pub async fn wait_all(&self, phase: TransactionPhase) {
+        let what = format!("every Transaction {phase:?}");
+        wait::eventually(&what, WAIT, async || {
             self.transaction_phases()
                 .await
                 .iter()
-                .all(|p| *p == Some(TransactionPhase::Writing))
+                .all(|p| *p == Some(phase))
         })
         .await;
     }

@@ -59,7 +59,7 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
             "the write landed"
         );
     }
-    s.wait_all_writing().await;
+    s.wait_all(TransactionPhase::Writing).await;
 
     // kill -9 while the controller still waits for the answer; meanwhile someone recategorises one.
     drop(ledgerops);
@@ -134,21 +134,11 @@ async fn a_write_cut_off_before_it_went_out_is_written_once_after_restart() {
     // Every request now hangs: the batch's fresh read never returns, so no PATCH goes out.
     s.sim.control().set_latency(120_000).await.unwrap();
     s.create_loads(N, "Groceries").await;
-    s.wait_all_writing().await;
+    s.wait_all(TransactionPhase::Writing).await;
     drop(ledgerops);
     s.sim.control().set_latency(0).await.unwrap();
     let _restarted = Ledgerops::start(&plane).await;
-    eventually(
-        "every transaction converged",
-        Duration::from_secs(60),
-        async || {
-            s.transaction_phases()
-                .await
-                .iter()
-                .all(|p| *p == Some(TransactionPhase::Converged))
-        },
-    )
-    .await;
+    s.wait_all(TransactionPhase::Converged).await;
     assert_eq!(s.requests(PATCH).await, 1, "written exactly once");
     for i in 0..N {
         assert_eq!(

@@ -149,7 +149,7 @@ async fn killing_the_leader_mid_write_and_mid_job_hands_over_within_the_lease() 
     s.hold_next_patch().await;
     s.create_loads(N, "Groceries").await;
     s.wait_patches(1).await;
-    s.wait_all_writing().await;
+    s.wait_all(TransactionPhase::Writing).await;
     assert_standby(&b).await;
 
     // kill -9 the holder in the middle of both.
@@ -169,17 +169,7 @@ async fn killing_the_leader_mid_write_and_mid_job_hands_over_within_the_lease() 
     );
 
     // B settles the write by re-reading: nothing is written twice.
-    eventually(
-        "every transaction settled",
-        Duration::from_secs(60),
-        async || {
-            s.transaction_phases()
-                .await
-                .iter()
-                .all(|p| *p == Some(TransactionPhase::Converged))
-        },
-    )
-    .await;
+    s.wait_all(TransactionPhase::Converged).await;
     assert_eq!(s.requests(PATCH).await, 1, "no second PATCH");
     for i in [0, N - 1] {
         assert_eq!(
