@@ -13,7 +13,8 @@ use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops::k8s::journal;
 use ledgerops::logic::conditions;
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with, load_id};
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, fixture_with, load_id};
+use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
 use ynab_sim::{RequestMatch, StatusFault, demo};
@@ -40,10 +41,13 @@ fn condition(plan: &CategorizationPlan, type_: &str) -> (String, String, String)
 }
 
 /// Refuse every bulk update that carries transaction `id` with `status`.
+/// More refusals than any test needs: the fault stays for the whole test.
+const REFUSALS: u32 = 1000;
+
 async fn refuse_record(s: &Scenario, id: &str, status: u16) {
     let fault = StatusFault {
         status,
-        count: 1000,
+        count: REFUSALS,
         detail: Some(format!("injected: transaction {id} is refused")),
         only: RequestMatch {
             method: Some("PATCH".into()),
@@ -52,6 +56,20 @@ async fn refuse_record(s: &Scenario, id: &str, status: u16) {
         },
     };
     s.sim.control().inject_status(&fault).await.unwrap();
+}
+
+/// How many requests the [`refuse_record`] fault has refused so far.
+async fn refused_sends(s: &Scenario) -> u32 {
+    let faults = s.sim.control().faults().await.unwrap();
+    faults.statuses.iter().map(|f| REFUSALS - f.count).sum()
+}
+
+async fn set_suspend(s: &Scenario, suspend: bool) {
+    let patch = json!({"spec": {"suspend": suspend}});
+    s.api::<Budget>()
+        .patch("household", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap();
 }
 
 /// The journal ConfigMaps of the namespace, by name.
@@ -146,24 +164,26 @@ async fn a_guarded_plan_is_invalid_asks_nobody_and_costs_no_more_requests() {
 #[tokio::test]
 async fn a_record_ynab_refuses_holds_back_no_other_and_is_not_sent_again() {
     for status in [400u16, 404, 409, 422] {
-        // A window long enough that the six arrive in one batch even on a loaded machine (the
-        // window restarts with each arrival).
-        let s = writing(&format!("refused{status}"), 6, json!({"batchWindow": "6s"})).await;
+        let s = writing(&format!("refused{status}"), 6, json!({"batchWindow": "3s"})).await;
         refuse_record(&s, &load_id(3), status).await;
-        for i in 0..6 {
-            s.create_transaction(
-                &load_id(i),
-                "household",
-                &load_id(i),
-                json!({"categoryId": category("Groceries")}),
-            )
-            .await;
-        }
-        let refused = s
-            .wait_transaction(&load_id(3), TransactionPhase::Blocked)
-            .await;
+        // The six wait behind a suspended Budget and are released by one change, so they reach
+        // the writer together and go out as one batch however loaded the machine is.
+        set_suspend(&s, true).await;
+        s.wait_budget("household", BudgetPhase::Suspended).await;
+        s.create_loads(6, "Groceries").await;
+        s.wait_all(TransactionPhase::Blocked).await;
+        assert_eq!(s.writes().await, 0, "{status}: written while suspended");
+        set_suspend(&s, false).await;
+        let refused = wait::until(&s.api::<Transaction>(), &load_id(3), WAIT, |t| {
+            let blocked = t
+                .status
+                .as_ref()
+                .and_then(|s| conditions::get(&s.conditions, "Blocked"));
+            blocked.is_some_and(|c| c.status == "True" && c.reason != "Suspended")
+        })
+        .await;
         let c = conditions::get(&refused.status.as_ref().unwrap().conditions, "Blocked").unwrap();
-        assert_eq!(c.reason, "RefusedByYnab", "{status}");
+        assert_eq!(c.reason, "RefusedByYnab", "{status}: {}", c.message);
         assert!(
             c.message.contains(&load_id(3)) && c.message.contains(&status.to_string()),
             "{status}: {}",
@@ -177,10 +197,20 @@ async fn a_record_ynab_refuses_holds_back_no_other_and_is_not_sent_again() {
                 Some(category("Groceries"))
             );
         }
-        // One batch of six: the refused request, then halves until the bad record stands alone
-        // (1 + 2 + 2 requests).
+        // One batch of six, halved until the bad record stands alone: every refused request but
+        // the last is split in two, one half refused again and the other written. Where the bad
+        // record sits decides between 6 → 3 → 1 and 6 → 3 → 2 → 1, never more.
         let patches = s.requests(PATCH).await;
-        assert!(patches <= 5, "{status}: {patches} PATCH requests");
+        let refused = u64::from(refused_sends(&s).await);
+        assert!(
+            refused <= 4,
+            "{status}: the refused record went out {refused} times"
+        );
+        assert_eq!(
+            patches,
+            2 * refused - 1,
+            "{status}: {patches} PATCH requests"
+        );
 
         // Looked at again, the refused record is not sent again until its spec changes.
         s.annotate::<Transaction>(&load_id(3), "ledgerops.dev/nudge", "1")
@@ -190,7 +220,7 @@ async fn a_record_ynab_refuses_holds_back_no_other_and_is_not_sent_again() {
             .await;
         assert!(nudged.metadata.annotations.is_some());
         // Longer than a window, so a batch the nudge had started would have gone out.
-        tokio::time::sleep(Duration::from_secs(8)).await;
+        tokio::time::sleep(Duration::from_secs(5)).await;
         assert_eq!(s.requests(PATCH).await, patches, "{status}: sent again");
     }
 }
