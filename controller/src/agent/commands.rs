@@ -86,9 +86,14 @@ pub async fn run(
     match command {
         Command::Help => Outcome::Completed(HELP.to_owned()),
         Command::Status => status(ctx).await,
-        Command::Approve { request, comment } => {
-            decide(ctx, job, request, "Approve", comment.as_deref()).await
-        }
+        Command::Approve {
+            request: Some(request),
+            comment,
+        } => decide(ctx, job, request, "Approve", comment.as_deref()).await,
+        Command::Approve {
+            request: None,
+            comment,
+        } => super::approve_shown::run(ctx, job, comment.as_deref()).await,
         Command::Reject { request, reason } => {
             decide(ctx, job, request, "Reject", Some(reason)).await
         }
@@ -97,7 +102,7 @@ pub async fn run(
     }
 }
 
-fn kube_failed(what: &str, e: kube::Error) -> Outcome {
+pub(super) fn kube_failed(what: &str, e: kube::Error) -> Outcome {
     Outcome::Failed(format!("{what}: {e}"))
 }
 
@@ -130,7 +135,7 @@ async fn status(ctx: &AgentContext) -> Outcome {
 /// Pending and not expired (see [`decidable`]). The admission policy lets only the controller's
 /// service account write such a decision; the executor authorized the job through Gitea right
 /// before this runs.
-async fn decide(
+pub(super) async fn decide(
     ctx: &AgentContext,
     job: &AgentJob,
     request: &str,

@@ -6,8 +6,10 @@
 //! published. Execution is the exception: it starts only once JobStarted is durable, and a job
 //! found Running at startup is failed as Interrupted, never run again.
 
+pub mod approve_shown;
 pub mod commands;
 pub mod executor;
+pub mod feedback;
 pub mod hooks;
 pub mod options;
 pub mod reconciler;
@@ -155,17 +157,19 @@ pub fn start(
     agent.plans_dir = options.plans_dir.clone();
     agent.job_retention = options.job_retention;
     tracing::info!(namespace = %options.namespace, gitea = %options.gitea_url, bot = %options.bot_login, repositories = ?options.repositories.entries(), "serving /agent commands");
-    tokio::spawn(run(Arc::new(agent)))
+    tokio::spawn(run(Arc::new(agent), options.gitea_url))
 }
 
-/// Runs the reconciler and the executor until shutdown.
-pub async fn run(ctx: Arc<AgentContext>) {
+/// Runs the reconciler, the executor and the ConfigRepo feedback until shutdown.
+pub async fn run(ctx: Arc<AgentContext>, gitea_url: String) {
     if !ctx.hooks.is_empty() {
         tracing::warn!("{} is set: test-only pauses are active", hooks::ENV);
     }
     let executor = tokio::spawn(executor::run(ctx.clone()));
+    let feedback = tokio::spawn(feedback::run(ctx.clone(), gitea_url));
     reconciler::run(ctx).await;
     executor.abort();
+    feedback.abort();
 }
 
 #[cfg(test)]

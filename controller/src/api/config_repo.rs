@@ -154,4 +154,7 @@ pub struct InventoryEntry {
     /// and the document is applied again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<i64>,
+    /// The commit the document was last applied from: where what became of it is reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
 }

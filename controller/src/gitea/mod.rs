@@ -13,6 +13,8 @@ use crate::logic::job::check::Failure;
 use crate::logic::job::render::IssueComment;
 use crate::logic::job::trust::{FetchedComment, issue_number_of};
 
+pub mod commits;
+
 /// A bot token; never printed.
 #[derive(Clone)]
 pub struct GiteaToken(String);
@@ -47,6 +49,8 @@ pub enum GiteaError {
     Decode { call: String, detail: String },
     #[error("`{0}` is not a repository name of the form owner/name")]
     BadRepository(String),
+    #[error("`{0}` is not a full commit id (40 hexadecimal digits)")]
+    BadCommit(String),
 }
 
 impl GiteaError {
@@ -58,7 +62,7 @@ impl GiteaError {
     /// as malformed will not; a 5xx, 401/403/429, a transport or decoding failure may.
     pub fn failure(&self) -> Failure {
         match self {
-            GiteaError::BadRepository(_) => Failure::Definite,
+            GiteaError::BadRepository(_) | GiteaError::BadCommit(_) => Failure::Definite,
             GiteaError::Status { status, .. }
                 if status.is_client_error()
                     && !matches!(status.as_u16(), 401 | 403 | 408 | 429) =>

@@ -223,7 +223,7 @@ async fn sync(
     for (d, generation) in applied {
         match generation {
             Ok(generation) => {
-                let e = entry(d, generation);
+                let e = entry(d, generation, &fetched.commit);
                 owned.insert((e.kind.clone(), e.name.clone()), e);
             }
             Err(e) => {
@@ -324,12 +324,13 @@ async fn apply_all<'a>(
     stream::iter(calls).buffered(PARALLEL).collect().await
 }
 
-fn entry(d: &Document, generation: Option<i64>) -> InventoryEntry {
+fn entry(d: &Document, generation: Option<i64>, commit: &str) -> InventoryEntry {
     InventoryEntry {
         kind: d.kind.as_str().to_owned(),
         name: d.name.clone(),
         digest: d.digest.clone(),
         generation,
+        commit: Some(commit.to_owned()),
     }
 }
 
@@ -340,5 +341,6 @@ fn tracked(object: &Live) -> InventoryEntry {
         name: object.name.clone(),
         digest: String::new(),
         generation: object.generation,
+        commit: None,
     }
 }

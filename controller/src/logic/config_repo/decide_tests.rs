@@ -19,6 +19,7 @@ fn entry(kind: RepoKind, name: &str, digest: &str, generation: i64) -> Inventory
         name: name.into(),
         digest: digest.into(),
         generation: Some(generation),
+        commit: None,
     }
 }
 

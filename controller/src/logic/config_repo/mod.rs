@@ -4,6 +4,7 @@
 
 pub mod decide;
 pub mod documents;
+pub mod feedback;
 pub mod push;
 pub mod status;
 pub mod url;

@@ -11,6 +11,7 @@ fn inventory(n: usize) -> Vec<InventoryEntry> {
             name: format!("t{i}"),
             digest: "d".into(),
             generation: Some(1),
+            commit: None,
         })
         .collect()
 }

@@ -8,9 +8,10 @@ pub enum Command {
     Help,
     /// Waiting approvals, Diverged or Blocked Transactions, Budget health.
     Status,
-    /// Approve an ApprovalRequest, with an optional comment.
+    /// Approve an ApprovalRequest, with an optional comment. Without a name, on a pull request:
+    /// the previews the bot commented there before the command.
     Approve {
-        request: String,
+        request: Option<String>,
         comment: Option<String>,
     },
     /// Reject an ApprovalRequest; the reason is required.
@@ -42,6 +43,7 @@ pub const HELP: &str = "\
 | `/agent help` | shows this list |
 | `/agent status` | waiting approvals (oldest first), Diverged or Blocked Transactions, and Budget health |
 | `/agent approve <approvalrequest> [comment]` | approves the ApprovalRequest, recorded as `gitea:<your login>` |
+| `/agent approve` | on a pull request a ConfigRepo applied: approves the preview ledgerops commented there before your command |
 | `/agent reject <approvalrequest> <reason>` | rejects the ApprovalRequest; the reason is required |
 | `/agent suggest [YYYY-MM]` | suggests categories for uncategorized transactions and opens a pull request with a CategorizationPlan |
 | `/agent undo <plan>` | opens a pull request with a CategorizationPlan that reverts the applied plan |
@@ -91,7 +93,12 @@ pub fn parse(text: &str) -> Result<Command, CommandError> {
         "help" => no_args(name, &args).map(|()| Command::Help),
         "status" => no_args(name, &args).map(|()| Command::Status),
         "approve" => {
-            let request = object_name(name, "<approvalrequest>", args.first())?;
+            // Alone on its line, it answers the preview shown on the pull request; the comment
+            // may follow on the next lines.
+            let request = match args.first() {
+                None => None,
+                Some(_) => Some(object_name(name, "<approvalrequest>", args.first())?),
+            };
             let comment = free_text(1);
             check_length(comment.as_deref())?;
             Ok(Command::Approve { request, comment })
@@ -203,14 +210,28 @@ mod tests {
             (
                 "/agent approve apr-1",
                 Command::Approve {
-                    request: "apr-1".into(),
+                    request: Some("apr-1".into()),
                     comment: None,
+                },
+            ),
+            (
+                "/agent approve",
+                Command::Approve {
+                    request: None,
+                    comment: None,
+                },
+            ),
+            (
+                "/agent approve\nchecked the receipts",
+                Command::Approve {
+                    request: None,
+                    comment: Some("checked the receipts".into()),
                 },
             ),
             (
                 "/agent approve apr-1 looks right",
                 Command::Approve {
-                    request: "apr-1".into(),
+                    request: Some("apr-1".into()),
                     comment: Some("looks right".into()),
                 },
             ),
@@ -249,7 +270,6 @@ mod tests {
             ("/agent deploy", "unknown command `deploy`"),
             ("/agent status now", "takes no arguments"),
             ("/agent help me", "takes no arguments"),
-            ("/agent approve", "needs <approvalrequest>"),
             (
                 "/agent approve Bad_Name",
                 "not a valid Kubernetes object name",

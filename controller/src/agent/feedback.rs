@@ -1,0 +1,234 @@
+//! Reports what became of the plans a ConfigRepo applied back to the Gitea repository they came
+//! from: a commit status per plan on the commit that applied it, and the preview of a plan that
+//! waits for a person as one comment on the pull request merged as that commit (what to say is
+//! decided in [`crate::logic::config_repo::feedback`]).
+//!
+//! Only for ConfigRepos of the agent's namespace whose URL is an allowed repository of the
+//! configured Gitea: a ConfigRepo elsewhere cannot make the bot speak. Runs on the leader.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use kube::runtime::controller::Action;
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::{Controller, WatchStreamExt, watcher};
+use kube::{Api, ResourceExt};
+
+use super::AgentContext;
+use crate::api::approval::{ApprovalRequest, SubjectKind};
+use crate::api::config_repo::ConfigRepo;
+use crate::api::plan::{CategorizationPlan, PlanPhase};
+use crate::gitea::GiteaError;
+use crate::logic::config_repo::RepoKind;
+use crate::logic::config_repo::feedback::{self, CommitReport};
+use crate::logic::job::report::is_waiting;
+use crate::metrics::ErrorLabels;
+
+/// How often every plan's report is looked at again without a change (a status or comment
+/// removed in Gitea is put back).
+const RESYNC: Duration = Duration::from_secs(300);
+
+/// A report that could not be made; retried with backoff.
+#[derive(Debug, thiserror::Error)]
+pub enum FeedbackError {
+    #[error(transparent)]
+    Gitea(#[from] GiteaError),
+    #[error("Kubernetes API: {0}")]
+    Kube(#[from] kube::Error),
+}
+
+struct Feedback {
+    agent: Arc<AgentContext>,
+    gitea_url: String,
+    plans: Store<CategorizationPlan>,
+    /// What Gitea is known to show, so an unchanged plan costs no request: the commit status by
+    /// repository, commit and context…
+    statuses: Mutex<HashMap<String, CommitReport>>,
+    /// …and the ApprovalRequests whose preview is on their pull request (or that have none).
+    commented: Mutex<HashSet<String>>,
+}
+
+/// Runs until shutdown.
+pub async fn run(agent: Arc<AgentContext>, gitea_url: String) {
+    let client = agent.store.client().clone();
+    let namespace = agent.store.namespace().to_owned();
+    let (plans, writer) = reflector::store();
+    let plan_changes = watcher(
+        Api::<CategorizationPlan>::namespaced(client.clone(), &namespace),
+        watcher::Config::default(),
+    )
+    .default_backoff()
+    .reflect(writer)
+    .touched_objects();
+    let controller = Controller::new(
+        Api::<ConfigRepo>::namespaced(client, &namespace),
+        watcher::Config::default(),
+    );
+    let repos = controller.store();
+    let controller = controller
+        .watches_stream(plan_changes, move |plan| applied_from(&repos, &plan))
+        .shutdown_on_signal();
+    let feedback = Arc::new(Feedback {
+        agent,
+        gitea_url,
+        plans,
+        statuses: Mutex::default(),
+        commented: Mutex::default(),
+    });
+    crate::reconcile::drain(controller.run(reconcile, error_policy, feedback)).await;
+}
+
+/// The ConfigRepos whose inventory holds `plan`.
+fn applied_from(repos: &Store<ConfigRepo>, plan: &CategorizationPlan) -> Vec<ObjectRef<ConfigRepo>> {
+    let name = plan.name_any();
+    repos
+        .state()
+        .iter()
+        .filter(|r| {
+            r.status.as_ref().is_some_and(|s| {
+                s.inventory
+                    .iter()
+                    .any(|e| e.kind == RepoKind::CategorizationPlan.as_str() && e.name == name)
+            })
+        })
+        .map(|r| ObjectRef::from_obj(r.as_ref()))
+        .collect()
+}
+
+fn error_policy(repo: Arc<ConfigRepo>, error: &FeedbackError, fb: Arc<Feedback>) -> Action {
+    let reason = match error {
+        FeedbackError::Gitea(_) => "Gitea",
+        FeedbackError::Kube(_) => "KubeApi",
+    };
+    fb.agent
+        .metrics
+        .reconcile_errors
+        .get_or_create(&ErrorLabels {
+            kind: "ConfigRepoFeedback",
+            reason,
+        })
+        .inc();
+    let delay = fb.agent.backoff(&format!("feedback/{}", repo.name_any()));
+    tracing::warn!(configrepo = %repo.name_any(), %error, retry_in = ?delay, "reporting to Gitea failed");
+    Action::requeue(delay)
+}
+
+async fn reconcile(repo: Arc<ConfigRepo>, fb: Arc<Feedback>) -> Result<Action, FeedbackError> {
+    let Some(target) = feedback::gitea_repository(&repo.spec.url, &fb.gitea_url)
+        .filter(|r| fb.agent.repositories.allows(r))
+    else {
+        return Ok(Action::await_change());
+    };
+    let namespace = repo.namespace().unwrap_or_default();
+    let inventory = repo
+        .status
+        .as_ref()
+        .map(|s| s.inventory.as_slice())
+        .unwrap_or_default();
+    for entry in inventory
+        .iter()
+        .filter(|e| e.kind == RepoKind::CategorizationPlan.as_str())
+    {
+        let Some(commit) = &entry.commit else {
+            continue;
+        };
+        let Some(plan) = fb
+            .plans
+            .get(&ObjectRef::new(&entry.name).within(&namespace))
+        else {
+            continue;
+        };
+        report_status(&fb, &target, commit, &plan).await?;
+        comment_preview(&fb, &target, commit, &plan).await?;
+    }
+    fb.agent
+        .succeeded(&format!("feedback/{}", repo.name_any()));
+    Ok(Action::requeue(RESYNC))
+}
+
+/// Sets the plan's commit status when Gitea does not show it yet.
+async fn report_status(
+    fb: &Feedback,
+    repo: &str,
+    commit: &str,
+    plan: &CategorizationPlan,
+) -> Result<(), FeedbackError> {
+    let Some(report) = feedback::commit_report(plan) else {
+        return Ok(());
+    };
+    let context = feedback::context(&plan.name_any());
+    let key = format!("{repo}@{commit}#{context}");
+    if fb.statuses.lock().expect("statuses lock").get(&key) == Some(&report) {
+        return Ok(());
+    }
+    let gitea = &fb.agent.gitea;
+    let shown = gitea.commit_status(repo, commit, &context).await?;
+    if !shown.is_some_and(|s| report.is_shown_by(&s.state, &s.description)) {
+        gitea
+            .set_commit_status(
+                repo,
+                commit,
+                &context,
+                report.state.as_str(),
+                &report.description,
+            )
+            .await?;
+        tracing::info!(%repo, %commit, %context, state = report.state.as_str(), "commit status set");
+    }
+    fb.statuses
+        .lock()
+        .expect("statuses lock")
+        .insert(key, report);
+    Ok(())
+}
+
+/// Comments the preview of the plan's waiting ApprovalRequest on the pull request merged as
+/// `commit`, once per request.
+async fn comment_preview(
+    fb: &Feedback,
+    repo: &str,
+    commit: &str,
+    plan: &CategorizationPlan,
+) -> Result<(), FeedbackError> {
+    let status = plan.status.clone().unwrap_or_default();
+    let (Some(PlanPhase::AwaitingApproval), Some(request)) =
+        (status.phase, status.approval_request.as_deref())
+    else {
+        return Ok(());
+    };
+    let key = format!("{repo}@{commit}#{request}");
+    if fb.commented.lock().expect("commented lock").contains(&key) {
+        return Ok(());
+    }
+    let gitea = &fb.agent.gitea;
+    let Some(number) = gitea.merged_pull_request(repo, commit).await? else {
+        // Pushed straight to the branch: there is no pull request to show it on.
+        fb.commented.lock().expect("commented lock").insert(key);
+        return Ok(());
+    };
+    let api: Api<ApprovalRequest> = Api::namespaced(
+        fb.agent.store.client().clone(),
+        fb.agent.store.namespace(),
+    );
+    // Only what the controller opened for this plan, and only while someone can still decide.
+    let Some(r) = api.get_opt(request).await? else {
+        return Ok(());
+    };
+    let about_plan = r.spec.subject.kind == SubjectKind::CategorizationPlan
+        && r.spec.subject.name == plan.name_any();
+    if !about_plan || !is_waiting(&r) {
+        return Ok(());
+    }
+    let comments = gitea.list_comments(repo, number).await?;
+    if !feedback::is_shown(&comments, &fb.agent.bot, request) {
+        let body = feedback::preview_comment(&plan.name_any(), &r, commit);
+        gitea.create_comment(repo, number, &body).await?;
+        tracing::info!(%repo, pull = number, %request, "preview commented on the pull request");
+    }
+    fb.commented
+        .lock()
+        .expect("commented lock")
+        .insert(key);
+    Ok(())
+}
