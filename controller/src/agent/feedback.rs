@@ -80,7 +80,10 @@ pub async fn run(agent: Arc<AgentContext>, gitea_url: String) {
 }
 
 /// The ConfigRepos whose inventory holds `plan`.
-fn applied_from(repos: &Store<ConfigRepo>, plan: &CategorizationPlan) -> Vec<ObjectRef<ConfigRepo>> {
+fn applied_from(
+    repos: &Store<ConfigRepo>,
+    plan: &CategorizationPlan,
+) -> Vec<ObjectRef<ConfigRepo>> {
     let name = plan.name_any();
     repos
         .state()
@@ -142,8 +145,7 @@ async fn reconcile(repo: Arc<ConfigRepo>, fb: Arc<Feedback>) -> Result<Action, F
         report_status(&fb, &target, commit, &plan).await?;
         comment_preview(&fb, &target, commit, &plan).await?;
     }
-    fb.agent
-        .succeeded(&format!("feedback/{}", repo.name_any()));
+    fb.agent.succeeded(&format!("feedback/{}", repo.name_any()));
     Ok(Action::requeue(RESYNC))
 }
 
@@ -207,10 +209,8 @@ async fn comment_preview(
         fb.commented.lock().expect("commented lock").insert(key);
         return Ok(());
     };
-    let api: Api<ApprovalRequest> = Api::namespaced(
-        fb.agent.store.client().clone(),
-        fb.agent.store.namespace(),
-    );
+    let api: Api<ApprovalRequest> =
+        Api::namespaced(fb.agent.store.client().clone(), fb.agent.store.namespace());
     // Only what the controller opened for this plan, and only while someone can still decide.
     let Some(r) = api.get_opt(request).await? else {
         return Ok(());
@@ -226,9 +226,6 @@ async fn comment_preview(
         gitea.create_comment(repo, number, &body).await?;
         tracing::info!(%repo, pull = number, %request, "preview commented on the pull request");
     }
-    fb.commented
-        .lock()
-        .expect("commented lock")
-        .insert(key);
+    fb.commented.lock().expect("commented lock").insert(key);
     Ok(())
 }

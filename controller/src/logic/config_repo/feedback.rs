@@ -96,7 +96,10 @@ pub fn commit_report(plan: &CategorizationPlan) -> Option<CommitReport> {
             CommitState::Pending,
             format!(
                 "{changes} change(s) await approval: /agent approve on the pull request, or ApprovalRequest {}",
-                status.approval_request.as_deref().unwrap_or("(not open yet)")
+                status
+                    .approval_request
+                    .as_deref()
+                    .unwrap_or("(not open yet)")
             ),
         ),
         PlanPhase::ReadOnly => (
@@ -159,7 +162,9 @@ pub fn preview_comment(plan: &str, request: &ApprovalRequest, commit: &str) -> S
         cell_code(&commit.chars().take(12).collect::<String>()),
         spec.change_count
     ));
-    out.push_str("| transaction | date | payee | amount | from | to |\n|---|---|---|---|---|---|\n");
+    out.push_str(
+        "| transaction | date | payee | amount | from | to |\n|---|---|---|---|---|---|\n",
+    );
     for c in &spec.changes {
         let category = |name: &Option<String>, id: &Option<String>| {
             cell(name.as_deref().or(id.as_deref()).unwrap_or("uncategorized"))

@@ -66,9 +66,18 @@ fn comment(id: i64, author: &str, body: &str) -> IssueComment {
 fn a_clone_url_names_a_repository_only_on_the_configured_gitea() {
     let gitea = "http://127.0.0.1:3000";
     let cases = [
-        ("http://127.0.0.1:3000/household/ledger.git", Some("household/ledger")),
-        ("http://127.0.0.1:3000/household/ledger", Some("household/ledger")),
-        ("http://127.0.0.1:3000/household/ledger/", Some("household/ledger")),
+        (
+            "http://127.0.0.1:3000/household/ledger.git",
+            Some("household/ledger"),
+        ),
+        (
+            "http://127.0.0.1:3000/household/ledger",
+            Some("household/ledger"),
+        ),
+        (
+            "http://127.0.0.1:3000/household/ledger/",
+            Some("household/ledger"),
+        ),
         ("http://127.0.0.1:3001/household/ledger.git", None),
         ("https://127.0.0.1:3000/household/ledger.git", None),
         ("http://other:3000/household/ledger.git", None),
@@ -84,8 +93,11 @@ fn a_clone_url_names_a_repository_only_on_the_configured_gitea() {
     }
     // Gitea served under a sub-path, and the default port spelled out or not.
     assert_eq!(
-        gitea_repository("https://git.example/gitea/h/l.git", "https://git.example/gitea/")
-            .as_deref(),
+        gitea_repository(
+            "https://git.example/gitea/h/l.git",
+            "https://git.example/gitea/"
+        )
+        .as_deref(),
         Some("h/l")
     );
     assert_eq!(
@@ -93,7 +105,10 @@ fn a_clone_url_names_a_repository_only_on_the_configured_gitea() {
         Some("h/l")
     );
     assert_eq!(
-        gitea_repository("https://git.example/other/h/l.git", "https://git.example/gitea"),
+        gitea_repository(
+            "https://git.example/other/h/l.git",
+            "https://git.example/gitea"
+        ),
         None
     );
 }
@@ -101,11 +116,17 @@ fn a_clone_url_names_a_repository_only_on_the_configured_gitea() {
 #[test]
 fn each_plan_phase_has_one_commit_state() {
     use CommitState::*;
-    let ready = |message: &str| json!([{"type": "Ready", "status": "False", "reason": "R",
-        "message": message, "lastTransitionTime": "2026-01-01T00:00:00Z"}]);
+    let ready = |message: &str| {
+        json!([{"type": "Ready", "status": "False", "reason": "R",
+        "message": message, "lastTransitionTime": "2026-01-01T00:00:00Z"}])
+    };
     let cases = [
         ("Pending", None, ""),
-        ("AwaitingApproval", Some(Pending), "3 change(s) await approval"),
+        (
+            "AwaitingApproval",
+            Some(Pending),
+            "3 change(s) await approval",
+        ),
         ("ReadOnly", Some(Pending), "writes are enabled"),
         ("Applying", Some(Pending), "writing 3"),
         ("Applied", Some(Success), "applied 3"),
@@ -115,7 +136,11 @@ fn each_plan_phase_has_one_commit_state() {
         ("Invalid", Some(Failure), "Invalid: because"),
         ("Blocked", Some(Failure), "Blocked: because"),
         ("Failed", Some(Failure), "Failed: because"),
-        ("PartiallyApplied", Some(Failure), "PartiallyApplied: because"),
+        (
+            "PartiallyApplied",
+            Some(Failure),
+            "PartiallyApplied: because",
+        ),
     ];
     for (phase, state, text) in cases {
         let p = plan(json!({
@@ -134,8 +159,10 @@ fn each_plan_phase_has_one_commit_state() {
 #[test]
 fn a_long_reason_is_cut_to_one_short_line() {
     let long = "x".repeat(1000);
-    let p = plan(json!({"phase": "Failed", "conditions": [{"type": "Ready", "status": "False",
-        "reason": "R", "message": long, "lastTransitionTime": "2026-01-01T00:00:00Z"}]}));
+    let p = plan(
+        json!({"phase": "Failed", "conditions": [{"type": "Ready", "status": "False",
+        "reason": "R", "message": long, "lastTransitionTime": "2026-01-01T00:00:00Z"}]}),
+    );
     let r = commit_report(&p).unwrap();
     assert_eq!(r.description.chars().count(), DESCRIPTION_MAX);
     assert!(r.is_shown_by("failure", &r.description));
@@ -148,7 +175,10 @@ fn the_preview_comment_names_what_an_approval_covers_and_escapes_ynab_text() {
     let r = request(
         "groceries-1",
         "abc123",
-        vec![change("tx-1", "Bakery"), change("tx-2", "<b>@alice</b> | x")],
+        vec![
+            change("tx-1", "Bakery"),
+            change("tx-2", "<b>@alice</b> | x"),
+        ],
         5,
     );
     let body = preview_comment("groceries", &r, "0123456789abcdef0123");
@@ -160,7 +190,10 @@ fn the_preview_comment_names_what_an_approval_covers_and_escapes_ynab_text() {
     assert!(body.contains("5 change(s) await approval"), "{body}");
     assert!(body.contains("0123456789ab"), "{body}");
     assert!(!body.contains("0123456789abc"), "short commit: {body}");
-    assert!(body.contains("| `tx-1` | 2026\\-09\\-01 | Bakery | \\-12\\.340 |"), "{body}");
+    assert!(
+        body.contains("| `tx-1` | 2026\\-09\\-01 | Bakery | \\-12\\.340 |"),
+        "{body}"
+    );
     assert!(!body.contains("<b>"), "{body}");
     assert!(!body.contains("@alice"), "a mention would notify: {body}");
     assert!(body.contains("…and 3 more"), "{body}");
@@ -204,14 +237,26 @@ fn an_approval_answers_the_last_preview_the_bot_showed_before_it() {
 #[test]
 fn only_an_exact_marker_line_is_a_preview() {
     let cases = [
-        ("<!-- ledgerops:preview plan=p request=r hash=h -->\nx", true),
+        (
+            "<!-- ledgerops:preview plan=p request=r hash=h -->\nx",
+            true,
+        ),
         ("<!-- ledgerops:preview plan=p request=r hash=h -->", true),
-        ("x\n<!-- ledgerops:preview plan=p request=r hash=h -->", false),
+        (
+            "x\n<!-- ledgerops:preview plan=p request=r hash=h -->",
+            false,
+        ),
         (" <!-- ledgerops:preview plan=p request=r hash=h -->", false),
         ("<!-- ledgerops:preview plan=p request=r -->", false),
-        ("<!-- ledgerops:preview plan=p request=r hash=h extra=1 -->", false),
+        (
+            "<!-- ledgerops:preview plan=p request=r hash=h extra=1 -->",
+            false,
+        ),
         ("<!-- ledgerops:preview request=r plan=p hash=h -->", false),
-        ("<!-- ledgerops:preview plan=p request=r hash=h<b> -->", false),
+        (
+            "<!-- ledgerops:preview plan=p request=r hash=h<b> -->",
+            false,
+        ),
         ("<!-- ledgerops:preview plan= request=r hash=h -->", false),
     ];
     for (body, want) in cases {
@@ -231,9 +276,18 @@ fn an_approval_holds_only_for_the_request_plan_and_preview_shown() {
         request: "groceries-1".into(),
         hash: "h1".into(),
     };
-    assert!(still_holds(&shown, &request("groceries-1", "h1", vec![], 0)));
-    assert!(!still_holds(&shown, &request("groceries-1", "h2", vec![], 0)), "new preview");
-    assert!(!still_holds(&shown, &request("groceries-2", "h1", vec![], 0)), "other request");
+    assert!(still_holds(
+        &shown,
+        &request("groceries-1", "h1", vec![], 0)
+    ));
+    assert!(
+        !still_holds(&shown, &request("groceries-1", "h2", vec![], 0)),
+        "new preview"
+    );
+    assert!(
+        !still_holds(&shown, &request("groceries-2", "h1", vec![], 0)),
+        "other request"
+    );
     let mut other_plan = request("groceries-1", "h1", vec![], 0);
     other_plan.spec.subject.name = "rent".into();
     assert!(!still_holds(&shown, &other_plan), "other plan");

@@ -1,0 +1,343 @@
+//! The GitOps loop closed on a real Gitea: `/agent suggest` opens a pull request with a plan,
+//! merging it makes the ConfigRepo apply the plan, the preview comes back on the merged commit
+//! (a commit status) and on the pull request (one comment), and `/agent approve` on that pull
+//! request approves exactly that preview: one PATCH. The undo goes the same way.
+
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, PostParams};
+use ledgerops::api::agent_job::{AgentJob, JobPhase};
+use ledgerops::api::budget::BudgetPhase;
+use ledgerops::api::config_repo::ConfigRepo;
+use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
+use ledgerops::logic::config_repo::feedback;
+use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::gitea_api::{self, call as gitea_call};
+use ledgerops_e2e::scenario::{PATCH, Scenario};
+use ledgerops_e2e::wait;
+use ledgerops_testenv::ControlPlane;
+use ledgerops_testenv::gitea::{Gitea, User};
+use reqwest::Method;
+use serde_json::json;
+use ynab_sim::demo;
+
+const WAIT: Duration = Duration::from_secs(90);
+const SECRET: &str = "pr-loop-webhook-secret";
+
+struct World {
+    sc: Scenario,
+    gitea: &'static Gitea,
+    repo: String,
+    controller: Ledgerops,
+}
+
+impl World {
+    async fn new(prefix: &str) -> World {
+        let plane = ControlPlane::shared();
+        let sc = Scenario::new(plane, prefix, demo::generate()).await;
+        let gitea = Gitea::shared();
+        let members = [
+            (gitea.bot(), "admin"),
+            (gitea.writer(), "write"),
+            (gitea.reader(), "read"),
+        ];
+        let repo = gitea_api::create_repo(&sc.ns, &members).await;
+        let cache = plane.dir().join(format!("cache-{}", sc.ns));
+        let cache = cache.display().to_string();
+        let args = [
+            "--gitea-url",
+            gitea.url(),
+            "--gitea-bot-login",
+            gitea.bot().login(),
+            "--gitea-repository",
+            &repo,
+            "--agent-namespace",
+            &sc.ns,
+            "--config-repo-cache",
+            &cache,
+        ];
+        let env = [
+            ("LEDGEROPS_GITEA_TOKEN", gitea.bot().token()),
+            ("LEDGEROPS_GITEA_WEBHOOK_SECRET", SECRET),
+        ];
+        let controller = Ledgerops::start_with(plane, &args, &env).await;
+        let hook = format!("{}/webhooks/gitea", controller.url());
+        let events = ["issue_comment", "pull_request_comment", "push"];
+        gitea_api::add_hook(&repo, &hook, SECRET, &events).await;
+        World {
+            sc,
+            gitea,
+            repo,
+            controller,
+        }
+    }
+
+    /// The household's Budget (writes on, plans asked for) and the ConfigRepo following the
+    /// Gitea repository over HTTP with a token.
+    async fn household(&self) {
+        self.sc
+            .create_budget(
+                "household",
+                demo::TOKEN,
+                json!({"writes": {"enabled": true, "batchWindow": "300ms"}}),
+            )
+            .await;
+        self.sc.wait_budget("household", BudgetPhase::Ready).await;
+        let reader = self.gitea.admin();
+        let secret: Secret = serde_json::from_value(json!({
+            "metadata": {"name": "gitea", "labels": {"ledgerops.dev/git-credentials": "true"}},
+            "stringData": {"username": reader.login(), "token": reader.token()},
+        }))
+        .unwrap();
+        self.sc
+            .api::<Secret>()
+            .create(&PostParams::default(), &secret)
+            .await
+            .unwrap();
+        let repo: ConfigRepo = serde_json::from_value(json!({
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ConfigRepo",
+            "metadata": {"name": "household"},
+            "spec": {"url": format!("{}/{}.git", self.gitea.url(), self.repo),
+                     "interval": "1h", "secretRef": {"name": "gitea"}},
+        }))
+        .unwrap();
+        self.sc
+            .api::<ConfigRepo>()
+            .create(&PostParams::default(), &repo)
+            .await
+            .unwrap();
+    }
+
+    /// Comments `body` on `issue` as `user` and waits for its job to finish.
+    async fn command(&self, user: &User, issue: i64, body: &str) -> AgentJob {
+        let id = gitea_api::comment(&self.repo, user, issue, body).await;
+        let name = gitea_api::job_name(&self.repo, issue, id);
+        let jobs: Api<AgentJob> = self.sc.api();
+        let limit = WAIT;
+        wait::until(&jobs, &name, limit, |j| {
+            matches!(
+                j.status.as_ref().and_then(|s| s.phase),
+                Some(JobPhase::Succeeded | JobPhase::Failed | JobPhase::Rejected)
+            )
+        })
+        .await
+    }
+
+    /// Merges pull request `number` as the writer would; the merge commit.
+    async fn merge(&self, number: i64) -> String {
+        let path = format!("/repos/{}/pulls/{number}", self.repo);
+        gitea_call(
+            Method::POST,
+            &format!("{path}/merge"),
+            self.gitea.writer(),
+            Some(json!({"Do": "merge"})),
+        )
+        .await;
+        let pr = gitea_call(Method::GET, &path, self.gitea.admin(), None).await;
+        pr["merge_commit_sha"].as_str().unwrap().to_owned()
+    }
+
+    /// The latest status of `plan` on `commit`: state and description.
+    async fn commit_status(&self, commit: &str, plan: &str) -> Option<(String, String)> {
+        let path = format!("/repos/{}/commits/{commit}/status", self.repo);
+        let combined = gitea_call(Method::GET, &path, self.gitea.admin(), None).await;
+        let context = feedback::context(plan);
+        combined["statuses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|s| s["context"] == context.as_str())
+            .map(|s| {
+                let text = |k: &str| s[k].as_str().unwrap_or_default().to_owned();
+                (text("status"), text("description"))
+            })
+    }
+
+    async fn wait_commit_state(&self, commit: &str, plan: &str, state: &str) -> String {
+        let mut description = String::new();
+        wait::eventually(
+            &format!("commit status {state} for {plan}"),
+            WAIT,
+            async || match self.commit_status(commit, plan).await {
+                Some((s, d)) if s == state => {
+                    description = d;
+                    true
+                }
+                _ => false,
+            },
+        )
+        .await;
+        description
+    }
+
+    /// The bot's comments on `number` that show a preview.
+    async fn previews(&self, number: i64) -> Vec<String> {
+        gitea_api::comments(&self.repo, number)
+            .await
+            .into_iter()
+            .filter(|c| c.author == self.gitea.bot().login())
+            .filter(|c| c.body.starts_with("<!-- ledgerops:preview "))
+            .map(|c| c.body)
+            .collect()
+    }
+
+    async fn wait_preview(&self, number: i64) -> String {
+        wait::eventually("the preview comment", WAIT, async || {
+            !self.previews(number).await.is_empty()
+        })
+        .await;
+        self.previews(number).await.remove(0)
+    }
+
+    async fn wait_plan(&self, name: &str, phase: PlanPhase) -> CategorizationPlan {
+        wait::until(&self.sc.api(), name, WAIT, |p: &CategorizationPlan| {
+            p.status.as_ref().and_then(|s| s.phase) == Some(phase)
+        })
+        .await
+    }
+
+    /// The pull request a finished job opened.
+    fn pull_request(job: &AgentJob) -> i64 {
+        let url = job.status.as_ref().unwrap().pull_request_url.clone();
+        let url = url.unwrap_or_else(|| panic!("no pull request: {:#?}", job.status));
+        url.rsplit('/').next().unwrap().parse().unwrap()
+    }
+
+    /// The CategorizationPlan the pull request `number` adds (its only file).
+    async fn plan_of(&self, number: i64) -> String {
+        let files = gitea_call(
+            Method::GET,
+            &format!("/repos/{}/pulls/{number}/files", self.repo),
+            self.gitea.admin(),
+            None,
+        )
+        .await;
+        let file = files[0]["filename"].as_str().unwrap();
+        let stem = file.rsplit('/').next().unwrap();
+        stem.trim_end_matches(".yaml").to_owned()
+    }
+}
+
+fn phase(job: &AgentJob) -> Option<JobPhase> {
+    job.status.as_ref().and_then(|s| s.phase)
+}
+
+fn text(job: &AgentJob) -> String {
+    serde_json::to_string(&job.status).unwrap()
+}
+
+#[tokio::test]
+async fn a_suggested_plan_merged_is_previewed_on_its_pull_request_and_approved_there_once() {
+    let w = World::new("pr-loop").await;
+    w.household().await;
+    let issue = gitea_api::open_issue(&w.repo, "September").await;
+
+    // The suggestion arrives as a pull request; nothing is applied before it is merged.
+    let job = w
+        .command(w.gitea.writer(), issue, "/agent suggest 2026-09")
+        .await;
+    assert_eq!(phase(&job), Some(JobPhase::Succeeded), "{}", text(&job));
+    let pr = World::pull_request(&job);
+    let plan = w.plan_of(pr).await;
+    assert!(
+        w.sc.api::<CategorizationPlan>()
+            .get_opt(&plan)
+            .await
+            .unwrap()
+            .is_none(),
+        "applied before the merge"
+    );
+
+    // Merged: the push makes the ConfigRepo apply it (its interval is an hour), and the preview
+    // comes back as a pending commit status and one comment on the pull request.
+    let merged = w.merge(pr).await;
+    let waiting = w.wait_plan(&plan, PlanPhase::AwaitingApproval).await;
+    let request = waiting.status.unwrap().approval_request.unwrap();
+    let description = w.wait_commit_state(&merged, &plan, "pending").await;
+    assert!(description.contains(&request), "{description}");
+    let preview = w.wait_preview(pr).await;
+    assert!(
+        preview.contains(&format!("request={request} ")),
+        "{preview}"
+    );
+    assert!(
+        preview.contains("| transaction | date | payee |"),
+        "{preview}"
+    );
+    assert_eq!(w.sc.writes().await, 0, "written before anyone approved");
+
+    // A reader's approval is refused (write permission is needed), and changes nothing.
+    let refused = w.command(w.gitea.reader(), pr, "/agent approve").await;
+    assert_ne!(
+        phase(&refused),
+        Some(JobPhase::Succeeded),
+        "{}",
+        text(&refused)
+    );
+    assert_eq!(w.sc.writes().await, 0);
+
+    // The writer approves on the pull request: applied, with one bulk update.
+    let approved = w
+        .command(w.gitea.writer(), pr, "/agent approve\nmatches the receipts")
+        .await;
+    assert_eq!(
+        phase(&approved),
+        Some(JobPhase::Succeeded),
+        "{}",
+        text(&approved)
+    );
+    w.wait_plan(&plan, PlanPhase::Applied).await;
+    w.wait_commit_state(&merged, &plan, "success").await;
+    assert_eq!(w.sc.requests(PATCH).await, 1);
+    assert_eq!(w.sc.writes().await, 1);
+    assert_eq!(w.previews(pr).await.len(), 1, "one preview comment");
+
+    // Approving again on the same pull request approves nothing more.
+    let again = w.command(w.gitea.writer(), pr, "/agent approve").await;
+    assert_ne!(phase(&again), Some(JobPhase::Succeeded), "{}", text(&again));
+
+    // The undo: a pull request of its own, merged, previewed there, approved there.
+    let undo_job = w
+        .command(w.gitea.writer(), issue, &format!("/agent undo {plan}"))
+        .await;
+    assert_eq!(
+        phase(&undo_job),
+        Some(JobPhase::Succeeded),
+        "{}",
+        text(&undo_job)
+    );
+    let undo_pr = World::pull_request(&undo_job);
+    let undo_plan = w.plan_of(undo_pr).await;
+    let undo_merged = w.merge(undo_pr).await;
+    w.wait_plan(&undo_plan, PlanPhase::AwaitingApproval).await;
+    w.wait_commit_state(&undo_merged, &undo_plan, "pending")
+        .await;
+    w.wait_preview(undo_pr).await;
+    assert_eq!(w.sc.requests(PATCH).await, 1, "the undo waits for a person");
+    let undone = w.command(w.gitea.writer(), undo_pr, "/agent approve").await;
+    assert_eq!(
+        phase(&undone),
+        Some(JobPhase::Succeeded),
+        "{}",
+        text(&undone)
+    );
+    w.wait_plan(&undo_plan, PlanPhase::Applied).await;
+    w.wait_commit_state(&undo_merged, &undo_plan, "success")
+        .await;
+    assert_eq!(w.sc.requests(PATCH).await, 2);
+    assert_eq!(w.sc.writes().await, 2);
+    // The applied plan's own status stays on its commit.
+    assert_eq!(
+        w.commit_status(&merged, &plan)
+            .await
+            .map(|s| s.0)
+            .as_deref(),
+        Some("success")
+    );
+    let log = w.controller.log();
+    assert!(
+        !log.contains(w.gitea.admin().token()),
+        "a token reached the log"
+    );
+}
