@@ -1,6 +1,7 @@
 //! Helpers shared by the suites: installing the CRDs, reading the examples, running ledgerops.
 
 pub mod admission;
+pub mod agent;
 pub mod attacker;
 pub mod controller;
 pub mod gitea_api;

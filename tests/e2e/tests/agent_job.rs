@@ -18,6 +18,7 @@ use ledgerops::logic::conditions;
 use ledgerops::logic::job::render::{marker, pending_publication};
 use ledgerops::logic::job::state::{from_persisted, is_terminal};
 use ledgerops::logic::job::webhook::{Incoming, sign};
+use ledgerops_e2e::agent::{self, SECRET};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
 use ledgerops_e2e::install_crds;
@@ -27,7 +28,6 @@ use reqwest::Method;
 use serde_json::json;
 
 const WAIT: Duration = Duration::from_secs(60);
-const SECRET: &str = "agent-webhook-secret";
 
 /// One test's world.
 struct World {
@@ -50,12 +50,7 @@ impl World {
         let ns = plane.namespace(prefix).await.expect("namespace");
         let gitea = Gitea::shared();
         // A repository of its own, with the harness's users as collaborators.
-        let members = [
-            (gitea.bot(), "admin"),
-            (gitea.writer(), "write"),
-            (gitea.reader(), "read"),
-        ];
-        let repo = gitea_api::create_repo(&ns, &members).await;
+        let repo = agent::team_repo(&ns).await;
         let mut world = World {
             gitea,
             client,
@@ -67,9 +62,8 @@ impl World {
             http: reqwest::Client::new(),
         };
         world.start_controller(pause).await;
-        let hook_url = format!("{}/webhooks/gitea", world.url());
         let events = ["issue_comment", "pull_request_comment"];
-        gitea_api::add_hook(&world.repo, &hook_url, SECRET, &events).await;
+        agent::hook(&world.repo, world.controller.as_ref().unwrap(), &events).await;
         world
     }
 
@@ -79,31 +73,15 @@ impl World {
         let plane = ControlPlane::shared();
         self.controller = None;
         let listen = format!("127.0.0.1:{}", self.port);
-        let mut env = vec![
-            ("LEDGEROPS_GITEA_TOKEN", self.gitea.bot().token()),
-            ("LEDGEROPS_GITEA_WEBHOOK_SECRET", SECRET),
-        ];
-        if let Some(p) = pause {
-            env.push(("LEDGEROPS_TEST_PAUSE", p));
-        }
-        let mut args = vec![
-            "--listen",
-            &listen,
-            "--gitea-url",
-            self.gitea.url(),
-            "--gitea-bot-login",
-            self.gitea.bot().login(),
-            "--gitea-repository",
-            &self.repo,
-            "--agent-namespace",
-            &self.ns,
-            "--agent-comment-resync",
-            "2s",
-        ];
+        let env: Vec<(&str, &str)> = pause
+            .map(|p| ("LEDGEROPS_TEST_PAUSE", p))
+            .into_iter()
+            .collect();
+        let mut args = vec!["--listen", &listen];
         for repo in &self.also_allowed {
             args.extend(["--gitea-repository", repo.as_str()]);
         }
-        self.controller = Some(Ledgerops::start_with(plane, &args, &env).await);
+        self.controller = Some(agent::start(plane, &self.repo, &self.ns, &args, &env).await);
     }
 
     /// Kills the controller with SIGKILL, as a crash would.

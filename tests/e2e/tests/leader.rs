@@ -12,6 +12,7 @@ use kube::api::Api;
 use ledgerops::api::agent_job::{AgentJob, JobPhase};
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::transaction::TransactionPhase;
+use ledgerops_e2e::agent;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api;
 use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with, load_id};
@@ -24,7 +25,6 @@ const LEASE: &str = "ledgerops-leader";
 /// Short terms so the suite is quick; the chart's defaults are 15s / 10s / 2s.
 const LEASE_SECONDS: u64 = 6;
 const RETRY: Duration = Duration::from_secs(1);
-const SECRET: &str = "leader-webhook-secret";
 const N: usize = 10;
 
 fn election(identity: &str, namespace: &str) -> Vec<String> {
@@ -53,28 +53,16 @@ async fn replica(
     repo: Option<&str>,
     pause: Option<&str>,
 ) -> Ledgerops {
-    let gitea = Gitea::shared();
-    let mut args = election(identity, &s.ns);
+    let election = election(identity, &s.ns);
+    let mut args: Vec<&str> = election.iter().map(String::as_str).collect();
     let mut env = vec![];
     if let Some(repo) = repo {
-        let agent = [
-            "--gitea-url",
-            gitea.url(),
-            "--gitea-bot-login",
-            gitea.bot().login(),
-            "--gitea-repository",
-            repo,
-            "--agent-namespace",
-            &s.ns,
-        ];
-        args.extend(agent.map(str::to_owned));
-        env.push(("LEDGEROPS_GITEA_TOKEN", gitea.bot().token()));
-        env.push(("LEDGEROPS_GITEA_WEBHOOK_SECRET", SECRET));
+        args.extend(agent::args(repo, &s.ns));
+        env.extend(agent::env());
     }
     if let Some(p) = pause {
         env.push(("LEDGEROPS_TEST_PAUSE", p));
     }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     Ledgerops::start_with(plane, &args, &env).await
 }
 
@@ -124,8 +112,7 @@ async fn killing_the_leader_mid_write_and_mid_job_hands_over_within_the_lease() 
     .await;
     wait_holder(&s, "replica-a", Duration::from_secs(30)).await;
     let b = replica(&plane, &s, "replica-b", Some(&repo), None).await;
-    let hook = format!("{}/webhooks/gitea", b.url());
-    gitea_api::add_hook(&repo, &hook, SECRET, &["issue_comment"]).await;
+    agent::hook(&repo, &b, &["issue_comment"]).await;
     s.create_writing_budget("household", json!({"writes": {"batchWindow": "4s"}}))
         .await;
     s.wait_budget("household", BudgetPhase::Ready).await;

@@ -12,6 +12,7 @@ use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::logic::config_repo::feedback;
+use ledgerops_e2e::agent;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
 use ledgerops_e2e::scenario::{PATCH, Scenario};
@@ -23,7 +24,6 @@ use serde_json::json;
 use ynab_sim::demo;
 
 const WAIT: Duration = Duration::from_secs(90);
-const SECRET: &str = "pr-loop-webhook-secret";
 
 struct World {
     sc: Scenario,
@@ -36,38 +36,16 @@ impl World {
     async fn new(prefix: &str) -> World {
         let plane = ControlPlane::shared();
         let sc = Scenario::new(plane, prefix, demo::generate()).await;
-        let gitea = Gitea::shared();
-        let members = [
-            (gitea.bot(), "admin"),
-            (gitea.writer(), "write"),
-            (gitea.reader(), "read"),
-        ];
-        let repo = gitea_api::create_repo(&sc.ns, &members).await;
+        let repo = agent::team_repo(&sc.ns).await;
         let cache = plane.dir().join(format!("cache-{}", sc.ns));
         let cache = cache.display().to_string();
-        let args = [
-            "--gitea-url",
-            gitea.url(),
-            "--gitea-bot-login",
-            gitea.bot().login(),
-            "--gitea-repository",
-            &repo,
-            "--agent-namespace",
-            &sc.ns,
-            "--config-repo-cache",
-            &cache,
-        ];
-        let env = [
-            ("LEDGEROPS_GITEA_TOKEN", gitea.bot().token()),
-            ("LEDGEROPS_GITEA_WEBHOOK_SECRET", SECRET),
-        ];
-        let controller = Ledgerops::start_with(plane, &args, &env).await;
-        let hook = format!("{}/webhooks/gitea", controller.url());
+        let more = ["--config-repo-cache", cache.as_str()];
+        let controller = agent::start(plane, &repo, &sc.ns, &more, &[]).await;
         let events = ["issue_comment", "pull_request_comment", "push"];
-        gitea_api::add_hook(&repo, &hook, SECRET, &events).await;
+        agent::hook(&repo, &controller, &events).await;
         World {
             sc,
-            gitea,
+            gitea: Gitea::shared(),
             repo,
             controller,
         }

@@ -19,6 +19,7 @@ use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::logic::job::retired::{self, Retired};
 use ledgerops::logic::job::webhook::{MAX_COMMAND, sign};
+use ledgerops_e2e::agent::{self, SECRET};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api;
 use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, seed_002};
@@ -29,7 +30,6 @@ use serde_json::json;
 use tokio::sync::OnceCell;
 use ynab_sim::demo;
 
-const SECRET: &str = "retention-webhook-secret";
 /// Long enough to see a finished job before it goes, on a loaded machine.
 const JOB_RETENTION: Duration = Duration::from_secs(8);
 const REQUEST_RETENTION: Duration = Duration::from_secs(3);
@@ -52,39 +52,22 @@ async fn start() -> Suite {
     let client = plane.client().await.expect("admin client");
     install_crds(&client).await;
     let ns = plane.namespace("retention-agent").await.expect("namespace");
-    let gitea = Gitea::shared();
-    let members = [(gitea.bot(), "admin"), (gitea.writer(), "write")];
-    let repo = gitea_api::create_repo(&ns, &members).await;
+    let repo = agent::team_repo(&ns).await;
     let job_retention = format!("{}s", JOB_RETENTION.as_secs());
     let request_retention = format!("{}s", REQUEST_RETENTION.as_secs());
-    let args = [
-        "--gitea-url",
-        gitea.url(),
-        "--gitea-bot-login",
-        gitea.bot().login(),
-        "--gitea-repository",
-        &repo,
-        "--agent-namespace",
-        &ns,
-        "--agent-comment-resync",
-        "2s",
+    let more = [
         "--agent-job-retention",
         &job_retention,
         "--approval-request-retention",
         &request_retention,
     ];
-    let env = [
-        ("LEDGEROPS_GITEA_TOKEN", gitea.bot().token()),
-        ("LEDGEROPS_GITEA_WEBHOOK_SECRET", SECRET),
-    ];
-    let controller = Ledgerops::start_with(plane, &args, &env).await;
-    let hook = format!("{}/webhooks/gitea", controller.url());
-    gitea_api::add_hook(&repo, &hook, SECRET, &["issue_comment"]).await;
+    let controller = agent::start(plane, &repo, &ns, &more, &[]).await;
+    agent::hook(&repo, &controller, &["issue_comment"]).await;
     Suite {
         controller,
         ns,
         repo,
-        gitea,
+        gitea: Gitea::shared(),
     }
 }
 

@@ -13,6 +13,7 @@ use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::PlanPhase;
 use ledgerops::logic::job::render::{IssueComment, canonical_comment, marker};
 use ledgerops::logic::job::webhook::{Incoming, sign};
+use ledgerops_e2e::agent::{self, SECRET};
 use ledgerops_e2e::attacker::attacker;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api;
@@ -23,7 +24,6 @@ use ledgerops_testenv::gitea::{Gitea, User};
 use serde_json::{Value, json};
 use ynab_sim::demo;
 
-const SECRET: &str = "attack-webhook-secret";
 const WAIT: Duration = Duration::from_secs(60);
 
 /// A namespace with a Budget whose plan waits for approval, a Gitea repository of its own with
@@ -41,36 +41,18 @@ impl Stage {
     async fn new(prefix: &str, approval: Value, pause: Option<&str>) -> Stage {
         let plane = ControlPlane::shared();
         let s = Scenario::new(plane, prefix, demo::generate()).await;
-        let gitea = Gitea::shared();
-        let members = [
-            (gitea.bot(), "admin"),
-            (gitea.writer(), "write"),
-            (gitea.reader(), "read"),
-        ];
-        let repo = gitea_api::create_repo(&s.ns, &members).await;
-        let mut env = vec![
-            ("LEDGEROPS_GITEA_TOKEN", gitea.bot().token()),
-            ("LEDGEROPS_GITEA_WEBHOOK_SECRET", SECRET),
-        ];
-        if let Some(p) = pause {
-            env.push(("LEDGEROPS_TEST_PAUSE", p));
-        }
-        let args = [
-            "--gitea-url",
-            gitea.url(),
-            "--gitea-bot-login",
-            gitea.bot().login(),
-            "--gitea-repository",
+        let repo = agent::team_repo(&s.ns).await;
+        let env: Vec<(&str, &str)> = pause
+            .map(|p| ("LEDGEROPS_TEST_PAUSE", p))
+            .into_iter()
+            .collect();
+        let controller = agent::start(plane, &repo, &s.ns, &[], &env).await;
+        agent::hook(
             &repo,
-            "--agent-namespace",
-            &s.ns,
-            "--agent-comment-resync",
-            "2s",
-        ];
-        let controller = Ledgerops::start_with(plane, &args, &env).await;
-        let hook = format!("{}/webhooks/gitea", controller.url());
-        let events = ["issue_comment", "pull_request_comment"];
-        gitea_api::add_hook(&repo, &hook, SECRET, &events).await;
+            &controller,
+            &["issue_comment", "pull_request_comment"],
+        )
+        .await;
         let mut budget = json!({"writes": {"enabled": true}});
         budget["approval"] = approval;
         s.create_budget("household", demo::TOKEN, budget).await;
