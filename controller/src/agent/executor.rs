@@ -18,6 +18,7 @@ use kube::ResourceExt;
 
 use super::AgentContext;
 use super::commands::{self, Outcome, Reporter};
+use super::hooks::Point;
 use super::store::StoreError;
 use super::verify::{self, Decided};
 use crate::api::agent_job::JobPhase;
@@ -118,7 +119,9 @@ async fn execute(ctx: &AgentContext, name: &str) {
         return;
     };
     let command_text = job.spec.command.clone();
-    ctx.hooks.pause("before-claim", name, &command_text).await;
+    ctx.hooks
+        .pause(Point::BeforeClaim, name, &command_text)
+        .await;
     let Some(state) = from_persisted(&job.spec, job.status.as_ref(), job.metadata.generation)
     else {
         return;
@@ -127,7 +130,9 @@ async fn execute(ctx: &AgentContext, name: &str) {
         return;
     }
     tracing::info!(job = name, sequence = state.sequence, "claimed");
-    ctx.hooks.pause("after-claim", name, &command_text).await;
+    ctx.hooks
+        .pause(Point::AfterClaim, name, &command_text)
+        .await;
     let started = JobEvent::new("started", Timestamp::now(), EventKind::JobStarted);
     let state = match ctx.store.evolve(name, &started).await {
         Ok(e) if e.applied => e.state,
@@ -141,7 +146,7 @@ async fn execute(ctx: &AgentContext, name: &str) {
     };
     tracing::info!(job = name, sequence = state.sequence, "started");
     ctx.hooks
-        .pause("after-job-started", name, &command_text)
+        .pause(Point::AfterJobStarted, name, &command_text)
         .await;
     let (id, kind) = match verify::authorize(ctx, &job).await {
         Decided::Authorized { .. } => {

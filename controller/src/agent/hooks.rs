@@ -1,28 +1,74 @@
 //! TEST-ONLY pause points, so that integration tests can kill the process at an exact moment.
+//! Compiled in only with the cargo feature `test-hooks` (the suites build the binary with it);
+//! a release build has no pause point and ignores the variable.
 //!
 //! `LEDGEROPS_TEST_PAUSE` holds comma-separated `point=millis` or `point@text=millis` entries;
-//! `@text` limits the pause to commands containing `text`. Points: `authorize` (before the
-//! permission check), `before-claim`, `after-claim` (the executor chose the job, JobStarted not
-//! yet written), `after-job-started` (JobStarted is durable, the command has not run). Each pause
-//! logs `test pause: <point>` first. Never set it in production.
+//! `@text` limits the pause to commands containing `text`. Each pause logs
+//! `test pause: <point>` first.
 
 use std::time::Duration;
 
 /// The environment variable, read once at start.
 pub const ENV: &str = "LEDGEROPS_TEST_PAUSE";
 
+/// Where a job can be held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Point {
+    /// Before the permission check.
+    Authorize,
+    /// Before the executor looks at the job it chose.
+    BeforeClaim,
+    /// The executor chose the job; JobStarted is not written yet.
+    AfterClaim,
+    /// JobStarted is durable; the command has not run.
+    AfterJobStarted,
+}
+
+impl Point {
+    const ALL: [Point; 4] = [
+        Point::Authorize,
+        Point::BeforeClaim,
+        Point::AfterClaim,
+        Point::AfterJobStarted,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Point::Authorize => "authorize",
+            Point::BeforeClaim => "before-claim",
+            Point::AfterClaim => "after-claim",
+            Point::AfterJobStarted => "after-job-started",
+        }
+    }
+
+    fn parse(name: &str) -> Option<Point> {
+        Point::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct TestHooks {
-    pauses: Vec<(String, Option<String>, Duration)>,
+    pauses: Vec<(Point, Option<String>, Duration)>,
 }
 
 impl TestHooks {
+    /// The pauses `LEDGEROPS_TEST_PAUSE` asks for; none without the `test-hooks` feature.
     pub fn from_env() -> Self {
-        std::env::var(ENV)
-            .map(|v| Self::parse(&v))
-            .unwrap_or_default()
+        Self::read(
+            cfg!(feature = "test-hooks"),
+            std::env::var(ENV).ok().as_deref(),
+        )
     }
 
+    /// The pauses `value` asks for, if pauses are `compiled` in.
+    fn read(compiled: bool, value: Option<&str>) -> Self {
+        match value {
+            Some(v) if compiled => Self::parse(v),
+            _ => Self::default(),
+        }
+    }
+
+    /// Entries naming an unknown point or without a number are skipped.
     pub fn parse(spec: &str) -> Self {
         let pauses = spec
             .split(',')
@@ -33,7 +79,7 @@ impl TestHooks {
                     Some((p, f)) => (p, Some(f.to_owned())),
                     None => (point, None),
                 };
-                Some((point.to_owned(), filter, Duration::from_millis(millis)))
+                Some((Point::parse(point)?, filter, Duration::from_millis(millis)))
             })
             .collect();
         Self { pauses }
@@ -44,14 +90,15 @@ impl TestHooks {
     }
 
     /// Sleeps if a pause is set for `point` and `command`.
-    pub async fn pause(&self, point: &str, job: &str, command: &str) {
+    pub async fn pause(&self, point: Point, job: &str, command: &str) {
         for (p, filter, duration) in &self.pauses {
-            if p == point && filter.as_ref().is_none_or(|f| command.contains(f.as_str())) {
+            if *p == point && filter.as_ref().is_none_or(|f| command.contains(f.as_str())) {
+                let name = point.name();
                 tracing::warn!(
-                    point,
+                    point = name,
                     job,
                     millis = duration.as_millis() as u64,
-                    "test pause: {point}"
+                    "test pause: {name}"
                 );
                 tokio::time::sleep(*duration).await;
             }
@@ -65,20 +112,35 @@ mod tests {
 
     #[test]
     fn parses_points_and_filters() {
-        let h = TestHooks::parse("after-claim=100, authorize@first=2500,bad,x=y");
-        assert_eq!(h.pauses.len(), 2);
-        assert_eq!(
-            h.pauses[0],
-            ("after-claim".into(), None, Duration::from_millis(100))
+        let h = TestHooks::parse(
+            "after-claim=100, authorize@first=2500,bad,x=y,nowhere=5,after-job-started=1",
         );
         assert_eq!(
-            h.pauses[1],
-            (
-                "authorize".into(),
-                Some("first".into()),
-                Duration::from_millis(2500)
-            )
+            h.pauses,
+            [
+                (Point::AfterClaim, None, Duration::from_millis(100)),
+                (
+                    Point::Authorize,
+                    Some("first".into()),
+                    Duration::from_millis(2500)
+                ),
+                (Point::AfterJobStarted, None, Duration::from_millis(1)),
+            ]
         );
         assert!(TestHooks::parse("").is_empty());
+    }
+
+    #[test]
+    fn every_point_is_found_by_its_name() {
+        for p in Point::ALL {
+            assert_eq!(Point::parse(p.name()), Some(p));
+        }
+    }
+
+    #[test]
+    fn the_variable_counts_only_where_pauses_are_compiled_in() {
+        assert!(TestHooks::read(false, Some("after-claim=100")).is_empty());
+        assert!(!TestHooks::read(true, Some("after-claim=100")).is_empty());
+        assert!(TestHooks::read(true, None).is_empty());
     }
 }

@@ -17,6 +17,7 @@ use kube::runtime::controller::Action;
 use kube::runtime::{Controller, watcher};
 
 use super::AgentContext;
+use super::hooks::Point;
 use super::store::StoreError;
 use super::verify::{self, Decided};
 use crate::api::agent_job::{AgentJob, JobPhase};
@@ -110,7 +111,9 @@ async fn authorize(
     ctx: &AgentContext,
 ) -> Result<JobState, AgentError> {
     let name = job.name_any();
-    ctx.hooks.pause("authorize", &name, &job.spec.command).await;
+    ctx.hooks
+        .pause(Point::Authorize, &name, &job.spec.command)
+        .await;
     let (id, kind) = match verify::authorize(ctx, job).await {
         Decided::Authorized { permission } => {
             ("permission", EventKind::PermissionGranted { permission })

@@ -48,6 +48,10 @@ fn build(package: &str, bin: &str) -> PathBuf {
     }
     let release = profile.ends_with("release");
     let mut args = vec!["build", "--quiet", "-p", package, "--bin", bin];
+    if package == "ledgerops" {
+        // The features `cargo test` builds it with (see tests/e2e/Cargo.toml).
+        args.extend(["--features", "test-hooks"]);
+    }
     if release {
         args.push("--release");
     }
