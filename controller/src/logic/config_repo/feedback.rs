@@ -10,6 +10,7 @@ use crate::logic::conditions;
 use crate::logic::job::render::IssueComment;
 use crate::logic::job::report::{cell, cell_code};
 use crate::logic::job::state::truncate;
+use crate::logic::job::trust::is_repository_name;
 
 /// Commit statuses of a plan carry this context, followed by the plan's name.
 pub const CONTEXT_PREFIX: &str = "ledgerops/plan/";
@@ -70,15 +71,7 @@ pub fn gitea_repository(url: &str, gitea_url: &str) -> Option<String> {
     let rest = repo.path().strip_prefix(prefix)?.strip_prefix('/')?;
     let rest = rest.trim_end_matches('/');
     let rest = rest.strip_suffix(".git").unwrap_or(rest);
-    let (owner, name) = rest.split_once('/')?;
-    let plain = |s: &str| {
-        !s.is_empty()
-            && s != "."
-            && s != ".."
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-    };
-    (plain(owner) && plain(name)).then(|| format!("{owner}/{name}"))
+    is_repository_name(rest).then(|| rest.to_owned())
 }
 
 /// The commit status plan `plan` calls for now; None before it is previewed.
