@@ -1,8 +1,8 @@
 //! Bringing a Budget's mirror up to date with one delta request, and telling the reconcilers
 //! which transactions changed. Every sync goes through here, whoever asks for it.
 
-use crate::logic::mirror::{Changes, Mirror};
-use crate::registry::{MirrorChange, Registry};
+use crate::logic::mirror::Changes;
+use crate::registry::{MirrorCell, MirrorChange, Registry};
 use crate::ynab::client::YnabClient;
 use crate::ynab::error::YnabError;
 
@@ -15,17 +15,25 @@ pub struct MirrorKey {
 }
 
 /// Asks YNAB for what changed since the mirror's `server_knowledge` (everything, the first
-/// time), applies it, and announces the transactions it touched.
+/// time), applies it, and announces the transactions it touched. The caller holds the Budget's
+/// `turn`, so nothing else moves the knowledge between the read and the apply; the state is
+/// locked only for those two moments, not during the request.
 pub async fn sync(
     client: &YnabClient,
     plan_id: &str,
-    mirror: &mut Mirror,
+    cell: &MirrorCell,
     key: &MirrorKey,
 ) -> Result<Changes, YnabError> {
-    let since = (mirror.server_knowledge > 0).then_some(mirror.server_knowledge);
+    let since = {
+        let slot = cell.state.read().await;
+        (slot.mirror.server_knowledge > 0).then_some(slot.mirror.server_knowledge)
+    };
     let data = client.plan(plan_id, since).await?;
-    let transaction_ids = mirror.changed_transactions(&data.plan);
-    let changes = mirror.apply(data.plan, data.server_knowledge);
+    let (transaction_ids, changes) = {
+        let mut slot = cell.state.write().await;
+        let ids = slot.mirror.changed_transactions(&data.plan);
+        (ids, slot.mirror.apply(data.plan, data.server_knowledge))
+    };
     key.registry.announce(MirrorChange {
         namespace: key.namespace.clone(),
         budget: key.budget.clone(),

@@ -26,8 +26,16 @@ pub struct MirrorSlot {
     pub mirror: Mirror,
 }
 
-/// A Budget's mirror, locked while a sync updates it.
-pub type SharedMirror = Arc<tokio::sync::RwLock<MirrorSlot>>;
+/// A Budget's mirror. `state` is locked only to read or update it in memory, never across a
+/// request; `turn` lets one sync or batch write at a time talk to YNAB for the Budget (each
+/// decides on the state the one before it left), without keeping readers waiting on the network.
+#[derive(Debug, Default)]
+pub struct MirrorCell {
+    pub state: tokio::sync::RwLock<MirrorSlot>,
+    pub turn: tokio::sync::Mutex<()>,
+}
+
+pub type SharedMirror = Arc<MirrorCell>;
 
 /// Transactions of a Budget that a sync found changed in YNAB: their reconcilers look again.
 #[derive(Debug, Clone, PartialEq, Eq)]

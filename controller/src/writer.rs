@@ -13,7 +13,6 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use crate::logic::batch::{self, Outcome, Plan, Submission};
-use crate::logic::mirror::Mirror;
 use crate::mirror_sync::{self, MirrorKey};
 use crate::registry::SharedMirror;
 use crate::ynab::client::YnabClient;
@@ -119,19 +118,21 @@ fn spawn_worker() -> mpsc::UnboundedSender<Job> {
 
 async fn write_batch(jobs: Vec<Job>) {
     let destination = jobs.last().expect("a batch has a job").destination.clone();
-    let mut slot = destination.mirror.write().await;
-    let mirror = &mut slot.mirror;
-    if let Err(e) = sync(&destination, mirror).await {
+    let cell = &destination.mirror;
+    let _turn = cell.turn.lock().await;
+    if let Err(e) = sync(&destination).await {
         for job in jobs {
             let _ = job.reply.send(Err(e.clone()));
         }
         return;
     }
     let closed_through = destination.closed_through.as_deref();
-    let plans: Vec<Vec<Plan>> = jobs
-        .iter()
-        .map(|j| batch::decide(mirror, closed_through, &j.submission))
-        .collect();
+    let plans: Vec<Vec<Plan>> = {
+        let slot = cell.state.read().await;
+        jobs.iter()
+            .map(|j| batch::decide(&slot.mirror, closed_through, &j.submission))
+            .collect()
+    };
     // Each submission's items to write, as (job, item) keys.
     let groups: Vec<Vec<(usize, usize)>> = plans
         .iter()
@@ -165,7 +166,8 @@ async fn write_batch(jobs: Vec<Job>) {
             .await
         {
             Ok(data) => {
-                mirror.record_written(data.transactions.unwrap_or_default());
+                let written = data.transactions.unwrap_or_default();
+                cell.state.write().await.mirror.record_written(written);
                 continue;
             }
             Err(YnabError::OutcomeUnknown { .. }) => {
@@ -200,10 +202,11 @@ async fn write_batch(jobs: Vec<Job>) {
     }
     // An answer was lost: read YNAB again to learn which writes landed.
     let settle_error = if uncertain {
-        sync(&destination, mirror).await.err()
+        sync(&destination).await.err()
     } else {
         None
     };
+    let slot = cell.state.read().await;
 
     for (j, job) in jobs.into_iter().enumerate() {
         let outcomes = plans[j]
@@ -216,7 +219,7 @@ async fn write_batch(jobs: Vec<Job>) {
                     (None, Some(e)) => {
                         Outcome::NotLanded(format!("outcome unknown, and re-reading failed: {e}"))
                     }
-                    (None, None) => batch::settle(mirror, &job.submission.items[i]),
+                    (None, None) => batch::settle(&slot.mirror, &job.submission.items[i]),
                 },
             })
             .collect();
@@ -224,11 +227,12 @@ async fn write_batch(jobs: Vec<Job>) {
     }
 }
 
-async fn sync(destination: &Destination, mirror: &mut Mirror) -> Result<(), YnabError> {
+/// A delta read; the caller holds the Budget's turn.
+async fn sync(destination: &Destination) -> Result<(), YnabError> {
     mirror_sync::sync(
         &destination.client,
         &destination.plan_id,
-        mirror,
+        &destination.mirror,
         &destination.key,
     )
     .await

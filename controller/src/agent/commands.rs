@@ -296,7 +296,7 @@ async fn suggest(
     let budget_name = budget.name_any();
     let (suggestions, digits) = {
         let slot = ctx.registry.mirror(ctx.store.namespace(), &budget_name);
-        let slot = slot.read().await;
+        let slot = slot.state.read().await;
         if slot.mirror.server_knowledge == 0 {
             return Outcome::Rejected(format!(
                 "Budget `{budget_name}` has not synced yet; try again once it is Ready"

@@ -23,7 +23,7 @@ use crate::logic::budget_status::{self, SyncOutcome, SyncReport};
 use crate::logic::duration;
 use crate::logic::mirror::Mirror;
 use crate::mirror_sync::{self, MirrorKey};
-use crate::registry::{BudgetKey, Credentials, MirrorSlot};
+use crate::registry::{BudgetKey, Credentials, MirrorCell, MirrorSlot};
 use crate::ynab::client::SharedWindow;
 use crate::ynab::error::YnabError;
 use crate::ynab::token::Token;
@@ -119,12 +119,13 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
     // Before waiting for the mirror: a write holding it must find its permit withdrawn before
     // it sends.
     let paired = pair(&budget, &ctx, &namespace).await;
-    let slot = ctx.registry.mirror(&namespace, &budget.name_any());
-    let mut slot = slot.write().await;
+    let cell = ctx.registry.mirror(&namespace, &budget.name_any());
+    let turn = cell.turn.lock().await;
     let (outcome, window, requeue) = match paired {
-        Ok(paired) => sync(&budget, &ctx, &namespace, paired, &mut slot).await,
+        Ok(paired) => sync(&budget, &ctx, &namespace, paired, &cell).await,
         Err((outcome, requeue)) => (outcome, None, requeue),
     };
+    let slot = cell.state.read().await;
     let now = Timestamp::now();
     let requests = match &window {
         Some(w) => {
@@ -152,6 +153,7 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
     };
     let next = budget_status::next(&previous, &report);
     drop(slot);
+    drop(turn);
     status::apply(&ctx.client, budget.as_ref(), &next).await?;
     if let Some(a) = budget_status::announcement(&previous, &next) {
         ctx.events
@@ -227,7 +229,7 @@ async fn sync(
     ctx: &Context,
     namespace: &str,
     paired: Paired,
-    slot: &mut MirrorSlot,
+    cell: &MirrorCell,
 ) -> (SyncOutcome, Option<SharedWindow>, Action) {
     let spec = &budget.spec;
     let Paired {
@@ -260,11 +262,14 @@ async fn sync(
         );
     }
     let wanted = (spec.plan_id.clone(), url.as_str().to_owned());
-    if slot.source != wanted {
-        *slot = MirrorSlot {
-            source: wanted,
-            mirror: Mirror::default(),
-        };
+    {
+        let mut slot = cell.state.write().await;
+        if slot.source != wanted {
+            *slot = MirrorSlot {
+                source: wanted,
+                mirror: Mirror::default(),
+            };
+        }
     }
     let key = MirrorKey {
         namespace: namespace.to_owned(),
@@ -272,13 +277,13 @@ async fn sync(
         registry: ctx.registry.clone(),
     };
     let started = Instant::now();
-    match mirror_sync::sync(&client, &spec.plan_id, &mut slot.mirror, &key).await {
+    match mirror_sync::sync(&client, &spec.plan_id, cell, &key).await {
         Ok(changes) => {
             ctx.registry.set_refusal(&url, &token, None);
             ctx.metrics
                 .sync_duration
                 .observe(started.elapsed().as_secs_f64());
-            let server_knowledge = slot.mirror.server_knowledge;
+            let server_knowledge = cell.state.read().await.mirror.server_knowledge;
             tracing::info!(budget = %budget.name_any(), server_knowledge, ?changes, "synced");
             (SyncOutcome::Synced, Some(window), Action::requeue(interval))
         }

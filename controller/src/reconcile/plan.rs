@@ -245,7 +245,7 @@ async fn settle_cut_off(
     let now = Timestamp::now();
     let conclusion = {
         let slot = ctx.registry.mirror(namespace, budget);
-        let slot = slot.read().await;
+        let slot = slot.state.read().await;
         operation::interrupted(&cut.changes, &slot.mirror)
     };
     let Some(conclusion) = conclusion else {
@@ -293,7 +293,7 @@ async fn finish(
     let (conclusion, done) = (end.conclusion, end.at);
     let not_written: Vec<String> = {
         let slot = ctx.registry.mirror(namespace, budget);
-        let slot = slot.read().await;
+        let slot = slot.state.read().await;
         end.changes
             .iter()
             .filter(|c| {
@@ -517,7 +517,7 @@ async fn preview(
         }
     };
     let slot = ctx.registry.mirror(namespace, &budget.name_any());
-    let slot = slot.read().await;
+    let slot = slot.state.read().await;
     let mirror = &slot.mirror;
     if mirror.server_knowledge == 0 || slot.source.0 != budget.spec.plan_id {
         return Ok(Err(PlanVerdict::Pending(format!(
