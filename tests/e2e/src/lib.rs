@@ -2,7 +2,9 @@
 
 pub mod admission;
 pub mod attacker;
+pub mod config_repo;
 pub mod controller;
+pub mod git_work;
 pub mod gitea_api;
 pub mod helm;
 pub mod scenario;
