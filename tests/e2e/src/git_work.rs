@@ -23,6 +23,11 @@ impl Work {
         work
     }
 
+    /// The working tree: what the last commit holds is on disk there.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Runs git in the working copy; its output, trimmed.
     pub fn git(&self, args: &[&str]) -> String {
         let out = Command::new("git")
