@@ -1,16 +1,19 @@
 //! ConfigRepo end to end: `ledgerops run` fetches real Git repositories (on disk over `file://`,
 //! and a private repository of a real Gitea over HTTP with a token), applies what they declare
-//! into a real API server, and prunes what they stop declaring. The guarantees about what a
-//! repository may create run as `alice`, who holds a namespace editor's rights and more.
+//! into a real API server, and prunes what they stop declaring (a plan whose write is in flight
+//! only once it ended). The guarantees about what a repository may create run as `alice`, who
+//! holds a namespace editor's rights and more.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::api::rbac::v1::RoleBinding;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
+use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::config_repo::{ConfigRepo, RepoPhase};
+use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::Transaction;
 use ledgerops::logic::conditions;
 use ledgerops_e2e::attacker::{attacker, install_people_roles};
@@ -18,7 +21,7 @@ use ledgerops_e2e::config_repo::{self, transaction};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::git_work::{Work, bare};
 use ledgerops_e2e::gitea_api;
-use ledgerops_e2e::scenario::{Scenario, WAIT};
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category};
 use ledgerops_e2e::wait::{self, eventually};
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
@@ -503,6 +506,96 @@ async fn prune_keeps_opted_out_objects_and_holds_a_mass_deletion_for_a_person() 
     w.wait_applied("household", &only_a).await;
     assert_eq!(w.transactions().await, ["a", "d"]);
     assert_eq!(w.sc.writes().await, 0);
+}
+
+#[tokio::test]
+async fn a_plan_whose_write_is_in_flight_is_pruned_only_once_it_is_applied() {
+    let w = World::new("crepo-applying").await;
+    w.sc.create_writing_budget("household", json!({})).await;
+    w.sc.wait_budget("household", BudgetPhase::Ready).await;
+    let (_, url) = bare(&w.root, "household.git");
+    let work = Work::new(w.root.join("work"), &url);
+    let plan = format!(
+        "apiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationPlan\nmetadata:\n  name: groceries\nspec:\n  budgetRef:\n    name: household\n  assignments:\n    - transactionId: tx-048\n      categoryId: {}\n",
+        category("Groceries")
+    );
+    let (a, b) = (transaction("a", "m"), transaction("b", "m"));
+    // The plan's bulk update lands in YNAB and its answer is held back until the repository has
+    // dropped the plan.
+    w.sc.hold_next_patch_for(Duration::from_secs(20)).await;
+    let first = work.commit(
+        &[
+            ("tx/a.yaml", &a),
+            ("tx/b.yaml", &b),
+            ("plans/groceries.yaml", &plan),
+        ],
+        false,
+    );
+    // An hour's interval: every sync below is one the test asks for.
+    w.create(
+        &w.sc.client,
+        "household",
+        json!({"url": url, "interval": "1h"}),
+    )
+    .await;
+    w.wait_applied("household", &first).await;
+    w.sc.wait_plan("groceries", PlanPhase::Applying).await;
+    w.sc.wait_patches(1).await;
+
+    // The repository drops the plan while its write is in flight: the plan stays, still tracked.
+    let second = work.commit(&[("tx/a.yaml", &a), ("tx/b.yaml", &b)], false);
+    w.sc.annotate::<ConfigRepo>("household", "ledgerops.dev/sync-requested-at", "1")
+        .await;
+    let repo = w.wait_applied("household", &second).await;
+    let plans = w.sc.api::<CategorizationPlan>();
+    let applying = plans.get("groceries").await.unwrap();
+    assert_eq!(applying.status.unwrap().phase, Some(PlanPhase::Applying));
+    let tracked = |repo: ConfigRepo| -> Vec<String> {
+        let inventory = repo.status.unwrap().inventory;
+        inventory
+            .iter()
+            .map(|e| format!("{}/{}", e.kind, e.name))
+            .collect()
+    };
+    assert_eq!(
+        tracked(repo),
+        [
+            "CategorizationPlan/groceries",
+            "Transaction/a",
+            "Transaction/b"
+        ]
+    );
+
+    // The write ends (the answer is lost, YNAB is read again: it landed); the next sync prunes.
+    let applied = w.sc.wait_plan("groceries", PlanPhase::Applied).await;
+    let operation = applied.status.unwrap().operation_id.unwrap();
+    w.sc.annotate::<ConfigRepo>("household", "ledgerops.dev/sync-requested-at", "2")
+        .await;
+    wait::gone(&plans, "groceries").await;
+    let repo = wait::until(&w.repos(), "household", WAIT, |r| {
+        r.status.as_ref().is_some_and(|s| s.inventory.len() == 2)
+    })
+    .await;
+    assert_eq!(tracked(repo), ["Transaction/a", "Transaction/b"]);
+
+    // Deleting the plan changed nothing in YNAB, and its journal stays (no plan owns it).
+    assert_eq!(w.sc.requests(PATCH).await, 1);
+    assert_eq!(
+        w.sc.ynab_category("tx-048").await,
+        Some(category("Groceries"))
+    );
+    let journal =
+        w.sc.api::<ConfigMap>()
+            .get(&format!("ledgerops-journal-{operation}"))
+            .await
+            .expect("the journal's completion record");
+    assert!(
+        journal
+            .metadata
+            .owner_references
+            .unwrap_or_default()
+            .is_empty()
+    );
 }
 
 #[tokio::test]
