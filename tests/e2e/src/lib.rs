@@ -3,7 +3,9 @@
 pub mod admission;
 pub mod agent;
 pub mod attacker;
+pub mod config_repo;
 pub mod controller;
+pub mod git_work;
 pub mod gitea_api;
 pub mod helm;
 pub mod scenario;

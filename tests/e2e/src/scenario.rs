@@ -173,9 +173,16 @@ impl Scenario {
     /// The next bulk update lands in YNAB, but its answer is held back for a minute and then the
     /// connection is dropped (a crash test kills the controller meanwhile).
     pub async fn hold_next_patch(&self) {
+        self.hold_next_patch_for(Duration::from_secs(60)).await;
+    }
+
+    /// Like [`Scenario::hold_next_patch`], the answer held back for `hold`. Under the YNAB
+    /// client's timeout, the controller sees the connection drop, reads YNAB again and finds
+    /// the write landed.
+    pub async fn hold_next_patch_for(&self, hold: Duration) {
         let fault = DropFault {
             count: 1,
-            hold_ms: 60_000,
+            hold_ms: u64::try_from(hold.as_millis()).unwrap_or(u64::MAX),
             only: RequestMatch {
                 method: Some("PATCH".into()),
                 path: None,

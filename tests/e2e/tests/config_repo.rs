@@ -1,23 +1,27 @@
 //! ConfigRepo end to end: `ledgerops run` fetches real Git repositories (on disk over `file://`,
 //! and a private repository of a real Gitea over HTTP with a token), applies what they declare
-//! into a real API server, and prunes what they stop declaring. The guarantees about what a
-//! repository may create run as `alice`, who holds a namespace editor's rights and more.
+//! into a real API server, and prunes what they stop declaring (a plan whose write is in flight
+//! only once it ended). The guarantees about what a repository may create run as `alice`, who
+//! holds a namespace editor's rights and more.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::api::rbac::v1::RoleBinding;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
+use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::config_repo::{ConfigRepo, RepoPhase};
+use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::Transaction;
 use ledgerops::logic::conditions;
 use ledgerops_e2e::attacker::{attacker, install_people_roles};
+use ledgerops_e2e::config_repo::{self, transaction};
 use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::git_work::{Work, bare};
 use ledgerops_e2e::gitea_api;
-use ledgerops_e2e::scenario::{Scenario, WAIT};
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category};
 use ledgerops_e2e::wait::{self, eventually};
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
@@ -25,90 +29,6 @@ use serde_json::{Value, json};
 use ynab_sim::demo;
 
 const SECRET: &str = "configrepo-webhook-secret";
-
-/// A Transaction document for the repository.
-fn tx(name: &str, memo: &str) -> String {
-    format!(
-        "apiVersion: ledgerops.dev/v1alpha1\nkind: Transaction\nmetadata:\n  name: {name}\nspec:\n  budgetRef:\n    name: household\n  transactionId: tx-{name}\n  memo: {memo}\n"
-    )
-}
-
-/// A working copy whose commits go to a repository (a directory, or Gitea over HTTP).
-struct Work {
-    dir: PathBuf,
-    remote: String,
-}
-
-impl Work {
-    fn new(dir: PathBuf, remote: &str) -> Work {
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let work = Work {
-            dir,
-            remote: remote.to_owned(),
-        };
-        work.git(&["init", "-q", "-b", "main"]);
-        work
-    }
-
-    fn git(&self, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .args([
-                "-c",
-                "user.name=household",
-                "-c",
-                "user.email=h@example.org",
-            ])
-            .args(args)
-            .current_dir(&self.dir)
-            .output()
-            .expect("running git");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    }
-
-    /// Makes the tree exactly `files`, commits on `main` (amending the last commit with `amend`:
-    /// a rewritten history) and pushes with `--force`; returns the commit.
-    fn commit(&self, files: &[(&str, &str)], amend: bool) -> String {
-        for entry in std::fs::read_dir(&self.dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.file_name().unwrap() != ".git" {
-                let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
-            }
-        }
-        for (path, text) in files {
-            let full = self.dir.join(path);
-            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-            std::fs::write(full, text).unwrap();
-        }
-        self.git(&["add", "-A"]);
-        let mut args = vec!["commit", "-q", "--allow-empty", "-m", "change"];
-        if amend {
-            args.push("--amend");
-        }
-        self.git(&args);
-        self.git(&["push", "-q", "--force", &self.remote, "main"]);
-        self.git(&["rev-parse", "HEAD"])
-    }
-}
-
-/// A bare repository under `root`, as a household keeps its config on a file server.
-fn bare(root: &Path, name: &str) -> (PathBuf, String) {
-    let dir = root.join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = Command::new("git")
-        .args(["init", "-q", "--bare", "-b", "main"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let url = format!("file://{}", dir.display());
-    (dir, url)
-}
 
 /// The Gitea repository the shared controller takes webhooks for.
 fn gitea_repo() -> String {
@@ -198,15 +118,7 @@ impl World {
 
     /// Creates the ConfigRepo `name` as `client` (admin or alice).
     async fn create(&self, client: &Client, name: &str, spec: Value) {
-        let repo: ConfigRepo = serde_json::from_value(json!({
-            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ConfigRepo",
-            "metadata": {"name": name}, "spec": spec,
-        }))
-        .unwrap();
-        Api::<ConfigRepo>::namespaced(client.clone(), &self.sc.ns)
-            .create(&PostParams::default(), &repo)
-            .await
-            .unwrap();
+        config_repo::create(client, &self.sc.ns, name, spec).await;
     }
 
     async fn patch_spec(&self, name: &str, spec: Value) {
@@ -230,16 +142,9 @@ impl World {
         .await
     }
 
-    /// Waits until `revision` is applied.
+    /// Waits until `commit` of `main` is applied.
     async fn wait_applied(&self, name: &str, commit: &str) -> ConfigRepo {
-        let revision = format!("main@sha1:{commit}");
-        wait::until(&self.repos(), name, WAIT, |r| {
-            r.status.as_ref().is_some_and(|s| {
-                s.last_applied_revision.as_deref() == Some(revision.as_str())
-                    && s.phase == Some(RepoPhase::Ready)
-            })
-        })
-        .await
+        config_repo::wait_applied(&self.repos(), name, commit).await
     }
 
     async fn transactions(&self) -> Vec<String> {
@@ -272,15 +177,15 @@ async fn file_repository_applies_recursively_then_an_unchanged_revision_writes_n
     let plan = "apiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationPlan\nmetadata:\n  name: groceries\nspec:\n  budgetRef:\n    name: household\n  assignments:\n    - transactionId: tx-048\n      categoryId: cat-groceries\n";
     let two = format!(
         "{}---\n# the second one\n{}",
-        tx("rent", "may"),
-        tx("bakery", "bread")
+        transaction("rent", "may"),
+        transaction("bakery", "bread")
     );
     let head = work.commit(
         &[
             ("ledger/transactions.yaml", &two),
             ("ledger/plans/may.yml", plan),
             ("ledger/README.md", "not applied"),
-            ("elsewhere/other.yaml", &tx("outside", "x")),
+            ("elsewhere/other.yaml", &transaction("outside", "x")),
         ],
         false,
     );
@@ -376,7 +281,7 @@ async fn bad_yaml_and_forbidden_documents_apply_nothing_and_are_named() {
     let alice = attacker(ControlPlane::shared(), &w.sc.ns, "alice").await;
     let (_, url) = bare(&w.root, "household.git");
     let work = Work::new(w.root.join("work"), &url);
-    let first = work.commit(&[("tx.yaml", &tx("rent", "may"))], false);
+    let first = work.commit(&[("tx.yaml", &transaction("rent", "may"))], false);
     w.create(&alice, "household", json!({"url": url, "interval": "1s"}))
         .await;
     w.wait_applied("household", &first).await;
@@ -384,7 +289,7 @@ async fn bad_yaml_and_forbidden_documents_apply_nothing_and_are_named() {
     let secret =
         "apiVersion: v1\nkind: Secret\nmetadata:\n  name: stolen\nstringData:\n  token: x\n";
     let binding = "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: alice-admin\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: cluster-admin\nsubjects:\n  - kind: User\n    name: alice\n";
-    let elsewhere = tx("escape", "x").replace(
+    let elsewhere = transaction("escape", "x").replace(
         "  name: escape\n",
         "  name: escape\n  namespace: kube-system\n",
     );
@@ -394,7 +299,11 @@ async fn bad_yaml_and_forbidden_documents_apply_nothing_and_are_named() {
         &[
             (
                 "tx.yaml",
-                &format!("{}---\n{}", tx("rent", "june"), tx("new", "x")),
+                &format!(
+                    "{}---\n{}",
+                    transaction("rent", "june"),
+                    transaction("new", "x")
+                ),
             ),
             ("evil/secret.yaml", secret),
             ("evil/rbac.yaml", binding),
@@ -446,12 +355,15 @@ async fn bad_yaml_and_forbidden_documents_apply_nothing_and_are_named() {
 
     // Valid YAML the API server refuses (categoryId and split together): dry-run catches it,
     // and the good document of the same revision is not applied either.
-    let both = tx("split", "x").replace(
+    let both = transaction("split", "x").replace(
         "  memo: x\n",
         "  memo: x\n  categoryId: cat-a\n  split:\n    - amount: \"1\"\n      categoryId: cat-a\n    - amount: \"2\"\n      categoryId: cat-b\n",
     );
     let third = work.commit(
-        &[("tx.yaml", &tx("rent", "june")), ("more/split.yaml", &both)],
+        &[
+            ("tx.yaml", &transaction("rent", "june")),
+            ("more/split.yaml", &both),
+        ],
         false,
     );
     let refused = w.wait_reason("household", "DryRunFailed").await;
@@ -530,7 +442,7 @@ async fn prune_keeps_opted_out_objects_and_holds_a_mass_deletion_for_a_person() 
     let files = |names: &[&str]| -> Vec<(String, String)> {
         names
             .iter()
-            .map(|n| (format!("tx/{n}.yaml"), tx(n, "m")))
+            .map(|n| (format!("tx/{n}.yaml"), transaction(n, "m")))
             .collect()
     };
     let commit = |names: &[&str]| {
@@ -561,7 +473,7 @@ async fn prune_keeps_opted_out_objects_and_holds_a_mass_deletion_for_a_person() 
     assert_eq!(w.transactions().await, ["a", "b", "c", "d"]);
     assert_eq!(repo.status.unwrap().inventory.len(), 3);
     // The directory moved in the repository: an error, and nothing is pruned.
-    let moved = work.commit(&[("elsewhere/a.yaml", &tx("a", "m"))], false);
+    let moved = work.commit(&[("elsewhere/a.yaml", &transaction("a", "m"))], false);
     let missing = w.wait_reason("household", "PathNotFound").await;
     assert!(
         ready(&missing)
@@ -597,6 +509,96 @@ async fn prune_keeps_opted_out_objects_and_holds_a_mass_deletion_for_a_person() 
 }
 
 #[tokio::test]
+async fn a_plan_whose_write_is_in_flight_is_pruned_only_once_it_is_applied() {
+    let w = World::new("crepo-applying").await;
+    w.sc.create_writing_budget("household", json!({})).await;
+    w.sc.wait_budget("household", BudgetPhase::Ready).await;
+    let (_, url) = bare(&w.root, "household.git");
+    let work = Work::new(w.root.join("work"), &url);
+    let plan = format!(
+        "apiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationPlan\nmetadata:\n  name: groceries\nspec:\n  budgetRef:\n    name: household\n  assignments:\n    - transactionId: tx-048\n      categoryId: {}\n",
+        category("Groceries")
+    );
+    let (a, b) = (transaction("a", "m"), transaction("b", "m"));
+    // The plan's bulk update lands in YNAB and its answer is held back until the repository has
+    // dropped the plan.
+    w.sc.hold_next_patch_for(Duration::from_secs(20)).await;
+    let first = work.commit(
+        &[
+            ("tx/a.yaml", &a),
+            ("tx/b.yaml", &b),
+            ("plans/groceries.yaml", &plan),
+        ],
+        false,
+    );
+    // An hour's interval: every sync below is one the test asks for.
+    w.create(
+        &w.sc.client,
+        "household",
+        json!({"url": url, "interval": "1h"}),
+    )
+    .await;
+    w.wait_applied("household", &first).await;
+    w.sc.wait_plan("groceries", PlanPhase::Applying).await;
+    w.sc.wait_patches(1).await;
+
+    // The repository drops the plan while its write is in flight: the plan stays, still tracked.
+    let second = work.commit(&[("tx/a.yaml", &a), ("tx/b.yaml", &b)], false);
+    w.sc.annotate::<ConfigRepo>("household", "ledgerops.dev/sync-requested-at", "1")
+        .await;
+    let repo = w.wait_applied("household", &second).await;
+    let plans = w.sc.api::<CategorizationPlan>();
+    let applying = plans.get("groceries").await.unwrap();
+    assert_eq!(applying.status.unwrap().phase, Some(PlanPhase::Applying));
+    let tracked = |repo: ConfigRepo| -> Vec<String> {
+        let inventory = repo.status.unwrap().inventory;
+        inventory
+            .iter()
+            .map(|e| format!("{}/{}", e.kind, e.name))
+            .collect()
+    };
+    assert_eq!(
+        tracked(repo),
+        [
+            "CategorizationPlan/groceries",
+            "Transaction/a",
+            "Transaction/b"
+        ]
+    );
+
+    // The write ends (the answer is lost, YNAB is read again: it landed); the next sync prunes.
+    let applied = w.sc.wait_plan("groceries", PlanPhase::Applied).await;
+    let operation = applied.status.unwrap().operation_id.unwrap();
+    w.sc.annotate::<ConfigRepo>("household", "ledgerops.dev/sync-requested-at", "2")
+        .await;
+    wait::gone(&plans, "groceries").await;
+    let repo = wait::until(&w.repos(), "household", WAIT, |r| {
+        r.status.as_ref().is_some_and(|s| s.inventory.len() == 2)
+    })
+    .await;
+    assert_eq!(tracked(repo), ["Transaction/a", "Transaction/b"]);
+
+    // Deleting the plan changed nothing in YNAB, and its journal stays (no plan owns it).
+    assert_eq!(w.sc.requests(PATCH).await, 1);
+    assert_eq!(
+        w.sc.ynab_category("tx-048").await,
+        Some(category("Groceries"))
+    );
+    let journal =
+        w.sc.api::<ConfigMap>()
+            .get(&format!("ledgerops-journal-{operation}"))
+            .await
+            .expect("the journal's completion record");
+    assert!(
+        journal
+            .metadata
+            .owner_references
+            .unwrap_or_default()
+            .is_empty()
+    );
+}
+
+#[tokio::test]
 async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch() {
     let gitea = Gitea::shared();
     let w = World::new("crepo-gitea").await;
@@ -612,7 +614,10 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
     work.git(&["fetch", "-q", &authed, "main"]);
     work.git(&["reset", "-q", "--hard", "FETCH_HEAD"]);
     let first = work.commit(
-        &[("tx/a.yaml", &tx("a", "m")), ("tx/b.yaml", &tx("b", "m"))],
+        &[
+            ("tx/a.yaml", &transaction("a", "m")),
+            ("tx/b.yaml", &transaction("b", "m")),
+        ],
         false,
     );
     gitea_api::add_hook(
@@ -653,9 +658,9 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
     // A push: the webhook syncs at once (the interval is an hour).
     let second = work.commit(
         &[
-            ("tx/a.yaml", &tx("a", "m")),
-            ("tx/b.yaml", &tx("b", "n")),
-            ("tx/c.yaml", &tx("c", "m")),
+            ("tx/a.yaml", &transaction("a", "m")),
+            ("tx/b.yaml", &transaction("b", "n")),
+            ("tx/c.yaml", &transaction("c", "m")),
         ],
         false,
     );
@@ -664,7 +669,10 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
 
     // A force-push rewriting that commit: followed, and `c` (no longer declared) pruned.
     let rewritten = work.commit(
-        &[("tx/a.yaml", &tx("a", "m")), ("tx/b.yaml", &tx("b", "o"))],
+        &[
+            ("tx/a.yaml", &transaction("a", "m")),
+            ("tx/b.yaml", &transaction("b", "o")),
+        ],
         true,
     );
     assert_ne!(rewritten, second);
@@ -755,7 +763,10 @@ async fn a_service_account_limits_what_a_repository_may_do() {
     let w = World::new("crepo-sa").await;
     let (_, url) = bare(&w.root, "household.git");
     let work = Work::new(w.root.join("work"), &url);
-    let head = work.commit(&[("bakery.yaml", &tx("bakery", "from the repo"))], false);
+    let head = work.commit(
+        &[("bakery.yaml", &transaction("bakery", "from the repo"))],
+        false,
+    );
     let plane = ControlPlane::shared();
     let ns = w.sc.ns.as_str();
     plane

@@ -1,0 +1,42 @@
+//! ConfigRepos in a test namespace: the documents a repository declares, creating a ConfigRepo,
+//! and waiting until it has applied a commit.
+
+use kube::Client;
+use kube::api::{Api, PostParams};
+use ledgerops::api::config_repo::{ConfigRepo, RepoPhase};
+use serde_json::{Value, json};
+
+use crate::scenario::WAIT;
+use crate::wait;
+
+/// A Transaction document for the repository, on the Budget `household`.
+pub fn transaction(name: &str, memo: &str) -> String {
+    format!(
+        "apiVersion: ledgerops.dev/v1alpha1\nkind: Transaction\nmetadata:\n  name: {name}\nspec:\n  budgetRef:\n    name: household\n  transactionId: tx-{name}\n  memo: {memo}\n"
+    )
+}
+
+/// Creates the ConfigRepo `name` in `namespace` as `client`.
+pub async fn create(client: &Client, namespace: &str, name: &str, spec: Value) {
+    let repo: ConfigRepo = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ConfigRepo",
+        "metadata": {"name": name}, "spec": spec,
+    }))
+    .unwrap();
+    Api::<ConfigRepo>::namespaced(client.clone(), namespace)
+        .create(&PostParams::default(), &repo)
+        .await
+        .unwrap();
+}
+
+/// Waits until the ConfigRepo `name` has applied `commit` of `main` and is Ready.
+pub async fn wait_applied(api: &Api<ConfigRepo>, name: &str, commit: &str) -> ConfigRepo {
+    let revision = format!("main@sha1:{commit}");
+    wait::until(api, name, WAIT, |r| {
+        r.status.as_ref().is_some_and(|s| {
+            s.last_applied_revision.as_deref() == Some(revision.as_str())
+                && s.phase == Some(RepoPhase::Ready)
+        })
+    })
+    .await
+}
