@@ -449,3 +449,41 @@ async fn a_plan_of_five_thousand_assignments_is_asked_once_and_written_in_five_r
         );
     }
 }
+
+#[tokio::test]
+async fn a_write_in_flight_keeps_no_reader_of_the_budget_waiting() {
+    // Shorter than the client's 35 s timeout: the dropped answer is then settled by reading.
+    const HOLD: Duration = Duration::from_secs(30);
+    let s = writing("in-flight", 2, json!({})).await;
+    // The first write lands, and its answer is held back.
+    s.hold_next_patch_for(HOLD).await;
+    s.create_loads(1, "Groceries").await;
+    s.wait_patches(1).await;
+    let landed = std::time::Instant::now();
+    // Meanwhile another Transaction of the same Budget reads the mirror to decide its change:
+    // it gets there while the first write still waits for its answer (a mirror locked across
+    // the request would keep it waiting for the whole hold).
+    s.create_transaction(
+        &load_id(1),
+        "household",
+        &load_id(1),
+        json!({"categoryId": category("Groceries")}),
+    )
+    .await;
+    s.wait_transaction(&load_id(1), TransactionPhase::Writing)
+        .await;
+    let waited = landed.elapsed();
+    assert!(
+        waited < HOLD,
+        "the reader waited {waited:?}, as long as the write"
+    );
+    let first = s.api::<Transaction>().get(&load_id(0)).await.unwrap();
+    assert_eq!(
+        first.status.and_then(|st| st.phase),
+        Some(TransactionPhase::Writing)
+    );
+    assert_eq!(s.requests(PATCH).await, 1);
+    // The lost answer is settled by reading, and the second goes out with the next batch.
+    s.wait_all(TransactionPhase::Converged).await;
+    assert_eq!(s.requests(PATCH).await, 2);
+}
