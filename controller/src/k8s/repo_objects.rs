@@ -10,7 +10,7 @@ use kube::{Resource, ResourceExt};
 use crate::api::budget::Budget;
 use crate::api::plan::CategorizationPlan;
 use crate::api::transaction::Transaction;
-use crate::logic::config_repo::decide::Live;
+use crate::logic::config_repo::decide::{Live, write_in_flight};
 use crate::logic::config_repo::documents::Document;
 use crate::logic::config_repo::{PRUNE, RepoKind};
 
@@ -43,7 +43,7 @@ pub async fn live(client: &kube::Client, namespace: &str) -> Result<Vec<Live>, k
             resource_version: o.resource_version().unwrap_or_default(),
             generation: o.meta().generation,
             opted_out: o.annotations().get(PRUNE).is_some_and(|v| v == "disabled"),
-            applying: o.data["status"]["phase"].as_str() == Some("Applying"),
+            applying: write_in_flight(kind, o.data["status"]["phase"].as_str()),
         }));
     }
     Ok(out)

@@ -260,13 +260,21 @@ async fn sync(
             owned.insert((e.kind.clone(), e.name.clone()), e);
         }
     }
-    if !changes.apply.is_empty() || pruned > 0 {
+    // Said while something is kept for its write too: otherwise nothing tells why an object
+    // the repository no longer declares is still there.
+    if !changes.apply.is_empty() || pruned > 0 || !changes.waiting.is_empty() {
+        let waiting: Vec<String> = changes
+            .waiting
+            .iter()
+            .map(|e| format!("{}/{}", e.kind, e.name))
+            .collect();
         let note = format!(
-            "revision {revision}: applied {}, pruned {pruned}, left in place {} (prune off or {}: disabled), kept until their write ends {}",
+            "revision {revision}: applied {}, pruned {pruned}, left in place {} (prune off or {}: disabled), kept until their write ends {} [{}]",
             changes.apply.len(),
             changes.left.len(),
             crate::logic::config_repo::PRUNE,
-            changes.waiting.len()
+            changes.waiting.len(),
+            waiting.join(", ")
         );
         tracing::info!(configrepo = %repo.name_any(), %namespace, "{note}");
         ctx.events

@@ -565,6 +565,14 @@ async fn a_plan_whose_write_is_in_flight_is_pruned_only_once_it_is_applied() {
             "Transaction/b"
         ]
     );
+    // And the sync says what it keeps, and why.
+    let kept = "kept until their write ends 1 [CategorizationPlan/groceries]";
+    let log = w.controller.log();
+    assert!(
+        log.lines()
+            .any(|l| l.contains(&w.sc.ns) && l.contains(kept)),
+        "no note naming the kept plan"
+    );
 
     // The write ends (the answer is lost, YNAB is read again: it landed); the next sync prunes.
     let applied = w.sc.wait_plan("groceries", PlanPhase::Applied).await;

@@ -17,8 +17,18 @@ pub struct Live {
     pub generation: Option<i64>,
     /// It carries `ledgerops.dev/prune: disabled`.
     pub opted_out: bool,
-    /// A plan whose bulk write is in flight.
+    /// Its write is in flight (see [`write_in_flight`]).
     pub applying: bool,
+}
+
+/// Whether an object of `kind` in status phase `phase` has a YNAB write in flight: a plan
+/// `Applying`, a Transaction `Writing`. Such an object is pruned only once its write ended, so
+/// the write's outcome is recorded where a person looks for it.
+pub fn write_in_flight(kind: RepoKind, phase: Option<&str>) -> bool {
+    matches!(
+        (kind, phase),
+        (RepoKind::CategorizationPlan, Some("Applying")) | (RepoKind::Transaction, Some("Writing"))
+    )
 }
 
 /// How a ConfigRepo prunes.
@@ -44,8 +54,8 @@ pub struct Changes<'a> {
     pub prune: Vec<Live>,
     /// No longer declared and left in place: opted out, or prune is off.
     pub left: Vec<InventoryEntry>,
-    /// Plans no longer declared whose write is in flight: kept in the inventory and pruned by a
-    /// later sync once they are done.
+    /// Objects no longer declared whose write is in flight: kept in the inventory and pruned by
+    /// a later sync once they are done.
     pub waiting: Vec<InventoryEntry>,
 }
 

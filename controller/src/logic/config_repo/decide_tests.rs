@@ -200,3 +200,25 @@ fn opted_out_objects_do_not_count_towards_the_guard() {
     let c = decide(&docs, &inventory, &objects, &ON).unwrap();
     assert_eq!((c.prune.len(), c.left.len()), (1, 1));
 }
+
+#[test]
+fn only_a_plan_applying_or_a_transaction_writing_has_a_write_in_flight() {
+    use RepoKind::*;
+    let rows = [
+        (CategorizationPlan, Some("Applying"), true),
+        (Transaction, Some("Writing"), true),
+        (CategorizationPlan, Some("Writing"), false),
+        (Transaction, Some("Applying"), false),
+        (CategorizationPlan, Some("Applied"), false),
+        (CategorizationPlan, Some("AwaitingApproval"), false),
+        (Transaction, Some("Converged"), false),
+        (Transaction, Some("Diverged"), false),
+        (Budget, Some("Applying"), false),
+        (Budget, Some("Writing"), false),
+        (Transaction, None, false),
+        (CategorizationPlan, None, false),
+    ];
+    for (kind, phase, want) in rows {
+        assert_eq!(write_in_flight(kind, phase), want, "{kind:?} {phase:?}");
+    }
+}
