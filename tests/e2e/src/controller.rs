@@ -55,10 +55,25 @@ fn build(package: &str, bin: &str) -> PathBuf {
     if release {
         args.push("--release");
     }
-    let status = Command::new(env!("CARGO"))
-        .args(&args)
-        .status()
-        .expect("running cargo build");
+    let mut cargo = Command::new(env!("CARGO"));
+    // What cargo set for this test process describes its package (ledgerops-e2e). Passed on, a
+    // dependency's build script that reads such a variable (ring's does) would see another
+    // value than in the build that compiled the tests, and both builds would keep rebuilding it
+    // and everything above it.
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        let of_package = name.starts_with("CARGO_PKG_")
+            || name.starts_with("CARGO_MANIFEST_")
+            || name.starts_with("CARGO_BIN_")
+            || matches!(
+                name.as_ref(),
+                "CARGO_CRATE_NAME" | "CARGO_PRIMARY_PACKAGE" | "CARGO_TARGET_TMPDIR" | "OUT_DIR"
+            );
+        if of_package {
+            cargo.env_remove(name.as_ref());
+        }
+    }
+    let status = cargo.args(&args).status().expect("running cargo build");
     assert!(status.success(), "cargo build -p {package} failed");
     let path = profile.join(bin);
     assert!(path.exists(), "{} was not built", path.display());
