@@ -38,13 +38,7 @@ pub struct SyncReport<'a> {
     pub now: Timestamp,
 }
 
-/// An Event to publish because the Budget's state changed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Announcement {
-    pub warning: bool,
-    pub reason: String,
-    pub note: String,
-}
+pub use super::announce::Announcement;
 
 /// The status to write after a sync attempt.
 pub fn next(previous: &BudgetStatus, report: &SyncReport<'_>) -> BudgetStatus {

@@ -20,7 +20,6 @@ use crate::api::common::{DecisionRecord, WriteIntent};
 use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, PlanPhase, Progress};
 use crate::k8s::{journal, status};
 use crate::logic::batch::{Authorized, Outcome, Submission, WriteItem};
-use crate::logic::conditions;
 use crate::logic::converge::{Allocation, EndState, Expect};
 use crate::logic::plan::operation::{self, Conclusion};
 use crate::logic::plan::outcome::{self, WriteResult};
@@ -28,6 +27,7 @@ use crate::logic::plan::{self, AppliedChange, Approved, Basis, PlanPreview, Plan
 use crate::logic::plan_status::{self, PlanVerdict};
 use crate::logic::policy;
 use crate::logic::transaction_status::Verdict;
+use crate::logic::{announce, conditions};
 use crate::writer::Destination;
 
 /// Runs the CategorizationPlan controller until shutdown.
@@ -72,6 +72,13 @@ async fn reconcile(cached: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result
     );
     if plan.status.as_ref() != Some(&next) {
         status::apply_if_unchanged(&ctx.client, &plan, &next, &version).await?;
+        let before = plan.status.as_ref().and_then(|s| s.phase);
+        let warning = announce::plan_warning(next.phase);
+        if let Some(a) = announce::on_phase_change(before, next.phase, &next.conditions, warning) {
+            ctx.events
+                .publish(&plan, a.warning, &a.reason, "Apply", a.note)
+                .await;
+        }
     }
     Ok(requeue)
 }

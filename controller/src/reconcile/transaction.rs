@@ -19,6 +19,7 @@ use crate::api::budget::Budget;
 use crate::api::common::{Amount, WriteIntent};
 use crate::api::transaction::{AppliedState, SplitLine, Transaction, TransactionStatus};
 use crate::k8s::{objects, status};
+use crate::logic::announce;
 use crate::logic::batch::{self, Authorized, Outcome, Submission, WriteItem};
 use crate::logic::converge::{self, Allocation, EndState, Expect, Precommit};
 use crate::logic::plan::{self, PlannedChange};
@@ -58,6 +59,13 @@ async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Er
     );
     if tx.status.as_ref() != Some(&next) {
         status::apply_if_unchanged(&ctx.client, tx.as_ref(), &next, &version).await?;
+        let before = tx.status.as_ref().and_then(|s| s.phase);
+        let warning = announce::transaction_warning(next.phase);
+        if let Some(a) = announce::on_phase_change(before, next.phase, &next.conditions, warning) {
+            ctx.events
+                .publish(tx.as_ref(), a.warning, &a.reason, "Converge", a.note)
+                .await;
+        }
     }
     // Only once the status records how it was handled: the reconcile the removal triggers must
     // see that status, not the one before.

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kube::{Client, Resource};
 use ledgerops::api::approval::ApprovalRequest;
@@ -233,6 +234,26 @@ impl Scenario {
             .iter()
             .map(|t| t.status.as_ref().and_then(|s| s.phase))
             .collect()
+    }
+
+    /// Waits (a minute at most) for an Event of the namespace with `reason`, about the object
+    /// named `about` when given (as `kubectl describe` shows it).
+    pub async fn wait_event(&self, reason: &str, about: Option<&str>) -> Event {
+        let mut found = None;
+        wait::eventually(&format!("an Event {reason}"), WAIT, async || {
+            let events = self.api::<Event>().list(&ListParams::default()).await;
+            found = events.ok().and_then(|l| {
+                l.items.into_iter().find(|e| {
+                    e.reason.as_deref() == Some(reason)
+                        && about.is_none_or(|name| {
+                            e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name)
+                        })
+                })
+            });
+            found.is_some()
+        })
+        .await;
+        found.expect("found")
     }
 
     /// Sets one annotation on a resource, as a person would with `kubectl annotate`.

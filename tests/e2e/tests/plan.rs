@@ -5,8 +5,7 @@
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::api::events::v1::Event;
-use kube::api::{ListParams, Patch, PatchParams};
+use kube::api::{Patch, PatchParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::logic::conditions;
@@ -95,6 +94,11 @@ async fn seed_002_is_previewed_approved_applied_in_one_request_and_undone() {
         ])
         .unwrap();
     let applied = s.wait_plan("september", PlanPhase::Applied).await;
+    // Asked, then written: both show in the plan's Events.
+    for reason in ["AwaitingApproval", "Applied"] {
+        let event = s.wait_event(reason, Some("september")).await;
+        assert_eq!(event.type_.as_deref(), Some("Normal"), "{reason}");
+    }
     let operation = applied
         .status
         .as_ref()
@@ -205,6 +209,16 @@ async fn a_rejected_plan_writes_nothing() {
     let rejected = s.wait_plan("september", PlanPhase::Rejected).await;
     assert!(message(&rejected, "Ready").contains("the train was a gift"));
     assert_eq!(s.requests(PATCH).await, 0);
+    // The decision shows in the plan's Events too, as a Warning: nothing was written.
+    let event = s.wait_event("Rejected", Some("september")).await;
+    assert_eq!(event.type_.as_deref(), Some("Warning"));
+    assert!(
+        event
+            .note
+            .unwrap_or_default()
+            .contains("the train was a gift"),
+        "the Event says why"
+    );
 }
 
 #[tokio::test]
@@ -226,19 +240,7 @@ async fn an_unanswered_request_expires_and_escalates() {
     )
     .await;
     // The Event is published right after the phase is written: give it a moment to arrive.
-    let mut escalation = None;
-    for _ in 0..100 {
-        let events = s.api::<Event>().list(&ListParams::default()).await.unwrap();
-        escalation = events
-            .items
-            .into_iter()
-            .find(|e| e.reason.as_deref() == Some("Escalated"));
-        if escalation.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    let escalation = escalation.expect("an escalation Event");
+    let escalation = s.wait_event("Escalated", None).await;
     assert!(
         escalation
             .note

@@ -176,13 +176,7 @@ pub fn changed(previous: &ConfigRepoStatus, next: &ConfigRepoStatus) -> bool {
     strip(previous) != strip(next)
 }
 
-/// An Event to publish because the ConfigRepo's state changed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Announcement {
-    pub warning: bool,
-    pub reason: String,
-    pub note: String,
-}
+pub use crate::logic::announce::Announcement;
 
 /// The Event for a change of `Ready` (or a new applied revision); `None` when nothing changed.
 pub fn announcement(previous: &ConfigRepoStatus, next: &ConfigRepoStatus) -> Option<Announcement> {
