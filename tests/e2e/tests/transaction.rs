@@ -136,6 +136,15 @@ async fn an_out_of_band_recategorisation_is_reported_and_not_overwritten() {
         s.ynab_category("tx-048").await,
         Some(category("Restaurants"))
     );
+    // `kubectl describe` shows it too: a Warning Event naming both categories.
+    let why = reason(&diverged, "Ready").1;
+    let event = s.wait_event(&why, Some("bakery")).await;
+    assert_eq!(event.type_.as_deref(), Some("Warning"));
+    let note = event.note.unwrap_or_default();
+    assert!(
+        note.contains("Restaurants") && note.contains("Groceries"),
+        "{note}"
+    );
 
     // Keeping theirs is a decision, not a write.
     s.annotate::<Transaction>("bakery", "ledgerops.dev/resolve", "theirs")
