@@ -19,12 +19,12 @@ use crate::api::budget::Budget;
 use crate::api::common::{Amount, WriteIntent};
 use crate::api::transaction::{AppliedState, SplitLine, Transaction, TransactionStatus};
 use crate::k8s::{objects, status};
-use crate::logic::announce;
 use crate::logic::batch::{self, Authorized, Outcome, Submission, WriteItem};
 use crate::logic::converge::{self, Allocation, EndState, Expect, Precommit};
 use crate::logic::plan::{self, PlannedChange};
 use crate::logic::transaction_status::{self, Verdict};
 use crate::logic::transaction_view as view;
+use crate::logic::{announce, conditions};
 use crate::logic::{money, policy, split, transaction_check};
 use crate::ynab::model::TransactionSummary;
 
@@ -106,10 +106,16 @@ async fn converge_one(
     }
     next.accepted_generation = None;
     if next.refused_generation.is_some() && next.refused_generation == tx.metadata.generation {
-        let message = format!(
-            "YNAB refused the write of {} for this spec; sending it again would fail the same way: change the spec",
-            tx.spec.transaction_id
-        );
+        // Looked at again, the refusal keeps the words YNAB gave it (status and detail).
+        let message = conditions::get(&next.conditions, "Blocked")
+            .filter(|c| c.reason == "RefusedByYnab")
+            .map(|c| c.message.clone())
+            .unwrap_or_else(|| {
+                format!(
+                    "YNAB refused the write of {} for this spec; sending it again would fail the same way: change the spec",
+                    tx.spec.transaction_id
+                )
+            });
         return Ok((refused(message), idle()));
     }
     next.refused_generation = None;
