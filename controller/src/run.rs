@@ -6,16 +6,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use futures::StreamExt;
 use kube::Api;
 use kube::api::ListParams;
-use kube::runtime::{WatchStreamExt, reflector, watcher};
 
 use crate::api::budget::Budget;
 use crate::http::{self, Probe};
 use crate::k8s::admission_guard::AdmissionGuard;
 use crate::k8s::events::Events;
 use crate::k8s::lease::{Election, Elector};
+use crate::k8s::watches::Watches;
 use crate::leadership::Leadership;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::metrics::Metrics;
@@ -128,16 +127,8 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     }
     metrics.leader.set(1);
 
-    let (budgets, budget_writer) = reflector::store();
-    let budget_watch = watcher(
-        Api::<Budget>::all(client.clone()),
-        watcher::Config::default().any_semantic(),
-    )
-    .default_backoff()
-    .reflect(budget_writer)
-    .for_each(|_| async {});
-    let budget_watch = tokio::spawn(budget_watch);
-    let _ = budgets.wait_until_ready().await;
+    // One watch per kind, shared by every controller; started once all have subscribed.
+    let mut watches = Watches::new(&client);
     // Budgets sync without the admission policies; approvals wait for them (logged either way).
     let admission = Arc::new(AdmissionGuard::default());
     admission.check(&client).await;
@@ -147,7 +138,8 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     });
     let ctx = Arc::new(Context {
         admission,
-        budgets,
+        budgets: watches.budgets.store(),
+        approvals: watches.approvals.store(),
         events: Events::new(client.clone()),
         client,
         metrics: metrics.clone(),
@@ -160,21 +152,23 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     });
     let agent = agent
         .zip(attached)
-        .map(|(options, attached)| crate::agent::start(options, attached, &ctx));
+        .map(|(options, attached)| crate::agent::start(options, attached, &ctx, &watches));
     // Gitea pushes of a followed branch sync its ConfigRepos at once (with the webhook only).
     let pushes = match &webhook {
         Some(w) => w.pushes(),
         None => tokio::sync::broadcast::channel(1).1,
     };
+    let controllers = futures::future::join5(
+        reconcile::budget::run(ctx.clone(), &mut watches),
+        reconcile::transaction::run(ctx.clone(), &watches),
+        reconcile::plan::run(ctx.clone(), &watches),
+        reconcile::approval::run(ctx.clone(), &watches, approval_retention),
+        reconcile::config_repo::run(ctx.clone(), &mut watches, config_repos, pushes),
+    );
+    let watching = watches.spawn();
     tracing::info!("controllers started");
     let controllers = async {
-        tokio::join!(
-            reconcile::budget::run(ctx.clone()),
-            reconcile::transaction::run(ctx.clone()),
-            reconcile::plan::run(ctx.clone()),
-            reconcile::approval::run(ctx.clone(), approval_retention),
-            reconcile::config_repo::run(ctx.clone(), config_repos, pushes)
-        );
+        controllers.await;
     };
     let outcome = match elector.as_mut() {
         Some(elector) => tokio::select! {
@@ -189,7 +183,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     if let Some(agent) = agent {
         agent.abort();
     }
-    budget_watch.abort();
+    watching.iter().for_each(tokio::task::JoinHandle::abort);
     admission_watch.abort();
     if outcome.is_ok()
         && let Some(elector) = elector.as_mut()

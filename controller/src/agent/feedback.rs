@@ -10,9 +10,10 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::StreamExt;
+use kube::runtime::Controller;
 use kube::runtime::controller::Action;
-use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{Controller, WatchStreamExt, watcher};
+use kube::runtime::reflector::{ObjectRef, ReflectHandle, Store};
 use kube::{Api, ResourceExt};
 
 use super::AgentContext;
@@ -20,6 +21,7 @@ use crate::api::approval::{ApprovalRequest, SubjectKind};
 use crate::api::config_repo::ConfigRepo;
 use crate::api::plan::{CategorizationPlan, PlanPhase};
 use crate::gitea::GiteaError;
+use crate::k8s::watches::Watches;
 use crate::logic::config_repo::RepoKind;
 use crate::logic::config_repo::feedback::{self, CommitReport};
 use crate::logic::job::report::is_waiting;
@@ -49,30 +51,45 @@ struct Feedback {
     commented: Mutex<HashSet<String>>,
 }
 
+/// What the feedback reads from the shared watches, subscribed when the agent starts.
+pub struct Watched {
+    plans: Store<CategorizationPlan>,
+    plan_changes: ReflectHandle<CategorizationPlan>,
+    repos: Store<ConfigRepo>,
+    repo_changes: ReflectHandle<ConfigRepo>,
+}
+
+impl Watched {
+    pub fn subscribe(watches: &Watches) -> Self {
+        Self {
+            plans: watches.plans.store(),
+            plan_changes: watches.plans.subscribe(),
+            repos: watches.repos.store(),
+            repo_changes: watches.repos.subscribe(),
+        }
+    }
+}
+
 /// Runs until shutdown.
-pub async fn run(agent: Arc<AgentContext>, gitea_url: String) {
-    let client = agent.store.client().clone();
+pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) {
     let namespace = agent.store.namespace().to_owned();
-    let (plans, writer) = reflector::store();
-    let plan_changes = watcher(
-        Api::<CategorizationPlan>::namespaced(client.clone(), &namespace),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .reflect(writer)
-    .touched_objects();
-    let controller = Controller::new(
-        Api::<ConfigRepo>::namespaced(client, &namespace),
-        watcher::Config::default(),
-    );
-    let repos = controller.store();
-    let controller = controller
-        .watches_stream(plan_changes, move |plan| applied_from(&repos, &plan))
+    let here = {
+        let namespace = namespace.clone();
+        move |ns: Option<String>| futures::future::ready(ns.as_deref() == Some(&namespace))
+    };
+    let plan_changes = watched.plan_changes.filter({
+        let here = here.clone();
+        move |p| here(p.namespace())
+    });
+    let repo_changes = watched.repo_changes.filter(move |r| here(r.namespace()));
+    let repos = watched.repos.clone();
+    let controller = Controller::for_shared_stream(repo_changes, watched.repos)
+        .watches_shared_stream(plan_changes, move |plan| applied_from(&repos, &plan))
         .shutdown_on_signal();
     let feedback = Arc::new(Feedback {
         agent,
         gitea_url,
-        plans,
+        plans: watched.plans,
         statuses: Mutex::default(),
         commented: Mutex::default(),
     });
@@ -88,6 +105,7 @@ fn applied_from(
     repos
         .state()
         .iter()
+        .filter(|r| r.namespace() == plan.namespace())
         .filter(|r| {
             r.status.as_ref().is_some_and(|s| {
                 s.inventory
@@ -118,6 +136,10 @@ fn error_policy(repo: Arc<ConfigRepo>, error: &FeedbackError, fb: Arc<Feedback>)
 }
 
 async fn reconcile(repo: Arc<ConfigRepo>, fb: Arc<Feedback>) -> Result<Action, FeedbackError> {
+    // The cache holds every namespace's ConfigRepos; only the agent's own speak through the bot.
+    if repo.namespace().as_deref() != Some(fb.agent.store.namespace()) {
+        return Ok(Action::await_change());
+    }
     let Some(target) = feedback::gitea_repository(&repo.spec.url, &fb.gitea_url)
         .filter(|r| fb.agent.repositories.allows(r))
     else {

@@ -144,7 +144,9 @@ pub fn start(
     options: options::AgentOptions,
     attached: Attached,
     ctx: &crate::reconcile::Context,
+    watches: &crate::k8s::watches::Watches,
 ) -> tokio::task::JoinHandle<()> {
+    let watched = feedback::Watched::subscribe(watches);
     let mut agent = AgentContext::new(
         attached.store,
         attached.gitea,
@@ -157,16 +159,16 @@ pub fn start(
     agent.plans_dir = options.plans_dir.clone();
     agent.job_retention = options.job_retention;
     tracing::info!(namespace = %options.namespace, gitea = %options.gitea_url, bot = %options.bot_login, repositories = ?options.repositories.entries(), "serving /agent commands");
-    tokio::spawn(run(Arc::new(agent), options.gitea_url))
+    tokio::spawn(run(Arc::new(agent), options.gitea_url, watched))
 }
 
 /// Runs the reconciler, the executor and the ConfigRepo feedback until shutdown.
-pub async fn run(ctx: Arc<AgentContext>, gitea_url: String) {
+pub async fn run(ctx: Arc<AgentContext>, gitea_url: String, watched: feedback::Watched) {
     if !ctx.hooks.is_empty() {
         tracing::warn!("{} is set: test-only pauses are active", hooks::ENV);
     }
     let executor = tokio::spawn(executor::run(ctx.clone()));
-    let feedback = tokio::spawn(feedback::run(ctx.clone(), gitea_url));
+    let feedback = tokio::spawn(feedback::run(ctx.clone(), gitea_url, watched));
     reconciler::run(ctx).await;
     executor.abort();
     feedback.abort();

@@ -10,3 +10,4 @@ pub mod objects;
 pub mod repo_objects;
 pub mod secrets;
 pub mod status;
+pub mod watches;

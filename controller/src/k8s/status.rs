@@ -45,6 +45,27 @@ where
     write(client, object, status, manager, None).await.map(drop)
 }
 
+/// Like [`apply_as`], but only if `object` is still at its resourceVersion: a write decided on a
+/// cached copy that is behind is refused with 409 Conflict.
+pub async fn apply_as_if_unchanged<K, S>(
+    client: &kube::Client,
+    object: &K,
+    status: &S,
+    manager: &str,
+) -> Result<(), kube::Error>
+where
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug,
+    S: Serialize,
+{
+    let version = object.resource_version().unwrap_or_default();
+    write(client, object, status, manager, Some(&version))
+        .await
+        .map(drop)
+}
+
 /// Like [`apply`], but only if `object` is still at `resource_version`: a status computed from a
 /// cached copy that is behind (an earlier write of ledgerops' own not seen yet) is refused with
 /// 409 Conflict instead of overwriting what it did not see. Returns the new resourceVersion.

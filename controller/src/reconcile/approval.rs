@@ -8,27 +8,32 @@ use std::time::Duration;
 
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DeleteParams, Preconditions};
+use kube::runtime::Controller;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::Store;
-use kube::runtime::{Controller, watcher};
 use kube::{Api, ResourceExt};
 
 use super::{Context, Error};
 use crate::api::approval::{ApprovalPhase, ApprovalRequest};
 use crate::k8s::status;
+use crate::k8s::watches::Watches;
 use crate::logic::approval_status;
 use crate::logic::retention::{self, Retention};
 
-/// Runs the ApprovalRequest controller until shutdown; settled, replaced requests are deleted
-/// `retention` after they settled.
-pub async fn run(ctx: Arc<Context>, retention: Duration) {
-    let api = Api::<ApprovalRequest>::all(ctx.client.clone());
-    let controller =
-        Controller::new(api, watcher::Config::default().any_semantic()).shutdown_on_signal();
-    // The controller's own cache of every request: who replaced whom is read from it.
-    let requests = controller.store();
+/// Subscribes to the shared ApprovalRequest watch at once; the returned future runs the
+/// controller. Settled, replaced requests are deleted `retention` after they settled.
+pub fn run(
+    ctx: Arc<Context>,
+    watches: &Watches,
+    retention: Duration,
+) -> impl Future<Output = ()> + use<> {
+    // Every change wakes a request, its own status writes too: a decision lands there.
+    let requests = watches.approvals.store();
+    let controller = Controller::for_shared_stream(watches.approvals.subscribe(), requests.clone())
+        .shutdown_on_signal();
+    // Who replaced whom is read from the shared cache of every request.
     let reconcile_one = move |request, ctx| reconcile(request, ctx, requests.clone(), retention);
-    super::drain(controller.run(reconcile_one, super::error_policy, ctx)).await;
+    super::drain(controller.run(reconcile_one, super::error_policy, ctx))
 }
 
 async fn reconcile(

@@ -84,7 +84,8 @@ impl Grant {
                     completed_at: None,
                     written: false,
                 };
-                record_on(ctx, request, json!({ "used": used })).await
+                // Conditional: a copy that is behind (already spent) cannot be spent again.
+                record_on(ctx, request, json!({ "used": used }), Write::IfUnchanged).await
             }
             _ => Ok(()),
         }
@@ -163,14 +164,16 @@ where
         budget: &budget_name,
         hash: &ask.hash,
     };
-    let existing = objects::approval_requests_for(&ctx.client, &namespace, &uid).await?;
+    // From the cache: every write below that grants or takes authority is conditional on the
+    // version read, so a copy that is behind ends in a conflict and a fresh look.
+    let existing = cached_requests_for(ctx, &namespace, &uid);
     // Requests for an earlier preview no longer hold: mark them, so nobody approves the old one.
     for old in existing
         .iter()
         .filter(|r| authority::goes_stale(r, &uid, &ask.hash))
     {
         let previous = old.status.clone().unwrap_or_default();
-        status::apply(
+        status::apply_if_unchanged(
             &ctx.client,
             old,
             &approval_status::reconciler_part(&approval_status::stale(
@@ -178,6 +181,7 @@ where
                 old.metadata.generation,
                 now,
             )),
+            &old.resource_version().unwrap_or_default(),
         )
         .await?;
     }
@@ -378,7 +382,13 @@ async fn issue(
         preview_hash: hash.to_owned(),
         at: Time(now),
     };
-    record_on(ctx, request, json!({ "issuedFor": issued })).await
+    record_on(
+        ctx,
+        request,
+        json!({ "issuedFor": issued }),
+        Write::IfUnchanged,
+    )
+    .await
 }
 
 async fn complete(
@@ -399,7 +409,8 @@ async fn complete(
         completed_at: Some(Time(now)),
         written,
     };
-    record_on(ctx, request, json!({ "used": used })).await
+    // The outcome of this attempt, whichever copy it was started from.
+    record_on(ctx, request, json!({ "used": used }), Write::Always).await
 }
 
 /// Applies `fields` of the request's status as the gate's own (see `GATE_FIELD_MANAGER`).
@@ -407,6 +418,7 @@ async fn record_on(
     ctx: &Context,
     request: &ApprovalRequest,
     fields: serde_json::Value,
+    write: Write,
 ) -> Result<(), Error> {
     // The gate re-applies everything it owns each time, so that no earlier field is dropped.
     let mut owned = json!({});
@@ -419,8 +431,33 @@ async fn record_on(
     for (k, v) in fields.as_object().into_iter().flatten() {
         owned[k] = v.clone();
     }
-    status::apply_as(&ctx.client, request, &owned, status::GATE_FIELD_MANAGER).await?;
+    let manager = status::GATE_FIELD_MANAGER;
+    match write {
+        Write::IfUnchanged => {
+            status::apply_as_if_unchanged(&ctx.client, request, &owned, manager).await?;
+        }
+        Write::Always => status::apply_as(&ctx.client, request, &owned, manager).await?,
+    }
     Ok(())
+}
+
+/// Whether a write on a request holds only for the version it was decided on.
+enum Write {
+    IfUnchanged,
+    Always,
+}
+
+/// The requests that ask about the subject `uid`, from the shared cache.
+fn cached_requests_for(ctx: &Context, namespace: &str, uid: &str) -> Vec<ApprovalRequest> {
+    ctx.approvals
+        .state()
+        .iter()
+        .filter(|r| {
+            r.namespace().as_deref() == Some(namespace)
+                && r.labels().get(objects::SUBJECT_UID).map(String::as_str) == Some(uid)
+        })
+        .map(|r| r.as_ref().clone())
+        .collect()
 }
 
 fn base_name(subject: &str, hash: &str) -> String {

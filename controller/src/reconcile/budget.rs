@@ -10,13 +10,13 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::core::PartialObjectMeta;
 use kube::runtime::controller::Action;
-use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::utils::Predicate;
-use kube::runtime::{Controller, WatchStreamExt, predicates, watcher};
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::{Controller, WatchStreamExt, watcher};
 use kube::{Api, ResourceExt};
 
 use super::{Context, Error};
 use crate::api::budget::{Budget, RequestUse};
+use crate::k8s::watches::{self, OnEvent, Watches};
 use crate::k8s::{secrets, status};
 use crate::logic::api_url::AllowedApiUrl;
 use crate::logic::budget_status::{self, SyncOutcome, SyncReport};
@@ -34,39 +34,14 @@ const NEEDS_A_PERSON: Duration = Duration::from_secs(300);
 /// Retry delay after a transient failure.
 const TRANSIENT: Duration = Duration::from_secs(60);
 
-/// Runs the Budget controller until shutdown.
-pub async fn run(ctx: Arc<Context>) {
-    let api: Api<Budget> = Api::all(ctx.client.clone());
-    let (reader, writer) = reflector::store();
-    let forgetting = (ctx.clone(), reader.clone());
+/// Subscribes to the shared Budget watch at once; the returned future runs the controller.
+pub fn run(ctx: Arc<Context>, watches: &mut Watches) -> impl Future<Output = ()> + use<> {
+    let reader = watches.budgets.store();
+    watches
+        .budgets
+        .on_event(forgetting(ctx.clone(), reader.clone()));
     // Only spec and annotation changes wake a Budget: its own status writes must not.
-    let stream = watcher(api, watcher::Config::default().any_semantic())
-        .default_backoff()
-        .reflect(writer)
-        .inspect(move |event| {
-            let (ctx, store) = &forgetting;
-            match event {
-                Ok(watcher::Event::Delete(b)) => {
-                    forget(ctx, &(b.namespace().unwrap_or_default(), b.name_any()));
-                }
-                // A Budget deleted while the watch was down shows up only as missing from the
-                // new list.
-                Ok(watcher::Event::InitDone) => {
-                    for key in ctx.registry.budgets() {
-                        let known = ObjectRef::new(&key.1).within(&key.0);
-                        if store.get(&known).is_none() {
-                            forget(ctx, &key);
-                        }
-                    }
-                }
-                _ => {}
-            }
-        })
-        .applied_objects()
-        .predicate_filter(
-            predicates::generation.combine(predicates::annotations),
-            Default::default(),
-        );
+    let stream = watches::spec_changes(watches.budgets.subscribe(), reader.clone());
     // Metadata only: the watch wakes the Budgets that name a token Secret when it changes, is
     // deleted or loses its label (the API server reports that as a deletion), without holding
     // any token in memory. The reconcile reads the Secret itself.
@@ -86,10 +61,29 @@ pub async fn run(ctx: Arc<Context>) {
             .boxed()
     }));
     let naming = reader.clone();
-    let controller = Controller::for_stream(stream, reader)
+    let controller = Controller::for_shared_stream(stream, reader)
         .watches_stream(secrets, move |secret| naming_secret(&naming, &secret))
         .shutdown_on_signal();
-    super::drain(controller.run(reconcile, super::error_policy, ctx)).await;
+    super::drain(controller.run(reconcile, super::error_policy, ctx))
+}
+
+/// Forgets what was kept for a deleted Budget; one deleted while the watch was down shows up
+/// only as missing from the next full list.
+fn forgetting(ctx: Arc<Context>, store: Store<Budget>) -> OnEvent<Budget> {
+    Box::new(move |event| match event {
+        watcher::Event::Delete(b) => {
+            forget(&ctx, &(b.namespace().unwrap_or_default(), b.name_any()));
+        }
+        watcher::Event::InitDone => {
+            for key in ctx.registry.budgets() {
+                let known = ObjectRef::new(&key.1).within(&key.0);
+                if store.get(&known).is_none() {
+                    forget(&ctx, &key);
+                }
+            }
+        }
+        _ => {}
+    })
 }
 
 /// Forgets a Budget that no longer exists: its mirror, token, request window and write queue.

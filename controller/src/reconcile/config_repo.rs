@@ -7,17 +7,17 @@ use std::time::Duration;
 
 use futures::{StreamExt, stream};
 use k8s_openapi::jiff::Timestamp;
+use kube::ResourceExt;
 use kube::runtime::controller::Action;
-use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::utils::Predicate;
-use kube::runtime::{Controller, WatchStreamExt, predicates, watcher};
-use kube::{Api, ResourceExt};
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::{Controller, watcher};
 use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
 
 use super::{Context, Error};
 use crate::api::config_repo::{ConfigRepo, InventoryEntry};
 use crate::git::{self, options::ConfigRepoArgs};
+use crate::k8s::watches::{self, Watches};
 use crate::k8s::{git_credentials, repo_objects, status};
 use crate::logic::config_repo::decide::{self, Live, PrunePolicy};
 use crate::logic::config_repo::documents::{self, Document, Refusal};
@@ -37,39 +37,33 @@ struct Repos {
     accounts: Mutex<HashMap<(String, String), kube::Client>>,
 }
 
-/// Runs the ConfigRepo controller until shutdown; a Gitea push of a followed branch (from
-/// `pushes`) syncs its ConfigRepos at once.
-pub async fn run(ctx: Arc<Context>, options: ConfigRepoArgs, pushes: broadcast::Receiver<Push>) {
-    let api: Api<ConfigRepo> = Api::all(ctx.client.clone());
-    let (reader, writer) = reflector::store();
-    // Spec and annotation changes (the request-now and confirm-prune annotations) wake a
-    // ConfigRepo; its own status writes do not.
+/// Subscribes to the shared ConfigRepo watch at once; the returned future runs the controller.
+/// A Gitea push of a followed branch (from `pushes`) syncs its ConfigRepos at once.
+pub fn run(
+    ctx: Arc<Context>,
+    watches: &mut Watches,
+    options: ConfigRepoArgs,
+    pushes: broadcast::Receiver<Push>,
+) -> impl Future<Output = ()> + use<> {
+    let reader = watches.repos.store();
+    // A deleted ConfigRepo's fetched history goes with it (deletions while the watch was down
+    // show up at the end of the next full list).
     let cache_root = options.config_repo_cache.clone();
     let known = reader.clone();
-    let changes = watcher(api, watcher::Config::default().any_semantic())
-        .default_backoff()
-        .reflect(writer)
-        .inspect(move |event| {
-            // A deleted ConfigRepo's fetched history goes with it (deletions while the watch was
-            // down show up at the end of the next full list).
-            if matches!(
-                event,
-                Ok(watcher::Event::Delete(_) | watcher::Event::InitDone)
-            ) {
-                let keep: Vec<String> = known.state().iter().filter_map(|r| r.uid()).collect();
-                git::forget_caches(&cache_root, &keep);
-            }
-        })
-        .applied_objects()
-        .predicate_filter(
-            predicates::generation.combine(predicates::annotations),
-            Default::default(),
-        );
+    watches.repos.on_event(Box::new(move |event| {
+        if matches!(event, watcher::Event::Delete(_) | watcher::Event::InitDone) {
+            let keep: Vec<String> = known.state().iter().filter_map(|r| r.uid()).collect();
+            git::forget_caches(&cache_root, &keep);
+        }
+    }));
+    // Spec and annotation changes (the request-now and confirm-prune annotations) wake a
+    // ConfigRepo; its own status writes do not.
+    let changes = watches::spec_changes(watches.repos.subscribe(), reader.clone());
     let followed = reader.clone();
     let pushed = BroadcastStream::new(pushes)
         .filter_map(|p| futures::future::ready(p.ok()))
         .flat_map(move |p| stream::iter(concerned(&followed, &p)));
-    let controller = Controller::for_stream(changes, reader)
+    let controller = Controller::for_shared_stream(changes, reader)
         .reconcile_on(pushed)
         .shutdown_on_signal();
     let repos = Arc::new(Repos {
@@ -77,7 +71,7 @@ pub async fn run(ctx: Arc<Context>, options: ConfigRepoArgs, pushes: broadcast::
         options,
         accounts: Mutex::default(),
     });
-    super::drain(controller.run(reconcile, on_error, repos)).await;
+    super::drain(controller.run(reconcile, on_error, repos))
 }
 
 /// A client acting as the ServiceAccount `account` of `namespace`: the API server checks each

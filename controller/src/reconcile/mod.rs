@@ -18,6 +18,7 @@ use kube::runtime::reflector::ObjectRef;
 use kube::runtime::reflector::Store;
 use kube::{Resource, ResourceExt};
 
+use crate::api::approval::ApprovalRequest;
 use crate::api::budget::Budget;
 use crate::k8s::admission_guard::AdmissionGuard;
 use crate::k8s::events::Events;
@@ -36,8 +37,13 @@ pub struct Context {
     pub registry: Arc<Registry>,
     pub events: Events,
     pub writer: Arc<Writer>,
-    /// Every Budget, kept current by a watch: reconcilers read them without asking the API.
+    /// Every Budget, kept current by the shared watch: reconcilers read them without asking
+    /// the API.
     pub budgets: Store<Budget>,
+    /// Every ApprovalRequest, from the shared watch: the approval gate finds a subject's
+    /// requests here. What it writes on a request is conditional on the version it read, so a
+    /// cached copy that is behind is refused, never acted on.
+    pub approvals: Store<ApprovalRequest>,
     /// The API base URLs a YNAB token may be sent to (`--ynab-api-url-allow`).
     pub api_urls: ApiUrlAllowlist,
     /// The namespaces whose token Secrets may be read (`--token-namespace`); empty: all.

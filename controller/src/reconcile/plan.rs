@@ -18,6 +18,7 @@ use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
 use crate::api::common::{DecisionRecord, WriteIntent};
 use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, PlanPhase, Progress};
+use crate::k8s::watches::Watches;
 use crate::k8s::{journal, status};
 use crate::logic::batch::{Authorized, Outcome, Submission, WriteItem};
 use crate::logic::converge::{Allocation, EndState, Expect};
@@ -31,15 +32,17 @@ use crate::logic::{announce, conditions};
 use crate::writer::Destination;
 
 /// Runs the CategorizationPlan controller until shutdown.
-pub async fn run(ctx: Arc<Context>) {
+/// Subscribes to the shared watches at once; the returned future runs the controller.
+pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
     // A plan not applied yet previews YNAB's state: any change may move it.
     let concerns: scoped::Concerns<CategorizationPlan> = |p, _| {
         !p.status
             .as_ref()
             .is_some_and(|s| plan_status::settled(s, p.metadata.generation))
     };
-    let controller = scoped::controller(&ctx, concerns).shutdown_on_signal();
-    super::drain(controller.run(reconcile, super::error_policy, ctx)).await;
+    let controller =
+        scoped::controller(&ctx, &watches.plans, watches, concerns).shutdown_on_signal();
+    super::drain(controller.run(reconcile, super::error_policy, ctx))
 }
 
 impl scoped::BudgetScoped for CategorizationPlan {

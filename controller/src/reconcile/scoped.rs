@@ -7,16 +7,14 @@ use std::collections::HashSet;
 use std::fmt::Debug;
 
 use futures::StreamExt;
-use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::utils::Predicate;
-use kube::runtime::{Controller, WatchStreamExt, predicates, watcher};
-use kube::{Api, Resource, ResourceExt};
+use kube::runtime::Controller;
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use tokio_stream::wrappers::BroadcastStream;
 
 use super::Context;
-use crate::api::approval::ApprovalRequest;
-use crate::api::budget::Budget;
+use crate::k8s::watches::{self, Watch, Watches};
 
 /// A kind whose objects belong to one Budget in their namespace.
 pub trait BudgetScoped {
@@ -26,8 +24,13 @@ pub trait BudgetScoped {
 /// Which objects a YNAB change concerns, given the ids of the transactions it touched.
 pub type Concerns<K> = fn(&K, &HashSet<String>) -> bool;
 
-/// A controller for `K`, wired as the module says.
-pub fn controller<K>(ctx: &Context, concerns: Concerns<K>) -> Controller<K>
+/// A controller for `K`, wired as the module says, on the shared watches: `own` is `K`'s.
+pub fn controller<K>(
+    ctx: &Context,
+    own: &Watch<K>,
+    watches: &Watches,
+    concerns: Concerns<K>,
+) -> Controller<K>
 where
     K: Resource<DynamicType = ()>
         + BudgetScoped
@@ -38,37 +41,27 @@ where
         + Sync
         + 'static,
 {
-    let (reader, writer) = reflector::store();
-    let stream = watcher(
-        Api::<K>::all(ctx.client.clone()),
-        watcher::Config::default().any_semantic(),
-    )
-    .default_backoff()
-    .reflect(writer)
-    .applied_objects()
-    .predicate_filter(
-        predicates::generation.combine(predicates::annotations),
-        Default::default(),
-    );
+    let reader = own.store();
+    // Nothing is decided before the Budgets and ApprovalRequests it reads are known.
+    let changes = watches::spec_changes(own.subscribe(), reader.clone());
+    let (budgets, approvals) = (ctx.budgets.clone(), ctx.approvals.clone());
+    let stream = futures::stream::once(async move {
+        let _ = futures::join!(budgets.wait_until_ready(), approvals.wait_until_ready());
+        changes
+    })
+    .flatten();
     let changed = changed_in_ynab(ctx, reader.clone(), concerns);
     let of_budget = reader.clone();
-    Controller::for_stream(stream, reader)
-        .owns(
-            Api::<ApprovalRequest>::all(ctx.client.clone()),
-            watcher::Config::default(),
-        )
+    Controller::for_shared_stream(stream, reader)
+        .owns_shared_stream(watches.approvals.subscribe())
         // A Budget's spec (writes enabled, policy, closed months) decides for its objects.
-        .watches(
-            Api::<Budget>::all(ctx.client.clone()),
-            watcher::Config::default(),
-            move |budget| {
-                belonging(
-                    &of_budget,
-                    budget.namespace().as_deref().unwrap_or_default(),
-                    &budget.name_any(),
-                )
-            },
-        )
+        .watches_shared_stream(watches.budgets.subscribe(), move |budget| {
+            belonging(
+                &of_budget,
+                budget.namespace().as_deref().unwrap_or_default(),
+                &budget.name_any(),
+            )
+        })
         .reconcile_on(changed)
         // Objects that waited for the admission policies go on once they are in force.
         .reconcile_all_on(ctx.admission.verified_again())

@@ -18,6 +18,7 @@ use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
 use crate::api::common::{Amount, WriteIntent};
 use crate::api::transaction::{AppliedState, SplitLine, Transaction, TransactionStatus};
+use crate::k8s::watches::Watches;
 use crate::k8s::{objects, status};
 use crate::logic::batch::{self, Authorized, Outcome, Submission, WriteItem};
 use crate::logic::converge::{self, Allocation, EndState, Expect, Precommit};
@@ -33,10 +34,12 @@ use crate::ynab::model::TransactionSummary;
 pub const RESOLVE: &str = "ledgerops.dev/resolve";
 
 /// Runs the Transaction controller until shutdown.
-pub async fn run(ctx: Arc<Context>) {
+/// Subscribes to the shared watches at once; the returned future runs the controller.
+pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
     let concerns: scoped::Concerns<Transaction> = |t, ids| ids.contains(&t.spec.transaction_id);
-    let controller = scoped::controller(&ctx, concerns).shutdown_on_signal();
-    super::drain(controller.run(reconcile, super::error_policy, ctx)).await;
+    let controller =
+        scoped::controller(&ctx, &watches.transactions, watches, concerns).shutdown_on_signal();
+    super::drain(controller.run(reconcile, super::error_policy, ctx))
 }
 
 impl scoped::BudgetScoped for Transaction {

@@ -1,0 +1,155 @@
+//! One watch per kind, shared by every controller (kube's shared reflectors): each kind is listed
+//! and watched once, cached once, and every controller that needs it subscribes to the same
+//! stream of changes. Cached objects drop `managedFields`, which nothing here reads and which is
+//! often the largest part of an object.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::sync::Arc;
+
+use futures::{Stream, StreamExt};
+use kube::runtime::reflector::store::Writer;
+use kube::runtime::reflector::{self, ReflectHandle, Store};
+use kube::runtime::utils::Predicate;
+use kube::runtime::{WatchStreamExt, predicates, watcher};
+use kube::{Api, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+
+use crate::api::approval::ApprovalRequest;
+use crate::api::budget::Budget;
+use crate::api::config_repo::ConfigRepo;
+use crate::api::plan::CategorizationPlan;
+use crate::api::transaction::Transaction;
+
+/// How many changes a subscriber may be behind before the watch waits for it.
+const BUFFER: usize = 1024;
+
+/// What a kind's watch calls with each of its events once the cache holds it (a deletion, the
+/// end of a full list).
+pub type OnEvent<K> = Box<dyn Fn(&watcher::Event<K>) + Send + Sync>;
+
+/// The watch of one kind across all namespaces: subscribe first, then [`Watch::run`].
+pub struct Watch<K>
+where
+    K: Resource + Clone + 'static,
+    K::DynamicType: Eq + Hash + Clone,
+{
+    api: Api<K>,
+    store: Store<K>,
+    writer: Writer<K>,
+    on_event: Vec<OnEvent<K>>,
+}
+
+impl<K> Watch<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    fn new(client: &kube::Client) -> Self {
+        let (store, writer) = reflector::store_shared(BUFFER);
+        Self {
+            api: Api::all(client.clone()),
+            store,
+            writer,
+            on_event: Vec::new(),
+        }
+    }
+
+    /// The cache, current once the first list is done (`wait_until_ready`).
+    pub fn store(&self) -> Store<K> {
+        self.store.clone()
+    }
+
+    /// Every object as it is added or changed, from the cache. A subscriber must keep reading:
+    /// the watch waits for the slowest one.
+    pub fn subscribe(&self) -> ReflectHandle<K> {
+        self.writer
+            .subscribe()
+            .expect("a shared store always has a dispatcher")
+    }
+
+    /// Calls `f` with every event of the watch, once the cache has applied it.
+    pub fn on_event(&mut self, f: OnEvent<K>) {
+        self.on_event.push(f);
+    }
+
+    /// Lists and watches until the task is aborted, retrying with backoff.
+    pub async fn run(self) {
+        let Self {
+            api,
+            writer,
+            on_event,
+            ..
+        } = self;
+        watcher(api, watcher::Config::default().any_semantic())
+            .default_backoff()
+            .modify(|o| o.meta_mut().managed_fields = None)
+            .reflect_shared(writer)
+            .for_each(|event| {
+                if let Ok(event) = event {
+                    on_event.iter().for_each(|f| f(&event));
+                }
+                async {}
+            })
+            .await;
+    }
+}
+
+/// Every kind the reconcilers share.
+pub struct Watches {
+    pub budgets: Watch<Budget>,
+    pub approvals: Watch<ApprovalRequest>,
+    pub transactions: Watch<Transaction>,
+    pub plans: Watch<CategorizationPlan>,
+    pub repos: Watch<ConfigRepo>,
+}
+
+impl Watches {
+    pub fn new(client: &kube::Client) -> Self {
+        Self {
+            budgets: Watch::new(client),
+            approvals: Watch::new(client),
+            transactions: Watch::new(client),
+            plans: Watch::new(client),
+            repos: Watch::new(client),
+        }
+    }
+
+    /// Starts every watch, each in its own task (one kind's slow subscriber holds back no
+    /// other kind). Aborting the returned handles stops them.
+    pub fn spawn(self) -> Vec<tokio::task::JoinHandle<()>> {
+        vec![
+            tokio::spawn(self.budgets.run()),
+            tokio::spawn(self.approvals.run()),
+            tokio::spawn(self.transactions.run()),
+            tokio::spawn(self.plans.run()),
+            tokio::spawn(self.repos.run()),
+        ]
+    }
+}
+
+/// The changes of `changes` that a person made: a new generation (spec) or new annotations.
+/// The object's own status writes are passed over, as kube's `predicate_filter` does for an
+/// unshared watch; an object deleted and made again under the same name counts as new.
+pub fn spec_changes<K>(
+    changes: impl Stream<Item = Arc<K>> + Send + 'static,
+    store: Store<K>,
+) -> impl Stream<Item = Arc<K>> + Send + 'static
+where
+    K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+{
+    let predicate = predicates::generation.combine(predicates::annotations);
+    let mut seen: HashMap<String, u64> = HashMap::new();
+    changes.filter(move |object| {
+        let changed = match (object.uid(), predicate.hash_property(object.as_ref())) {
+            (Some(uid), Some(hash)) => seen.insert(uid, hash) != Some(hash),
+            _ => true,
+        };
+        // Forget deleted objects once they could outnumber the living ones.
+        if seen.len() > 2 * store.len() + 64 {
+            let living: HashSet<String> = store.state().iter().filter_map(|o| o.uid()).collect();
+            seen.retain(|uid, _| living.contains(uid));
+        }
+        futures::future::ready(changed)
+    })
+}
