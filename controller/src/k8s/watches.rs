@@ -39,6 +39,20 @@ where
     store: Store<K>,
     writer: Writer<K>,
     on_event: Vec<OnEvent<K>>,
+    listed: tokio::sync::watch::Sender<bool>,
+}
+
+/// Resolves once a watch's first full list is in its cache. Unlike kube's
+/// `Store::wait_until_ready`, any number of tasks may wait at once: that one wakes only the
+/// waiter that polled it last.
+#[derive(Clone)]
+pub struct Listed(tokio::sync::watch::Receiver<bool>);
+
+impl Listed {
+    pub async fn wait(mut self) {
+        // An error means the watch is gone (shutting down): nothing to wait for any more.
+        let _ = self.0.wait_for(|listed| *listed).await;
+    }
 }
 
 impl<K> Watch<K>
@@ -52,12 +66,17 @@ where
             store,
             writer,
             on_event: Vec::new(),
+            listed: tokio::sync::watch::Sender::new(false),
         }
     }
 
-    /// The cache, current once the first list is done (`wait_until_ready`).
+    /// The cache, current once the first list is done ([`Watch::listed`]).
     pub fn store(&self) -> Store<K> {
         self.store.clone()
+    }
+
+    pub fn listed(&self) -> Listed {
+        Listed(self.listed.subscribe())
     }
 
     /// Every object as it is added or changed, from the cache. A subscriber must keep reading:
@@ -79,6 +98,7 @@ where
             api,
             writer,
             on_event,
+            listed,
             ..
         } = self;
         watcher(api, watcher::Config::default().any_semantic())
@@ -86,8 +106,17 @@ where
             .modify(|o| o.meta_mut().managed_fields = None)
             .reflect_shared(writer)
             .for_each(|event| {
-                if let Ok(event) = event {
-                    on_event.iter().for_each(|f| f(&event));
+                match &event {
+                    Ok(event) => {
+                        if matches!(event, watcher::Event::InitDone) {
+                            tracing::debug!(kind = %K::kind(&()), "listed");
+                            listed.send_replace(true);
+                        }
+                        on_event.iter().for_each(|f| f(event));
+                    }
+                    Err(error) => {
+                        tracing::warn!(kind = %K::kind(&()), %error, "watch failed; retrying")
+                    }
                 }
                 async {}
             })

@@ -44,9 +44,9 @@ where
     let reader = own.store();
     // Nothing is decided before the Budgets and ApprovalRequests it reads are known.
     let changes = watches::spec_changes(own.subscribe(), reader.clone());
-    let (budgets, approvals) = (ctx.budgets.clone(), ctx.approvals.clone());
+    let known = (watches.budgets.listed(), watches.approvals.listed());
     let stream = futures::stream::once(async move {
-        let _ = futures::join!(budgets.wait_until_ready(), approvals.wait_until_ready());
+        futures::join!(known.0.wait(), known.1.wait());
         changes
     })
     .flatten();
