@@ -29,20 +29,33 @@ use crate::logic::job::state::{EventKind, JobEvent, Refusal, from_persisted, per
 const POLL: Duration = Duration::from_secs(2);
 
 pub async fn run(ctx: Arc<AgentContext>) {
+    ctx.jobs_listed.clone().wait().await;
     recover(&ctx).await;
+    // What was done last: the cache may not show its outcome yet, and must not make the
+    // executor act on the same job again before it does.
+    let mut done: Option<Next> = None;
     loop {
-        match pick(&ctx).await {
-            Ok(Next::Execute(name)) => execute(&ctx, &name).await,
-            Ok(Next::Orphaned(name)) => interrupt(&ctx, &name).await,
-            Ok(_) => {
-                let _ = tokio::time::timeout(POLL, ctx.wake.notified()).await;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "executor cannot list AgentJobs");
-                tokio::time::sleep(POLL).await;
+        let next = pick(&ctx);
+        if done.as_ref() == Some(&next) {
+            done = None;
+            idle(&ctx).await;
+            continue;
+        }
+        match &next {
+            Next::Execute(name) => execute(&ctx, name).await,
+            Next::Orphaned(name) => interrupt(&ctx, name).await,
+            Next::Wait(_) | Next::Idle => {
+                idle(&ctx).await;
+                continue;
             }
         }
+        done = Some(next);
     }
+}
+
+/// Until a job changes (or `POLL`, as a safety net).
+async fn idle(ctx: &AgentContext) {
+    let _ = tokio::time::timeout(POLL, ctx.wake.notified()).await;
 }
 
 /// Fails every job the previous process left Running.
@@ -68,7 +81,8 @@ async fn recover(ctx: &AgentContext) {
 
 async fn recover_once(ctx: &AgentContext) -> Result<usize, StoreError> {
     let mut n = 0;
-    for job in ctx.store.list().await? {
+    // The cache, once listed, holds what the previous process left.
+    for job in ctx.jobs.state() {
         if job.status.as_ref().and_then(|s| s.phase) == Some(JobPhase::Running) {
             let event = JobEvent::new(
                 "service-restarted",
@@ -99,8 +113,9 @@ async fn interrupt(ctx: &AgentContext, name: &str) {
     }
 }
 
-async fn pick(ctx: &AgentContext) -> Result<Next, StoreError> {
-    let jobs = ctx.store.list().await?;
+/// From the cache: what is picked is read again from the API server before it is acted on.
+fn pick(ctx: &AgentContext) -> Next {
+    let jobs = ctx.jobs.state();
     let list: Vec<_> = jobs
         .iter()
         .map(|j| {
@@ -111,7 +126,7 @@ async fn pick(ctx: &AgentContext) -> Result<Next, StoreError> {
             )
         })
         .collect();
-    Ok(next_job(&list))
+    next_job(&list)
 }
 
 async fn execute(ctx: &AgentContext, name: &str) {

@@ -20,9 +20,14 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::StreamExt;
+use kube::runtime::reflector::{ReflectHandle, Store};
 use tokio::sync::Notify;
 
+use crate::api::agent_job::AgentJob;
+
 use crate::gitea::GiteaClient;
+use crate::k8s::watches::{Listed, Watch};
 use crate::logic::job::trust::Allowlist;
 use crate::metrics::Metrics;
 use crate::registry::Registry;
@@ -32,6 +37,10 @@ use store::JobStore;
 /// What the runtime shares.
 pub struct AgentContext {
     pub store: JobStore,
+    /// Every job of the namespace, from the one AgentJob watch: the executor picks from it.
+    pub jobs: Store<AgentJob>,
+    /// Resolves once `jobs` holds the first full list.
+    pub jobs_listed: Listed,
     pub gitea: GiteaClient,
     /// The bot's Gitea login: its comments are the only status comments.
     pub bot: String,
@@ -57,6 +66,7 @@ pub struct AgentContext {
 impl AgentContext {
     pub fn new(
         store: JobStore,
+        jobs: &Watch<AgentJob>,
         gitea: GiteaClient,
         bot: String,
         repositories: Allowlist,
@@ -65,6 +75,8 @@ impl AgentContext {
     ) -> Self {
         Self {
             store,
+            jobs: jobs.store(),
+            jobs_listed: jobs.listed(),
             gitea,
             bot,
             repositories,
@@ -147,8 +159,10 @@ pub fn start(
     watches: &crate::k8s::watches::Watches,
 ) -> tokio::task::JoinHandle<()> {
     let watched = feedback::Watched::subscribe(watches);
+    let jobs = Watch::namespaced(attached.store.client(), &options.namespace);
     let mut agent = AgentContext::new(
         attached.store,
+        &jobs,
         attached.gitea,
         options.bot_login.clone(),
         options.repositories.clone(),
@@ -159,19 +173,46 @@ pub fn start(
     agent.plans_dir = options.plans_dir.clone();
     agent.job_retention = options.job_retention;
     tracing::info!(namespace = %options.namespace, gitea = %options.gitea_url, bot = %options.bot_login, repositories = ?options.repositories.entries(), "serving /agent commands");
-    tokio::spawn(run(Arc::new(agent), options.gitea_url, watched))
+    let agent = Arc::new(agent);
+    let jobs_changed = jobs.subscribe();
+    let runtime = reconciler::run(agent.clone(), jobs.subscribe());
+    tokio::spawn(run(
+        agent,
+        options.gitea_url,
+        watched,
+        jobs,
+        jobs_changed,
+        runtime,
+    ))
 }
 
 /// Runs the reconciler, the executor and the ConfigRepo feedback until shutdown.
-pub async fn run(ctx: Arc<AgentContext>, gitea_url: String, watched: feedback::Watched) {
+async fn run(
+    ctx: Arc<AgentContext>,
+    gitea_url: String,
+    watched: feedback::Watched,
+    jobs: Watch<AgentJob>,
+    jobs_changed: ReflectHandle<AgentJob>,
+    reconciler: impl Future<Output = ()>,
+) {
     if !ctx.hooks.is_empty() {
         tracing::warn!("{} is set: test-only pauses are active", hooks::ENV);
     }
+    let watch = tokio::spawn(jobs.run());
+    // Any change of a job may make another runnable: the executor looks again.
+    let waking = tokio::spawn({
+        let ctx = ctx.clone();
+        jobs_changed.for_each(move |_| {
+            ctx.wake.notify_one();
+            futures::future::ready(())
+        })
+    });
     let executor = tokio::spawn(executor::run(ctx.clone()));
     let feedback = tokio::spawn(feedback::run(ctx.clone(), gitea_url, watched));
-    reconciler::run(ctx).await;
-    executor.abort();
-    feedback.abort();
+    reconciler.await;
+    for task in [executor, feedback, waking, watch] {
+        task.abort();
+    }
 }
 
 #[cfg(test)]

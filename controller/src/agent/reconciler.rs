@@ -10,11 +10,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
+use kube::runtime::Controller;
 use kube::runtime::controller::Action;
-use kube::runtime::{Controller, watcher};
+use kube::runtime::reflector::ReflectHandle;
 
 use super::AgentContext;
 use super::hooks::Point;
@@ -45,18 +45,11 @@ impl AgentError {
     }
 }
 
-/// Runs the controller until shutdown.
-pub async fn run(ctx: Arc<AgentContext>) {
-    let api = ctx.store.api();
-    Controller::new(api, watcher::Config::default())
-        .shutdown_on_signal()
-        .run(reconcile, error_policy, ctx)
-        .for_each(|result| async move {
-            if let Err(e) = result {
-                tracing::debug!(error = %e, "AgentJob reconcile did not complete");
-            }
-        })
-        .await;
+/// Subscribes to the AgentJob watch at once (every change, its own status writes too); the
+/// returned future runs the controller until shutdown.
+pub fn run(ctx: Arc<AgentContext>, jobs: ReflectHandle<AgentJob>) -> impl Future<Output = ()> {
+    let controller = Controller::for_shared_stream(jobs, ctx.jobs.clone()).shutdown_on_signal();
+    crate::reconcile::drain(controller.run(reconcile, error_policy, ctx))
 }
 
 async fn reconcile(job: Arc<AgentJob>, ctx: Arc<AgentContext>) -> Result<Action, AgentError> {

@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;
-use kube::api::{DeleteParams, ListParams, PostParams, Preconditions};
+use kube::api::{DeleteParams, PostParams, Preconditions};
 
 use crate::api::agent_job::{AgentJob, AgentJobSpec};
 use crate::logic::job::retired::{self, Retired};
@@ -305,10 +305,5 @@ impl JobStore {
         );
         let name = job.metadata.name.clone().unwrap_or_default();
         Ok(self.evolve(&name, &event).await?.state)
-    }
-
-    /// Every AgentJob of the namespace.
-    pub async fn list(&self) -> Result<Vec<AgentJob>, StoreError> {
-        Ok(self.api().list(&ListParams::default()).await?.items)
     }
 }

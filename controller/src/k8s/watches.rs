@@ -59,10 +59,22 @@ impl<K> Watch<K>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    fn new(client: &kube::Client) -> Self {
+    fn all(client: &kube::Client) -> Self {
+        Self::of(Api::all(client.clone()))
+    }
+
+    /// The watch of one namespace's objects only.
+    pub fn namespaced(client: &kube::Client, namespace: &str) -> Self
+    where
+        K: Resource<Scope = kube::core::NamespaceResourceScope>,
+    {
+        Self::of(Api::namespaced(client.clone(), namespace))
+    }
+
+    fn of(api: Api<K>) -> Self {
         let (store, writer) = reflector::store_shared(BUFFER);
         Self {
-            api: Api::all(client.clone()),
+            api,
             store,
             writer,
             on_event: Vec::new(),
@@ -136,11 +148,11 @@ pub struct Watches {
 impl Watches {
     pub fn new(client: &kube::Client) -> Self {
         Self {
-            budgets: Watch::new(client),
-            approvals: Watch::new(client),
-            transactions: Watch::new(client),
-            plans: Watch::new(client),
-            repos: Watch::new(client),
+            budgets: Watch::all(client),
+            approvals: Watch::all(client),
+            transactions: Watch::all(client),
+            plans: Watch::all(client),
+            repos: Watch::all(client),
         }
     }
 
