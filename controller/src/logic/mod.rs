@@ -12,6 +12,7 @@ pub mod conditions;
 pub mod config_repo;
 pub mod converge;
 pub mod duration;
+pub mod gate;
 pub mod job;
 pub mod lease;
 pub mod mirror;

@@ -21,12 +21,12 @@ use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, PlanPhase, 
 use crate::k8s::{journal, status};
 use crate::logic::batch::{Authorized, Outcome, Submission, WriteItem};
 use crate::logic::converge::{Allocation, EndState, Expect};
+use crate::logic::gate;
 use crate::logic::plan::operation::{self, Conclusion};
 use crate::logic::plan::outcome::{self, WriteResult};
 use crate::logic::plan::{self, AppliedChange, Approved, Basis, PlanPreview, PlannedChange, State};
 use crate::logic::plan_status::{self, PlanVerdict};
 use crate::logic::policy;
-use crate::logic::transaction_status::Verdict;
 use crate::logic::{announce, conditions};
 use crate::writer::Destination;
 
@@ -159,13 +159,13 @@ async fn advance(
     }
     let grant = match approval_gate::gate(ctx, ask, attempt, now).await? {
         Gate::Proceed(grant) => grant,
-        Gate::Wait(waiting) => {
-            next.approval_request = waiting.request;
-            if waiting.rejection.is_some() {
-                next.decision = waiting.rejection;
+        Gate::Wait(hold) => {
+            next.approval_request = hold.request().map(str::to_owned);
+            if let Some(rejection) = hold.rejection() {
+                next.decision = Some(rejection);
             }
             return Ok((
-                self::waiting(waiting.verdict),
+                gate::plan_verdict(&hold),
                 Action::requeue(Duration::from_secs(600)),
             ));
         }
@@ -602,34 +602,6 @@ fn write_item(change: &AppliedChange) -> WriteItem {
         transaction_id: change.transaction_id.clone(),
         target: allocation(&change.to_category_id),
         expect: Expect::Exactly(allocation(&change.from_category_id)),
-    }
-}
-
-fn waiting(verdict: Verdict) -> PlanVerdict {
-    match verdict {
-        Verdict::AwaitingApproval(m) => PlanVerdict::AwaitingApproval(m),
-        Verdict::Blocked {
-            reason: "Rejected",
-            message,
-        } => PlanVerdict::Blocked {
-            phase: PlanPhase::Rejected,
-            reason: "Rejected",
-            message,
-        },
-        Verdict::Blocked {
-            reason: "Expired",
-            message,
-        } => PlanVerdict::Blocked {
-            phase: PlanPhase::Expired,
-            reason: "Expired",
-            message,
-        },
-        Verdict::Blocked { reason, message } => PlanVerdict::Blocked {
-            phase: PlanPhase::Blocked,
-            reason,
-            message,
-        },
-        other => PlanVerdict::Pending(format!("{other:?}")),
     }
 }
 

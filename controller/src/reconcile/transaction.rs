@@ -21,6 +21,7 @@ use crate::api::transaction::{AppliedState, SplitLine, Transaction, TransactionS
 use crate::k8s::{objects, status};
 use crate::logic::batch::{self, Authorized, Outcome, Submission, WriteItem};
 use crate::logic::converge::{self, Allocation, EndState, Expect, Precommit};
+use crate::logic::gate;
 use crate::logic::plan::{self, PlannedChange};
 use crate::logic::transaction_status::{self, Verdict};
 use crate::logic::transaction_view as view;
@@ -346,7 +347,7 @@ async fn write(
     };
     let grant = match approval_gate::gate(ctx, ask, attempt_id(tx, now), now).await? {
         Gate::Proceed(grant) => grant,
-        Gate::Wait(waiting) => return Ok((waiting.verdict, idle())),
+        Gate::Wait(hold) => return Ok((gate::transaction_verdict(&hold), idle())),
     };
     let Some(destination) = ctx.destination(&namespace, budget) else {
         let message = format!("Waiting for the YNAB token of Budget {}", budget.name_any());
