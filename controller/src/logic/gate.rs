@@ -1,5 +1,6 @@
 //! Why the approval gate holds a write back, and what a Transaction's or a plan's status says
-//! about it. The gate (in `reconcile::approval_gate`) finds the facts; the words are here.
+//! about it; and the id a write goes ahead under. The gate (in `reconcile::approval_gate`) finds
+//! the facts; the words are here.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
@@ -114,6 +115,11 @@ impl Hold {
             ),
         }
     }
+}
+
+/// The id of a write the subject `uid` starts at `now`, if the gate lets it go ahead.
+pub fn attempt_id(uid: &str, now: Timestamp) -> String {
+    format!("{uid}-{}", now.as_millisecond())
 }
 
 /// A Transaction held back by the gate.

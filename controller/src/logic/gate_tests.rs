@@ -135,3 +135,19 @@ fn only_a_rejection_is_kept_as_a_decision() {
         assert_eq!(hold.rejection(), want, "{hold:?}");
     }
 }
+
+#[test]
+fn a_write_attempt_is_named_by_its_subject_and_start() {
+    let cases = [
+        ("uid-1", at(0), "uid-1-1790000000000"),
+        (
+            "uid-1",
+            Timestamp::from_millisecond(1_790_000_000_123).unwrap(),
+            "uid-1-1790000000123",
+        ),
+        ("local", at(1), "local-1790000001000"),
+    ];
+    for (uid, now, want) in cases {
+        assert_eq!(attempt_id(uid, now), want);
+    }
+}

@@ -27,4 +27,5 @@ pub mod retry;
 pub mod split;
 pub mod transaction_check;
 pub mod transaction_status;
+pub mod transaction_step;
 pub mod transaction_view;
