@@ -4,7 +4,6 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
@@ -101,10 +100,7 @@ async fn advance(
         let message = format!(
             "Budget {budget_name} does not exist in namespace {namespace}: create it, or fix spec.budgetRef"
         );
-        return Ok(Step::after(
-            PlanVerdict::Invalid(message),
-            Duration::from_secs(60),
-        ));
+        return Ok(Step::not_ready(PlanVerdict::Invalid(message)));
     };
     let now = Timestamp::now();
     let uid = plan.meta().uid.clone().unwrap_or_default();
@@ -114,7 +110,7 @@ async fn advance(
     };
     let found = match preview(plan, ctx, &namespace, &budget, resume.as_ref()).await? {
         Ok(found) => found,
-        Err(verdict) => return Ok(Step::after(verdict, Duration::from_secs(60))),
+        Err(verdict) => return Ok(Step::not_ready(verdict)),
     };
     let Found {
         preview,

@@ -11,7 +11,7 @@ use crate::api::plan::{CategorizationPlanStatus, Progress};
 use crate::logic::mirror::Mirror;
 
 /// What an operation that ended did.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub struct End<'a> {
     pub operation_id: &'a str,
     pub decision: Option<&'a DecisionRecord>,

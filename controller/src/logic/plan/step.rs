@@ -32,6 +32,12 @@ impl Step {
         }
     }
 
+    /// Something the preview needs is not there yet, or not right (the Budget, its sync, the
+    /// spec): look again in a minute.
+    pub fn not_ready(verdict: PlanVerdict) -> Self {
+        Self::after(verdict, Duration::from_secs(60))
+    }
+
     pub fn after(verdict: PlanVerdict, wait: Duration) -> Self {
         Self {
             verdict,
