@@ -18,34 +18,15 @@ use crate::k8s::{objects, status};
 use crate::logic::approval_authority::{self as authority, Authority, Expected, Next};
 use crate::logic::approval_status;
 use crate::logic::duration;
+use crate::logic::gate::Hold;
 use crate::logic::plan::PlannedChange;
 use crate::logic::plan::preview::SHOWN;
 use crate::logic::policy::{self, Action};
-use crate::logic::transaction_status::Verdict;
 
 /// Whether the write may go ahead.
 pub enum Gate {
     Proceed(Grant),
-    Wait(Waiting),
-}
-
-/// Why the write waits, and on what.
-pub struct Waiting {
-    pub verdict: Verdict,
-    /// The ApprovalRequest it waits on, or that refused it.
-    pub request: Option<String>,
-    /// A person's rejection, kept by the subject after the request is gone.
-    pub rejection: Option<DecisionRecord>,
-}
-
-impl Waiting {
-    fn on(verdict: Verdict, request: Option<String>) -> Gate {
-        Gate::Wait(Self {
-            verdict,
-            request,
-            rejection: None,
-        })
-    }
+    Wait(Hold),
 }
 
 /// What asks, and about which change.
@@ -134,24 +115,14 @@ where
             }));
         }
         Action::Block => {
-            let verdict = Verdict::Blocked {
-                reason: "Policy",
-                message: format!(
-                    "The Budget's policy blocks this write: {}.",
-                    ask.decision.reason
-                ),
-            };
-            return Ok(Waiting::on(verdict, None));
+            let why = ask.decision.reason.clone();
+            return Ok(Gate::Wait(Hold::PolicyBlocked { why }));
         }
         Action::Ask => {}
     }
     // Without the admission policies anyone could have made or decided the request: fail closed.
     if let Err(message) = ctx.admission.verified() {
-        let verdict = Verdict::Blocked {
-            reason: "AdmissionPolicyMissing",
-            message,
-        };
-        return Ok(Waiting::on(verdict, None));
+        return Ok(Gate::Wait(Hold::AdmissionPolicyMissing(message)));
     }
     let namespace = ask.subject.meta().namespace.clone().unwrap_or_default();
     let uid = ask.subject.meta().uid.clone().unwrap_or_default();
@@ -217,24 +188,20 @@ where
             match open(ctx, &ask, &expected, &taken, now).await? {
                 Some(created) => created,
                 None => {
-                    let verdict = Verdict::Blocked {
-                        reason: "ApprovalRequestNameTaken",
-                        message: format!(
-                            "Every name ledgerops would give the ApprovalRequest for {subject_name} is taken by an object it did not issue: delete the ApprovalRequests named {}-* that you created",
-                            base_name(&subject_name, &ask.hash)
-                        ),
+                    let base = base_name(&subject_name, &ask.hash);
+                    let taken = Hold::NameTaken {
+                        subject: subject_name,
+                        base,
                     };
-                    return Ok(Waiting::on(verdict, None));
+                    return Ok(Gate::Wait(taken));
                 }
             }
         }
     };
-    let name = request.name_any();
-    let verdict = Verdict::AwaitingApproval(format!(
-        "Waiting for a person to approve ApprovalRequest {name} ({}): kubectl patch approvalrequest {name} --type=merge -p '{{\"spec\":{{\"decision\":{{\"verdict\":\"Approve\",\"by\":\"<your user name>\"}}}}}}'",
-        ask.decision.reason
-    ));
-    Ok(Waiting::on(verdict, Some(name)))
+    Ok(Gate::Wait(Hold::AwaitingApproval {
+        request: request.name_any(),
+        why: ask.decision.reason,
+    }))
 }
 
 /// Completes every write in flight on a request of the subject `uid`: called when a restart
@@ -295,39 +262,18 @@ fn grant(
 
 fn refusal(request: &ApprovalRequest, judged: &Authority) -> Gate {
     let name = request.name_any();
-    let (verdict, rejection) = match judged {
-        Authority::Rejected { by, comment } => (
-            Verdict::Blocked {
-                reason: "Rejected",
-                message: format!(
-                    "{by} rejected ApprovalRequest {name}: {}. Change the spec to ask again.",
-                    comment.as_deref().unwrap_or("no reason given")
-                ),
-            },
-            Some(DecisionRecord {
-                verdict: "Reject".into(),
-                by: by.clone(),
-                comment: comment.clone(),
-                request: Some(name.clone()),
-                decided_at: request.status.as_ref().and_then(|s| s.decided_at.clone()),
-                preview_hash: request.spec.preview_hash.clone(),
-            }),
-        ),
-        _ => (
-            Verdict::Blocked {
-                reason: "Expired",
-                message: format!(
-                    "Nobody approved ApprovalRequest {name} before it expired at {}; nothing was written. Change the spec to ask again.",
-                    request.spec.expires_at.0
-                ),
-            },
-            None,
-        ),
-    };
-    Gate::Wait(Waiting {
-        verdict,
-        request: Some(name),
-        rejection,
+    Gate::Wait(match judged {
+        Authority::Rejected { by, comment } => Hold::Rejected {
+            request: name,
+            by: by.clone(),
+            comment: comment.clone(),
+            decided_at: request.status.as_ref().and_then(|s| s.decided_at.clone()),
+            preview_hash: request.spec.preview_hash.clone(),
+        },
+        _ => Hold::Expired {
+            request: name,
+            expires_at: request.spec.expires_at.0,
+        },
     })
 }
 

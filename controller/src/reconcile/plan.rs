@@ -4,7 +4,6 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
@@ -16,22 +15,20 @@ use super::approval_gate::{self, Ask, Gate, Grant};
 use super::{Context, Error, scoped};
 use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
-use crate::api::common::{DecisionRecord, WriteIntent};
-use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, PlanPhase, Progress};
+use crate::api::common::WriteIntent;
+use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, Progress};
 use crate::k8s::watches::Watches;
 use crate::k8s::{journal, status};
-use crate::logic::batch::{Authorized, Outcome, Submission, WriteItem};
-use crate::logic::converge::{Allocation, EndState, Expect};
+use crate::logic::batch::{Authorized, Outcome, Submission};
+use crate::logic::plan::end::{self, End};
 use crate::logic::plan::operation::{self, Conclusion};
 use crate::logic::plan::outcome::{self, WriteResult};
-use crate::logic::plan::{self, AppliedChange, Approved, Basis, PlanPreview, PlannedChange, State};
+use crate::logic::plan::step::{self, Resume, Step};
+use crate::logic::plan::{self, AppliedChange, Approved, Basis, PlanPreview, State};
 use crate::logic::plan_status::{self, PlanVerdict};
-use crate::logic::policy;
-use crate::logic::transaction_status::Verdict;
-use crate::logic::{announce, conditions};
+use crate::logic::{announce, policy};
 use crate::writer::Destination;
 
-/// Runs the CategorizationPlan controller until shutdown.
 /// Subscribes to the shared watches at once; the returned future runs the controller.
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
     // A plan not applied yet previews YNAB's state: any change may move it.
@@ -66,7 +63,7 @@ async fn reconcile(cached: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result
     // Every status write is conditional on the version this reconcile started from: one made
     // from a cached copy that has not caught up with an earlier write is refused, not applied.
     let mut version = plan.resource_version().unwrap_or_default();
-    let (verdict, requeue) = advance(&plan, &ctx, &mut next, &mut version).await?;
+    let Step { verdict, wait } = advance(&plan, &ctx, &mut next, &mut version).await?;
     plan_status::apply(
         &mut next,
         &verdict,
@@ -83,7 +80,7 @@ async fn reconcile(cached: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result
                 .await;
         }
     }
-    Ok(requeue)
+    Ok(wait.map_or_else(Action::await_change, Action::requeue))
 }
 
 async fn advance(
@@ -91,9 +88,9 @@ async fn advance(
     ctx: &Context,
     next: &mut CategorizationPlanStatus,
     version: &mut String,
-) -> Result<(PlanVerdict, Action), Error> {
-    if plan_status::settled(next, plan.metadata.generation) {
-        return Ok((settled_verdict(plan, next), Action::await_change()));
+) -> Result<Step, Error> {
+    if let Some(settled) = step::settled(&plan.name_any(), next, plan.metadata.generation) {
+        return Ok(settled);
     }
     let namespace = plan.namespace().unwrap_or_default();
     let budget_name = &plan.spec.budget_ref.name;
@@ -105,10 +102,7 @@ async fn advance(
         let message = format!(
             "Budget {budget_name} does not exist in namespace {namespace}: create it, or fix spec.budgetRef"
         );
-        return Ok((
-            PlanVerdict::Invalid(message),
-            Action::requeue(Duration::from_secs(60)),
-        ));
+        return Ok(Step::not_ready(PlanVerdict::Invalid(message)));
     };
     let now = Timestamp::now();
     let uid = plan.meta().uid.clone().unwrap_or_default();
@@ -118,87 +112,46 @@ async fn advance(
     };
     let found = match preview(plan, ctx, &namespace, &budget, resume.as_ref()).await? {
         Ok(found) => found,
-        Err(verdict) => return Ok((verdict, Action::requeue(Duration::from_secs(60)))),
+        Err(verdict) => return Ok(Step::not_ready(verdict)),
     };
     let Found {
         preview,
         decision,
         approved,
     } = found;
-    // An interrupted write goes on under its own id only if its preview still holds; one that
-    // does not is settled by what landed before anything else is decided.
-    let (resumed, cut_off) = match resume {
-        Some(r) if r.hash == preview.hash => (Some(r), None),
-        other => (None, other),
-    };
+    let (resumed, cut_off) = step::resumes(resume, &preview.hash);
     if let Some(cut) = cut_off {
         let ended = settle_cut_off(ctx, plan, &namespace, budget_name, &uid, &cut, next).await?;
         if let Some(verdict) = ended {
-            return Ok((verdict, Action::await_change()));
+            return Ok(Step::on_change(verdict));
         }
     }
-    next.intent = None;
-    next.progress = None;
-    next.preview = Some(preview.clone().into());
-    if preview.nothing_to_do() {
-        return Ok((PlanVerdict::NothingToDo, Action::await_change()));
+    if let Some(stop) = step::previewed(next, &preview) {
+        return Ok(stop);
     }
-    let attempt = resumed.as_ref().map_or_else(
-        || format!("{uid}-{}", now.as_millisecond()),
-        |r| r.attempt_id.clone(),
-    );
+    let (attempt, started_at) = step::attempt(resumed.as_ref(), &uid, now);
     let ask = Ask {
         subject: plan,
         kind: SubjectKind::CategorizationPlan,
         budget: &budget,
         changes: &preview.changes,
         decision,
-        summary: summary(&preview.changes),
+        summary: step::summary(&preview.changes),
         hash: preview.hash.clone(),
     };
-    // A rejection of this very preview stands even if its request was deleted since.
-    if let Some(verdict) = plan_status::standing_rejection(next.decision.as_ref(), &preview.hash) {
-        return Ok((verdict, Action::await_change()));
-    }
     let grant = match approval_gate::gate(ctx, ask, attempt, now).await? {
         Gate::Proceed(grant) => grant,
-        Gate::Wait(waiting) => {
-            next.approval_request = waiting.request;
-            if waiting.rejection.is_some() {
-                next.decision = waiting.rejection;
-            }
-            return Ok((
-                self::waiting(waiting.verdict),
-                Action::requeue(Duration::from_secs(600)),
-            ));
-        }
+        Gate::Wait(hold) => return Ok(step::held(next, &hold)),
     };
-    if !budget.spec.writes.enabled {
-        let message = format!(
-            "Approved, but Budget {budget_name} has spec.writes.enabled: false, so nothing is written: enable writes on the Budget to apply it"
-        );
-        return Ok((PlanVerdict::ReadOnly(message), Action::await_change()));
-    }
-    if budget.spec.suspend {
-        let message = format!(
-            "Approved, but Budget {budget_name} is suspended (spec.suspend: true): nothing is written until it is resumed"
-        );
-        return Ok((
-            PlanVerdict::Pending(message),
-            Action::requeue(Duration::from_secs(60)),
-        ));
+    if let Some(held) = step::held_back(budget_name, &budget.spec) {
+        return Ok(held);
     }
     let Some(destination) = ctx.destination(&namespace, &budget) else {
-        return Ok((
-            PlanVerdict::Pending(format!(
-                "Waiting for Budget {budget_name} to sync with YNAB"
-            )),
-            Action::requeue(Duration::from_secs(30)),
-        ));
+        return Ok(step::no_destination(budget_name));
     };
-    next.approval_request.clone_from(&grant.record.request);
+    let request = grant.record.request.as_ref();
+    step::start(next, &grant.attempt_id, &started_at, &preview.hash, request);
     grant.spend(ctx, now).await?;
-    let started_at = resumed.map_or(Time(now), |r| r.started_at);
     let operation = Operation {
         plan,
         namespace: &namespace,
@@ -211,16 +164,11 @@ async fn advance(
         .iter()
         .map(|c| AppliedChange::from(&c.change))
         .collect();
-    next.intent = Some(WriteIntent {
-        attempt_id: grant.attempt_id.clone(),
-        target_hash: preview.hash.clone(),
-        from_hash: None,
-        started_at: started_at.clone(),
-    });
     let conclusion = operation
         .write(ctx, destination, &changes, approved, next, version)
         .await?;
-    let (verdict, wait) = conclusion.verdict(applied_message(plan, &grant.attempt_id));
+    let applied = step::applied_message(&plan.name_any(), &grant.attempt_id);
+    let concluded = conclusion.verdict(applied);
     if conclusion.is_final() {
         let done = Timestamp::now();
         let end = End {
@@ -234,10 +182,7 @@ async fn advance(
         let written = finish(ctx, plan, &namespace, budget_name, &end, next).await?;
         grant.complete(ctx, done, written > 0).await?;
     }
-    Ok((
-        verdict,
-        wait.map_or_else(Action::await_change, Action::requeue),
-    ))
+    Ok(concluded)
 }
 
 /// An operation cut off by a restart whose approved preview no longer holds: what landed is
@@ -273,21 +218,8 @@ async fn settle_cut_off(
     };
     let written = finish(ctx, plan, namespace, budget, &end, next).await?;
     approval_gate::complete_in_flight(ctx, namespace, uid, now, written > 0).await?;
-    Ok(Some(
-        conclusion.verdict(applied_message(plan, &cut.attempt_id)).0,
-    ))
-}
-
-/// What an operation that ended did.
-struct End<'a> {
-    operation_id: &'a str,
-    decision: Option<&'a DecisionRecord>,
-    changes: &'a [AppliedChange],
-    /// Changes YNAB holds, as the write counted them; 0 to count them on the mirror.
-    written: u32,
-    conclusion: &'a Conclusion,
-    /// When it ended.
-    at: Timestamp,
+    let applied = step::applied_message(&plan.name_any(), &cut.attempt_id);
+    Ok(Some(conclusion.verdict(applied).verdict))
 }
 
 /// Records how an operation ended: the journal's completion and the plan's status. Returns how
@@ -300,80 +232,25 @@ async fn finish(
     end: &End<'_>,
     next: &mut CategorizationPlanStatus,
 ) -> Result<u32, Error> {
-    let (conclusion, done) = (end.conclusion, end.at);
-    let not_written: Vec<String> = {
+    let tally = {
         let slot = ctx.registry.mirror(namespace, budget);
         let slot = slot.state.read().await;
-        end.changes
-            .iter()
-            .filter(|c| {
-                slot.mirror
-                    .transactions
-                    .get(&c.transaction_id)
-                    .is_none_or(|tx| tx.category_id != c.to_category_id)
-            })
-            .map(|c| c.transaction_id.clone())
-            .collect()
+        end::tally(end, &slot.mirror)
     };
-    let total = u32::try_from(end.changes.len()).unwrap_or(u32::MAX);
-    let held = total.saturating_sub(u32::try_from(not_written.len()).unwrap_or(u32::MAX));
-    let written = if end.written > 0 { end.written } else { held };
     let completion = journal::Completion {
         operation_id: end.operation_id.to_owned(),
         plan: plan.name_any(),
         budget: budget.to_owned(),
-        completed_at: done.to_string(),
-        outcome: conclusion.outcome().to_owned(),
-        written,
-        total,
-        not_written,
-        reason: conclusion.reason().map(str::to_owned),
+        completed_at: end.at.to_string(),
+        outcome: end.conclusion.outcome().to_owned(),
+        written: tally.written,
+        total: tally.total,
+        not_written: tally.not_written.clone(),
+        reason: end.conclusion.reason().map(str::to_owned),
     };
     journal::complete(&ctx.client, namespace, &completion).await?;
-    next.intent = None;
-    next.progress = Some(Progress {
-        written,
-        total,
-        ..next.progress.clone().unwrap_or_default()
-    });
-    if written > 0 {
-        next.operation_id = Some(end.operation_id.to_owned());
-        next.applied_at = Some(Time(done));
-        next.decision = end.decision.cloned();
-    }
-    if matches!(
-        conclusion,
-        Conclusion::Applied | Conclusion::PartiallyApplied(_) | Conclusion::Failed(_)
-    ) {
-        next.finished_generation = plan.metadata.generation;
-    }
-    Ok(written)
-}
-
-/// What a plan whose write is over for this spec still shows.
-fn settled_verdict(plan: &CategorizationPlan, status: &CategorizationPlanStatus) -> PlanVerdict {
-    let operation = status.operation_id.as_deref().unwrap_or_default();
-    let said = || {
-        conditions::get(&status.conditions, plan_status::READY)
-            .map(|c| c.message.clone())
-            .unwrap_or_default()
-    };
-    match status.phase {
-        Some(PlanPhase::PartiallyApplied) => PlanVerdict::PartiallyApplied(said()),
-        Some(PlanPhase::Failed) => PlanVerdict::Failed(said()),
-        _ => PlanVerdict::Applied(applied_message(plan, operation)),
-    }
-}
-
-/// A write cut off by a restart: its id, when it started, the preview it was approved on and
-/// the changes its journal recorded before they went out.
-struct Resume {
-    attempt_id: String,
-    started_at: Time,
-    hash: String,
-    changes: Vec<AppliedChange>,
-    /// Who decided the write, as its journal recorded.
-    decision: Option<DecisionRecord>,
+    end::record_end(next, end, &tally, plan.metadata.generation);
+    Ok(tally.written)
 }
 
 /// What is known of the interrupted write `intent` names. What is written is always computed
@@ -458,7 +335,7 @@ impl Operation<'_> {
             };
             journal::record(&ctx.client, self.namespace, &entry).await?;
             let submission = Submission {
-                items: chunk.iter().map(write_item).collect(),
+                items: chunk.iter().map(operation::write_item).collect(),
                 all_or_nothing: true,
                 authorized: Authorized::Plan(approved.clone()),
             };
@@ -587,73 +464,4 @@ async fn preview(
         decision,
         approved,
     }))
-}
-
-/// The write that moves one transaction as the preview shows, only if YNAB still shows its
-/// "before".
-fn write_item(change: &AppliedChange) -> WriteItem {
-    let allocation = |id: &Option<String>| {
-        let a = id
-            .clone()
-            .map_or(Allocation::Uncategorized, Allocation::Category);
-        EndState {
-            allocation: Some(a),
-            ..EndState::default()
-        }
-    };
-    WriteItem {
-        transaction_id: change.transaction_id.clone(),
-        target: allocation(&change.to_category_id),
-        expect: Expect::Exactly(allocation(&change.from_category_id)),
-    }
-}
-
-fn waiting(verdict: Verdict) -> PlanVerdict {
-    match verdict {
-        Verdict::AwaitingApproval(m) => PlanVerdict::AwaitingApproval(m),
-        Verdict::Blocked {
-            reason: "Rejected",
-            message,
-        } => PlanVerdict::Blocked {
-            phase: PlanPhase::Rejected,
-            reason: "Rejected",
-            message,
-        },
-        Verdict::Blocked {
-            reason: "Expired",
-            message,
-        } => PlanVerdict::Blocked {
-            phase: PlanPhase::Expired,
-            reason: "Expired",
-            message,
-        },
-        Verdict::Blocked { reason, message } => PlanVerdict::Blocked {
-            phase: PlanPhase::Blocked,
-            reason,
-            message,
-        },
-        other => PlanVerdict::Pending(format!("{other:?}")),
-    }
-}
-
-fn summary(changes: &[PlannedChange]) -> String {
-    // Saturating: a sum of 5,000 amounts must not wrap or panic; the summary is only words.
-    let total: i64 = changes
-        .iter()
-        .filter_map(|c| crate::logic::money::parse_decimal(&c.change.amount.0).ok())
-        .fold(0i64, |sum, amount| {
-            sum.saturating_add(amount.saturating_abs())
-        });
-    format!(
-        "{} transactions to recategorise, {} in total",
-        changes.len(),
-        crate::logic::money::to_decimal(total, 2)
-    )
-}
-
-fn applied_message(plan: &CategorizationPlan, operation: &str) -> String {
-    format!(
-        "Applied as operation {operation}; to revert it, apply a CategorizationPlan with spec.undoOf: {}",
-        plan.name_any()
-    )
 }

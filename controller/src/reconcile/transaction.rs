@@ -4,9 +4,7 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Duration;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::ObjectRef;
@@ -16,24 +14,19 @@ use super::approval_gate::{self, Ask, Gate};
 use super::{Context, Error, scoped};
 use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
-use crate::api::common::{Amount, WriteIntent};
-use crate::api::transaction::{AppliedState, SplitLine, Transaction, TransactionStatus};
+use crate::api::transaction::{Transaction, TransactionStatus};
 use crate::k8s::watches::Watches;
 use crate::k8s::{objects, status};
 use crate::logic::batch::{self, Authorized, Outcome, Submission, WriteItem};
-use crate::logic::converge::{self, Allocation, EndState, Expect, Precommit};
+use crate::logic::converge::{self, Expect};
 use crate::logic::plan::{self, PlannedChange};
 use crate::logic::transaction_status::{self, Verdict};
+use crate::logic::transaction_step::{self as step, RESOLVE, Seen, Step};
 use crate::logic::transaction_view as view;
-use crate::logic::{announce, conditions};
-use crate::logic::{money, policy, split, transaction_check};
+use crate::logic::{announce, gate};
+use crate::logic::{policy, transaction_check};
 use crate::ynab::model::TransactionSummary;
 
-/// `ours` writes the spec over someone else's edit; `theirs` keeps YNAB's state until the spec
-/// changes. Removed once handled.
-pub const RESOLVE: &str = "ledgerops.dev/resolve";
-
-/// Runs the Transaction controller until shutdown.
 /// Subscribes to the shared watches at once; the returned future runs the controller.
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
     let concerns: scoped::Concerns<Transaction> = |t, ids| ids.contains(&t.spec.transaction_id);
@@ -53,7 +46,7 @@ async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Er
     let mut next = tx.status.clone().unwrap_or_default();
     // Status writes are conditional on the version this reconcile started from (see plans).
     let mut version = tx.resource_version().unwrap_or_default();
-    let (verdict, requeue) = converge_one(&tx, &ctx, &mut next, &mut version).await?;
+    let Step { verdict, requeue } = converge_one(&tx, &ctx, &mut next, &mut version).await?;
     transaction_status::apply(
         &mut next,
         &verdict,
@@ -76,21 +69,16 @@ async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Er
     {
         objects::remove_annotation(&ctx.client, tx.as_ref(), RESOLVE).await?;
     }
-    Ok(requeue)
+    Ok(Action::requeue(requeue))
 }
 
 /// Everything a decision needs, read from the Budget and its mirror at once.
 struct Facts {
     budget: Budget,
     ynab_tx: TransactionSummary,
-    target: EndState,
-    current: EndState,
     change: Option<PlannedChange>,
     known_payees: HashSet<String>,
-    /// Current, target and last applied allocations by category name.
-    words: (String, String, String),
-    /// What a write would change, field by field.
-    change_words: String,
+    seen: Seen,
 }
 
 async fn converge_one(
@@ -98,126 +86,42 @@ async fn converge_one(
     ctx: &Context,
     next: &mut TransactionStatus,
     version: &mut String,
-) -> Result<(Verdict, Action), Error> {
+) -> Result<Step, Error> {
     let facts = match read_facts(tx, ctx, next).await? {
         Ok(facts) => facts,
-        Err(verdict) => return Ok((verdict, Action::requeue(Duration::from_secs(60)))),
+        Err(verdict) => return Ok(Step::not_ready(verdict)),
     };
-    if next.accepted_generation.is_some() && next.accepted_generation == tx.metadata.generation {
-        let message = "A person chose YNAB's state: ledgerops writes again when the spec changes";
-        return Ok((converged("AcceptedTheirs", message), idle()));
+    let generation = tx.metadata.generation;
+    if let Some(standing) = step::standing(next, generation, &tx.spec.transaction_id) {
+        return Ok(standing);
     }
-    next.accepted_generation = None;
-    if next.refused_generation.is_some() && next.refused_generation == tx.metadata.generation {
-        // Looked at again, the refusal keeps the words YNAB gave it (status and detail).
-        let message = conditions::get(&next.conditions, "Blocked")
-            .filter(|c| c.reason == "RefusedByYnab")
-            .map(|c| c.message.clone())
-            .unwrap_or_else(|| {
-                format!(
-                    "YNAB refused the write of {} for this spec; sending it again would fail the same way: change the spec",
-                    tx.spec.transaction_id
-                )
-            });
-        return Ok((refused(message), idle()));
-    }
-    next.refused_generation = None;
-    let resolution = tx.annotations().get(RESOLVE).cloned();
-    let prior = next.applied.as_ref().map(converge::prior_of);
-    let expect = match resolution.as_deref() {
-        Some("ours") => Expect::Prior(Some(facts.current.clone())),
-        _ => Expect::Prior(prior),
-    };
-    // A person's resolution overrides what an interrupted write would settle to.
-    let settled = next
-        .intent
-        .as_ref()
-        .filter(|_| resolution.is_none())
-        .and_then(|i| {
-            converge::settle_intent(
-                &facts.current,
-                &facts.target,
-                &i.target_hash,
-                i.from_hash.as_deref(),
-            )
-        });
-    let decision =
-        settled.unwrap_or_else(|| converge::precommit(&facts.current, &facts.target, &expect));
-    if let (Some(intent), Some(decision)) = (&next.intent, settled) {
-        // A write an earlier run started and never recorded the outcome of: YNAB says how it ended.
-        let how = match decision {
-            Precommit::AlreadyTarget | Precommit::NoChange => {
-                "it had landed: adopted, not written again"
-            }
-            Precommit::Write => "it had not landed: writing it now",
-            Precommit::Diverged => "someone changed the transaction since: nothing is written",
-        };
-        let note = format!(
-            "Write {} was interrupted before its outcome was recorded; YNAB shows {how}",
-            intent.attempt_id
-        );
+    let resolution = tx.annotations().get(RESOLVE).map(String::as_str);
+    let decision = step::decide(&facts.seen, next, resolution);
+    // A write an earlier run started and never recorded the outcome of: YNAB says how it ended.
+    if let Some(settled) = decision.settled {
+        let reason = "InterruptedWriteSettled";
         ctx.events
-            .publish(
-                tx,
-                decision == Precommit::Diverged,
-                "InterruptedWriteSettled",
-                "Settle",
-                note,
-            )
+            .publish(tx, settled.warning, reason, "Settle", settled.note)
             .await;
-        if decision != Precommit::Write {
+        if let Some(landed) = settled.completes {
             // Settled without writing: the approval that write spent authorizes nothing more.
             let namespace = tx.namespace().unwrap_or_default();
             let uid = tx.meta().uid.clone().unwrap_or_default();
-            let landed = decision != Precommit::Diverged;
             approval_gate::complete_in_flight(ctx, &namespace, &uid, Timestamp::now(), landed)
                 .await?;
         }
     }
-    match decision {
-        Precommit::Diverged if resolution.as_deref() == Some("theirs") => {
-            next.accepted_generation = tx.metadata.generation;
-            next.applied = Some(applied_state(&facts.current, Timestamp::now()));
-            next.intent = None;
-            Ok((
-                converged(
-                    "AcceptedTheirs",
-                    "YNAB's state is kept, as a person asked: ledgerops writes again when the spec changes",
-                ),
-                idle(),
-            ))
-        }
-        Precommit::NoChange => {
-            next.intent = None;
-            Ok((
-                converged("NoChange", "YNAB holds the declared state"),
-                idle(),
-            ))
-        }
-        Precommit::AlreadyTarget => {
-            next.intent = None;
-            next.applied = Some(applied_state(&facts.target, Timestamp::now()));
-            Ok((
-                converged(
-                    "Adopted",
-                    "YNAB already holds the declared state: adopted without writing",
-                ),
-                idle(),
-            ))
-        }
-        Precommit::Diverged => {
-            let (current, wanted, ours) = &facts.words;
-            if next.intent.take().is_some() {
-                // The interrupted write is settled as ours: someone changed the record after it,
-                // and that stays a divergence rather than becoming a first write.
-                next.applied = Some(applied_state(&facts.target, Timestamp::now()));
-            }
-            Ok((
-                Verdict::Diverged(view::divergence_message(current, ours, wanted, RESOLVE)),
-                idle(),
-            ))
-        }
-        Precommit::Write => write(tx, ctx, &facts, expect, next, version).await,
+    let seen = &facts.seen;
+    match step::without_write(
+        decision.precommit,
+        seen,
+        resolution,
+        next,
+        generation,
+        Timestamp::now(),
+    ) {
+        Some(done) => Ok(done),
+        None => write(tx, ctx, &facts, decision.expect, next, version).await,
     }
 }
 
@@ -266,25 +170,13 @@ async fn read_facts(
     let current = batch::current_of(mirror, id, &target).unwrap_or_default();
     let change = view::planned_change(&ynab_tx, &current, &target, mirror, digits);
     let known_payees = policy::known_payees(mirror, change.as_slice());
-    let prior = next.applied.as_ref().map(converge::prior_of);
-    let words = (
-        view::allocation_words(&current, mirror),
-        view::allocation_words(&target, mirror),
-        prior.map_or_else(
-            || "nothing".to_owned(),
-            |p| view::allocation_words(&p, mirror),
-        ),
-    );
-    let change_words = view::change_words(&current, &target, mirror);
+    let seen = Seen::new(id, current, target, next.applied.as_ref(), mirror);
     Ok(Ok(Facts {
         budget,
         ynab_tx,
-        target,
-        current,
         change,
         known_payees,
-        words,
-        change_words,
+        seen,
     }))
 }
 
@@ -295,41 +187,14 @@ async fn write(
     expect: Expect,
     next: &mut TransactionStatus,
     version: &mut String,
-) -> Result<(Verdict, Action), Error> {
-    let budget = &facts.budget;
-    if let Some(blocked) = converge::guard(&facts.ynab_tx, budget.spec.closed_through.as_deref()) {
-        return Ok((
-            Verdict::Blocked {
-                reason: blocked.reason,
-                message: blocked.message,
-            },
-            idle(),
-        ));
+) -> Result<Step, Error> {
+    let (budget, seen) = (&facts.budget, &facts.seen);
+    if let Some(held) = step::held_back(seen, &facts.ynab_tx, &budget.name_any(), &budget.spec) {
+        return Ok(held);
     }
-    let id = &tx.spec.transaction_id;
-    if let Some(blocked) = split::unwritable(id, &facts.current, &facts.target) {
-        return Ok((
-            Verdict::Blocked {
-                reason: blocked.reason,
-                message: blocked.message,
-            },
-            idle(),
-        ));
-    }
-    let change = &facts.change_words;
     // Only what differs is written and approved: a split already in place is not sent again.
-    let writes = converge::still_to_write(&facts.current, &facts.target);
-    let from = facts.current.restrict_to(&writes);
-    if !budget.spec.writes.enabled {
-        let message = format!(
-            "Would write {change}; Budget {} has spec.writes.enabled: false",
-            budget.name_any()
-        );
-        return Ok((Verdict::WouldWrite(message), idle()));
-    }
-    if budget.spec.suspend {
-        return Ok((suspended(budget, change), idle()));
-    }
+    let writes = converge::still_to_write(&seen.current, &seen.target);
+    let from = seen.current.restrict_to(&writes);
     let now = Timestamp::now();
     let namespace = tx.namespace().unwrap_or_default();
     let scope = super::scope_of(&namespace, budget);
@@ -345,38 +210,24 @@ async fn write(
             &facts.known_payees,
         ),
         hash: hash.clone(),
-        summary: format!("{id}: {change}"),
+        summary: seen.summary(),
     };
-    let grant = match approval_gate::gate(ctx, ask, attempt_id(tx, now), now).await? {
+    let attempt = gate::attempt_id(tx.meta().uid.as_deref().unwrap_or("local"), now);
+    let grant = match approval_gate::gate(ctx, ask, attempt, now).await? {
         Gate::Proceed(grant) => grant,
-        Gate::Wait(waiting) => return Ok((waiting.verdict, idle())),
+        Gate::Wait(hold) => return Ok(Step::idle(gate::transaction_verdict(&hold))),
     };
     let Some(destination) = ctx.destination(&namespace, budget) else {
-        let message = format!("Waiting for the YNAB token of Budget {}", budget.name_any());
-        return Ok((
-            Verdict::Pending(message),
-            Action::requeue(Duration::from_secs(60)),
-        ));
+        return Ok(step::no_token(&budget.name_any()));
     };
     grant.spend(ctx, now).await?;
-    // The intent is durable before the write: a restart that finds it re-reads YNAB to settle it.
-    next.intent = Some(WriteIntent {
-        attempt_id: grant.attempt_id.clone(),
-        target_hash: facts.target.hash(),
-        from_hash: Some(facts.current.hash()),
-        started_at: Time(now),
-    });
+    let verdict = step::start(next, seen, &grant.attempt_id, now);
     let mut writing = next.clone();
-    transaction_status::apply(
-        &mut writing,
-        &Verdict::Writing(format!("Writing {change}")),
-        tx.metadata.generation,
-        now,
-    );
+    transaction_status::apply(&mut writing, &verdict, tx.metadata.generation, now);
     *version = status::apply_if_unchanged(&ctx.client, tx, &writing, version).await?;
 
     let item = WriteItem {
-        transaction_id: id.clone(),
+        transaction_id: seen.id.clone(),
         target: writes,
         expect,
     };
@@ -393,131 +244,16 @@ async fn write(
         Ok(mut outcomes) => outcomes.pop().expect("one outcome per item"),
         Err(e) => Outcome::NotLanded(e.to_string()),
     };
-    if !matches!(outcome, Outcome::NotLanded(_) | Outcome::Skipped) {
-        let written = outcome.holds_target();
+    if let Some(written) = step::approval_used(&outcome) {
         grant.complete(ctx, Timestamp::now(), written).await?;
-        if written {
-            next.decision = Some(grant.record);
-        }
     }
-    next.intent = None;
-    let verdict = match outcome {
-        Outcome::Written => {
-            next.applied = Some(applied_state(&facts.target, Timestamp::now()));
-            converged("Written", &format!("Wrote {change}"))
-        }
-        Outcome::AlreadyTarget | Outcome::NoChange => {
-            next.applied = Some(applied_state(&facts.target, Timestamp::now()));
-            converged(
-                "Adopted",
-                "YNAB already held the declared state: adopted without writing",
-            )
-        }
-        Outcome::Diverged => Verdict::Diverged(format!(
-            "YNAB changed {id} just before the write, so nothing was written: look at it in YNAB, then annotate {RESOLVE}=ours or theirs"
-        )),
-        Outcome::Missing => {
-            Verdict::Invalid(plan::PlanError::UnknownTransaction(id.clone()).to_string())
-        }
-        Outcome::Blocked(b) => Verdict::Blocked {
-            reason: b.reason,
-            message: b.message,
-        },
-        Outcome::Mismatch => Verdict::Diverged(format!(
-            "YNAB accepted the write of {id} but shows something else: check it in YNAB"
-        )),
-        Outcome::Refused(why) => {
-            next.refused_generation = tx.metadata.generation;
-            refused(format!(
-                "YNAB refused the write of {change} ({why}); it is not sent again until the spec changes"
-            ))
-        }
-        Outcome::Stale(why) => {
-            return Ok((
-                Verdict::Pending(why),
-                Action::requeue(Duration::from_secs(1)),
-            ));
-        }
-        Outcome::Skipped | Outcome::NotLanded(_) => {
-            let why = if let Outcome::NotLanded(why) = outcome {
-                why
-            } else {
-                "skipped".into()
-            };
-            let message =
-                format!("The write of {change} did not land ({why}); ledgerops tries again");
-            return Ok((
-                Verdict::Interrupted(message),
-                Action::requeue(Duration::from_secs(30)),
-            ));
-        }
-    };
-    Ok((verdict, idle()))
-}
-
-/// Nothing is written, nor asked for, while the Budget is suspended; unsuspending it wakes the
-/// Transaction again.
-fn suspended(budget: &Budget, change: &str) -> Verdict {
-    Verdict::Blocked {
-        reason: "Suspended",
-        message: format!(
-            "Would write {change}; Budget {} is suspended (spec.suspend: true), so nothing is written until it is set back to false",
-            budget.name_any()
-        ),
-    }
-}
-
-fn attempt_id(tx: &Transaction, now: Timestamp) -> String {
-    format!(
-        "{}-{}",
-        tx.meta().uid.as_deref().unwrap_or("local"),
-        now.as_millisecond()
-    )
-}
-
-fn refused(message: String) -> Verdict {
-    Verdict::Blocked {
-        reason: "RefusedByYnab",
-        message,
-    }
-}
-
-fn converged(reason: &'static str, message: &str) -> Verdict {
-    Verdict::Converged {
-        reason,
-        message: message.to_owned(),
-    }
-}
-
-/// Nothing to do until something changes: the spec, an approval, or the record in YNAB (a sync
-/// announces it). The long requeue is a safety net.
-fn idle() -> Action {
-    Action::requeue(Duration::from_secs(600))
-}
-
-fn applied_state(state: &EndState, at: Timestamp) -> AppliedState {
-    let (category_id, split) = match &state.allocation {
-        Some(Allocation::Category(c)) => (Some(c.clone()), None),
-        Some(Allocation::Split(lines)) => {
-            let lines = lines
-                .iter()
-                .map(|l| SplitLine {
-                    amount: Amount(money::to_decimal(l.amount, 3)),
-                    category_id: l.category_id.clone(),
-                    memo: l.memo.clone(),
-                })
-                .collect();
-            (None, Some(lines))
-        }
-        Some(Allocation::Uncategorized) | None => (None, None),
-    };
-    AppliedState {
-        hash: state.hash(),
-        category_id,
-        split,
-        memo: state.memo.clone(),
-        approved: state.approved,
-        flag_color: state.flag,
-        at: Time(at),
-    }
+    let generation = tx.metadata.generation;
+    Ok(step::written(
+        outcome,
+        seen,
+        grant.record,
+        next,
+        generation,
+        Timestamp::now(),
+    ))
 }

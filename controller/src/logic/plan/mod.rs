@@ -4,10 +4,12 @@
 
 pub mod approved;
 mod categories;
+pub mod end;
 pub mod hash;
 pub mod operation;
 pub mod outcome;
 pub mod preview;
+pub mod step;
 pub mod undo;
 pub mod validate;
 

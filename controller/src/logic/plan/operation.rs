@@ -6,8 +6,11 @@
 use std::time::Duration;
 
 use super::outcome::WriteResult;
+use super::step::Step;
 use super::undo::AppliedChange;
 use crate::api::plan::PlanPhase;
+use crate::logic::batch::WriteItem;
+use crate::logic::converge::{Allocation, EndState, Expect};
 use crate::logic::mirror::Mirror;
 use crate::logic::plan_status::PlanVerdict;
 
@@ -124,34 +127,48 @@ impl Conclusion {
         }
     }
 
-    /// The plan's verdict, and when to look again (`None`: when something changes). `applied`
-    /// is the message of an applied plan.
-    pub fn verdict(&self, applied: String) -> (PlanVerdict, Option<Duration>) {
+    /// The plan's verdict, and when to look again. `applied` is the message of an applied plan.
+    pub fn verdict(&self, applied: String) -> Step {
         match self {
-            Self::Applied => (PlanVerdict::Applied(applied), None),
-            Self::PartiallyApplied(m) => (PlanVerdict::PartiallyApplied(m.clone()), None),
-            Self::Failed(m) => (PlanVerdict::Failed(m.clone()), None),
-            Self::Blocked(m) => (
-                PlanVerdict::Blocked {
-                    phase: PlanPhase::Blocked,
-                    reason: "GuardedTransaction",
-                    message: m.clone(),
-                },
-                None,
-            ),
+            Self::Applied => Step::on_change(PlanVerdict::Applied(applied)),
+            Self::PartiallyApplied(m) => Step::on_change(PlanVerdict::PartiallyApplied(m.clone())),
+            Self::Failed(m) => Step::on_change(PlanVerdict::Failed(m.clone())),
+            Self::Blocked(m) => Step::on_change(PlanVerdict::Blocked {
+                phase: PlanPhase::Blocked,
+                reason: "GuardedTransaction",
+                message: m.clone(),
+            }),
             // The write path just re-read YNAB: the next preview sees what changed. The wait
             // bounds what a plan that keeps going stale can cost.
-            Self::Restart(m) => (
-                PlanVerdict::Pending(m.clone()),
-                Some(Duration::from_secs(60)),
-            ),
-            Self::Retry(m) => (
+            Self::Restart(m) => {
+                Step::after(PlanVerdict::Pending(m.clone()), Duration::from_secs(60))
+            }
+            Self::Retry(m) => Step::after(
                 PlanVerdict::Applying {
                     interrupted: Some(m.clone()),
                 },
-                Some(Duration::from_secs(30)),
+                Duration::from_secs(30),
             ),
         }
+    }
+}
+
+/// The write that moves one transaction as the preview shows, only if YNAB still shows its
+/// "before".
+pub fn write_item(change: &AppliedChange) -> WriteItem {
+    let allocation = |id: &Option<String>| {
+        let a = id
+            .clone()
+            .map_or(Allocation::Uncategorized, Allocation::Category);
+        EndState {
+            allocation: Some(a),
+            ..EndState::default()
+        }
+    };
+    WriteItem {
+        transaction_id: change.transaction_id.clone(),
+        target: allocation(&change.to_category_id),
+        expect: Expect::Exactly(allocation(&change.from_category_id)),
     }
 }
 
@@ -272,18 +289,47 @@ mod tests {
 
     #[test]
     fn only_a_retry_or_a_restart_looks_again_by_itself() {
-        let (verdict, wait) = Conclusion::Restart("r".into()).verdict(String::new());
-        assert_eq!(verdict, PlanVerdict::Pending("r".into()));
-        assert_eq!(wait, Some(Duration::from_secs(60)));
-        let (_, wait) = Conclusion::Retry("r".into()).verdict(String::new());
-        assert_eq!(wait, Some(Duration::from_secs(30)));
+        let step = Conclusion::Restart("r".into()).verdict(String::new());
+        assert_eq!(step.verdict, PlanVerdict::Pending("r".into()));
+        assert_eq!(step.wait, Some(Duration::from_secs(60)));
+        let step = Conclusion::Retry("r".into()).verdict(String::new());
+        assert_eq!(step.wait, Some(Duration::from_secs(30)));
         for c in [
             Conclusion::Applied,
             Conclusion::PartiallyApplied("p".into()),
             Conclusion::Failed("f".into()),
             Conclusion::Blocked("b".into()),
         ] {
-            assert_eq!(c.verdict("done".into()).1, None, "{c:?}");
+            assert_eq!(c.verdict("done".into()).wait, None, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn a_change_is_written_only_from_its_before() {
+        let state = |category: Option<&str>| EndState {
+            allocation: Some(category.map_or(Allocation::Uncategorized, |c| {
+                Allocation::Category(c.into())
+            })),
+            ..EndState::default()
+        };
+        // (the category before, the one the plan writes)
+        let cases = [
+            (Some("cat-dining"), Some("cat-groceries")),
+            (None, Some("cat-groceries")),
+            (Some("cat-groceries"), None),
+        ];
+        for (from, to) in cases {
+            let change = AppliedChange {
+                transaction_id: "tx-048".into(),
+                from_category_id: from.map(str::to_owned),
+                to_category_id: to.map(str::to_owned),
+            };
+            let want = WriteItem {
+                transaction_id: "tx-048".into(),
+                target: state(to),
+                expect: Expect::Exactly(state(from)),
+            };
+            assert_eq!(write_item(&change), want, "{from:?} → {to:?}");
         }
     }
 }
