@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use kube::Api;
 use kube::api::ListParams;
+use tracing::{Instrument, info_span};
 
 use crate::api::budget::Budget;
 use crate::http::{self, Probe};
@@ -92,7 +93,9 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         ready: ready.clone(),
         webhook: webhook.clone(),
     });
-    let server = tokio::spawn(async move { axum::serve(listener, router).await });
+    let server = tokio::spawn(
+        async move { axum::serve(listener, router).await }.instrument(info_span!("http")),
+    );
 
     let kube_config = kube::Config::infer()
         .await
@@ -134,7 +137,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     admission.check(&client).await;
     let admission_watch = tokio::spawn({
         let (admission, client) = (admission.clone(), client.clone());
-        async move { admission.run(client).await }
+        async move { admission.run(client).await }.instrument(info_span!("admission_guard"))
     });
     let ctx = Arc::new(Context {
         admission,
@@ -158,12 +161,15 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         Some(w) => w.pushes(),
         None => tokio::sync::broadcast::channel(1).1,
     };
+    let controller = |kind: &str| info_span!("controller", kind);
     let controllers = futures::future::join5(
-        reconcile::budget::run(ctx.clone(), &mut watches),
-        reconcile::transaction::run(ctx.clone(), &watches),
-        reconcile::plan::run(ctx.clone(), &watches),
-        reconcile::approval::run(ctx.clone(), &watches, approval_retention),
-        reconcile::config_repo::run(ctx.clone(), &mut watches, config_repos, pushes),
+        reconcile::budget::run(ctx.clone(), &mut watches).instrument(controller("Budget")),
+        reconcile::transaction::run(ctx.clone(), &watches).instrument(controller("Transaction")),
+        reconcile::plan::run(ctx.clone(), &watches).instrument(controller("CategorizationPlan")),
+        reconcile::approval::run(ctx.clone(), &watches, approval_retention)
+            .instrument(controller("ApprovalRequest")),
+        reconcile::config_repo::run(ctx.clone(), &mut watches, config_repos, pushes)
+            .instrument(controller("ConfigRepo")),
     );
     let watching = watches.spawn();
     tracing::info!("controllers started");

@@ -23,6 +23,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use kube::runtime::reflector::{ReflectHandle, Store};
 use tokio::sync::Notify;
+use tracing::{Instrument, info_span};
 
 use crate::api::agent_job::AgentJob;
 
@@ -207,8 +208,10 @@ async fn run(
             futures::future::ready(())
         })
     });
-    let executor = tokio::spawn(executor::run(ctx.clone()));
-    let feedback = tokio::spawn(feedback::run(ctx.clone(), gitea_url, watched));
+    let executor = tokio::spawn(executor::run(ctx.clone()).instrument(info_span!("executor")));
+    let feedback = tokio::spawn(
+        feedback::run(ctx.clone(), gitea_url, watched).instrument(info_span!("feedback")),
+    );
     reconciler.await;
     for task in [executor, feedback, waking, watch] {
         task.abort();

@@ -15,6 +15,7 @@ use kube::runtime::utils::Predicate;
 use kube::runtime::{WatchStreamExt, predicates, watcher};
 use kube::{Api, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
+use tracing::Instrument;
 
 use crate::api::approval::ApprovalRequest;
 use crate::api::budget::Budget;
@@ -104,8 +105,14 @@ where
         self.on_event.push(f);
     }
 
-    /// Lists and watches until the task is aborted, retrying with backoff.
-    pub async fn run(self) {
+    /// Lists and watches until the task is aborted, retrying with backoff; its logs carry the
+    /// kind.
+    pub fn run(self) -> impl Future<Output = ()> + Send + 'static {
+        let span = tracing::info_span!("watch", kind = %K::kind(&()));
+        self.watch().instrument(span)
+    }
+
+    async fn watch(self) {
         let Self {
             api,
             writer,
@@ -121,7 +128,7 @@ where
                 match &event {
                     Ok(event) => {
                         if matches!(event, watcher::Event::InitDone) {
-                            tracing::debug!(kind = %K::kind(&()), "listed");
+                            tracing::debug!("listed");
                             listed.send_replace(true);
                         }
                         on_event.iter().for_each(|f| f(event));
