@@ -17,3 +17,4 @@ pub mod run;
 pub mod webhook;
 pub mod writer;
 pub mod ynab;
+pub mod ynab_model;

@@ -8,7 +8,7 @@ use super::{money, split};
 use crate::api::budget::ManagedField;
 use crate::api::common::{Amount, CategoryChange};
 use crate::api::transaction::{FlagColor, ObservedTransaction};
-use crate::ynab::model::TransactionSummary;
+use crate::ynab_model::TransactionSummary;
 
 /// The allocation in words: a category's name, `Split (Groceries -5.00, Household -3.40)`, or
 /// `uncategorized`.

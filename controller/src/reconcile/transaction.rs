@@ -25,7 +25,7 @@ use crate::logic::transaction_step::{self as step, RESOLVE, Seen, Step};
 use crate::logic::transaction_view as view;
 use crate::logic::{announce, gate};
 use crate::logic::{policy, transaction_check};
-use crate::ynab::model::TransactionSummary;
+use crate::ynab_model::TransactionSummary;
 
 /// Subscribes to the shared watches at once; the returned future runs the controller.
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {

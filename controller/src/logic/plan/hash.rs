@@ -7,7 +7,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::preview::Step;
-use crate::ynab::model::TransactionSummary;
+use crate::ynab_model::TransactionSummary;
 
 /// Bumped whenever what is hashed changes, so an old approval can never match a new meaning.
 const DOMAIN: &str = "ledgerops.dev/categorization-preview/v2";

@@ -10,7 +10,7 @@ use crate::api::common::{Amount, CategoryChange};
 use crate::api::plan::{Assignment, Preview};
 use crate::logic::mirror::Mirror;
 use crate::logic::money::to_decimal;
-use crate::ynab::model::TransactionSummary;
+use crate::ynab_model::TransactionSummary;
 
 /// One transaction whose category a write would change.
 #[derive(Debug, Clone, PartialEq, Eq)]
