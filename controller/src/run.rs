@@ -104,12 +104,14 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         .map_err(RunError::NoCrds)?;
     // Every replica persists webhook deliveries; only the leader runs what they ask.
     let attached = match &agent {
-        Some(options) => Some(
-            crate::agent::attach(options, client.clone(), webhook.as_ref())
-                .map_err(RunError::Agent)?,
-        ),
+        Some(options) => {
+            Some(crate::agent::attach(options, client.clone()).map_err(RunError::Agent)?)
+        }
         None => None,
     };
+    if let (Some(webhook), Some(attached)) = (&webhook, &attached) {
+        webhook.attach(attached.store().clone());
+    }
     ready.store(true, Ordering::Relaxed);
     let (leadership, mut elector) = match election {
         Some(election) => {

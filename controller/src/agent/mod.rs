@@ -131,23 +131,24 @@ pub fn capped_backoff(attempt: u32) -> Duration {
 }
 
 /// What every replica builds at start: the Gitea client (so a bad URL stops start-up) and the
-/// AgentJob store, attached to the webhook so that leader and standby alike persist deliveries.
+/// AgentJob store, which the caller hands to the webhook so that leader and standby alike persist
+/// deliveries (the agent does not know the webhook).
 pub struct Attached {
     store: JobStore,
     gitea: GiteaClient,
 }
 
-pub fn attach(
-    options: &options::AgentOptions,
-    client: kube::Client,
-    webhook: Option<&crate::webhook::Webhook>,
-) -> Result<Attached, String> {
+impl Attached {
+    /// The AgentJob store deliveries are persisted into.
+    pub fn store(&self) -> &JobStore {
+        &self.store
+    }
+}
+
+pub fn attach(options: &options::AgentOptions, client: kube::Client) -> Result<Attached, String> {
     let gitea = GiteaClient::new(&options.gitea_url, options.token.clone())
         .map_err(|e| format!("building the Gitea client: {e}"))?;
     let store = JobStore::new(client, &options.namespace);
-    if let Some(w) = webhook {
-        w.attach(store.clone());
-    }
     Ok(Attached { store, gitea })
 }
 
