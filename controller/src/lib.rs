@@ -12,7 +12,6 @@ pub mod logic;
 pub mod metrics;
 pub mod mirror_sync;
 pub mod reconcile;
-pub mod registry;
 pub mod run;
 pub mod webhook;
 pub mod writer;

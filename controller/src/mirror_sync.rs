@@ -2,7 +2,7 @@
 //! which transactions changed. Every sync goes through here, whoever asks for it.
 
 use crate::logic::mirror::Changes;
-use crate::registry::{MirrorCell, MirrorChange, Registry};
+use crate::ynab::budget_links::{BudgetLinks, MirrorCell, MirrorChange};
 use crate::ynab::client::YnabClient;
 use crate::ynab::error::YnabError;
 
@@ -11,7 +11,7 @@ use crate::ynab::error::YnabError;
 pub struct MirrorKey {
     pub namespace: String,
     pub budget: String,
-    pub registry: std::sync::Arc<Registry>,
+    pub budget_links: std::sync::Arc<BudgetLinks>,
 }
 
 /// Asks YNAB for what changed since the mirror's `server_knowledge` (everything, the first
@@ -34,7 +34,7 @@ pub async fn sync(
         let ids = slot.mirror.changed_transactions(&data.plan);
         (ids, slot.mirror.apply(data.plan, data.server_knowledge))
     };
-    key.registry.announce(MirrorChange {
+    key.budget_links.announce(MirrorChange {
         namespace: key.namespace.clone(),
         budget: key.budget.clone(),
         transaction_ids,

@@ -19,8 +19,8 @@ use crate::leadership::Leadership;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::metrics::Metrics;
 use crate::reconcile::{self, Context};
-use crate::registry::Registry;
 use crate::writer::Writer;
+use crate::ynab::budget_links::BudgetLinks;
 
 /// Why the controller could not start.
 #[derive(Debug, thiserror::Error)]
@@ -145,7 +145,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         events: Events::new(client.clone()),
         client,
         metrics: metrics.clone(),
-        registry: Arc::new(Registry::default()),
+        budget_links: Arc::new(BudgetLinks::default()),
         writer: Arc::new(Writer::default()),
         api_urls,
         token_namespaces,

@@ -14,7 +14,7 @@ use tokio::time::Instant;
 
 use crate::logic::batch::{self, Outcome, Plan, Submission};
 use crate::mirror_sync::{self, MirrorKey};
-use crate::registry::SharedMirror;
+use crate::ynab::budget_links::SharedMirror;
 use crate::ynab::client::YnabClient;
 use crate::ynab::error::YnabError;
 

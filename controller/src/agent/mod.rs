@@ -30,7 +30,7 @@ use crate::gitea::GiteaClient;
 use crate::k8s::watches::{Listed, Watch};
 use crate::logic::job::trust::Allowlist;
 use crate::metrics::Metrics;
-use crate::registry::Registry;
+use crate::ynab::budget_links::BudgetLinks;
 use hooks::TestHooks;
 use store::JobStore;
 
@@ -46,7 +46,7 @@ pub struct AgentContext {
     pub bot: String,
     /// The repositories whose comments are obeyed.
     pub repositories: Allowlist,
-    pub registry: Arc<Registry>,
+    pub budget_links: Arc<BudgetLinks>,
     pub metrics: Arc<Metrics>,
     pub hooks: TestHooks,
     /// Wakes the executor when a job may have become runnable.
@@ -70,7 +70,7 @@ impl AgentContext {
         gitea: GiteaClient,
         bot: String,
         repositories: Allowlist,
-        registry: Arc<Registry>,
+        budget_links: Arc<BudgetLinks>,
         metrics: Arc<Metrics>,
     ) -> Self {
         Self {
@@ -80,7 +80,7 @@ impl AgentContext {
             gitea,
             bot,
             repositories,
-            registry,
+            budget_links,
             metrics,
             hooks: TestHooks::from_env(),
             wake: Notify::new(),
@@ -167,7 +167,7 @@ pub fn start(
         attached.gitea,
         options.bot_login.clone(),
         options.repositories.clone(),
-        ctx.registry.clone(),
+        ctx.budget_links.clone(),
         ctx.metrics.clone(),
     );
     agent.comment_resync = options.comment_resync;

@@ -27,14 +27,14 @@ use crate::logic::api_url::ApiUrlAllowlist;
 use crate::logic::duration;
 use crate::metrics::{ErrorLabels, Measure, Metrics};
 use crate::mirror_sync::MirrorKey;
-use crate::registry::Registry;
 use crate::writer::{Destination, Writer};
+use crate::ynab::budget_links::BudgetLinks;
 
 /// What every reconciler shares.
 pub struct Context {
     pub client: kube::Client,
     pub metrics: Arc<Metrics>,
-    pub registry: Arc<Registry>,
+    pub budget_links: Arc<BudgetLinks>,
     pub events: Events,
     pub writer: Arc<Writer>,
     /// Every Budget, kept current by the shared watch: reconcilers read them without asking
@@ -68,14 +68,14 @@ impl Context {
             return None;
         }
         let url = self.api_urls.check(&spec.api_url).ok()?;
-        let (token, permit) = self.registry.credentials_for(
+        let (token, permit) = self.budget_links.credentials_for(
             namespace,
             &budget.name_any(),
             &url,
             &spec.token_secret_ref,
         )?;
         let client = self
-            .registry
+            .budget_links
             .client(&url, &token, spec.requests_per_hour, self.metrics.clone())
             .ok()?
             .under(permit)
@@ -83,7 +83,7 @@ impl Context {
         Some(Destination {
             client,
             plan_id: spec.plan_id.clone(),
-            mirror: self.registry.mirror(namespace, &budget.name_any()),
+            mirror: self.budget_links.mirror(namespace, &budget.name_any()),
             closed_through: spec.closed_through.clone(),
             window: duration::parse(&spec.writes.batch_window.0)
                 .unwrap_or(Duration::from_millis(200)),
@@ -91,7 +91,7 @@ impl Context {
             key: MirrorKey {
                 namespace: namespace.to_owned(),
                 budget: budget.name_any(),
-                registry: self.registry.clone(),
+                budget_links: self.budget_links.clone(),
             },
         })
     }

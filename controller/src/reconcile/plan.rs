@@ -199,7 +199,7 @@ async fn settle_cut_off(
 ) -> Result<Option<PlanVerdict>, Error> {
     let now = Timestamp::now();
     let conclusion = {
-        let slot = ctx.registry.mirror(namespace, budget);
+        let slot = ctx.budget_links.mirror(namespace, budget);
         let slot = slot.state.read().await;
         operation::interrupted(&cut.changes, &slot.mirror)
     };
@@ -233,7 +233,7 @@ async fn finish(
     next: &mut CategorizationPlanStatus,
 ) -> Result<u32, Error> {
     let tally = {
-        let slot = ctx.registry.mirror(namespace, budget);
+        let slot = ctx.budget_links.mirror(namespace, budget);
         let slot = slot.state.read().await;
         end::tally(end, &slot.mirror)
     };
@@ -403,7 +403,7 @@ async fn preview(
             )));
         }
     };
-    let slot = ctx.registry.mirror(namespace, &budget.name_any());
+    let slot = ctx.budget_links.mirror(namespace, &budget.name_any());
     let slot = slot.state.read().await;
     let mirror = &slot.mirror;
     if mirror.server_knowledge == 0 || slot.source.0 != budget.spec.plan_id {

@@ -148,7 +148,7 @@ async fn read_facts(
         Ok(t) => t,
         Err(e) => return Ok(Err(Verdict::Invalid(format!("spec.split: {e}")))),
     };
-    let slot = ctx.registry.mirror(&namespace, budget_name);
+    let slot = ctx.budget_links.mirror(&namespace, budget_name);
     let slot = slot.state.read().await;
     let mirror = &slot.mirror;
     if mirror.server_knowledge == 0 || slot.source.0 != budget.spec.plan_id {
