@@ -10,7 +10,6 @@ pub mod k8s;
 pub mod leadership;
 pub mod logic;
 pub mod metrics;
-pub mod mirror_sync;
 pub mod reconcile;
 pub mod run;
 pub mod webhook;

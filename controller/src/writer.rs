@@ -13,10 +13,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use crate::logic::batch::{self, Outcome, Plan, Submission};
-use crate::mirror_sync::{self, MirrorKey};
 use crate::ynab::budget_links::SharedMirror;
 use crate::ynab::client::YnabClient;
 use crate::ynab::error::YnabError;
+use crate::ynab::mirror_sync::{self, MirrorKey};
 
 /// Where a Budget's writes go.
 #[derive(Clone)]

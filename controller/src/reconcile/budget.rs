@@ -22,10 +22,10 @@ use crate::logic::api_url::AllowedApiUrl;
 use crate::logic::budget_status::{self, SyncOutcome, SyncReport};
 use crate::logic::duration;
 use crate::logic::mirror::Mirror;
-use crate::mirror_sync::{self, MirrorKey};
 use crate::ynab::budget_links::{BudgetKey, Credentials, MirrorCell, MirrorSlot};
 use crate::ynab::client::SharedWindow;
 use crate::ynab::error::YnabError;
+use crate::ynab::mirror_sync::{self, MirrorKey};
 use crate::ynab::token::Token;
 
 /// Retry delay after an error that needs a person (bad token, unknown plan): slow enough never

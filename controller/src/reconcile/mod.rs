@@ -26,9 +26,9 @@ use crate::leadership::Leadership;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::logic::duration;
 use crate::metrics::{ErrorLabels, Measure, Metrics};
-use crate::mirror_sync::MirrorKey;
 use crate::writer::{Destination, Writer};
 use crate::ynab::budget_links::BudgetLinks;
+use crate::ynab::mirror_sync::MirrorKey;
 
 /// What every reconciler shares.
 pub struct Context {

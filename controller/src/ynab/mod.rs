@@ -4,5 +4,6 @@
 pub mod budget_links;
 pub mod client;
 pub mod error;
+pub mod mirror_sync;
 pub mod permit;
 pub mod token;

@@ -1,10 +1,10 @@
 //! Bringing a Budget's mirror up to date with one delta request, and telling the reconcilers
 //! which transactions changed. Every sync goes through here, whoever asks for it.
 
+use super::budget_links::{BudgetLinks, MirrorCell, MirrorChange};
+use super::client::YnabClient;
+use super::error::YnabError;
 use crate::logic::mirror::Changes;
-use crate::ynab::budget_links::{BudgetLinks, MirrorCell, MirrorChange};
-use crate::ynab::client::YnabClient;
-use crate::ynab::error::YnabError;
 
 /// Which Budget a mirror belongs to, and where to announce its changes.
 #[derive(Clone)]
