@@ -13,6 +13,5 @@ pub mod metrics;
 pub mod reconcile;
 pub mod run;
 pub mod webhook;
-pub mod writer;
 pub mod ynab;
 pub mod ynab_model;

@@ -19,7 +19,7 @@ use crate::leadership::Leadership;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::metrics::Metrics;
 use crate::reconcile::{self, Context};
-use crate::writer::Writer;
+use crate::ynab::batcher::Batcher;
 use crate::ynab::budget_links::BudgetLinks;
 
 /// Why the controller could not start.
@@ -146,7 +146,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         client,
         metrics: metrics.clone(),
         budget_links: Arc::new(BudgetLinks::default()),
-        writer: Arc::new(Writer::default()),
+        batcher: Arc::new(Batcher::default()),
         api_urls,
         token_namespaces,
         leadership,

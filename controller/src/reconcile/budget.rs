@@ -89,7 +89,7 @@ fn forgetting(ctx: Arc<Context>, store: Store<Budget>) -> OnEvent<Budget> {
 /// Forgets a Budget that no longer exists: its mirror, token, request window and write queue.
 fn forget(ctx: &Context, key: &BudgetKey) {
     ctx.budget_links.forget(&key.0, &key.1);
-    ctx.writer.forget(key);
+    ctx.batcher.forget(key);
 }
 
 /// The Budgets whose token is in `secret`.

@@ -26,7 +26,7 @@ use crate::leadership::Leadership;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::logic::duration;
 use crate::metrics::{ErrorLabels, Measure, Metrics};
-use crate::writer::{Destination, Writer};
+use crate::ynab::batcher::{Batcher, Destination};
 use crate::ynab::budget_links::BudgetLinks;
 use crate::ynab::mirror_sync::MirrorKey;
 
@@ -36,7 +36,7 @@ pub struct Context {
     pub metrics: Arc<Metrics>,
     pub budget_links: Arc<BudgetLinks>,
     pub events: Events,
-    pub writer: Arc<Writer>,
+    pub batcher: Arc<Batcher>,
     /// Every Budget, kept current by the shared watch: reconcilers read them without asking
     /// the API.
     pub budgets: Store<Budget>,
@@ -61,7 +61,7 @@ impl Context {
     /// while the Budget is suspended, and when `spec.apiUrl` is not allowed or the Budget names
     /// another URL or Secret than that sync. The client carries the credentials' permit: once
     /// the Budget is suspended or deleted or its Secret goes, it sends nothing, even from the
-    /// writer's queue.
+    /// batcher's queue.
     pub fn destination(&self, namespace: &str, budget: &Budget) -> Option<Destination> {
         let spec = &budget.spec;
         if spec.suspend {

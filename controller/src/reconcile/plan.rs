@@ -27,7 +27,7 @@ use crate::logic::plan::step::{self, Resume, Step};
 use crate::logic::plan::{self, AppliedChange, Approved, Basis, PlanPreview, State};
 use crate::logic::plan_status::{self, PlanVerdict};
 use crate::logic::{announce, policy};
-use crate::writer::Destination;
+use crate::ynab::batcher::Destination;
 
 /// Subscribes to the shared watches at once; the returned future runs the controller.
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
@@ -341,7 +341,7 @@ impl Operation<'_> {
             };
             let key = (self.namespace.to_owned(), self.budget.to_owned());
             let outcomes = match ctx
-                .writer
+                .batcher
                 .submit(key, destination.clone(), submission)
                 .await
             {

@@ -237,7 +237,7 @@ async fn write(
         authorized: Authorized::Transaction { scope, hash },
     };
     let outcome = match ctx
-        .writer
+        .batcher
         .submit((namespace, budget.name_any()), destination, submission)
         .await
     {

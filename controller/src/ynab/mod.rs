@@ -1,6 +1,7 @@
 //! The YNAB adapter: the HTTP client and its errors, tokens and permits. The wire types it sends
 //! and receives are in [`crate::ynab_model`].
 
+pub mod batcher;
 pub mod budget_links;
 pub mod client;
 pub mod error;
