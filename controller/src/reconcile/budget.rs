@@ -72,11 +72,15 @@ pub fn run(ctx: Arc<Context>, watches: &mut Watches) -> impl Future<Output = ()>
 fn forgetting(ctx: Arc<Context>, store: Store<Budget>) -> OnEvent<Budget> {
     Box::new(move |event| match event {
         watcher::Event::Delete(b) => {
-            forget(&ctx, &(b.namespace().unwrap_or_default(), b.name_any()));
+            let key = BudgetKey {
+                namespace: b.namespace().unwrap_or_default(),
+                name: b.name_any(),
+            };
+            forget(&ctx, &key);
         }
         watcher::Event::InitDone => {
             for key in ctx.budget_links.budgets() {
-                let known = ObjectRef::new(&key.1).within(&key.0);
+                let known = ObjectRef::new(&key.name).within(&key.namespace);
                 if store.get(&known).is_none() {
                     forget(&ctx, &key);
                 }
@@ -88,7 +92,7 @@ fn forgetting(ctx: Arc<Context>, store: Store<Budget>) -> OnEvent<Budget> {
 
 /// Forgets a Budget that no longer exists: its mirror, token, request window and write queue.
 fn forget(ctx: &Context, key: &BudgetKey) {
-    ctx.budget_links.forget(&key.0, &key.1);
+    ctx.budget_links.forget(&key.namespace, &key.name);
     ctx.batcher.forget(key);
 }
 

@@ -28,6 +28,7 @@ use crate::logic::plan::{self, AppliedChange, Approved, Basis, PlanPreview, Stat
 use crate::logic::plan_status::{self, PlanVerdict};
 use crate::logic::{announce, policy};
 use crate::ynab::batcher::Destination;
+use crate::ynab::budget_links::BudgetKey;
 
 /// Subscribes to the shared watches at once; the returned future runs the controller.
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
@@ -339,7 +340,7 @@ impl Operation<'_> {
                 all_or_nothing: true,
                 authorized: Authorized::Plan(approved.clone()),
             };
-            let key = (self.namespace.to_owned(), self.budget.to_owned());
+            let key = BudgetKey::new(self.namespace, self.budget);
             let outcomes = match ctx
                 .batcher
                 .submit(key, destination.clone(), submission)

@@ -25,6 +25,7 @@ use crate::logic::transaction_step::{self as step, RESOLVE, Seen, Step};
 use crate::logic::transaction_view as view;
 use crate::logic::{announce, gate};
 use crate::logic::{policy, transaction_check};
+use crate::ynab::budget_links::BudgetKey;
 use crate::ynab_model::TransactionSummary;
 
 /// Subscribes to the shared watches at once; the returned future runs the controller.
@@ -238,7 +239,14 @@ async fn write(
     };
     let outcome = match ctx
         .batcher
-        .submit((namespace, budget.name_any()), destination, submission)
+        .submit(
+            BudgetKey {
+                namespace,
+                name: budget.name_any(),
+            },
+            destination,
+            submission,
+        )
         .await
     {
         Ok(mut outcomes) => outcomes.pop().expect("one outcome per item"),

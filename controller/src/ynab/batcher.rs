@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-use super::budget_links::SharedMirror;
+use super::budget_links::{BudgetKey, SharedMirror};
 use super::client::YnabClient;
 use super::error::YnabError;
 use super::mirror_sync::{self, MirrorKey};
@@ -42,18 +42,18 @@ struct Job {
 /// One batching queue per Budget.
 #[derive(Default)]
 pub struct Batcher {
-    queues: Mutex<HashMap<(String, String), mpsc::UnboundedSender<Job>>>,
+    queues: Mutex<HashMap<BudgetKey, mpsc::UnboundedSender<Job>>>,
 }
 
 /// However busy a Budget, a batch is written at the latest this many windows after it opened.
 const MAX_WINDOWS: u32 = 100;
 
 impl Batcher {
-    /// Writes `submission` to the Budget `key` (namespace, name) with the next batch, and returns
+    /// Writes `submission` to the Budget `key` with the next batch, and returns
     /// one outcome per item, or the error that stopped the whole batch before anything was written.
     pub async fn submit(
         &self,
-        key: (String, String),
+        key: BudgetKey,
         destination: Destination,
         submission: Submission,
     ) -> Result<Vec<Outcome>, YnabError> {
@@ -77,7 +77,7 @@ impl Batcher {
 
     /// Drops the queue of a Budget that no longer exists; its worker ends once the writes
     /// already queued are answered.
-    pub fn forget(&self, key: &(String, String)) {
+    pub fn forget(&self, key: &BudgetKey) {
         self.queues.lock().expect("batcher lock").remove(key);
     }
 }

@@ -62,7 +62,20 @@ struct Paired {
 }
 
 /// A Budget, by namespace and name.
-pub type BudgetKey = (String, String);
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BudgetKey {
+    pub namespace: String,
+    pub name: String,
+}
+
+impl BudgetKey {
+    pub fn new(namespace: &str, name: &str) -> Self {
+        Self {
+            namespace: namespace.to_owned(),
+            name: name.to_owned(),
+        }
+    }
+}
 
 /// A token's request window, by API base URL and token.
 type WindowKey = (String, Token);
@@ -99,10 +112,6 @@ impl Default for BudgetLinks {
             credentials: Mutex::default(),
         }
     }
-}
-
-fn key(namespace: &str, name: &str) -> BudgetKey {
-    (namespace.to_owned(), name.to_owned())
 }
 
 impl BudgetLinks {
@@ -183,7 +192,7 @@ impl BudgetLinks {
         self.mirrors
             .lock()
             .expect("budget links lock")
-            .entry(key(namespace, name))
+            .entry(BudgetKey::new(namespace, name))
             .or_default()
             .clone()
     }
@@ -191,7 +200,7 @@ impl BudgetLinks {
     /// Remembers what the Budget `namespace/name` synced with. Another pairing than the last
     /// withdraws the last one's permit: nothing queued with the old token goes out.
     pub fn set_credentials(&self, namespace: &str, name: &str, credentials: Credentials) {
-        let budget = key(namespace, name);
+        let budget = BudgetKey::new(namespace, name);
         let window = (
             credentials.url.as_str().to_owned(),
             credentials.token.clone(),
@@ -233,7 +242,7 @@ impl BudgetLinks {
         self.credentials
             .lock()
             .expect("budget links lock")
-            .get(&key(namespace, name))
+            .get(&BudgetKey::new(namespace, name))
             .filter(|p| &p.credentials.url == url && &p.credentials.secret == secret)
             .map(|p| (p.credentials.token.clone(), p.permit.clone()))
     }
@@ -245,7 +254,7 @@ impl BudgetLinks {
             .credentials
             .lock()
             .expect("budget links lock")
-            .remove(&key(namespace, name));
+            .remove(&BudgetKey::new(namespace, name));
         if let Some(paired) = removed {
             paired.permit.withdraw();
         }
@@ -254,7 +263,7 @@ impl BudgetLinks {
     /// Forgets everything of a Budget that no longer exists: its mirror, its token (withdrawn),
     /// and its token's request window once no other Budget uses it.
     pub fn forget(&self, namespace: &str, name: &str) {
-        let budget = key(namespace, name);
+        let budget = BudgetKey::new(namespace, name);
         self.forget_credentials(namespace, name);
         self.mirrors
             .lock()
@@ -416,7 +425,7 @@ mod tests {
         links.forget("ns", "b");
         assert!(same(&links), "a still uses it");
         links.mirror("ns", "a");
-        assert_eq!(links.budgets(), vec![("ns".to_owned(), "a".to_owned())]);
+        assert_eq!(links.budgets(), vec![BudgetKey::new("ns", "a")]);
         links.forget("ns", "a");
         assert!(links.budgets().is_empty());
         assert!(!same(&links), "nobody uses it: dropped, and made afresh");
