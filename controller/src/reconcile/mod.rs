@@ -3,9 +3,9 @@
 pub mod approval;
 pub mod approval_gate;
 pub mod budget;
+pub mod budget_scoped;
 pub mod config_repo;
 pub mod plan;
-pub mod scoped;
 pub mod transaction;
 
 use std::borrow::Cow;

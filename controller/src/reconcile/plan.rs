@@ -12,7 +12,7 @@ use kube::runtime::reflector::ObjectRef;
 use kube::{Api, Resource, ResourceExt};
 
 use super::approval_gate::{self, Ask, Gate, Grant};
-use super::{Context, Error, scoped};
+use super::{Context, Error, budget_scoped};
 use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
 use crate::api::common::WriteIntent;
@@ -33,17 +33,17 @@ use crate::ynab::budget_links::BudgetKey;
 /// Subscribes to the shared watches at once; the returned future runs the controller.
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
     // A plan not applied yet previews YNAB's state: any change may move it.
-    let concerns: scoped::Concerns<CategorizationPlan> = |p, _| {
+    let concerns: budget_scoped::Concerns<CategorizationPlan> = |p, _| {
         !p.status
             .as_ref()
             .is_some_and(|s| plan_status::settled(s, p.metadata.generation))
     };
     let controller =
-        scoped::controller(&ctx, &watches.plans, watches, concerns).shutdown_on_signal();
+        budget_scoped::controller(&ctx, &watches.plans, watches, concerns).shutdown_on_signal();
     super::drain(controller.run(reconcile, super::error_policy, ctx))
 }
 
-impl scoped::BudgetScoped for CategorizationPlan {
+impl budget_scoped::BudgetScoped for CategorizationPlan {
     fn budget_name(&self) -> &str {
         &self.spec.budget_ref.name
     }

@@ -11,7 +11,7 @@ use kube::runtime::reflector::ObjectRef;
 use kube::{Resource, ResourceExt};
 
 use super::approval_gate::{self, Ask, Gate};
-use super::{Context, Error, scoped};
+use super::{Context, Error, budget_scoped};
 use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
 use crate::api::transaction::{Transaction, TransactionStatus};
@@ -30,13 +30,14 @@ use crate::ynab_model::TransactionSummary;
 
 /// Subscribes to the shared watches at once; the returned future runs the controller.
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
-    let concerns: scoped::Concerns<Transaction> = |t, ids| ids.contains(&t.spec.transaction_id);
-    let controller =
-        scoped::controller(&ctx, &watches.transactions, watches, concerns).shutdown_on_signal();
+    let concerns: budget_scoped::Concerns<Transaction> =
+        |t, ids| ids.contains(&t.spec.transaction_id);
+    let controller = budget_scoped::controller(&ctx, &watches.transactions, watches, concerns)
+        .shutdown_on_signal();
     super::drain(controller.run(reconcile, super::error_policy, ctx))
 }
 
-impl scoped::BudgetScoped for Transaction {
+impl budget_scoped::BudgetScoped for Transaction {
     fn budget_name(&self) -> &str {
         &self.spec.budget_ref.name
     }
