@@ -6,7 +6,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::money;
-use crate::api::transaction::{AppliedState, FlagColor, SplitLine, TransactionSpec};
+use crate::api::transaction::{AppliedState, Flag, SplitLine, TransactionSpec};
 use crate::ynab_model::{self, ClearedStatus, SubTransaction, TransactionSummary};
 
 /// Where a transaction's amount goes.
@@ -41,7 +41,7 @@ pub struct EndState {
     pub allocation: Option<Allocation>,
     pub memo: Option<String>,
     pub approved: Option<bool>,
-    pub flag: Option<FlagColor>,
+    pub flag: Option<Flag>,
 }
 
 impl EndState {
@@ -119,15 +119,16 @@ pub fn observe(tx: &TransactionSummary, lines: &[SubTransaction], managed: &EndS
     full.restrict_to(managed)
 }
 
-fn flag_of(flag: Option<ynab_model::FlagColor>) -> FlagColor {
+/// YNAB's flag as the CRDs spell it; the only conversion this way.
+fn flag_of(flag: Option<ynab_model::FlagColor>) -> Flag {
     match flag {
-        None | Some(ynab_model::FlagColor::Empty) => FlagColor::None,
-        Some(ynab_model::FlagColor::Red) => FlagColor::Red,
-        Some(ynab_model::FlagColor::Orange) => FlagColor::Orange,
-        Some(ynab_model::FlagColor::Yellow) => FlagColor::Yellow,
-        Some(ynab_model::FlagColor::Green) => FlagColor::Green,
-        Some(ynab_model::FlagColor::Blue) => FlagColor::Blue,
-        Some(ynab_model::FlagColor::Purple) => FlagColor::Purple,
+        None | Some(ynab_model::FlagColor::Empty) => Flag::None,
+        Some(ynab_model::FlagColor::Red) => Flag::Red,
+        Some(ynab_model::FlagColor::Orange) => Flag::Orange,
+        Some(ynab_model::FlagColor::Yellow) => Flag::Yellow,
+        Some(ynab_model::FlagColor::Green) => Flag::Green,
+        Some(ynab_model::FlagColor::Blue) => Flag::Blue,
+        Some(ynab_model::FlagColor::Purple) => Flag::Purple,
     }
 }
 
@@ -346,15 +347,16 @@ pub fn save_item(id: &str, target: &EndState) -> ynab_model::SaveTransactionWith
     }
 }
 
-fn ynab_flag(flag: FlagColor) -> Option<ynab_model::FlagColor> {
+/// The CRDs' flag as YNAB's wire type; the only conversion this way.
+fn ynab_flag(flag: Flag) -> Option<ynab_model::FlagColor> {
     match flag {
-        FlagColor::None => None,
-        FlagColor::Red => Some(ynab_model::FlagColor::Red),
-        FlagColor::Orange => Some(ynab_model::FlagColor::Orange),
-        FlagColor::Yellow => Some(ynab_model::FlagColor::Yellow),
-        FlagColor::Green => Some(ynab_model::FlagColor::Green),
-        FlagColor::Blue => Some(ynab_model::FlagColor::Blue),
-        FlagColor::Purple => Some(ynab_model::FlagColor::Purple),
+        Flag::None => None,
+        Flag::Red => Some(ynab_model::FlagColor::Red),
+        Flag::Orange => Some(ynab_model::FlagColor::Orange),
+        Flag::Yellow => Some(ynab_model::FlagColor::Yellow),
+        Flag::Green => Some(ynab_model::FlagColor::Green),
+        Flag::Blue => Some(ynab_model::FlagColor::Blue),
+        Flag::Purple => Some(ynab_model::FlagColor::Purple),
     }
 }
 
