@@ -20,8 +20,8 @@ use crate::leadership::Leadership;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::metrics::Metrics;
 use crate::reconcile::{self, Context};
-use crate::registry::Registry;
-use crate::writer::Writer;
+use crate::ynab::batcher::Batcher;
+use crate::ynab::budget_links::BudgetLinks;
 
 /// Why the controller could not start.
 #[derive(Debug, thiserror::Error)]
@@ -107,12 +107,14 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         .map_err(RunError::NoCrds)?;
     // Every replica persists webhook deliveries; only the leader runs what they ask.
     let attached = match &agent {
-        Some(options) => Some(
-            crate::agent::attach(options, client.clone(), webhook.as_ref())
-                .map_err(RunError::Agent)?,
-        ),
+        Some(options) => {
+            Some(crate::agent::attach(options, client.clone()).map_err(RunError::Agent)?)
+        }
         None => None,
     };
+    if let (Some(webhook), Some(attached)) = (&webhook, &attached) {
+        webhook.attach(attached.store().clone());
+    }
     ready.store(true, Ordering::Relaxed);
     let (leadership, mut elector) = match election {
         Some(election) => {
@@ -146,8 +148,8 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         events: Events::new(client.clone()),
         client,
         metrics: metrics.clone(),
-        registry: Arc::new(Registry::default()),
-        writer: Arc::new(Writer::default()),
+        budget_links: Arc::new(BudgetLinks::default()),
+        batcher: Arc::new(Batcher::default()),
         api_urls,
         token_namespaces,
         leadership,

@@ -295,7 +295,7 @@ async fn suggest(
     };
     let budget_name = budget.name_any();
     let (suggestions, digits) = {
-        let slot = ctx.registry.mirror(ctx.store.namespace(), &budget_name);
+        let slot = ctx.budget_links.mirror(ctx.store.namespace(), &budget_name);
         let slot = slot.state.read().await;
         if slot.mirror.server_knowledge == 0 {
             return Outcome::Rejected(format!(

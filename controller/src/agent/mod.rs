@@ -31,7 +31,7 @@ use crate::gitea::GiteaClient;
 use crate::k8s::watches::{Listed, Watch};
 use crate::logic::job::trust::Allowlist;
 use crate::metrics::Metrics;
-use crate::registry::Registry;
+use crate::ynab::budget_links::BudgetLinks;
 use hooks::TestHooks;
 use store::JobStore;
 
@@ -47,7 +47,7 @@ pub struct AgentContext {
     pub bot: String,
     /// The repositories whose comments are obeyed.
     pub repositories: Allowlist,
-    pub registry: Arc<Registry>,
+    pub budget_links: Arc<BudgetLinks>,
     pub metrics: Arc<Metrics>,
     pub hooks: TestHooks,
     /// Wakes the executor when a job may have become runnable.
@@ -71,7 +71,7 @@ impl AgentContext {
         gitea: GiteaClient,
         bot: String,
         repositories: Allowlist,
-        registry: Arc<Registry>,
+        budget_links: Arc<BudgetLinks>,
         metrics: Arc<Metrics>,
     ) -> Self {
         Self {
@@ -81,7 +81,7 @@ impl AgentContext {
             gitea,
             bot,
             repositories,
-            registry,
+            budget_links,
             metrics,
             hooks: TestHooks::from_env(),
             wake: Notify::new(),
@@ -132,23 +132,24 @@ pub fn capped_backoff(attempt: u32) -> Duration {
 }
 
 /// What every replica builds at start: the Gitea client (so a bad URL stops start-up) and the
-/// AgentJob store, attached to the webhook so that leader and standby alike persist deliveries.
+/// AgentJob store, which the caller hands to the webhook so that leader and standby alike persist
+/// deliveries (the agent does not know the webhook).
 pub struct Attached {
     store: JobStore,
     gitea: GiteaClient,
 }
 
-pub fn attach(
-    options: &options::AgentOptions,
-    client: kube::Client,
-    webhook: Option<&crate::webhook::Webhook>,
-) -> Result<Attached, String> {
+impl Attached {
+    /// The AgentJob store deliveries are persisted into.
+    pub fn store(&self) -> &JobStore {
+        &self.store
+    }
+}
+
+pub fn attach(options: &options::AgentOptions, client: kube::Client) -> Result<Attached, String> {
     let gitea = GiteaClient::new(&options.gitea_url, options.token.clone())
         .map_err(|e| format!("building the Gitea client: {e}"))?;
     let store = JobStore::new(client, &options.namespace);
-    if let Some(w) = webhook {
-        w.attach(store.clone());
-    }
     Ok(Attached { store, gitea })
 }
 
@@ -167,7 +168,7 @@ pub fn start(
         attached.gitea,
         options.bot_login.clone(),
         options.repositories.clone(),
-        ctx.registry.clone(),
+        ctx.budget_links.clone(),
         ctx.metrics.clone(),
     );
     agent.comment_resync = options.comment_resync;

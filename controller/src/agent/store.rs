@@ -307,3 +307,16 @@ impl JobStore {
         Ok(self.evolve(&name, &event).await?.state)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_admission_policy_protects_the_sequence_configmap() {
+        assert_eq!(
+            SEQUENCE_CONFIGMAP,
+            crate::api::admission::configmaps::SEQUENCE_CONFIGMAP
+        );
+    }
+}

@@ -68,7 +68,7 @@ pub struct TransactionSpec {
     pub approved: Option<bool>,
     /// The flag; `none` clears it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flag_color: Option<FlagColor>,
+    pub flag_color: Option<Flag>,
 }
 
 /// One line of a split.
@@ -86,10 +86,13 @@ pub struct SplitLine {
     pub memo: Option<String>,
 }
 
+// Not YNAB's wire type (`ynab_model::FlagColor`, which has `""` and `null` where this has
+// `none`): the CRDs' own spelling, converted in `logic::converge`. A plain comment, as the doc
+// comment below is the schema's description.
 /// A YNAB flag colour.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum FlagColor {
+pub enum Flag {
     /// No flag.
     None,
     Red,
@@ -187,7 +190,7 @@ pub struct ObservedTransaction {
     pub approved: bool,
     /// Flag colour.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flag_color: Option<FlagColor>,
+    pub flag_color: Option<Flag>,
     /// `cleared`, `uncleared` or `reconciled`.
     pub cleared: String,
     /// YNAB's server_knowledge when this was read.
@@ -214,7 +217,7 @@ pub struct AppliedState {
     pub approved: Option<bool>,
     /// Flag written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flag_color: Option<FlagColor>,
+    pub flag_color: Option<Flag>,
     /// When it was written or adopted.
     pub at: Time,
 }

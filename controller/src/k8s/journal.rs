@@ -282,6 +282,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_admission_policy_protects_the_journal_label() {
+        assert_eq!(
+            JOURNAL_LABEL,
+            crate::api::admission::configmaps::JOURNAL_LABEL
+        );
+    }
+
+    #[test]
     fn a_plan_of_any_name_has_a_valid_label_value() {
         for plan in ["p", &"a".repeat(70), &"undo-".repeat(50)] {
             let label = plan_label(plan);

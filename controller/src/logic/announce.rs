@@ -28,7 +28,7 @@ pub fn on_phase_change<P: PartialEq>(
     if before == after || after.is_none() {
         return None;
     }
-    let ready = conditions::get(conditions, "Ready")?;
+    let ready = conditions::get(conditions, conditions::READY)?;
     Some(Announcement {
         warning,
         reason: ready.reason.clone(),

@@ -385,9 +385,9 @@ mod tests {
         );
     }
 
-    /// The registry keys a Budget's mirror and its token's request window by
-    /// [`AllowedApiUrl::as_str`]: every spelling that is accepted names one key, and every other
-    /// spelling is refused with the one to write instead.
+    /// The Budget links (`ynab::budget_links`) key a Budget's mirror and its token's request
+    /// window by [`AllowedApiUrl::as_str`]: every spelling that is accepted names one key, and
+    /// every other spelling is refused with the one to write instead.
     #[test]
     fn every_accepted_spelling_of_a_base_url_is_one_key() {
         let allowlist = list(&["https://api.ynab.com/v1", "http://127.0.0.1:*/v1"]);

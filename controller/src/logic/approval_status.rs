@@ -134,7 +134,7 @@ pub fn next(
     };
     status.conditions = conditions::set(
         &previous.conditions,
-        Observed::new("Ready", ready, reason, message),
+        Observed::new(conditions::READY, ready, reason, message),
         generation,
         now,
     );
@@ -163,7 +163,7 @@ pub fn stale(
     let message = "The plan changed between the preview and the answer: a new request follows";
     status.conditions = conditions::set(
         &previous.conditions,
-        Observed::new("Ready", true, "Stale", message),
+        Observed::new(conditions::READY, true, "Stale", message),
         generation,
         now,
     );

@@ -218,7 +218,7 @@ mod tests {
 
     use super::*;
     use crate::logic::converge::Allocation;
-    use crate::ynab::model::PlanDetail;
+    use crate::ynab_model::PlanDetail;
 
     fn mirror(txs: &[(&str, Option<&str>, &str)]) -> Mirror {
         let transactions: Vec<_> = txs

@@ -3,12 +3,11 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
-use super::conditions::{self, Observed};
+use super::conditions::{self, Observed, READY};
 use super::mirror::Mirror;
 use super::outside_text;
 use crate::api::budget::{BudgetPhase, BudgetStatus, RequestUse};
 
-pub const READY: &str = "Ready";
 pub const RATE_LIMITED: &str = "RateLimited";
 /// The longest failure message a Budget's status carries.
 const MAX_MESSAGE: usize = 1000;

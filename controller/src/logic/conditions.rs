@@ -4,6 +4,14 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 
+// The condition types more than one kind sets; a type only one kind sets is defined with that
+// kind's status.
+pub const READY: &str = "Ready";
+pub const VALID: &str = "Valid";
+pub const BLOCKED: &str = "Blocked";
+pub const AWAITING_APPROVAL: &str = "AwaitingApproval";
+pub const INTERRUPTED: &str = "Interrupted";
+
 /// A condition's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {

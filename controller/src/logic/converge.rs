@@ -6,8 +6,8 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::money;
-use crate::api::transaction::{AppliedState, FlagColor, SplitLine, TransactionSpec};
-use crate::ynab::model::{self, ClearedStatus, SubTransaction, TransactionSummary};
+use crate::api::transaction::{AppliedState, Flag, SplitLine, TransactionSpec};
+use crate::ynab_model::{self, ClearedStatus, SubTransaction, TransactionSummary};
 
 /// Where a transaction's amount goes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
@@ -41,7 +41,7 @@ pub struct EndState {
     pub allocation: Option<Allocation>,
     pub memo: Option<String>,
     pub approved: Option<bool>,
-    pub flag: Option<FlagColor>,
+    pub flag: Option<Flag>,
 }
 
 impl EndState {
@@ -119,15 +119,16 @@ pub fn observe(tx: &TransactionSummary, lines: &[SubTransaction], managed: &EndS
     full.restrict_to(managed)
 }
 
-fn flag_of(flag: Option<model::FlagColor>) -> FlagColor {
+/// YNAB's flag as the CRDs spell it; the only conversion this way.
+fn flag_of(flag: Option<ynab_model::FlagColor>) -> Flag {
     match flag {
-        None | Some(model::FlagColor::Empty) => FlagColor::None,
-        Some(model::FlagColor::Red) => FlagColor::Red,
-        Some(model::FlagColor::Orange) => FlagColor::Orange,
-        Some(model::FlagColor::Yellow) => FlagColor::Yellow,
-        Some(model::FlagColor::Green) => FlagColor::Green,
-        Some(model::FlagColor::Blue) => FlagColor::Blue,
-        Some(model::FlagColor::Purple) => FlagColor::Purple,
+        None | Some(ynab_model::FlagColor::Empty) => Flag::None,
+        Some(ynab_model::FlagColor::Red) => Flag::Red,
+        Some(ynab_model::FlagColor::Orange) => Flag::Orange,
+        Some(ynab_model::FlagColor::Yellow) => Flag::Yellow,
+        Some(ynab_model::FlagColor::Green) => Flag::Green,
+        Some(ynab_model::FlagColor::Blue) => Flag::Blue,
+        Some(ynab_model::FlagColor::Purple) => Flag::Purple,
     }
 }
 
@@ -314,8 +315,8 @@ pub fn guard(tx: &TransactionSummary, closed_through: Option<&str>) -> Option<Bl
 }
 
 /// The bulk-update item that writes `target` to transaction `id`.
-pub fn save_item(id: &str, target: &EndState) -> model::SaveTransactionWithIdOrImportId {
-    let mut fields = model::SaveTransactionWithOptionalFields::default();
+pub fn save_item(id: &str, target: &EndState) -> ynab_model::SaveTransactionWithIdOrImportId {
+    let mut fields = ynab_model::SaveTransactionWithOptionalFields::default();
     match &target.allocation {
         Some(Allocation::Category(c)) => fields.category_id = Some(Some(c.clone())),
         Some(Allocation::Uncategorized) => fields.category_id = Some(None),
@@ -324,7 +325,7 @@ pub fn save_item(id: &str, target: &EndState) -> model::SaveTransactionWithIdOrI
             fields.subtransactions = Some(
                 lines
                     .iter()
-                    .map(|l| model::SaveSubTransaction {
+                    .map(|l| ynab_model::SaveSubTransaction {
                         amount: l.amount,
                         payee_id: None,
                         payee_name: None,
@@ -339,22 +340,23 @@ pub fn save_item(id: &str, target: &EndState) -> model::SaveTransactionWithIdOrI
     fields.memo = target.memo.clone().map(Some);
     fields.approved = target.approved;
     fields.flag_color = target.flag.map(ynab_flag);
-    model::SaveTransactionWithIdOrImportId {
+    ynab_model::SaveTransactionWithIdOrImportId {
         id: Some(id.to_owned()),
         import_id: None,
         fields,
     }
 }
 
-fn ynab_flag(flag: FlagColor) -> Option<model::FlagColor> {
+/// The CRDs' flag as YNAB's wire type; the only conversion this way.
+fn ynab_flag(flag: Flag) -> Option<ynab_model::FlagColor> {
     match flag {
-        FlagColor::None => None,
-        FlagColor::Red => Some(model::FlagColor::Red),
-        FlagColor::Orange => Some(model::FlagColor::Orange),
-        FlagColor::Yellow => Some(model::FlagColor::Yellow),
-        FlagColor::Green => Some(model::FlagColor::Green),
-        FlagColor::Blue => Some(model::FlagColor::Blue),
-        FlagColor::Purple => Some(model::FlagColor::Purple),
+        Flag::None => None,
+        Flag::Red => Some(ynab_model::FlagColor::Red),
+        Flag::Orange => Some(ynab_model::FlagColor::Orange),
+        Flag::Yellow => Some(ynab_model::FlagColor::Yellow),
+        Flag::Green => Some(ynab_model::FlagColor::Green),
+        Flag::Blue => Some(ynab_model::FlagColor::Blue),
+        Flag::Purple => Some(ynab_model::FlagColor::Purple),
     }
 }
 

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::api::budget::{Currency, MirrorCounts};
-use crate::ynab::model::{
+use crate::ynab_model::{
     Account, Category, CategoryGroup, Payee, PlanDetail, SubTransaction, TransactionDetail,
     TransactionSummary,
 };

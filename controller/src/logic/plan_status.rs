@@ -2,7 +2,7 @@
 
 use k8s_openapi::jiff::Timestamp;
 
-use super::conditions::{self, Observed};
+use super::conditions::{self, AWAITING_APPROVAL, BLOCKED, INTERRUPTED, Observed, READY, VALID};
 use crate::api::common::DecisionRecord;
 use crate::api::plan::{CategorizationPlanStatus, PlanPhase};
 
@@ -66,12 +66,6 @@ pub fn settled(status: &CategorizationPlanStatus, generation: Option<i64>) -> bo
     };
     finished.is_some() && finished == generation
 }
-
-pub const READY: &str = "Ready";
-pub const VALID: &str = "Valid";
-pub const AWAITING_APPROVAL: &str = "AwaitingApproval";
-pub const BLOCKED: &str = "Blocked";
-pub const INTERRUPTED: &str = "Interrupted";
 
 /// Sets phase and conditions on `status`.
 pub fn apply(

@@ -80,7 +80,7 @@ pub fn approval_request(
     if !replaced {
         return Retention::LookAgainIn(retention);
     }
-    let settled_at = conditions::get(&status.conditions, "Ready")
+    let settled_at = conditions::get(&status.conditions, conditions::READY)
         .filter(|c| c.status == "True")
         .map_or(born, |c| c.last_transition_time.0);
     after(settled_at, retention, now)

@@ -8,7 +8,7 @@ use super::converge::{Allocation, EndState};
 use super::mirror::Mirror;
 use super::plan::validate::{allocation_problem, category_problem};
 use super::split;
-use crate::ynab::model::TransactionSummary;
+use crate::ynab_model::TransactionSummary;
 
 /// Every problem with `target` for `tx`, each naming the id and what to do, in one sentence
 /// each; `Ok` when there is none.

@@ -4,7 +4,7 @@
 
 use k8s_openapi::jiff::Timestamp;
 
-use super::conditions::{self, Observed};
+use super::conditions::{self, AWAITING_APPROVAL, BLOCKED, INTERRUPTED, Observed, READY, VALID};
 use crate::api::transaction::{TransactionPhase, TransactionStatus};
 
 /// What a reconcile concluded about one Transaction.
@@ -39,13 +39,8 @@ pub enum Verdict {
     },
 }
 
-pub const READY: &str = "Ready";
 pub const CONVERGED: &str = "Converged";
-pub const VALID: &str = "Valid";
 pub const DIVERGED: &str = "Diverged";
-pub const BLOCKED: &str = "Blocked";
-pub const AWAITING_APPROVAL: &str = "AwaitingApproval";
-pub const INTERRUPTED: &str = "Interrupted";
 
 /// Whether a person's `resolve` annotation has been acted on once the Transaction is in `phase`:
 /// while the write it asked for waits for an approval, the resolution must stay, or the approved

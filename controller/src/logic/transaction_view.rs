@@ -7,8 +7,8 @@ use super::plan::{CategoryRef, LineMoves, PlannedChange};
 use super::{money, split};
 use crate::api::budget::ManagedField;
 use crate::api::common::{Amount, CategoryChange};
-use crate::api::transaction::{FlagColor, ObservedTransaction};
-use crate::ynab::model::TransactionSummary;
+use crate::api::transaction::{Flag, ObservedTransaction};
+use crate::ynab_model::TransactionSummary;
 
 /// The allocation in words: a category's name, `Split (Groceries -5.00, Household -3.40)`, or
 /// `uncategorized`.
@@ -142,7 +142,7 @@ pub fn change_words(current: &EndState, target: &EndState, mirror: &Mirror) -> S
     }
 }
 
-fn flag_words(flag: FlagColor) -> String {
+fn flag_words(flag: Flag) -> String {
     serde_json::to_value(flag)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
@@ -159,7 +159,7 @@ pub fn observed(tx: &TransactionSummary, mirror: &Mirror, digits: u8) -> Observe
         tx,
         &[],
         &EndState {
-            flag: Some(crate::api::transaction::FlagColor::None),
+            flag: Some(crate::api::transaction::Flag::None),
             ..EndState::default()
         },
     )
@@ -181,7 +181,7 @@ pub fn observed(tx: &TransactionSummary, mirror: &Mirror, digits: u8) -> Observe
         },
         memo: tx.memo.clone(),
         approved: tx.approved,
-        flag_color: flag.filter(|f| *f != crate::api::transaction::FlagColor::None),
+        flag_color: flag.filter(|f| *f != crate::api::transaction::Flag::None),
         cleared: serde_json::to_value(tx.cleared)
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned))
@@ -333,12 +333,12 @@ mod tests {
             assert_eq!(change_words(&current, &target, &m), words, "{name}");
         }
         let flagged = EndState {
-            flag: Some(FlagColor::Red),
+            flag: Some(Flag::Red),
             approved: Some(true),
             ..EndState::default()
         };
         let was = EndState {
-            flag: Some(FlagColor::None),
+            flag: Some(Flag::None),
             approved: Some(false),
             ..EndState::default()
         };

@@ -22,10 +22,10 @@ use crate::logic::api_url::AllowedApiUrl;
 use crate::logic::budget_status::{self, SyncOutcome, SyncReport};
 use crate::logic::duration;
 use crate::logic::mirror::Mirror;
-use crate::mirror_sync::{self, MirrorKey};
-use crate::registry::{BudgetKey, Credentials, MirrorCell, MirrorSlot};
+use crate::ynab::budget_links::{BudgetKey, Credentials, MirrorCell, MirrorSlot};
 use crate::ynab::client::SharedWindow;
 use crate::ynab::error::YnabError;
+use crate::ynab::mirror_sync::{self, MirrorKey};
 use crate::ynab::token::Token;
 
 /// Retry delay after an error that needs a person (bad token, unknown plan): slow enough never
@@ -72,11 +72,15 @@ pub fn run(ctx: Arc<Context>, watches: &mut Watches) -> impl Future<Output = ()>
 fn forgetting(ctx: Arc<Context>, store: Store<Budget>) -> OnEvent<Budget> {
     Box::new(move |event| match event {
         watcher::Event::Delete(b) => {
-            forget(&ctx, &(b.namespace().unwrap_or_default(), b.name_any()));
+            let key = BudgetKey {
+                namespace: b.namespace().unwrap_or_default(),
+                name: b.name_any(),
+            };
+            forget(&ctx, &key);
         }
         watcher::Event::InitDone => {
-            for key in ctx.registry.budgets() {
-                let known = ObjectRef::new(&key.1).within(&key.0);
+            for key in ctx.budget_links.budgets() {
+                let known = ObjectRef::new(&key.name).within(&key.namespace);
                 if store.get(&known).is_none() {
                     forget(&ctx, &key);
                 }
@@ -88,8 +92,8 @@ fn forgetting(ctx: Arc<Context>, store: Store<Budget>) -> OnEvent<Budget> {
 
 /// Forgets a Budget that no longer exists: its mirror, token, request window and write queue.
 fn forget(ctx: &Context, key: &BudgetKey) {
-    ctx.registry.forget(&key.0, &key.1);
-    ctx.writer.forget(key);
+    ctx.budget_links.forget(&key.namespace, &key.name);
+    ctx.batcher.forget(key);
 }
 
 /// The Budgets whose token is in `secret`.
@@ -113,7 +117,7 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
     // Before waiting for the mirror: a write holding it must find its permit withdrawn before
     // it sends.
     let paired = pair(&budget, &ctx, &namespace).await;
-    let cell = ctx.registry.mirror(&namespace, &budget.name_any());
+    let cell = ctx.budget_links.mirror(&namespace, &budget.name_any());
     let turn = cell.turn.lock().await;
     let (outcome, window, requeue) = match paired {
         Ok(paired) => sync(&budget, &ctx, &namespace, paired, &cell).await,
@@ -174,14 +178,14 @@ async fn pair(
     let spec = &budget.spec;
     let name = budget.name_any();
     if spec.suspend {
-        ctx.registry.forget_credentials(namespace, &name);
+        ctx.budget_links.forget_credentials(namespace, &name);
         return Err((SyncOutcome::Suspended, Action::await_change()));
     }
     let interval = duration::parse(&spec.sync_interval.0)
         .map_err(|e| (failed("InvalidSpec", e.to_string()), Action::await_change()))?;
     // The URL first: a token is not even read for a place it may not go.
     let url = ctx.api_urls.check(&spec.api_url).map_err(|e| {
-        ctx.registry.forget_credentials(namespace, &name);
+        ctx.budget_links.forget_credentials(namespace, &name);
         (
             failed("ApiUrlNotAllowed", e.to_string()),
             Action::await_change(),
@@ -195,13 +199,13 @@ async fn pair(
     )
     .await
     .map_err(|e| {
-        ctx.registry.forget_credentials(namespace, &name);
+        ctx.budget_links.forget_credentials(namespace, &name);
         (
             failed(e.reason(), e.to_string()),
             Action::requeue(NEEDS_A_PERSON),
         )
     })?;
-    ctx.registry.set_credentials(
+    ctx.budget_links.set_credentials(
         namespace,
         &name,
         Credentials {
@@ -233,7 +237,7 @@ async fn sync(
     } = paired;
     let client =
         match ctx
-            .registry
+            .budget_links
             .client(&url, &token, spec.requests_per_hour, ctx.metrics.clone())
         {
             Ok(c) => c.led_by(ctx.leadership.clone()),
@@ -248,7 +252,7 @@ async fn sync(
     let window = client.window().clone();
     // A token YNAB refused is refused again: a Secret event or an edit that leaves the token as
     // it is must not cost a request.
-    if let Some(refused) = ctx.registry.refusal(&url, &token, NEEDS_A_PERSON) {
+    if let Some(refused) = ctx.budget_links.refusal(&url, &token, NEEDS_A_PERSON) {
         return (
             failed(refused.reason(), refused.to_string()),
             Some(window),
@@ -268,12 +272,12 @@ async fn sync(
     let key = MirrorKey {
         namespace: namespace.to_owned(),
         budget: budget.name_any(),
-        registry: ctx.registry.clone(),
+        budget_links: ctx.budget_links.clone(),
     };
     let started = Instant::now();
     match mirror_sync::sync(&client, &spec.plan_id, cell, &key).await {
         Ok(changes) => {
-            ctx.registry.set_refusal(&url, &token, None);
+            ctx.budget_links.set_refusal(&url, &token, None);
             ctx.metrics
                 .sync_duration
                 .observe(started.elapsed().as_secs_f64());
@@ -283,7 +287,7 @@ async fn sync(
         }
         Err(e) => {
             if matches!(e, YnabError::Unauthorized { .. }) {
-                ctx.registry.set_refusal(&url, &token, Some(e.clone()));
+                ctx.budget_links.set_refusal(&url, &token, Some(e.clone()));
             }
             let requeue = retry_after(&e);
             (

@@ -3,9 +3,9 @@
 pub mod approval;
 pub mod approval_gate;
 pub mod budget;
+pub mod budget_scoped;
 pub mod config_repo;
 pub mod plan;
-pub mod scoped;
 pub mod transaction;
 
 use std::borrow::Cow;
@@ -26,17 +26,17 @@ use crate::leadership::Leadership;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::logic::duration;
 use crate::metrics::{ErrorLabels, Measure, Metrics};
-use crate::mirror_sync::MirrorKey;
-use crate::registry::Registry;
-use crate::writer::{Destination, Writer};
+use crate::ynab::batcher::{Batcher, Destination};
+use crate::ynab::budget_links::BudgetLinks;
+use crate::ynab::mirror_sync::MirrorKey;
 
 /// What every reconciler shares.
 pub struct Context {
     pub client: kube::Client,
     pub metrics: Arc<Metrics>,
-    pub registry: Arc<Registry>,
+    pub budget_links: Arc<BudgetLinks>,
     pub events: Events,
-    pub writer: Arc<Writer>,
+    pub batcher: Arc<Batcher>,
     /// Every Budget, kept current by the shared watch: reconcilers read them without asking
     /// the API.
     pub budgets: Store<Budget>,
@@ -61,21 +61,21 @@ impl Context {
     /// while the Budget is suspended, and when `spec.apiUrl` is not allowed or the Budget names
     /// another URL or Secret than that sync. The client carries the credentials' permit: once
     /// the Budget is suspended or deleted or its Secret goes, it sends nothing, even from the
-    /// writer's queue.
+    /// batcher's queue.
     pub fn destination(&self, namespace: &str, budget: &Budget) -> Option<Destination> {
         let spec = &budget.spec;
         if spec.suspend {
             return None;
         }
         let url = self.api_urls.check(&spec.api_url).ok()?;
-        let (token, permit) = self.registry.credentials_for(
+        let (token, permit) = self.budget_links.credentials_for(
             namespace,
             &budget.name_any(),
             &url,
             &spec.token_secret_ref,
         )?;
         let client = self
-            .registry
+            .budget_links
             .client(&url, &token, spec.requests_per_hour, self.metrics.clone())
             .ok()?
             .under(permit)
@@ -83,7 +83,7 @@ impl Context {
         Some(Destination {
             client,
             plan_id: spec.plan_id.clone(),
-            mirror: self.registry.mirror(namespace, &budget.name_any()),
+            mirror: self.budget_links.mirror(namespace, &budget.name_any()),
             closed_through: spec.closed_through.clone(),
             window: duration::parse(&spec.writes.batch_window.0)
                 .unwrap_or(Duration::from_millis(200)),
@@ -91,7 +91,7 @@ impl Context {
             key: MirrorKey {
                 namespace: namespace.to_owned(),
                 budget: budget.name_any(),
-                registry: self.registry.clone(),
+                budget_links: self.budget_links.clone(),
             },
         })
     }

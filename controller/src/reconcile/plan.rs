@@ -12,7 +12,7 @@ use kube::runtime::reflector::ObjectRef;
 use kube::{Api, Resource, ResourceExt};
 
 use super::approval_gate::{self, Ask, Gate, Grant};
-use super::{Context, Error, scoped};
+use super::{Context, Error, budget_scoped};
 use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
 use crate::api::common::WriteIntent;
@@ -27,22 +27,23 @@ use crate::logic::plan::step::{self, Resume, Step};
 use crate::logic::plan::{self, AppliedChange, Approved, Basis, PlanPreview, State};
 use crate::logic::plan_status::{self, PlanVerdict};
 use crate::logic::{announce, policy};
-use crate::writer::Destination;
+use crate::ynab::batcher::Destination;
+use crate::ynab::budget_links::BudgetKey;
 
 /// Subscribes to the shared watches at once; the returned future runs the controller.
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
     // A plan not applied yet previews YNAB's state: any change may move it.
-    let concerns: scoped::Concerns<CategorizationPlan> = |p, _| {
+    let concerns: budget_scoped::Concerns<CategorizationPlan> = |p, _| {
         !p.status
             .as_ref()
             .is_some_and(|s| plan_status::settled(s, p.metadata.generation))
     };
     let controller =
-        scoped::controller(&ctx, &watches.plans, watches, concerns).shutdown_on_signal();
+        budget_scoped::controller(&ctx, &watches.plans, watches, concerns).shutdown_on_signal();
     super::drain(controller.run(reconcile, super::error_policy, ctx))
 }
 
-impl scoped::BudgetScoped for CategorizationPlan {
+impl budget_scoped::BudgetScoped for CategorizationPlan {
     fn budget_name(&self) -> &str {
         &self.spec.budget_ref.name
     }
@@ -199,7 +200,7 @@ async fn settle_cut_off(
 ) -> Result<Option<PlanVerdict>, Error> {
     let now = Timestamp::now();
     let conclusion = {
-        let slot = ctx.registry.mirror(namespace, budget);
+        let slot = ctx.budget_links.mirror(namespace, budget);
         let slot = slot.state.read().await;
         operation::interrupted(&cut.changes, &slot.mirror)
     };
@@ -233,7 +234,7 @@ async fn finish(
     next: &mut CategorizationPlanStatus,
 ) -> Result<u32, Error> {
     let tally = {
-        let slot = ctx.registry.mirror(namespace, budget);
+        let slot = ctx.budget_links.mirror(namespace, budget);
         let slot = slot.state.read().await;
         end::tally(end, &slot.mirror)
     };
@@ -339,9 +340,9 @@ impl Operation<'_> {
                 all_or_nothing: true,
                 authorized: Authorized::Plan(approved.clone()),
             };
-            let key = (self.namespace.to_owned(), self.budget.to_owned());
+            let key = BudgetKey::new(self.namespace, self.budget);
             let outcomes = match ctx
-                .writer
+                .batcher
                 .submit(key, destination.clone(), submission)
                 .await
             {
@@ -403,7 +404,7 @@ async fn preview(
             )));
         }
     };
-    let slot = ctx.registry.mirror(namespace, &budget.name_any());
+    let slot = ctx.budget_links.mirror(namespace, &budget.name_any());
     let slot = slot.state.read().await;
     let mirror = &slot.mirror;
     if mirror.server_knowledge == 0 || slot.source.0 != budget.spec.plan_id {

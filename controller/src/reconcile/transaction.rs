@@ -11,7 +11,7 @@ use kube::runtime::reflector::ObjectRef;
 use kube::{Resource, ResourceExt};
 
 use super::approval_gate::{self, Ask, Gate};
-use super::{Context, Error, scoped};
+use super::{Context, Error, budget_scoped};
 use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
 use crate::api::transaction::{Transaction, TransactionStatus};
@@ -25,17 +25,19 @@ use crate::logic::transaction_step::{self as step, RESOLVE, Seen, Step};
 use crate::logic::transaction_view as view;
 use crate::logic::{announce, gate};
 use crate::logic::{policy, transaction_check};
-use crate::ynab::model::TransactionSummary;
+use crate::ynab::budget_links::BudgetKey;
+use crate::ynab_model::TransactionSummary;
 
 /// Subscribes to the shared watches at once; the returned future runs the controller.
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
-    let concerns: scoped::Concerns<Transaction> = |t, ids| ids.contains(&t.spec.transaction_id);
-    let controller =
-        scoped::controller(&ctx, &watches.transactions, watches, concerns).shutdown_on_signal();
+    let concerns: budget_scoped::Concerns<Transaction> =
+        |t, ids| ids.contains(&t.spec.transaction_id);
+    let controller = budget_scoped::controller(&ctx, &watches.transactions, watches, concerns)
+        .shutdown_on_signal();
     super::drain(controller.run(reconcile, super::error_policy, ctx))
 }
 
-impl scoped::BudgetScoped for Transaction {
+impl budget_scoped::BudgetScoped for Transaction {
     fn budget_name(&self) -> &str {
         &self.spec.budget_ref.name
     }
@@ -148,7 +150,7 @@ async fn read_facts(
         Ok(t) => t,
         Err(e) => return Ok(Err(Verdict::Invalid(format!("spec.split: {e}")))),
     };
-    let slot = ctx.registry.mirror(&namespace, budget_name);
+    let slot = ctx.budget_links.mirror(&namespace, budget_name);
     let slot = slot.state.read().await;
     let mirror = &slot.mirror;
     if mirror.server_knowledge == 0 || slot.source.0 != budget.spec.plan_id {
@@ -237,8 +239,15 @@ async fn write(
         authorized: Authorized::Transaction { scope, hash },
     };
     let outcome = match ctx
-        .writer
-        .submit((namespace, budget.name_any()), destination, submission)
+        .batcher
+        .submit(
+            BudgetKey {
+                namespace,
+                name: budget.name_any(),
+            },
+            destination,
+            submission,
+        )
         .await
     {
         Ok(mut outcomes) => outcomes.pop().expect("one outcome per item"),

@@ -10,10 +10,6 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::error::YnabError;
-use super::model::{
-    Envelope, ErrorResponse, PatchTransactionsWrapper, PlanData, SaveTransactionWithIdOrImportId,
-    SaveTransactionsData,
-};
 use super::permit::Permit;
 use super::token::Token;
 use crate::leadership::Leadership;
@@ -22,6 +18,10 @@ use crate::logic::outside_text;
 use crate::logic::request_window::{Denied, RequestWindow};
 use crate::logic::retry::{self, Failure, RequestKind};
 use crate::metrics::{Metrics, RequestLabels};
+use crate::ynab_model::{
+    Envelope, ErrorResponse, PatchTransactionsWrapper, PlanData, SaveTransactionWithIdOrImportId,
+    SaveTransactionsData,
+};
 
 /// YNAB cuts requests off at 30 s itself.
 const TIMEOUT: Duration = Duration::from_secs(35);

@@ -1,9 +1,12 @@
-//! YNAB API v1 wire types (spec 1.86.0), shared by the YNAB client and the test simulator.
-//!
-//! Money is always `i64` milliunits; the spec's `*_currency` doubles are deliberately not modelled.
+//! The YNAB adapter: the HTTP client and its errors, tokens and permits, and the YNAB side of each
+//! Budget: its links to YNAB ([`budget_links`]), the sync of its mirror ([`mirror_sync`]) and the
+//! batching of its writes ([`batcher`]). The wire types it sends and receives are in
+//! [`crate::ynab_model`].
 
+pub mod batcher;
+pub mod budget_links;
 pub mod client;
 pub mod error;
-pub mod model;
+pub mod mirror_sync;
 pub mod permit;
 pub mod token;

@@ -1,9 +1,9 @@
 //! Whether the credentials a client was made from still stand.
 //!
-//! A write can wait in the writer's queue for a batch window and behind a slow read; by then the
-//! Budget may be suspended, deleted, or its token Secret gone. The registry withdraws the permit
-//! of such a Budget's credentials, and the client checks it right before every request, so a
-//! request already queued never goes out afterwards.
+//! A write can wait in the batcher's queue for a batch window and behind a slow read; by then the
+//! Budget may be suspended, deleted, or its token Secret gone. [`super::budget_links`] withdraws
+//! the permit of such a Budget's credentials, and the client checks it right before every
+//! request, so a request already queued never goes out afterwards.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

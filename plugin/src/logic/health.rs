@@ -20,7 +20,7 @@ pub const BUDGET_HEADERS: [&str; 6] = [
 /// the Ready message when it is not Ready.
 pub fn budget_row(b: &Budget, now: Timestamp) -> Vec<String> {
     let status = b.status.clone().unwrap_or_default();
-    let ready = conditions::get(&status.conditions, "Ready");
+    let ready = conditions::get(&status.conditions, conditions::READY);
     let message = ready
         .filter(|c| c.status != "True")
         .map(|c| c.message.clone())

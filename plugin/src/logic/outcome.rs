@@ -78,7 +78,7 @@ fn plan_outcome(request: &ApprovalRequest, plan: &CategorizationPlan) -> Option<
         .as_ref()
         .is_some_and(|d| d.preview_hash == request.spec.preview_hash);
     let ready = || {
-        conditions::get(&status.conditions, "Ready")
+        conditions::get(&status.conditions, conditions::READY)
             .map(|c| c.message.clone())
             .unwrap_or_default()
     };

@@ -95,7 +95,7 @@ async fn memo_and_flag_changes_ask_and_nothing_is_written_before_approval() {
             .await
             .spec
             .flag_color,
-        Some(ledgerops::api::transaction::FlagColor::Red),
+        Some(ledgerops::api::transaction::Flag::Red),
         "the flag still waits for its own approval"
     );
 }

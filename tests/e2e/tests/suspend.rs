@@ -1,5 +1,5 @@
 //! Suspending a Budget, or taking its token Secret away (deleted, emptied or un-labelled), stops
-//! every YNAB request of the Budget within one reconcile: a write already waiting in the writer's
+//! every YNAB request of the Budget within one reconcile: a write already waiting in the batcher's
 //! batch window is never sent, not even the read before it. Giving the Budget back lets the same
 //! write go out once. Counts are the simulator's, not times.
 
@@ -30,7 +30,7 @@ async fn holding(prefix: &str) -> Scenario {
     .await
 }
 
-/// The bakery to Groceries, and its write queued in the writer (its intent is recorded first).
+/// The bakery to Groceries, and its write queued in the batcher (its intent is recorded first).
 async fn write_queued(s: &Scenario) {
     s.bakery_to_groceries().await;
     s.wait_transaction("bakery", TransactionPhase::Writing)

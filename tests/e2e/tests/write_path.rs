@@ -167,7 +167,7 @@ async fn a_record_ynab_refuses_holds_back_no_other_and_is_not_sent_again() {
         let s = writing(&format!("refused{status}"), 6, json!({"batchWindow": "3s"})).await;
         refuse_record(&s, &load_id(3), status).await;
         // The six wait behind a suspended Budget and are released by one change, so they reach
-        // the writer together and go out as one batch however loaded the machine is.
+        // the batcher together and go out as one batch however loaded the machine is.
         set_suspend(&s, true).await;
         s.wait_budget("household", BudgetPhase::Suspended).await;
         s.create_loads(6, "Groceries").await;

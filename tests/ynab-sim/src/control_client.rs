@@ -1,7 +1,7 @@
 //! `SimControl`: a typed client for the `/__sim` controls, usable from any process.
 
 use chrono::{DateTime, Utc};
-use ledgerops::ynab::model::{NewTransaction, TransactionData, TransactionDetail};
+use ledgerops::ynab_model::{NewTransaction, TransactionData, TransactionDetail};
 use reqwest::{Method, RequestBuilder};
 use serde::Serialize;
 use serde::de::DeserializeOwned;

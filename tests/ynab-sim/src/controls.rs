@@ -9,7 +9,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post, put};
 use chrono::{DateTime, Utc};
-use ledgerops::ynab::model::{NewTransaction, TransactionData};
+use ledgerops::ynab_model::{NewTransaction, TransactionData};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! `last_knowledge_of_server` returns only records changed after it (deleted ones included);
 //! without it, deleted records are left out.
 
-use ledgerops::ynab::model::{Account, Category, CategoryGroup, Payee, TransactionDetail};
+use ledgerops::ynab_model::{Account, Category, CategoryGroup, Payee, TransactionDetail};
 use serde::{Deserialize, Serialize};
 
 /// A record and the knowledge at which it last changed.

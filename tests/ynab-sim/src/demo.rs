@@ -2,7 +2,7 @@
 //! 2026, generated deterministically (fixed seed, own PRNG) so the file can be checked against
 //! this code. Run `cargo run -p ynab-sim --bin gen-demo` to rewrite it.
 
-use ledgerops::ynab::model::{
+use ledgerops::ynab_model::{
     Account, AccountType, Category, CategoryGroup, CategoryGroupWithCategories, ClearedStatus,
     CurrencyFormat, DateFormat, FlagColor, Payee, PlanSummary, SubTransaction, TransactionDetail,
     TransactionSummary, User,

@@ -2,7 +2,7 @@
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use ledgerops::ynab::model::{ErrorDetail, ErrorResponse};
+use ledgerops::ynab_model::{ErrorDetail, ErrorResponse};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {

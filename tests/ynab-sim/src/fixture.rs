@@ -2,7 +2,7 @@
 //! and each month's assigned (`budgeted`) amounts. Derived amounts in a fixture (balances,
 //! activity, names) are informative only: the simulator recomputes them from the transactions.
 
-use ledgerops::ynab::model::{
+use ledgerops::ynab_model::{
     Account, CategoryGroupWithCategories, Payee, PlanSummary, TransactionDetail, User,
 };
 use serde::{Deserialize, Serialize};

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use ledgerops::ynab::model::User;
+use ledgerops::ynab_model::User;
 use serde::{Deserialize, Serialize};
 
 use crate::SimError;

@@ -79,7 +79,7 @@ pub fn commit_report(plan: &CategorizationPlan) -> Option<CommitReport> {
     let status = plan.status.as_ref()?;
     let changes = status.preview.as_ref().map(|p| p.change_count).unwrap_or(0);
     let why = || {
-        conditions::get(&status.conditions, "Ready")
+        conditions::get(&status.conditions, conditions::READY)
             .map(|c| c.message.clone())
             .unwrap_or_default()
     };

@@ -6,10 +6,9 @@ use k8s_openapi::jiff::Timestamp;
 use super::decide::Guard;
 use super::documents::Refusal;
 use crate::api::config_repo::{ConfigRepoStatus, InventoryEntry, RepoPhase};
-use crate::logic::conditions::{self, Observed};
+use crate::logic::conditions::{self, Observed, READY};
 use crate::logic::outside_text;
 
-pub const READY: &str = "Ready";
 /// The longest message a ConfigRepo's status carries.
 const MAX_MESSAGE: usize = 2000;
 /// How many refused documents a message lists.

@@ -79,7 +79,7 @@ fn in_month(date: &str, month: Option<&str>) -> bool {
 /// Suggestions for the uncategorized transactions of `month` (all when None), oldest first.
 /// Transfers, split transactions and transactions whose payee has no history are left out.
 pub fn suggest(mirror: &Mirror, month: Option<&str>) -> Vec<Suggestion> {
-    let payee_name = |t: &crate::ynab::model::TransactionSummary| -> String {
+    let payee_name = |t: &crate::ynab_model::TransactionSummary| -> String {
         t.payee_id
             .as_ref()
             .and_then(|id| mirror.payees.get(id))
@@ -186,7 +186,7 @@ mod tests {
             ("fuel", "Fuel", false),
             ("old", "Old", true),
         ] {
-            let c: crate::ynab::model::Category = serde_json::from_value(serde_json::json!({
+            let c: crate::ynab_model::Category = serde_json::from_value(serde_json::json!({
                 "id": id, "category_group_id": "g", "name": name, "hidden": hidden,
                 "internal": false, "budgeted": 0, "activity": 0, "balance": 0, "deleted": false
             }))
@@ -194,7 +194,7 @@ mod tests {
             m.categories.insert(id.into(), c);
         }
         let tx = |id: &str, date: &str, payee: &str, cat: Option<&str>, transfer: bool| {
-            let t: crate::ynab::model::TransactionSummary =
+            let t: crate::ynab_model::TransactionSummary =
                 serde_json::from_value(serde_json::json!({
                     "id": id, "date": date, "amount": -12340, "cleared": "cleared",
                     "approved": true, "account_id": "a", "import_payee_name": payee,

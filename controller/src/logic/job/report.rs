@@ -118,7 +118,7 @@ pub fn status_report(
         out.push_str("| budget | phase | ready | last sync |\n|---|---|---|---|\n");
         for b in budgets {
             let status = b.status.clone().unwrap_or_default();
-            let ready = conditions::get(&status.conditions, "Ready")
+            let ready = conditions::get(&status.conditions, conditions::READY)
                 .map(|c| format!("{} ({}) {}", c.status, c.reason, cell(&c.message)))
                 .unwrap_or_else(|| "unknown".into());
             out.push_str(&format!(

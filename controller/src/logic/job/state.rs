@@ -453,7 +453,7 @@ fn ready(s: &JobState, status: Status, reason: &'static str, at: Timestamp) -> V
     };
     conditions::set(
         &s.conditions,
-        Observed::new("Ready", status, reason, message),
+        Observed::new(conditions::READY, status, reason, message),
         s.generation,
         at,
     )

@@ -8,7 +8,7 @@ use super::preview::{PlanPreview, State, preview};
 use super::undo::{AppliedChange, undo_preview};
 use crate::api::plan::Assignment;
 use crate::logic::mirror::Mirror;
-use crate::ynab::model::TransactionSummary;
+use crate::ynab_model::TransactionSummary;
 
 /// What a plan's spec asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! What kind of category a transaction would be put in, read from the mirror.
 
 use crate::logic::mirror::Mirror;
-use crate::ynab::model::Category;
+use crate::ynab_model::Category;
 
 /// The group YNAB keeps one payment category per credit card in. YNAB flags neither the group
 /// nor its categories as internal, so its fixed name is what tells them apart.

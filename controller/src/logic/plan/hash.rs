@@ -6,8 +6,8 @@ use std::fmt::Write;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::preview::Step;
-use crate::ynab::model::TransactionSummary;
+use super::preview_step::PreviewStep;
+use crate::ynab_model::TransactionSummary;
 
 /// Bumped whenever what is hashed changes, so an old approval can never match a new meaning.
 const DOMAIN: &str = "ledgerops.dev/categorization-preview/v2";
@@ -42,7 +42,7 @@ enum Intent<'a> {
 
 /// Lowercase hex SHA-256 of `steps` in `scope` (the Budget and YNAB plan), sorted by
 /// transaction id so the plan's order is irrelevant.
-pub(super) fn preview_hash(scope: &str, steps: &[Step<'_>]) -> String {
+pub(super) fn preview_hash(scope: &str, steps: &[PreviewStep<'_>]) -> String {
     let mut rows: Vec<Row<'_>> = steps.iter().map(row).collect();
     rows.sort_by(|a, b| a.transaction_id.cmp(b.transaction_id));
     let canonical = serde_json::to_vec(&(DOMAIN, scope, rows))
@@ -60,14 +60,14 @@ pub fn hex_sha256(bytes: &[u8]) -> String {
         })
 }
 
-fn row<'a>(step: &Step<'a>) -> Row<'a> {
+fn row<'a>(step: &PreviewStep<'a>) -> Row<'a> {
     match *step {
-        Step::Set { transaction, to } => Row {
+        PreviewStep::Set { transaction, to } => Row {
             transaction_id: &transaction.id,
             current: Some(current(transaction)),
             intent: Intent::Set { category_id: to },
         },
-        Step::Conflict {
+        PreviewStep::Conflict {
             transaction_id,
             current: now,
         } => Row {
@@ -99,21 +99,21 @@ mod tests {
         let tx = &m.transactions["tx-065"];
         let set_none = preview_hash(
             "scope",
-            &[Step::Set {
+            &[PreviewStep::Set {
                 transaction: tx,
                 to: None,
             }],
         );
         let leave = preview_hash(
             "scope",
-            &[Step::Conflict {
+            &[PreviewStep::Conflict {
                 transaction_id: &tx.id,
                 current: Some(tx),
             }],
         );
         let gone = preview_hash(
             "scope",
-            &[Step::Conflict {
+            &[PreviewStep::Conflict {
                 transaction_id: &tx.id,
                 current: None,
             }],
@@ -126,7 +126,7 @@ mod tests {
     #[test]
     fn is_lowercase_hex_sha256_independent_of_order() {
         let m = mirror();
-        let step = |id: &str, to| Step::Set {
+        let step = |id: &str, to| PreviewStep::Set {
             transaction: &m.transactions[id],
             to,
         };

@@ -9,6 +9,7 @@ pub mod hash;
 pub mod operation;
 pub mod outcome;
 pub mod preview;
+mod preview_step;
 pub mod step;
 pub mod undo;
 pub mod validate;

@@ -5,12 +5,13 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use super::hash::preview_hash;
+use super::preview_step::PreviewStep;
 use crate::api::budget::ManagedField;
 use crate::api::common::{Amount, CategoryChange};
 use crate::api::plan::{Assignment, Preview};
 use crate::logic::mirror::Mirror;
 use crate::logic::money::to_decimal;
-use crate::ynab::model::TransactionSummary;
+use crate::ynab_model::TransactionSummary;
 
 /// One transaction whose category a write would change.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,7 +124,7 @@ pub fn preview(assignments: &[Assignment], state: &State<'_>) -> PlanPreview {
         .iter()
         .filter_map(|a| {
             let transaction = state.transaction(&a.transaction_id)?;
-            Some(Step::Set {
+            Some(PreviewStep::Set {
                 transaction,
                 to: Some(&a.category_id),
             })
@@ -132,22 +133,8 @@ pub fn preview(assignments: &[Assignment], state: &State<'_>) -> PlanPreview {
     assemble(steps, state)
 }
 
-/// One transaction a preview covers, and what is asked of it.
-pub(super) enum Step<'a> {
-    /// Put the transaction in category `to`; `None` leaves it with no category.
-    Set {
-        transaction: &'a TransactionSummary,
-        to: Option<&'a str>,
-    },
-    /// Leave the transaction alone: it changed since, or was deleted (`current` is `None`).
-    Conflict {
-        transaction_id: &'a str,
-        current: Option<&'a TransactionSummary>,
-    },
-}
-
 /// The preview of `steps`: plans and undos differ only in how they choose the steps.
-pub(super) fn assemble(steps: Vec<Step<'_>>, state: &State<'_>) -> PlanPreview {
+pub(super) fn assemble(steps: Vec<PreviewStep<'_>>, state: &State<'_>) -> PlanPreview {
     let (mirror, decimal_digits) = (state.mirror, state.decimal_digits);
     let hash = preview_hash(state.scope, &steps);
     let mut changes = Vec::new();
@@ -155,13 +142,15 @@ pub(super) fn assemble(steps: Vec<Step<'_>>, state: &State<'_>) -> PlanPreview {
     let mut conflicts = Vec::new();
     for step in steps {
         match step {
-            Step::Set { transaction, to } if transaction.category_id.as_deref() == to => {
+            PreviewStep::Set { transaction, to } if transaction.category_id.as_deref() == to => {
                 unchanged += 1;
             }
-            Step::Set { transaction, to } => {
+            PreviewStep::Set { transaction, to } => {
                 changes.push(planned_change(transaction, to, mirror, decimal_digits));
             }
-            Step::Conflict { transaction_id, .. } => conflicts.push(transaction_id.to_owned()),
+            PreviewStep::Conflict { transaction_id, .. } => {
+                conflicts.push(transaction_id.to_owned())
+            }
         }
     }
     changes.sort_by(|a, b| by_date_then_id(&a.change, &b.change));

@@ -57,7 +57,7 @@ pub fn settled(
         return None;
     }
     let said = || {
-        conditions::get(&status.conditions, plan_status::READY)
+        conditions::get(&status.conditions, conditions::READY)
             .map(|c| c.message.clone())
             .unwrap_or_default()
     };

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::preview::{PlanPreview, State, Step, assemble};
+use super::preview::{PlanPreview, State, assemble};
+use super::preview_step::PreviewStep;
 use crate::api::common::CategoryChange;
 
 /// One transaction an applied plan moved, as journaled for its undo.
@@ -39,12 +40,12 @@ pub fn undo_preview(applied: &[AppliedChange], state: &State<'_>) -> PlanPreview
                 if transaction.category_id == a.to_category_id
                     || transaction.category_id == a.from_category_id =>
             {
-                Step::Set {
+                PreviewStep::Set {
                     transaction,
                     to: a.from_category_id.as_deref(),
                 }
             }
-            current => Step::Conflict {
+            current => PreviewStep::Conflict {
                 transaction_id: &a.transaction_id,
                 current,
             },

@@ -143,7 +143,7 @@ pub fn category_problem(id: &str, mirror: &Mirror) -> Option<PlanError> {
 mod guard_tests {
     use super::*;
     use crate::logic::plan::test_support::{assign, at, mirror};
-    use crate::ynab::model::ClearedStatus;
+    use crate::ynab_model::ClearedStatus;
 
     #[test]
     fn reconciled_and_closed_month_changes_are_named() {

@@ -1,6 +1,6 @@
 use super::test_support::at;
 use super::*;
-use crate::api::transaction::FlagColor;
+use crate::api::transaction::Flag;
 use crate::logic::converge::Line;
 
 #[test]
@@ -19,7 +19,7 @@ fn what_the_status_records_as_applied() {
         allocation,
         memo: Some("bread".into()),
         approved: Some(true),
-        flag: Some(FlagColor::Red),
+        flag: Some(Flag::Red),
     };
     // allocation → (category, split lines)
     type Case = (
@@ -55,7 +55,7 @@ fn what_the_status_records_as_applied() {
             split,
             memo: Some("bread".into()),
             approved: Some(true),
-            flag_color: Some(FlagColor::Red),
+            flag_color: Some(Flag::Red),
             at: Time(at(5)),
         };
         assert_eq!(applied_state(&state, at(5)), want, "{state:?}");

@@ -3,8 +3,7 @@
 
 use super::{Step, converged, refused};
 use crate::api::transaction::TransactionStatus;
-use crate::logic::conditions;
-use crate::logic::transaction_status::BLOCKED;
+use crate::logic::conditions::{self, BLOCKED};
 
 /// A verdict that still stands for `generation` of the spec: a person chose YNAB's state, or
 /// YNAB refused the write. The marks an earlier generation left are cleared from `status`.

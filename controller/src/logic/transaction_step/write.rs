@@ -15,7 +15,7 @@ use crate::logic::converge;
 use crate::logic::plan::PlanError;
 use crate::logic::split;
 use crate::logic::transaction_status::Verdict;
-use crate::ynab::model::TransactionSummary;
+use crate::ynab_model::TransactionSummary;
 
 /// What stops the write before anyone is asked about it: a guard on the transaction (reconciled,
 /// closed month, a split YNAB cannot change), or the Budget `budget` (writes disabled,

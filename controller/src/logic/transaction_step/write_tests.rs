@@ -4,7 +4,7 @@ use super::super::test_support::{at, category, seen};
 use super::*;
 use crate::logic::converge::{Allocation, EndState, Line};
 use crate::logic::plan::test_support::mirror;
-use crate::ynab::model::ClearedStatus;
+use crate::ynab_model::ClearedStatus;
 
 fn spec(enabled: bool, suspend: bool, closed_through: Option<&str>) -> BudgetSpec {
     serde_json::from_value(json!({

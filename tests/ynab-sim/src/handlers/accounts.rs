@@ -1,7 +1,7 @@
 //! `GET /plans/{plan_id}/accounts[/{account_id}]`.
 
 use axum::extract::{Path, State};
-use ledgerops::ynab::model::{AccountData, AccountsData};
+use ledgerops::ynab_model::{AccountData, AccountsData};
 
 use super::{Answer, DeltaQuery, Shared, data};
 use crate::delta;

@@ -2,7 +2,7 @@
 //! `budgeted` only).
 
 use axum::extract::{Path, State};
-use ledgerops::ynab::model::{
+use ledgerops::ynab_model::{
     CategoriesData, CategoryData, PatchMonthCategoryWrapper, SaveCategoryData,
 };
 

@@ -12,7 +12,7 @@ pub mod user;
 use std::sync::Arc;
 
 use axum::Json;
-use ledgerops::ynab::model::Envelope;
+use ledgerops::ynab_model::Envelope;
 use serde::Deserialize;
 
 use crate::SimError;

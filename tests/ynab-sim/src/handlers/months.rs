@@ -1,7 +1,7 @@
 //! `GET /plans/{plan_id}/months[/{month}]`.
 
 use axum::extract::{Path, State};
-use ledgerops::ynab::model::{MonthData, MonthsData};
+use ledgerops::ynab_model::{MonthData, MonthsData};
 
 use super::{Answer, DeltaQuery, Shared, data};
 use crate::SimError;

@@ -1,7 +1,7 @@
 //! `GET /plans/{plan_id}/payees[/{payee_id}]`.
 
 use axum::extract::{Path, State};
-use ledgerops::ynab::model::{PayeeData, PayeesData};
+use ledgerops::ynab_model::{PayeeData, PayeesData};
 
 use super::{Answer, DeltaQuery, Shared, data};
 use crate::delta;

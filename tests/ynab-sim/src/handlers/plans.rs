@@ -1,7 +1,7 @@
 //! `GET /plans`, `GET /plans/{plan_id}`, `GET /plans/{plan_id}/settings`.
 
 use axum::extract::{Path, State};
-use ledgerops::ynab::model::{PlanData, PlanSettings, PlanSettingsData, PlanSummary, PlansData};
+use ledgerops::ynab_model::{PlanData, PlanSettings, PlanSettingsData, PlanSummary, PlansData};
 use serde::Deserialize;
 
 use super::{Answer, DeltaQuery, Shared, data};

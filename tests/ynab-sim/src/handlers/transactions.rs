@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use ledgerops::ynab::model::{
+use ledgerops::ynab_model::{
     Envelope, PatchTransactionsWrapper, PostTransactionsWrapper, PutTransactionWrapper,
     SaveTransactionsData, TransactionData, TransactionDetail, TransactionsData,
 };

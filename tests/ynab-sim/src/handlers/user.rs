@@ -1,7 +1,7 @@
 //! `GET /user`.
 
 use axum::extract::State;
-use ledgerops::ynab::model::UserData;
+use ledgerops::ynab_model::UserData;
 
 use super::{Answer, Shared, data};
 

@@ -7,7 +7,7 @@ mod writes;
 
 use std::collections::BTreeMap;
 
-use ledgerops::ynab::model::{
+use ledgerops::ynab_model::{
     Account, Category, CategoryGroup, Payee, PlanSummary, TransactionDetail, User,
 };
 use serde::{Deserialize, Serialize};

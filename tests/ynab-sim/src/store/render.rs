@@ -2,7 +2,7 @@
 //! are derived here from the transactions and month assignments.
 
 use chrono::{Months, NaiveDate};
-use ledgerops::ynab::model::{
+use ledgerops::ynab_model::{
     Account, Category, CategoryGroupWithCategories, ClearedStatus, MonthDetail, MonthSummary,
     PlanDetail, PlanSummary, SubTransaction, TransactionDetail,
 };

@@ -3,7 +3,7 @@
 //! Credit Card Payment categories are ignored.
 
 use chrono::NaiveDate;
-use ledgerops::ynab::model::{
+use ledgerops::ynab_model::{
     ClearedStatus, NewTransaction, Payee, SaveSubTransaction, SaveTransactionWithOptionalFields,
     SubTransaction, TransactionDetail, TransactionSummary,
 };

@@ -1,17 +1,17 @@
 //! Bringing a Budget's mirror up to date with one delta request, and telling the reconcilers
 //! which transactions changed. Every sync goes through here, whoever asks for it.
 
+use super::budget_links::{BudgetLinks, MirrorCell, MirrorChange};
+use super::client::YnabClient;
+use super::error::YnabError;
 use crate::logic::mirror::Changes;
-use crate::registry::{MirrorCell, MirrorChange, Registry};
-use crate::ynab::client::YnabClient;
-use crate::ynab::error::YnabError;
 
 /// Which Budget a mirror belongs to, and where to announce its changes.
 #[derive(Clone)]
 pub struct MirrorKey {
     pub namespace: String,
     pub budget: String,
-    pub registry: std::sync::Arc<Registry>,
+    pub budget_links: std::sync::Arc<BudgetLinks>,
 }
 
 /// Asks YNAB for what changed since the mirror's `server_knowledge` (everything, the first
@@ -34,7 +34,7 @@ pub async fn sync(
         let ids = slot.mirror.changed_transactions(&data.plan);
         (ids, slot.mirror.apply(data.plan, data.server_knowledge))
     };
-    key.registry.announce(MirrorChange {
+    key.budget_links.announce(MirrorChange {
         namespace: key.namespace.clone(),
         budget: key.budget.clone(),
         transaction_ids,

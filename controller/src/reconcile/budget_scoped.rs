@@ -88,7 +88,7 @@ fn changed_in_ynab<K>(
 where
     K: Resource<DynamicType = ()> + BudgetScoped + Clone + Send + Sync + 'static,
 {
-    BroadcastStream::new(ctx.registry.subscribe()).flat_map(move |change| {
+    BroadcastStream::new(ctx.budget_links.subscribe()).flat_map(move |change| {
         let refs: Vec<ObjectRef<K>> = match change {
             Ok(change) => {
                 let ids: HashSet<String> = change.transaction_ids.into_iter().collect();

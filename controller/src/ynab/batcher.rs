@@ -12,11 +12,11 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
+use super::budget_links::{BudgetKey, SharedMirror};
+use super::client::YnabClient;
+use super::error::YnabError;
+use super::mirror_sync::{self, MirrorKey};
 use crate::logic::batch::{self, Outcome, Plan, Submission};
-use crate::mirror_sync::{self, MirrorKey};
-use crate::registry::SharedMirror;
-use crate::ynab::client::YnabClient;
-use crate::ynab::error::YnabError;
 
 /// Where a Budget's writes go.
 #[derive(Clone)]
@@ -41,19 +41,19 @@ struct Job {
 
 /// One batching queue per Budget.
 #[derive(Default)]
-pub struct Writer {
-    queues: Mutex<HashMap<(String, String), mpsc::UnboundedSender<Job>>>,
+pub struct Batcher {
+    queues: Mutex<HashMap<BudgetKey, mpsc::UnboundedSender<Job>>>,
 }
 
 /// However busy a Budget, a batch is written at the latest this many windows after it opened.
 const MAX_WINDOWS: u32 = 100;
 
-impl Writer {
-    /// Writes `submission` to the Budget `key` (namespace, name) with the next batch, and returns
+impl Batcher {
+    /// Writes `submission` to the Budget `key` with the next batch, and returns
     /// one outcome per item, or the error that stopped the whole batch before anything was written.
     pub async fn submit(
         &self,
-        key: (String, String),
+        key: BudgetKey,
         destination: Destination,
         submission: Submission,
     ) -> Result<Vec<Outcome>, YnabError> {
@@ -64,7 +64,7 @@ impl Writer {
             reply,
         };
         let queue = {
-            let mut queues = self.queues.lock().expect("writer lock");
+            let mut queues = self.queues.lock().expect("batcher lock");
             let queue = queues.entry(key).or_insert_with(spawn_worker);
             if queue.is_closed() {
                 *queue = spawn_worker();
@@ -77,8 +77,8 @@ impl Writer {
 
     /// Drops the queue of a Budget that no longer exists; its worker ends once the writes
     /// already queued are answered.
-    pub fn forget(&self, key: &(String, String)) {
-        self.queues.lock().expect("writer lock").remove(key);
+    pub fn forget(&self, key: &BudgetKey) {
+        self.queues.lock().expect("batcher lock").remove(key);
     }
 }
 

@@ -1,6 +1,7 @@
-//! State shared by the reconcilers of one process: each token's request budget and each
-//! Budget's mirror. Kubernetes holds everything durable; this is only what is cheaper to keep
-//! in memory than to ask YNAB again.
+//! Each Budget's link to YNAB, shared by the reconcilers of one process: the token it paired with
+//! and the permit its clients carry, that token's request window and connections, and the
+//! Budget's mirror. Kubernetes holds everything durable; this is only what is cheaper to keep in
+//! memory than to ask YNAB again.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -9,15 +10,15 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::broadcast;
 
+use super::client::{self, SharedWindow, YnabClient};
+use super::error::YnabError;
+use super::permit::Permit;
+use super::token::Token;
 use crate::api::common::SecretKeyRef;
 use crate::logic::api_url::AllowedApiUrl;
 use crate::logic::mirror::Mirror;
 use crate::logic::request_window::RequestWindow;
 use crate::metrics::Metrics;
-use crate::ynab::client::{self, SharedWindow, YnabClient};
-use crate::ynab::error::YnabError;
-use crate::ynab::permit::Permit;
-use crate::ynab::token::Token;
 
 /// A Budget's mirror and the plan it mirrors: a changed plan id or API URL starts afresh.
 #[derive(Debug, Default)]
@@ -61,7 +62,20 @@ struct Paired {
 }
 
 /// A Budget, by namespace and name.
-pub type BudgetKey = (String, String);
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BudgetKey {
+    pub namespace: String,
+    pub name: String,
+}
+
+impl BudgetKey {
+    pub fn new(namespace: &str, name: &str) -> Self {
+        Self {
+            namespace: namespace.to_owned(),
+            name: name.to_owned(),
+        }
+    }
+}
 
 /// A token's request window, by API base URL and token.
 type WindowKey = (String, Token);
@@ -74,8 +88,8 @@ struct TokenShare {
     refused: Option<(YnabError, Instant)>,
 }
 
-/// The process-wide registry.
-pub struct Registry {
+/// The process-wide links of every Budget to YNAB.
+pub struct BudgetLinks {
     changes: broadcast::Sender<MirrorChange>,
     /// By API base URL and token: YNAB counts per token, and a test may run several YNABs.
     windows: Mutex<HashMap<WindowKey, TokenShare>>,
@@ -88,7 +102,7 @@ pub struct Registry {
     credentials: Mutex<HashMap<BudgetKey, Paired>>,
 }
 
-impl Default for Registry {
+impl Default for BudgetLinks {
     fn default() -> Self {
         Self {
             changes: broadcast::channel(1024).0,
@@ -100,11 +114,7 @@ impl Default for Registry {
     }
 }
 
-fn key(namespace: &str, name: &str) -> BudgetKey {
-    (namespace.to_owned(), name.to_owned())
-}
-
-impl Registry {
+impl BudgetLinks {
     /// Tells whoever listens that these transactions changed in YNAB.
     pub fn announce(&self, change: MirrorChange) {
         if !change.transaction_ids.is_empty() {
@@ -113,7 +123,7 @@ impl Registry {
         }
     }
 
-    /// Listens to [`Registry::announce`].
+    /// Listens to [`BudgetLinks::announce`].
     pub fn subscribe(&self) -> broadcast::Receiver<MirrorChange> {
         self.changes.subscribe()
     }
@@ -128,7 +138,7 @@ impl Registry {
         metrics: Arc<Metrics>,
     ) -> Result<YnabClient, YnabError> {
         let (window, http) = {
-            let mut windows = self.windows.lock().expect("registry lock");
+            let mut windows = self.windows.lock().expect("budget links lock");
             let key = (api_url.as_str().to_owned(), token.clone());
             let share = match windows.entry(key) {
                 Entry::Occupied(e) => e.into_mut(),
@@ -153,7 +163,12 @@ impl Registry {
     /// Remembers that YNAB refused `token` at `api_url` (or, with `None`, that it accepted it).
     pub fn set_refusal(&self, api_url: &AllowedApiUrl, token: &Token, refusal: Option<YnabError>) {
         let key = (api_url.as_str().to_owned(), token.clone());
-        if let Some(share) = self.windows.lock().expect("registry lock").get_mut(&key) {
+        if let Some(share) = self
+            .windows
+            .lock()
+            .expect("budget links lock")
+            .get_mut(&key)
+        {
             share.refused = refusal.map(|e| (e, Instant::now()));
         }
     }
@@ -167,7 +182,7 @@ impl Registry {
         for_at_least: Duration,
     ) -> Option<YnabError> {
         let key = (api_url.as_str().to_owned(), token.clone());
-        let windows = self.windows.lock().expect("registry lock");
+        let windows = self.windows.lock().expect("budget links lock");
         let (error, at) = windows.get(&key)?.refused.as_ref()?;
         (at.elapsed() < for_at_least).then(|| error.clone())
     }
@@ -176,8 +191,8 @@ impl Registry {
     pub fn mirror(&self, namespace: &str, name: &str) -> SharedMirror {
         self.mirrors
             .lock()
-            .expect("registry lock")
-            .entry(key(namespace, name))
+            .expect("budget links lock")
+            .entry(BudgetKey::new(namespace, name))
             .or_default()
             .clone()
     }
@@ -185,12 +200,12 @@ impl Registry {
     /// Remembers what the Budget `namespace/name` synced with. Another pairing than the last
     /// withdraws the last one's permit: nothing queued with the old token goes out.
     pub fn set_credentials(&self, namespace: &str, name: &str, credentials: Credentials) {
-        let budget = key(namespace, name);
+        let budget = BudgetKey::new(namespace, name);
         let window = (
             credentials.url.as_str().to_owned(),
             credentials.token.clone(),
         );
-        let mut all = self.credentials.lock().expect("registry lock");
+        let mut all = self.credentials.lock().expect("budget links lock");
         match all.get(&budget) {
             Some(paired) if paired.credentials == credentials => {}
             _ => {
@@ -207,7 +222,7 @@ impl Registry {
         let previous = self
             .window_users
             .lock()
-            .expect("registry lock")
+            .expect("budget links lock")
             .insert(budget, window);
         if previous.is_some() {
             self.prune_windows();
@@ -226,8 +241,8 @@ impl Registry {
     ) -> Option<(Token, Permit)> {
         self.credentials
             .lock()
-            .expect("registry lock")
-            .get(&key(namespace, name))
+            .expect("budget links lock")
+            .get(&BudgetKey::new(namespace, name))
             .filter(|p| &p.credentials.url == url && &p.credentials.secret == secret)
             .map(|p| (p.credentials.token.clone(), p.permit.clone()))
     }
@@ -238,8 +253,8 @@ impl Registry {
         let removed = self
             .credentials
             .lock()
-            .expect("registry lock")
-            .remove(&key(namespace, name));
+            .expect("budget links lock")
+            .remove(&BudgetKey::new(namespace, name));
         if let Some(paired) = removed {
             paired.permit.withdraw();
         }
@@ -248,36 +263,39 @@ impl Registry {
     /// Forgets everything of a Budget that no longer exists: its mirror, its token (withdrawn),
     /// and its token's request window once no other Budget uses it.
     pub fn forget(&self, namespace: &str, name: &str) {
-        let budget = key(namespace, name);
+        let budget = BudgetKey::new(namespace, name);
         self.forget_credentials(namespace, name);
-        self.mirrors.lock().expect("registry lock").remove(&budget);
+        self.mirrors
+            .lock()
+            .expect("budget links lock")
+            .remove(&budget);
         self.window_users
             .lock()
-            .expect("registry lock")
+            .expect("budget links lock")
             .remove(&budget);
         self.prune_windows();
     }
 
-    /// Every Budget the registry holds something for.
+    /// Every Budget something is held for.
     pub fn budgets(&self) -> Vec<BudgetKey> {
         let mut all: Vec<BudgetKey> = self
             .mirrors
             .lock()
-            .expect("registry lock")
+            .expect("budget links lock")
             .keys()
             .cloned()
             .collect();
         all.extend(
             self.credentials
                 .lock()
-                .expect("registry lock")
+                .expect("budget links lock")
                 .keys()
                 .cloned(),
         );
         all.extend(
             self.window_users
                 .lock()
-                .expect("registry lock")
+                .expect("budget links lock")
                 .keys()
                 .cloned(),
         );
@@ -291,13 +309,13 @@ impl Registry {
         let used: Vec<WindowKey> = self
             .window_users
             .lock()
-            .expect("registry lock")
+            .expect("budget links lock")
             .values()
             .cloned()
             .collect();
         self.windows
             .lock()
-            .expect("registry lock")
+            .expect("budget links lock")
             .retain(|k, _| used.contains(k));
     }
 }
@@ -321,8 +339,8 @@ mod tests {
             allowlist.check("http://127.0.0.1:1000/v1").unwrap(),
             allowlist.check("http://127.0.0.1:2000/v1").unwrap(),
         );
-        let registry = Registry::default();
-        registry.set_credentials(
+        let links = BudgetLinks::default();
+        links.set_credentials(
             "ns",
             "home",
             Credentials {
@@ -339,25 +357,25 @@ mod tests {
             ("other", "home", &here, "ynab", false),
         ];
         for (ns, name, url, from, reused) in cases {
-            let token = registry.credentials_for(ns, name, url, &secret(from));
+            let token = links.credentials_for(ns, name, url, &secret(from));
             assert_eq!(token.is_some(), reused, "{ns}/{name} {url} {from}");
         }
-        registry.forget_credentials("ns", "home");
+        links.forget_credentials("ns", "home");
         assert!(
-            registry
+            links
                 .credentials_for("ns", "home", &here, &secret("ynab"))
                 .is_none()
         );
     }
 
-    fn pair(registry: &Registry, name: &str, url: &AllowedApiUrl, token: &str) -> Permit {
+    fn pair(links: &BudgetLinks, name: &str, url: &AllowedApiUrl, token: &str) -> Permit {
         let credentials = Credentials {
             url: url.clone(),
             secret: secret("ynab"),
             token: Token::new(token),
         };
-        registry.set_credentials("ns", name, credentials);
-        registry
+        links.set_credentials("ns", name, credentials);
+        links
             .credentials_for("ns", name, url, &secret("ynab"))
             .expect("just paired")
             .1
@@ -368,21 +386,21 @@ mod tests {
         let url = ApiUrlAllowlist::default()
             .check("https://api.ynab.com/v1")
             .unwrap();
-        let registry = Registry::default();
-        let first = pair(&registry, "home", &url, "t1");
+        let links = BudgetLinks::default();
+        let first = pair(&links, "home", &url, "t1");
         // The same pairing again (every sync) keeps the permit queued writes hold.
-        let again = pair(&registry, "home", &url, "t1");
+        let again = pair(&links, "home", &url, "t1");
         assert!(!first.is_withdrawn() && !again.is_withdrawn());
-        let rotated = pair(&registry, "home", &url, "t2");
+        let rotated = pair(&links, "home", &url, "t2");
         assert!(
             first.is_withdrawn(),
             "a rotated token withdraws the old one"
         );
         assert!(!rotated.is_withdrawn());
-        registry.forget_credentials("ns", "home");
+        links.forget_credentials("ns", "home");
         assert!(rotated.is_withdrawn(), "suspension or a refused Secret");
-        let other = pair(&registry, "other", &url, "t3");
-        registry.forget("ns", "other");
+        let other = pair(&links, "other", &url, "t3");
+        links.forget("ns", "other");
         assert!(other.is_withdrawn(), "a deleted Budget");
     }
 
@@ -392,25 +410,25 @@ mod tests {
             .check("https://api.ynab.com/v1")
             .unwrap();
         let token = Token::new("shared");
-        let registry = Registry::default();
-        pair(&registry, "a", &url, "shared");
-        pair(&registry, "b", &url, "shared");
+        let links = BudgetLinks::default();
+        pair(&links, "a", &url, "shared");
+        pair(&links, "b", &url, "shared");
         let metrics = Arc::new(Metrics::default());
-        let window_of = |registry: &Registry| {
-            let client = registry.client(&url, &token, 180, metrics.clone());
+        let window_of = |links: &BudgetLinks| {
+            let client = links.client(&url, &token, 180, metrics.clone());
             client.unwrap().window().clone()
         };
-        let window = window_of(&registry);
-        let same = |registry: &Registry| Arc::ptr_eq(&window, &window_of(registry));
+        let window = window_of(&links);
+        let same = |links: &BudgetLinks| Arc::ptr_eq(&window, &window_of(links));
         // Suspending keeps the window: the hour's requests still count on resume.
-        registry.forget_credentials("ns", "a");
-        registry.forget("ns", "b");
-        assert!(same(&registry), "a still uses it");
-        registry.mirror("ns", "a");
-        assert_eq!(registry.budgets(), vec![("ns".to_owned(), "a".to_owned())]);
-        registry.forget("ns", "a");
-        assert!(registry.budgets().is_empty());
-        assert!(!same(&registry), "nobody uses it: dropped, and made afresh");
+        links.forget_credentials("ns", "a");
+        links.forget("ns", "b");
+        assert!(same(&links), "a still uses it");
+        links.mirror("ns", "a");
+        assert_eq!(links.budgets(), vec![BudgetKey::new("ns", "a")]);
+        links.forget("ns", "a");
+        assert!(links.budgets().is_empty());
+        assert!(!same(&links), "nobody uses it: dropped, and made afresh");
     }
 
     #[test]
@@ -418,28 +436,25 @@ mod tests {
         let url = ApiUrlAllowlist::default()
             .check("https://api.ynab.com/v1")
             .unwrap();
-        let registry = Registry::default();
+        let links = BudgetLinks::default();
         let metrics = Arc::new(Metrics::default());
         let (bad, other) = (Token::new("bad"), Token::new("other"));
         for token in [&bad, &other] {
-            registry.client(&url, token, 180, metrics.clone()).unwrap();
+            links.client(&url, token, 180, metrics.clone()).unwrap();
         }
         let hour = Duration::from_secs(3600);
-        assert!(registry.refusal(&url, &bad, hour).is_none());
+        assert!(links.refusal(&url, &bad, hour).is_none());
         let refused = YnabError::Unauthorized {
             answer: "401".into(),
         };
-        registry.set_refusal(&url, &bad, Some(refused.clone()));
-        assert_eq!(registry.refusal(&url, &bad, hour), Some(refused));
+        links.set_refusal(&url, &bad, Some(refused.clone()));
+        assert_eq!(links.refusal(&url, &bad, hour), Some(refused));
+        assert!(links.refusal(&url, &other, hour).is_none(), "another token");
         assert!(
-            registry.refusal(&url, &other, hour).is_none(),
-            "another token"
-        );
-        assert!(
-            registry.refusal(&url, &bad, Duration::ZERO).is_none(),
+            links.refusal(&url, &bad, Duration::ZERO).is_none(),
             "the wait is over"
         );
-        registry.set_refusal(&url, &bad, None);
-        assert!(registry.refusal(&url, &bad, hour).is_none(), "accepted");
+        links.set_refusal(&url, &bad, None);
+        assert!(links.refusal(&url, &bad, hour).is_none(), "accepted");
     }
 }

@@ -1,4 +1,9 @@
-//! Serde models named after the schemas of the YNAB OpenAPI spec.
+//! YNAB API v1 wire types (spec 1.86.0), shared by the YNAB client, the logic and the test
+//! simulator. Data only: it imports nothing else of the crate, so the dependencies run
+//! `ynab` → `logic` → `ynab_model` and never back.
+//!
+//! Serde models named after the schemas of the YNAB OpenAPI spec. Money is always `i64`
+//! milliunits.
 //!
 //! Conventions: a spec field typed `[X, "null"]` is an `Option<X>` that serializes as `null`
 //! (YNAB sends nulls rather than omitting); a field outside `required` that YNAB may leave out
