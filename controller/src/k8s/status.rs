@@ -25,15 +25,18 @@ where
         + Debug,
     S: Serialize,
 {
-    apply_as(client, object, status, FIELD_MANAGER).await
+    apply_as(client, object, status, FIELD_MANAGER, false).await
 }
 
-/// Applies `status` as the part of the status that `manager` owns on `object`.
+/// Applies `status` as the part of the status that `manager` owns on `object`; with
+/// `if_unchanged`, only if `object` is still at its resourceVersion (409 Conflict otherwise:
+/// a write decided on a cached copy that is behind is refused).
 pub async fn apply_as<K, S>(
     client: &kube::Client,
     object: &K,
     status: &S,
     manager: &str,
+    if_unchanged: bool,
 ) -> Result<(), kube::Error>
 where
     K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
@@ -42,26 +45,8 @@ where
         + Debug,
     S: Serialize,
 {
-    write(client, object, status, manager, None).await.map(drop)
-}
-
-/// Like [`apply_as`], but only if `object` is still at its resourceVersion: a write decided on a
-/// cached copy that is behind is refused with 409 Conflict.
-pub async fn apply_as_if_unchanged<K, S>(
-    client: &kube::Client,
-    object: &K,
-    status: &S,
-    manager: &str,
-) -> Result<(), kube::Error>
-where
-    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
-        + Clone
-        + DeserializeOwned
-        + Debug,
-    S: Serialize,
-{
-    let version = object.resource_version().unwrap_or_default();
-    write(client, object, status, manager, Some(&version))
+    let version = if_unchanged.then(|| object.resource_version().unwrap_or_default());
+    write(client, object, status, manager, version.as_deref())
         .await
         .map(drop)
 }

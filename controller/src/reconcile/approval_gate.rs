@@ -377,13 +377,15 @@ async fn record_on(
     for (k, v) in fields.as_object().into_iter().flatten() {
         owned[k] = v.clone();
     }
-    let manager = status::GATE_FIELD_MANAGER;
-    match write {
-        Write::IfUnchanged => {
-            status::apply_as_if_unchanged(&ctx.client, request, &owned, manager).await?;
-        }
-        Write::Always => status::apply_as(&ctx.client, request, &owned, manager).await?,
-    }
+    let if_unchanged = matches!(write, Write::IfUnchanged);
+    status::apply_as(
+        &ctx.client,
+        request,
+        &owned,
+        status::GATE_FIELD_MANAGER,
+        if_unchanged,
+    )
+    .await?;
     Ok(())
 }
 
