@@ -4,13 +4,15 @@
 
 use std::time::Duration;
 
+use kube::ResourceExt;
 use kube::api::{ListParams, Patch, PatchParams};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops::logic::conditions;
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with};
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, fixture_with};
+use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
 use ynab_sim::{RequestMatch, StatusFault, demo};
@@ -149,18 +151,13 @@ async fn an_out_of_band_recategorisation_is_reported_and_not_overwritten() {
     // Keeping theirs is a decision, not a write.
     s.annotate::<Transaction>("bakery", "ledgerops.dev/resolve", "theirs")
         .await;
-    let kept = s
-        .wait_transaction("bakery", TransactionPhase::Converged)
-        .await;
+    // The status records the decision first, then the annotation goes (see the reconciler).
+    let kept = wait::until(&s.api::<Transaction>(), "bakery", WAIT, |t| {
+        t.status.as_ref().and_then(|s| s.phase) == Some(TransactionPhase::Converged)
+            && !t.annotations().contains_key("ledgerops.dev/resolve")
+    })
+    .await;
     assert_eq!(reason(&kept, "Ready").1, "AcceptedTheirs");
-    assert!(
-        !kept
-            .metadata
-            .annotations
-            .unwrap_or_default()
-            .contains_key("ledgerops.dev/resolve"),
-        "the annotation is removed once handled"
-    );
     assert_eq!(s.requests(PATCH).await, 0);
 }
 
