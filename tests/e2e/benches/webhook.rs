@@ -165,20 +165,6 @@ async fn scenario(plane: &ControlPlane, duplicate_every: Option<usize>) -> Figur
 
 #[tokio::main]
 async fn main() {
-    // Benches run from target/release, where the controller helper looks for the binary.
-    let built = std::process::Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--quiet",
-            "--release",
-            "-p",
-            "ledgerops",
-            "--bin",
-            "ledgerops",
-        ])
-        .status()
-        .expect("running cargo build");
-    assert!(built.success(), "cargo build --release -p ledgerops failed");
     let plane = ControlPlane::start().await.expect("control plane");
     install_crds(&plane.client().await.unwrap()).await;
     println!(

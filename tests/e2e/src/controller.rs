@@ -7,16 +7,49 @@ use std::time::{Duration, Instant};
 
 use ledgerops_testenv::{ControlPlane, Guarded, free_port};
 
-/// The `ledgerops` binary, built once per test binary in the profile the tests run in.
-pub fn binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| build("ledgerops", "ledgerops"))
+/// The name that starts the suites' multi-call binary as the controller.
+const CONTROLLER: &str = "ledgerops";
+/// The name that starts it as the kubectl plugin: kubectl finds plugins by this name on `PATH`.
+const PLUGIN: &str = "kubectl-ledgerops";
+/// The multi-call binary: `src/bin/demo.rs`. Cargo builds a package's binaries before its
+/// tests and benches, in their profile and from the same build of the `ledgerops` library
+/// (with `test-hooks`), so the controller the suites run is built once, with the tests.
+const MULTI_CALL: &str = "demo";
+
+/// What the multi-call binary was started as, told by the file name it was started under.
+pub enum Invoked {
+    /// `ledgerops`: the controller's command line.
+    Controller,
+    /// `kubectl-ledgerops`: the plugin.
+    Plugin,
+    /// Any other name: the demo.
+    Demo,
 }
 
-/// The `kubectl-ledgerops` plugin binary, built once per test binary like [`binary`].
+/// What this process was started as (see [`Invoked`]).
+pub fn invoked() -> Invoked {
+    let argv0 = std::env::args_os().next().map(PathBuf::from);
+    match argv0
+        .as_deref()
+        .and_then(Path::file_name)
+        .and_then(|n| n.to_str())
+    {
+        Some(CONTROLLER) => Invoked::Controller,
+        Some(PLUGIN) => Invoked::Plugin,
+        _ => Invoked::Demo,
+    }
+}
+
+/// The controller: the multi-call binary under the name `ledgerops`.
+pub fn binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| named(CONTROLLER))
+}
+
+/// The `kubectl-ledgerops` plugin: the multi-call binary under that name.
 pub fn plugin_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| build("ledgerops-plugin", "kubectl-ledgerops"))
+    BINARY.get_or_init(|| named(PLUGIN))
 }
 
 /// `kubectl` on `plane` as a person runs the plugin: `KUBECONFIG` set, and the directory of
@@ -33,51 +66,42 @@ pub fn kubectl_with_plugin(plane: &ControlPlane) -> tokio::process::Command {
     cmd
 }
 
-/// Builds `bin` of `package` into the profile of the running executable and returns its path.
-fn build(package: &str, bin: &str) -> PathBuf {
-    // Tests and benches live in <target>/<profile>/deps, binaries such as the demo in
-    // <target>/<profile>; the binary is built into the same profile, so a benchmark measures
-    // an optimised controller.
-    let exe = std::env::current_exe().expect("test executable path");
-    let mut profile = exe
+/// The multi-call binary of the running profile: this process when it is the demo; for a test
+/// or bench (in `<target>/<profile>/deps`), the binary cargo built beside it.
+fn multi_call() -> PathBuf {
+    let exe = std::env::current_exe().expect("the running executable's path");
+    let dir = exe.parent().expect("the executable's directory");
+    if !dir.ends_with("deps") {
+        return exe;
+    }
+    let path = dir
         .parent()
-        .expect("the executable's directory")
-        .to_path_buf();
-    if profile.ends_with("deps") {
-        profile.pop();
-    }
-    let release = profile.ends_with("release");
-    let mut args = vec!["build", "--quiet", "-p", package, "--bin", bin];
-    if package == "ledgerops" {
-        // The features `cargo test` builds it with (see tests/e2e/Cargo.toml).
-        args.extend(["--features", "test-hooks"]);
-    }
-    if release {
-        args.push("--release");
-    }
-    let mut cargo = Command::new(env!("CARGO"));
-    // What cargo set for this test process describes its package (ledgerops-e2e). Passed on, a
-    // dependency's build script that reads such a variable (ring's does) would see another
-    // value than in the build that compiled the tests, and both builds would keep rebuilding it
-    // and everything above it.
-    for (name, _) in std::env::vars_os() {
-        let name = name.to_string_lossy();
-        let of_package = name.starts_with("CARGO_PKG_")
-            || name.starts_with("CARGO_MANIFEST_")
-            || name.starts_with("CARGO_BIN_")
-            || matches!(
-                name.as_ref(),
-                "CARGO_CRATE_NAME" | "CARGO_PRIMARY_PACKAGE" | "CARGO_TARGET_TMPDIR" | "OUT_DIR"
-            );
-        if of_package {
-            cargo.env_remove(name.as_ref());
-        }
-    }
-    let status = cargo.args(&args).status().expect("running cargo build");
-    assert!(status.success(), "cargo build -p {package} failed");
-    let path = profile.join(bin);
-    assert!(path.exists(), "{} was not built", path.display());
+        .expect("the profile directory")
+        .join(MULTI_CALL);
+    assert!(
+        path.exists(),
+        "{} is missing: run the suites with cargo test or cargo bench, which build it",
+        path.display()
+    );
     path
+}
+
+/// A symbolic link called `name` to the multi-call binary, in `<profile>/multi-call/`. Made
+/// under a name of this process's, then renamed, so test binaries running at once never see a
+/// half-made link.
+fn named(name: &str) -> PathBuf {
+    let target = multi_call();
+    let dir = target
+        .parent()
+        .expect("the binary's directory")
+        .join("multi-call");
+    std::fs::create_dir_all(&dir).expect("creating the directory of the binary's names");
+    let link = dir.join(name);
+    let scratch = dir.join(format!(".{name}.{}", std::process::id()));
+    let _ = std::fs::remove_file(&scratch);
+    std::os::unix::fs::symlink(&target, &scratch).expect("linking the binary's name");
+    std::fs::rename(&scratch, &link).expect("naming the binary");
+    link
 }
 
 /// The allowlist every suite's controller gets unless it sets its own: any simulator on

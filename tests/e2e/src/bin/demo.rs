@@ -5,14 +5,19 @@
 //! refused, bob approves with `kubectl ledgerops approve`, and the plan is written to YNAB in one request.
 //!
 //! `cargo run -p ledgerops-e2e --bin demo` (`--keep` leaves everything running until Ctrl-C)
+//!
+//! This binary is also the controller and the plugin, when started as `ledgerops` or
+//! `kubectl-ledgerops` (see `ledgerops_e2e::controller`): the demo and the suites run one
+//! build of each, the one cargo made with them.
 
+use std::process::ExitCode;
 use std::time::Duration;
 
 use kube::api::{Api, ListParams};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
-use ledgerops_e2e::controller::{Ledgerops, kubectl_with_plugin};
+use ledgerops_e2e::controller::{Invoked, Ledgerops, invoked, kubectl_with_plugin};
 use ledgerops_e2e::scenario::Scenario;
 use ledgerops_e2e::{example, wait};
 use ledgerops_testenv::ControlPlane;
@@ -41,8 +46,19 @@ async fn kubectl_ledgerops(plane: &ControlPlane, args: &[&str]) {
     );
 }
 
+fn main() -> ExitCode {
+    match invoked() {
+        Invoked::Controller => ledgerops::cli::main(std::env::args_os()),
+        Invoked::Plugin => ledgerops_plugin::main(std::env::args_os()),
+        Invoked::Demo => {
+            demo();
+            ExitCode::SUCCESS
+        }
+    }
+}
+
 #[tokio::main]
-async fn main() {
+async fn demo() {
     let keep = std::env::args().any(|a| a == "--keep");
     step(
         "Starting kube-apiserver and kine (the first run builds them from Go modules: several minutes)",

@@ -1,0 +1,306 @@
+//! The batcher in process, against the YNAB simulator over HTTP: what it writes, what it leaves
+//! alone, and in how many requests. No Kubernetes is needed for this layer, so none is started.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ledgerops::logic::api_url::ApiUrlAllowlist;
+use ledgerops::logic::batch::{Authorized, Outcome, Submission, WriteItem, current_of};
+use ledgerops::logic::converge::{Allocation, EndState, Expect, approval_hash};
+use ledgerops::logic::request_window::RequestWindow;
+use ledgerops::metrics::Metrics;
+use ledgerops::ynab::batcher::{Batcher, Destination};
+use ledgerops::ynab::budget_links::{BudgetKey, BudgetLinks};
+use ledgerops::ynab::client::YnabClient;
+use ledgerops::ynab::mirror_sync::{self, MirrorKey};
+use ledgerops::ynab::token::Token;
+use serde_json::json;
+use ynab_sim::{
+    DropFault, RecordKind, RequestMatch, RunningSim, SimConfig, Simulator, StatusFault, demo,
+};
+
+const PATCH: &str = "PATCH /v1/plans/{plan_id}/transactions";
+const READ: &str = "GET /v1/plans/{plan_id}";
+const SCOPE: &str = "ns/household";
+
+/// The simulator with the demo household, a Budget's destination on it, its mirror synced as
+/// a reconciler would have it when it decides, and the request counters at zero.
+struct Rig {
+    sim: RunningSim,
+    destination: Destination,
+    batcher: Arc<Batcher>,
+}
+
+async fn rig(window: Duration, max_batch: usize) -> Rig {
+    let sim = Simulator::start(SimConfig {
+        fixture: Some(demo::generate()),
+        rate_limit: 10_000,
+        ..SimConfig::default()
+    })
+    .await
+    .expect("the simulator starts");
+    let url = ApiUrlAllowlist::parse(["http://127.0.0.1:*/v1"])
+        .unwrap()
+        .check(&sim.api_url())
+        .unwrap();
+    let client = YnabClient::new(
+        &url,
+        Token::new(demo::TOKEN),
+        Arc::new(Mutex::new(RequestWindow::new(10_000))),
+        Arc::new(Metrics::default()),
+    )
+    .unwrap();
+    let links = Arc::new(BudgetLinks::default());
+    let destination = Destination {
+        client,
+        plan_id: demo::PLAN_ID.into(),
+        mirror: links.mirror("ns", "household"),
+        closed_through: None,
+        window,
+        max_batch,
+        key: MirrorKey {
+            namespace: "ns".into(),
+            budget: "household".into(),
+            budget_links: links,
+        },
+    };
+    mirror_sync::sync(
+        &destination.client,
+        demo::PLAN_ID,
+        &destination.mirror,
+        &destination.key,
+    )
+    .await
+    .expect("the first sync");
+    sim.control().reset_counters().await.unwrap();
+    Rig {
+        sim,
+        destination,
+        batcher: Arc::new(Batcher::default()),
+    }
+}
+
+fn category(name: &str) -> String {
+    demo::generate().plans[0]
+        .category_groups
+        .iter()
+        .flat_map(|g| &g.categories)
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no category {name} in the demo plan"))
+        .id
+        .clone()
+}
+
+fn in_category(name: &str) -> EndState {
+    EndState {
+        allocation: Some(Allocation::Category(category(name))),
+        ..EndState::default()
+    }
+}
+
+impl Rig {
+    /// A Transaction's submission moving `id` to `to`, authorized on the mirror as it is now.
+    /// `exactly`: the write expects YNAB to still show what the mirror shows (a plan's preview);
+    /// otherwise it converges as a Transaction that ledgerops never wrote before.
+    async fn recategorise(&self, id: &str, to: &str, exactly: bool) -> Submission {
+        let slot = self.destination.mirror.state.read().await;
+        let target = in_category(to);
+        let tx = &slot.mirror.transactions[id];
+        let current = current_of(&slot.mirror, id, &target).expect("the transaction is mirrored");
+        let expect = if exactly {
+            Expect::Exactly(current.clone())
+        } else {
+            Expect::Prior(None)
+        };
+        Submission {
+            items: vec![WriteItem {
+                transaction_id: id.into(),
+                target: target.clone(),
+                expect,
+            }],
+            all_or_nothing: false,
+            authorized: Authorized::Transaction {
+                scope: SCOPE.into(),
+                hash: approval_hash(SCOPE, tx, &current, &target),
+            },
+        }
+    }
+
+    /// Submits each of `submissions` from a task of its own, at once, as reconcilers do.
+    async fn submit_all(&self, submissions: Vec<Submission>) -> Vec<Outcome> {
+        let tasks: Vec<_> = submissions
+            .into_iter()
+            .map(|s| {
+                let (batcher, destination) = (self.batcher.clone(), self.destination.clone());
+                tokio::spawn(async move {
+                    batcher
+                        .submit(BudgetKey::new("ns", "household"), destination, s)
+                        .await
+                })
+            })
+            .collect();
+        let mut outcomes = Vec::new();
+        for task in tasks {
+            let mut answer = task.await.unwrap().expect("the batch was written");
+            assert_eq!(answer.len(), 1, "one outcome per item");
+            outcomes.push(answer.pop().unwrap());
+        }
+        outcomes
+    }
+
+    async fn requests(&self, endpoint: &str) -> u64 {
+        let counters = self.sim.control().counters().await.unwrap();
+        counters.by_endpoint.get(endpoint).copied().unwrap_or(0)
+    }
+
+    async fn total(&self) -> u64 {
+        self.sim.control().counters().await.unwrap().total
+    }
+
+    async fn ynab_category(&self, id: &str) -> Option<String> {
+        let tx = self
+            .sim
+            .control()
+            .transaction(demo::PLAN_ID, id)
+            .await
+            .unwrap();
+        tx.summary.category_id
+    }
+}
+
+#[tokio::test]
+async fn submissions_within_a_window_share_one_read_and_one_write() {
+    let rig = rig(Duration::from_millis(300), 100).await;
+    let submissions = vec![
+        rig.recategorise("tx-048", "Groceries", false).await,
+        rig.recategorise("tx-049", "Transport", false).await,
+    ];
+    let outcomes = rig.submit_all(submissions).await;
+    assert_eq!(outcomes, [Outcome::Written, Outcome::Written]);
+    assert_eq!(rig.requests(READ).await, 1, "one delta read before writing");
+    assert_eq!(rig.requests(PATCH).await, 1, "one bulk update for both");
+    assert_eq!(rig.total().await, 2);
+    assert_eq!(
+        rig.ynab_category("tx-048").await,
+        Some(category("Groceries"))
+    );
+    assert_eq!(
+        rig.ynab_category("tx-049").await,
+        Some(category("Transport"))
+    );
+}
+
+#[tokio::test]
+async fn a_full_batch_is_written_at_once_and_the_rest_follows() {
+    let rig = rig(Duration::from_millis(300), 1).await;
+    let submissions = vec![
+        rig.recategorise("tx-048", "Groceries", false).await,
+        rig.recategorise("tx-049", "Transport", false).await,
+    ];
+    let outcomes = rig.submit_all(submissions).await;
+    assert!(
+        outcomes.iter().all(|o| *o == Outcome::Written),
+        "{outcomes:?}"
+    );
+    assert_eq!(
+        rig.requests(PATCH).await,
+        2,
+        "ceil(2 / maxBatchSize 1) bulk updates"
+    );
+}
+
+#[tokio::test]
+async fn a_record_edited_since_the_decision_is_left_alone_and_the_others_written() {
+    let rig = rig(Duration::from_millis(300), 100).await;
+    let previewed = rig.recategorise("tx-048", "Groceries", true).await;
+    let other = rig.recategorise("tx-049", "Groceries", false).await;
+    // Someone recategorises tx-048 in the YNAB app after the preview.
+    rig.sim
+        .control()
+        .edit(
+            demo::PLAN_ID,
+            RecordKind::Transaction,
+            "tx-048",
+            &json!({"category_id": category("Restaurants")}),
+        )
+        .await
+        .unwrap();
+    rig.sim.control().reset_counters().await.unwrap();
+    let outcomes = rig.submit_all(vec![previewed, other]).await;
+    assert!(
+        matches!(outcomes[0], Outcome::Diverged | Outcome::Stale(_)),
+        "{:?}",
+        outcomes[0]
+    );
+    assert_eq!(outcomes[1], Outcome::Written);
+    assert_eq!(
+        rig.ynab_category("tx-048").await,
+        Some(category("Restaurants")),
+        "the person's edit stands"
+    );
+    assert_eq!(rig.requests(PATCH).await, 1);
+}
+
+#[tokio::test]
+async fn a_lost_answer_is_settled_by_reading_again_never_by_writing_again() {
+    let rig = rig(Duration::from_millis(100), 100).await;
+    let fault = DropFault {
+        count: 1,
+        hold_ms: 0,
+        only: RequestMatch {
+            method: Some("PATCH".into()),
+            path: None,
+            body_contains: None,
+        },
+    };
+    rig.sim.control().drop_after_write(&fault).await.unwrap();
+    let submission = rig.recategorise("tx-048", "Groceries", false).await;
+    let outcomes = rig.submit_all(vec![submission]).await;
+    assert!(outcomes[0].holds_target(), "{:?}", outcomes[0]);
+    assert_eq!(rig.requests(PATCH).await, 1, "the write landed once");
+    assert_eq!(
+        rig.requests(READ).await,
+        2,
+        "a read before, a read to settle"
+    );
+    assert_eq!(
+        rig.ynab_category("tx-048").await,
+        Some(category("Groceries"))
+    );
+}
+
+#[tokio::test]
+async fn a_refused_bulk_update_is_split_so_one_record_does_not_hold_back_the_others() {
+    let rig = rig(Duration::from_millis(300), 100).await;
+    let fault = StatusFault {
+        status: 400,
+        count: 10,
+        detail: Some("invalid category".into()),
+        only: RequestMatch {
+            method: Some("PATCH".into()),
+            path: None,
+            body_contains: Some("tx-048".into()),
+        },
+    };
+    rig.sim.control().inject_status(&fault).await.unwrap();
+    let submissions = vec![
+        rig.recategorise("tx-048", "Groceries", false).await,
+        rig.recategorise("tx-049", "Groceries", false).await,
+    ];
+    let outcomes = rig.submit_all(submissions).await;
+    assert!(
+        matches!(&outcomes[0], Outcome::Refused(why) if why.contains("400")),
+        "{:?}",
+        outcomes[0]
+    );
+    assert_eq!(outcomes[1], Outcome::Written);
+    assert_eq!(
+        rig.requests(PATCH).await,
+        3,
+        "the bulk update, then each half on its own"
+    );
+    assert_eq!(
+        rig.ynab_category("tx-049").await,
+        Some(category("Groceries"))
+    );
+}
