@@ -13,15 +13,12 @@ use tracing::{Instrument, info_span};
 use crate::api::budget::Budget;
 use crate::http::{self, Probe};
 use crate::k8s::admission_guard::AdmissionGuard;
-use crate::k8s::events::Events;
 use crate::k8s::lease::{Election, Elector};
 use crate::k8s::watches::Watches;
 use crate::leadership::Leadership;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::metrics::Metrics;
 use crate::reconcile::{self, Context};
-use crate::ynab::batcher::Batcher;
-use crate::ynab::budget_links::BudgetLinks;
 
 /// Why the controller could not start.
 #[derive(Debug, thiserror::Error)]
@@ -143,17 +140,10 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     });
     let ctx = Arc::new(Context {
         admission,
-        budgets: watches.budgets.store(),
-        approvals: watches.approvals.store(),
-        events: Events::new(client.clone()),
-        client,
         metrics: metrics.clone(),
-        budget_links: Arc::new(BudgetLinks::default()),
-        batcher: Arc::new(Batcher::default()),
-        api_urls,
         token_namespaces,
         leadership,
-        kube_config,
+        ..Context::new(client, kube_config, &watches, api_urls)
     });
     let agent = agent
         .zip(attached)

@@ -193,7 +193,8 @@ pub struct ObservedTransaction {
     pub flag_color: Option<Flag>,
     /// `cleared`, `uncleared` or `reconciled`.
     pub cleared: String,
-    /// YNAB's server_knowledge when this was read.
+    /// YNAB's server_knowledge when this state was read; syncs that leave the record as it
+    /// is do not move it.
     pub server_knowledge: i64,
 }
 

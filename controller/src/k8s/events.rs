@@ -40,7 +40,10 @@ impl Events {
             action: action.into(),
             secondary: None,
         };
-        if let Err(e) = self.recorder.publish(&event, &object.object_ref(&())).await {
+        // Boxed: kube's publish is a large future, and every reconcile that awaits this would
+        // otherwise carry its size for as long as it lives (10,000 of them wait on one batch).
+        let reference = object.object_ref(&());
+        if let Err(e) = Box::pin(self.recorder.publish(&event, &reference)).await {
             tracing::warn!(reason, error = %e, "could not publish an Event");
         }
     }

@@ -59,6 +59,15 @@ pub fn apply(
     if matches!(verdict, Verdict::Unsynced(_)) && status.phase.is_some() {
         return;
     }
+    // Looked at again and still converged for this generation: how it converged (Written,
+    // Adopted, NoChange) stays as recorded, so a resync of 10,000 converged Transactions
+    // rewrites none of them.
+    if matches!(verdict, Verdict::Converged { .. })
+        && status.phase == Some(TransactionPhase::Converged)
+        && status.observed_generation == generation
+    {
+        return;
+    }
     let (phase, converged, ready_reason, ready_message) = match verdict {
         Verdict::Pending(m) | Verdict::Unsynced(m) => (
             TransactionPhase::Pending,
@@ -202,6 +211,28 @@ mod tests {
         let before = converged.clone();
         apply(&mut converged, &unsynced, Some(2), at(50));
         assert_eq!(converged, before, "nothing new is known: nothing changes");
+    }
+
+    #[test]
+    fn converged_again_keeps_how_it_converged() {
+        let mut status = TransactionStatus::default();
+        let written = Verdict::Converged {
+            reason: "Written",
+            message: "Wrote uncategorized → Groceries".into(),
+        };
+        apply(&mut status, &written, Some(1), at(0));
+        let before = status.clone();
+        let looked_again = Verdict::Converged {
+            reason: "NoChange",
+            message: "YNAB holds the declared state".into(),
+        };
+        apply(&mut status, &looked_again, Some(1), at(60));
+        assert_eq!(status, before, "a resync rewrites nothing");
+        // A new generation is a new conclusion.
+        apply(&mut status, &looked_again, Some(2), at(60));
+        assert_eq!(status.observed_generation, Some(2));
+        let ready = conditions::get(&status.conditions, conditions::READY).unwrap();
+        assert_eq!(ready.reason, "NoChange");
     }
 
     fn at(s: i64) -> Timestamp {

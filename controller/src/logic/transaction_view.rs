@@ -150,6 +150,34 @@ fn flag_words(flag: Flag) -> String {
 }
 
 /// The transaction as YNAB shows it, for the status.
+/// What `before` showed, if YNAB still shows that: only the plan's server knowledge moved. A
+/// Transaction's status changes when its record does, not with every sync of the plan.
+pub fn refreshed(
+    before: Option<ObservedTransaction>,
+    now: ObservedTransaction,
+) -> ObservedTransaction {
+    match before {
+        Some(before)
+            if ObservedTransaction {
+                server_knowledge: now.server_knowledge,
+                ..before.clone()
+            } == now =>
+        {
+            before
+        }
+        _ => now,
+    }
+}
+
+/// Transaction `id` as the mirror shows it, in the plan's currency.
+pub fn observed_in(mirror: &Mirror, id: &str) -> Option<ObservedTransaction> {
+    let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
+    mirror
+        .transactions
+        .get(id)
+        .map(|tx| observed(tx, mirror, digits))
+}
+
 pub fn observed(tx: &TransactionSummary, mirror: &Mirror, digits: u8) -> ObservedTransaction {
     let split = mirror
         .subtransactions
@@ -202,6 +230,21 @@ pub fn divergence_message(current: &str, ours: &str, wanted: &str, annotation: &
 mod tests {
     use super::*;
     use crate::logic::plan::test_support;
+
+    #[test]
+    fn a_sync_that_leaves_the_record_as_it_is_keeps_what_status_shows() {
+        let mut m = test_support::mirror();
+        let before = observed_in(&m, "tx-048").expect("mirrored");
+        m.server_knowledge += 5;
+        let later = observed_in(&m, "tx-048").unwrap();
+        assert_ne!(later, before, "the knowledge moved");
+        assert_eq!(refreshed(Some(before.clone()), later.clone()), before);
+        m.transactions.get_mut("tx-048").unwrap().memo = Some("pain".into());
+        let edited = observed_in(&m, "tx-048").unwrap();
+        assert_eq!(refreshed(Some(before), edited.clone()), edited);
+        assert_eq!(refreshed(None, later.clone()), later);
+        assert_eq!(observed_in(&m, "tx-nope"), None);
+    }
 
     #[test]
     fn a_category_change_reads_by_name() {

@@ -22,6 +22,7 @@ use crate::api::approval::ApprovalRequest;
 use crate::api::budget::Budget;
 use crate::k8s::admission_guard::AdmissionGuard;
 use crate::k8s::events::Events;
+use crate::k8s::watches::Watches;
 use crate::leadership::Leadership;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::logic::duration;
@@ -57,6 +58,31 @@ pub struct Context {
 }
 
 impl Context {
+    /// A context on `client` whose caches are the stores of `watches`, with its own YNAB links
+    /// and batcher, and defaults the process overrides: fresh metrics, admission not yet
+    /// verified (no approval is followed), any token namespace, and sole leadership.
+    pub fn new(
+        client: kube::Client,
+        kube_config: kube::Config,
+        watches: &Watches,
+        api_urls: ApiUrlAllowlist,
+    ) -> Self {
+        Self {
+            admission: Arc::new(AdmissionGuard::default()),
+            budgets: watches.budgets.store(),
+            approvals: watches.approvals.store(),
+            events: Events::new(client.clone()),
+            client,
+            metrics: Arc::new(Metrics::default()),
+            budget_links: Arc::new(BudgetLinks::default()),
+            batcher: Arc::new(Batcher::default()),
+            api_urls,
+            token_namespaces: Vec::new(),
+            leadership: Leadership::sole(),
+            kube_config,
+        }
+    }
+
     /// Where the Budget's writes go, with the token its last sync used; `None` before a sync,
     /// while the Budget is suspended, and when `spec.apiUrl` is not allowed or the Budget names
     /// another URL or Secret than that sync. The client carries the credentials' permit: once

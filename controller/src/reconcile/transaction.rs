@@ -56,7 +56,13 @@ async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Er
         Timestamp::now(),
     );
     if tx.status.as_ref() != Some(&next) {
-        status::apply_if_unchanged(&ctx.client, tx.as_ref(), &next, &version).await?;
+        Box::pin(status::apply_if_unchanged(
+            &ctx.client,
+            tx.as_ref(),
+            &next,
+            &version,
+        ))
+        .await?;
         let before = tx.status.as_ref().and_then(|s| s.phase);
         let warning = announce::transaction_warning(next.phase);
         if let Some(a) = announce::on_phase_change(before, next.phase, &next.conditions, warning) {
@@ -69,14 +75,20 @@ async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Er
     // see that status, not the one before.
     if tx.annotations().contains_key(RESOLVE) && transaction_status::resolution_handled(next.phase)
     {
-        objects::remove_annotation(&ctx.client, tx.as_ref(), RESOLVE).await?;
+        Box::pin(objects::remove_annotation(
+            &ctx.client,
+            tx.as_ref(),
+            RESOLVE,
+        ))
+        .await?;
     }
     Ok(Action::requeue(requeue))
 }
 
 /// Everything a decision needs, read from the Budget and its mirror at once.
 struct Facts {
-    budget: Budget,
+    /// The cached Budget itself, not a copy: 10,000 reconciles may hold their facts at once.
+    budget: Arc<Budget>,
     ynab_tx: TransactionSummary,
     change: Option<PlannedChange>,
     known_payees: HashSet<String>,
@@ -89,7 +101,7 @@ async fn converge_one(
     next: &mut TransactionStatus,
     version: &mut String,
 ) -> Result<Step, Error> {
-    let facts = match read_facts(tx, ctx, next).await? {
+    let facts = match Box::pin(read_facts(tx, ctx, next)).await? {
         Ok(facts) => facts,
         Err(verdict) => return Ok(Step::not_ready(verdict)),
     };
@@ -109,8 +121,9 @@ async fn converge_one(
             // Settled without writing: the approval that write spent authorizes nothing more.
             let namespace = tx.namespace().unwrap_or_default();
             let uid = tx.meta().uid.clone().unwrap_or_default();
-            approval_gate::complete_in_flight(ctx, &namespace, &uid, Timestamp::now(), landed)
-                .await?;
+            let completing =
+                approval_gate::complete_in_flight(ctx, &namespace, &uid, Timestamp::now(), landed);
+            Box::pin(completing).await?;
         }
     }
     let seen = &facts.seen;
@@ -139,7 +152,6 @@ async fn read_facts(
     let Some(budget) = ctx
         .budgets
         .get(&ObjectRef::new(budget_name).within(&namespace))
-        .map(|b| (*b).clone())
     else {
         let message = format!(
             "Budget {budget_name} does not exist in namespace {namespace}: create it, or fix spec.budgetRef"
@@ -165,7 +177,10 @@ async fn read_facts(
         )));
     };
     let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
-    next.current = Some(view::observed(&ynab_tx, mirror, digits));
+    next.current = Some(view::refreshed(
+        next.current.take(),
+        view::observed(&ynab_tx, mirror, digits),
+    ));
     if let Err(problem) = transaction_check::check_target(&ynab_tx, &target, mirror) {
         return Ok(Err(Verdict::Invalid(problem)));
     }
@@ -215,18 +230,24 @@ async fn write(
         summary: seen.summary(),
     };
     let attempt = gate::attempt_id(tx.meta().uid.as_deref().unwrap_or("local"), now);
-    let grant = match approval_gate::gate(ctx, ask, attempt, now).await? {
+    let grant = match Box::pin(approval_gate::gate(ctx, ask, attempt, now)).await? {
         Gate::Proceed(grant) => grant,
         Gate::Wait(hold) => return Ok(Step::idle(gate::transaction_verdict(&hold))),
     };
     let Some(destination) = ctx.destination(&namespace, budget) else {
         return Ok(step::no_token(&budget.name_any()));
     };
-    grant.spend(ctx, now).await?;
+    Box::pin(grant.spend(ctx, now)).await?;
     let verdict = step::start(next, seen, &grant.attempt_id, now);
     let mut writing = next.clone();
     transaction_status::apply(&mut writing, &verdict, tx.metadata.generation, now);
-    *version = status::apply_if_unchanged(&ctx.client, tx, &writing, version).await?;
+    *version = Box::pin(status::apply_if_unchanged(
+        &ctx.client,
+        tx,
+        &writing,
+        version,
+    ))
+    .await?;
 
     let item = WriteItem {
         transaction_id: seen.id.clone(),
@@ -238,23 +259,26 @@ async fn write(
         all_or_nothing: false,
         authorized: Authorized::Transaction { scope, hash },
     };
+    let key = BudgetKey {
+        namespace,
+        name: budget.name_any(),
+    };
     let outcome = match ctx
         .batcher
-        .submit(
-            BudgetKey {
-                namespace,
-                name: budget.name_any(),
-            },
-            destination,
-            submission,
-        )
+        .submit(key.clone(), destination, submission)
         .await
     {
         Ok(mut outcomes) => outcomes.pop().expect("one outcome per item"),
         Err(e) => Outcome::NotLanded(e.to_string()),
     };
     if let Some(written) = step::approval_used(&outcome) {
-        grant.complete(ctx, Timestamp::now(), written).await?;
+        Box::pin(grant.complete(ctx, Timestamp::now(), written)).await?;
+    }
+    // The status shows YNAB after the write, so the next look finds nothing new to record.
+    if outcome.holds_target() {
+        let cell = ctx.budget_links.mirror(&key.namespace, &key.name);
+        let slot = cell.state.read().await;
+        next.current = view::observed_in(&slot.mirror, &seen.id).or(next.current.take());
     }
     let generation = tx.metadata.generation;
     Ok(step::written(

@@ -1,8 +1,9 @@
 //! Transactions converging: YNAB requests and wall time for N = 10, 100, 1,000 and 10,000
 //! Transactions through `ledgerops run` (a real API server, the simulator), beside a naive
 //! per-record baseline measured in the same run (read, write, read back each transaction, as the
-//! seed's system does), and the controller's RSS at the largest N. Prints a table; asserts
-//! nothing about time.
+//! seed's system does), and the controller's RSS at the largest N. Then the controller restarts
+//! and looks at every Transaction again (a full resync): its time, YNAB requests and RSS. Prints
+//! a table; asserts nothing about time.
 //!
 //! `cargo bench -p ledgerops-e2e --bench converge` (set `CONVERGE_MAX` to stop at a smaller N)
 
@@ -28,30 +29,81 @@ async fn main() {
         .unwrap_or(10_000);
     let plane = ControlPlane::start().await.expect("control plane");
     ledgerops_e2e::install_crds(&plane.client().await.expect("admin client")).await;
-    let ledgerops = Ledgerops::start(&plane).await;
+    let ledgerops = start(&plane).await;
     println!(
-        "| N | ledgerops requests | ledgerops wall time | baseline requests | baseline wall time | request ratio |"
+        "| N | ledgerops requests | ledgerops wall time | of which creating the N objects | baseline requests | baseline wall time | request ratio |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|");
-    for n in [10, 100, 1_000, 10_000].into_iter().filter(|n| *n <= max) {
-        let (requests, took) = ledgerops_run(&plane, n).await;
+    println!("|---:|---:|---:|---:|---:|---:|---:|");
+    let sizes: Vec<usize> = [10, 100, 1_000, 10_000]
+        .into_iter()
+        .filter(|n| *n <= max)
+        .collect();
+    let mut largest = None;
+    for &n in &sizes {
+        let (s, requests, took, creating) = ledgerops_run(&plane, n).await;
         let (base_requests, base_took) = baseline(n).await;
         println!(
-            "| {n} | {requests} | {:.1} s | {base_requests} | {:.1} s | {:.0}× |",
+            "| {n} | {requests} | {:.1} s | {:.1} s | {base_requests} | {:.1} s | {:.0}× |",
             took.as_secs_f64(),
+            creating.as_secs_f64(),
             base_took.as_secs_f64(),
             base_requests as f64 / requests as f64
         );
+        largest = Some((n, s));
     }
-    if let Some(rss) = ledgerops.rss_kib() {
-        println!(
-            "\ncontroller RSS after N = {max}: {:.1} MiB",
-            rss as f64 / 1024.0
-        );
+    let Some((n, s)) = largest else { return };
+    let converged_rss = mib(ledgerops.rss_kib());
+    println!("\ncontroller RSS after converging N = {n}: {converged_rss}");
+
+    // A full resync: the controller starts again (a new pod, or a new leader) and looks at every
+    // Transaction of every size above again, with the largest one's Budget live.
+    let everything: usize = sizes.iter().sum();
+    ledgerops.stop().await;
+    s.sim.control().reset_counters().await.unwrap();
+    let start_at = Instant::now();
+    let again = start(&plane).await;
+    while reconciled(&again, "Transaction").await < everything {
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    wait_converged(&s.api::<Transaction>(), n).await;
+    let took = start_at.elapsed();
+    let counters = s.sim.control().counters().await.unwrap();
+    println!(
+        "full resync after a restart: {everything} Transactions looked at again in {:.1} s with {} YNAB request(s) {:?}; RSS then {}",
+        took.as_secs_f64(),
+        counters.total,
+        counters.by_endpoint,
+        mib(again.rss_kib())
+    );
 }
 
-async fn ledgerops_run(plane: &ControlPlane, n: usize) -> (u64, Duration) {
+/// The controller as the image and the chart run it (two glibc malloc arenas).
+async fn start(plane: &ControlPlane) -> Ledgerops {
+    Ledgerops::start_with(plane, &[], &[("MALLOC_ARENA_MAX", "2")]).await
+}
+
+fn mib(kib: Option<u64>) -> String {
+    kib.map_or_else(
+        || "unknown".into(),
+        |k| format!("{:.1} MiB", k as f64 / 1024.0),
+    )
+}
+
+/// Reconciles of `kind` the controller has finished, from its `/metrics`.
+async fn reconciled(ledgerops: &Ledgerops, kind: &str) -> usize {
+    let wanted = format!("ledgerops_reconcile_duration_seconds_count{{kind=\"{kind}\"}} ");
+    ledgerops
+        .metrics()
+        .await
+        .lines()
+        .find_map(|l| l.strip_prefix(&wanted))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .map_or(0, |v| v as usize)
+}
+
+/// The Scenario, its YNAB requests, the wall time from the first create to all Converged, and
+/// how much of it creating the objects took (the API server's write rate, 16 at a time).
+async fn ledgerops_run(plane: &ControlPlane, n: usize) -> (Scenario, u64, Duration, Duration) {
     let s = Scenario::new(plane, &format!("bench{n}"), fixture_with(n)).await;
     s.sim.control().set_rate_limit(u32::MAX).await.unwrap();
     s.create_writing_budget(
@@ -86,9 +138,11 @@ async fn ledgerops_run(plane: &ControlPlane, n: usize) -> (u64, Duration) {
             }
         })
         .await;
+    let creating = start.elapsed();
     wait_converged(&api, n).await;
     let took = start.elapsed();
-    (s.total_requests().await, took)
+    let requests = s.total_requests().await;
+    (s, requests, took, creating)
 }
 
 /// Waits until the namespace's `n` Transactions are all Converged, following one watch (paged

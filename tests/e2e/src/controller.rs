@@ -133,7 +133,18 @@ impl Ledgerops {
             .unwrap_or_else(|| format!("127.0.0.1:{}", free_port().expect("a free port")));
         let port = listen.rsplit(':').next().unwrap_or_default().to_owned();
         let log = plane.dir().join(format!("ledgerops-{port}.log"));
-        let mut cmd = Command::new(binary());
+        // `LEDGEROPS_E2E_WRAPPER="heaptrack -o /tmp/ht"` runs the controller under a profiler
+        // (the pid, for RSS and kills, is then the wrapper's).
+        let wrapper = std::env::var("LEDGEROPS_E2E_WRAPPER").unwrap_or_default();
+        let mut words = wrapper.split_whitespace();
+        let mut cmd = match words.next() {
+            Some(program) => {
+                let mut cmd = Command::new(program);
+                cmd.args(words).arg(binary());
+                cmd
+            }
+            None => Command::new(binary()),
+        };
         cmd.arg("run");
         if given.is_none() {
             cmd.args(["--listen", &listen]);
