@@ -81,14 +81,7 @@ async fn rig(window: Duration, max_batch: usize) -> Rig {
 }
 
 fn category(name: &str) -> String {
-    demo::generate().plans[0]
-        .category_groups
-        .iter()
-        .flat_map(|g| &g.categories)
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("no category {name} in the demo plan"))
-        .id
-        .clone()
+    demo::category(name)
 }
 
 fn in_category(name: &str) -> EndState {

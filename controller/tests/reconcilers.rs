@@ -104,14 +104,7 @@ fn from<T: DeserializeOwned>(value: Value) -> T {
 }
 
 fn category(name: &str) -> String {
-    demo::generate().plans[0]
-        .category_groups
-        .iter()
-        .flat_map(|g| &g.categories)
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("no category {name} in the demo plan"))
-        .id
-        .clone()
+    demo::category(name)
 }
 
 impl Rig {

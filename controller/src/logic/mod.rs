@@ -25,6 +25,7 @@ pub mod request_window;
 pub mod retention;
 pub mod retry;
 pub mod split;
+pub mod sync_due;
 pub mod transaction_check;
 pub mod transaction_status;
 pub mod transaction_step;

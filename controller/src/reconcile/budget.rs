@@ -13,6 +13,7 @@ use kube::runtime::controller::Action;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::{Controller, WatchStreamExt, watcher};
 use kube::{Api, ResourceExt};
+use sha2::{Digest, Sha256};
 
 use super::{Context, Error};
 use crate::api::budget::{Budget, RequestUse};
@@ -21,7 +22,7 @@ use crate::k8s::{secrets, status};
 use crate::logic::api_url::AllowedApiUrl;
 use crate::logic::budget_status::{self, SyncOutcome, SyncReport};
 use crate::logic::duration;
-use crate::logic::mirror::Mirror;
+use crate::logic::sync_due::{self, Due, SyncedFor};
 use crate::ynab::budget_links::{BudgetKey, Credentials, MirrorCell, MirrorSlot};
 use crate::ynab::client::SharedWindow;
 use crate::ynab::error::YnabError;
@@ -118,6 +119,18 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
     // it sends.
     let paired = pair(&budget, &ctx, &namespace).await;
     let cell = ctx.budget_links.mirror(&namespace, &budget.name_any());
+    match &paired {
+        Ok(paired) => {
+            let last = cell.state.read().await.synced.clone();
+            let last = last.as_ref().map(|(at, made_for)| (made_for, at.elapsed()));
+            if let Due::In(wait) = sync_due::due(last, &made_for(&budget, paired), paired.interval)
+            {
+                return Ok(Action::requeue(wait));
+            }
+        }
+        // The status is about to say why it cannot sync: the next reconcile that can, does.
+        Err(_) => cell.state.write().await.synced = None,
+    }
     let turn = cell.turn.lock().await;
     let (outcome, window, requeue) = match paired {
         Ok(paired) => sync(&budget, &ctx, &namespace, paired, &cell).await,
@@ -159,6 +172,22 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
             .await;
     }
     Ok(requeue)
+}
+
+/// What a sync of `budget` with `paired` is made for (see [`sync_due`]).
+fn made_for(budget: &Budget, paired: &Paired) -> SyncedFor {
+    let digest = |bytes: &[u8]| hex::encode(Sha256::digest(bytes));
+    let annotations = serde_json::to_vec(budget.annotations()).unwrap_or_default();
+    let credentials = [
+        paired.url.as_str().as_bytes(),
+        b"\n",
+        paired.token.expose().as_bytes(),
+    ];
+    SyncedFor {
+        generation: budget.metadata.generation,
+        annotations: digest(&annotations),
+        credentials: digest(&credentials.concat()),
+    }
 }
 
 /// What a sync reads with.
@@ -230,6 +259,7 @@ async fn sync(
     cell: &MirrorCell,
 ) -> (SyncOutcome, Option<SharedWindow>, Action) {
     let spec = &budget.spec;
+    let made_for = made_for(budget, &paired);
     let Paired {
         url,
         token,
@@ -265,7 +295,7 @@ async fn sync(
         if slot.source != wanted {
             *slot = MirrorSlot {
                 source: wanted,
-                mirror: Mirror::default(),
+                ..MirrorSlot::default()
             };
         }
     }
@@ -278,6 +308,7 @@ async fn sync(
     match mirror_sync::sync(&client, &spec.plan_id, cell, &key).await {
         Ok(changes) => {
             ctx.budget_links.set_refusal(&url, &token, None);
+            cell.state.write().await.synced = Some((started, made_for));
             ctx.metrics
                 .sync_duration
                 .observe(started.elapsed().as_secs_f64());
@@ -286,6 +317,7 @@ async fn sync(
             (SyncOutcome::Synced, Some(window), Action::requeue(interval))
         }
         Err(e) => {
+            cell.state.write().await.synced = None;
             if matches!(e, YnabError::Unauthorized { .. }) {
                 ctx.budget_links.set_refusal(&url, &token, Some(e.clone()));
             }

@@ -18,6 +18,7 @@ use crate::api::common::SecretKeyRef;
 use crate::logic::api_url::AllowedApiUrl;
 use crate::logic::mirror::Mirror;
 use crate::logic::request_window::RequestWindow;
+use crate::logic::sync_due::SyncedFor;
 use crate::metrics::Metrics;
 
 /// A Budget's mirror and the plan it mirrors: a changed plan id or API URL starts afresh.
@@ -25,6 +26,9 @@ use crate::metrics::Metrics;
 pub struct MirrorSlot {
     pub source: (String, String),
     pub mirror: Mirror,
+    /// When this process last synced it, and for what: kept here, never read from a status
+    /// someone else could write.
+    pub synced: Option<(std::time::Instant, SyncedFor)>,
 }
 
 /// A Budget's mirror. `state` is locked only to read or update it in memory, never across a

@@ -13,7 +13,8 @@
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use kube::api::{Api, ListParams};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, ListParams, PostParams};
 use ledgerops::api::agent_job::AgentJob;
 use ledgerops::logic::job::webhook::sign;
 use ledgerops_e2e::controller::Ledgerops;
@@ -148,19 +149,54 @@ async fn scenario(plane: &ControlPlane, duplicate_every: Option<usize>) -> Figur
     seqs.sort_unstable();
     seqs.dedup();
     assert_eq!(seqs.len(), jobs.len(), "receive sequences are unique");
-    let mut latencies: Vec<Duration> = results.iter().map(|r| r.1).collect();
-    latencies.sort_unstable();
-    let pct = |p: usize| latencies[(latencies.len() * p / 100).min(latencies.len() - 1)];
     drop(controller);
+    let (p50, p99, max) = percentiles(results.iter().map(|r| r.1).collect());
     Figures {
         accepted_per_sec: DELIVERIES as f64 / elapsed.as_secs_f64(),
         new,
         duplicates,
-        p50: pct(50),
-        p99: pct(99),
-        max: *latencies.last().unwrap(),
+        p50,
+        p99,
+        max,
         jobs: jobs.len() - WARMUP,
     }
+}
+
+/// p50, p99 and the maximum of `latencies`.
+fn percentiles(mut latencies: Vec<Duration>) -> (Duration, Duration, Duration) {
+    latencies.sort_unstable();
+    let pct = |p: usize| latencies[(latencies.len() * p / 100).min(latencies.len() - 1)];
+    (pct(50), pct(99), *latencies.last().unwrap())
+}
+
+/// The API server's own ceiling beside the webhook's: as many creates of a ConfigMap about the
+/// size of an AgentJob, as many in flight, by a client of its own. A delivery costs at least
+/// one such create (its job) plus the receive sequence's update.
+async fn api_server_alone(plane: &ControlPlane) -> (f64, Duration, Duration, Duration) {
+    let client = plane.client().await.unwrap();
+    let ns = plane.namespace("bench-api").await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(client, &ns);
+    let body = String::from_utf8(payload(1)).unwrap();
+    let started = Instant::now();
+    let latencies: Vec<Duration> = futures::stream::iter(0..DELIVERIES)
+        .map(|i| {
+            let (api, body) = (api.clone(), body.clone());
+            async move {
+                let cm: ConfigMap = serde_json::from_value(json!({
+                    "metadata": {"name": format!("job-{i}")}, "data": {"delivery": body}
+                }))
+                .unwrap();
+                let t = Instant::now();
+                api.create(&PostParams::default(), &cm).await.unwrap();
+                t.elapsed()
+            }
+        })
+        .buffer_unordered(CONCURRENCY)
+        .collect()
+        .await;
+    let per_sec = DELIVERIES as f64 / started.elapsed().as_secs_f64();
+    let (p50, p99, max) = percentiles(latencies);
+    (per_sec, p50, p99, max)
 }
 
 #[tokio::main]
@@ -185,4 +221,11 @@ async fn main() {
             f.max.as_secs_f64() * 1e3
         );
     }
+    let (per_sec, p50, p99, max) = api_server_alone(&plane).await;
+    println!(
+        "| the API server alone ({DELIVERIES} ConfigMap creates) | {per_sec:.0} | | | | {:.1} ms | {:.1} ms | {:.1} ms |",
+        p50.as_secs_f64() * 1e3,
+        p99.as_secs_f64() * 1e3,
+        max.as_secs_f64() * 1e3
+    );
 }

@@ -330,14 +330,7 @@ impl Scenario {
 
 /// The id of the demo plan's category called `name`.
 pub fn category(name: &str) -> String {
-    demo::generate().plans[0]
-        .category_groups
-        .iter()
-        .flat_map(|g| &g.categories)
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("no category {name} in the demo plan"))
-        .id
-        .clone()
+    demo::category(name)
 }
 
 /// A Secret named `name` holding `token` under the key `token`, opted in with the label

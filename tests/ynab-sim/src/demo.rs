@@ -23,6 +23,18 @@ const RECONCILED_THROUGH: &str = "2026-08-31";
 /// Bank imports after this date are not yet approved.
 const APPROVED_THROUGH: &str = "2026-09-14";
 
+/// The id of the demo plan's category called `name`; panics when there is none (a test's typo).
+pub fn category(name: &str) -> String {
+    generate().plans[0]
+        .category_groups
+        .iter()
+        .flat_map(|g| &g.categories)
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no category {name} in the demo plan"))
+        .id
+        .clone()
+}
+
 /// Stable UUID-shaped id from a name (FNV-1a), so ids never change between generations.
 pub fn uuid_for(kind: &str, name: &str) -> String {
     let hash = |seed: u64| {
