@@ -1,7 +1,7 @@
 //! The Budget and Transaction reconcilers in process, on a real kube-apiserver and the YNAB
-//! simulator: the controllers, their shared watches and the HTTP/2 API connection as `run`
-//! wires them, without the rest of `ledgerops run` (no HTTP server, lease or process). Each test
-//! has a control plane of its own, since its controllers act on every namespace.
+//! simulator: the controllers and their shared watches as `run` wires them, without the rest
+//! of `ledgerops run` (no HTTP server, lease or process). Each test has a control plane of its
+//! own, since its controllers act on every namespace.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -53,7 +53,7 @@ async fn rig() -> Rig {
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
         .unwrap();
-    let client = ledgerops::k8s::client::connect(config.clone()).unwrap();
+    let client = kube::Client::try_from(config.clone()).unwrap();
     install_crds(&client).await;
     let namespace: Namespace = from(json!({"metadata": {"name": NS}}));
     Api::<Namespace>::all(client.clone())

@@ -9,12 +9,20 @@ use kube::api::{Patch, PatchParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::logic::conditions;
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, household, seed_002};
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, household, seed_002};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
 
+/// Decides `request` once ledgerops has issued it (`status.issuedFor`): a decision made before
+/// the issuance is, by design, not followed (it could be a forged early approval), and the plan
+/// asks again under the next name. A faster API server connection made
+/// this test's answer come first about half the time.
 async fn decide(s: &Scenario, request: &str, verdict: &str, comment: &str) {
+    wait::until(&s.api::<ApprovalRequest>(), request, WAIT, |r| {
+        r.status.as_ref().is_some_and(|st| st.issued_for.is_some())
+    })
+    .await;
     let patch =
         json!({"spec": {"decision": {"verdict": verdict, "by": "admin", "comment": comment}}});
     s.api::<ApprovalRequest>()
