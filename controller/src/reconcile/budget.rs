@@ -119,21 +119,25 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
     // it sends.
     let paired = pair(&budget, &ctx, &namespace).await;
     let cell = ctx.budget_links.mirror(&namespace, &budget.name_any());
-    match &paired {
+    let paired = match paired {
         Ok(paired) => {
+            let asked = made_for(&budget, &paired);
             let last = cell.state.read().await.synced.clone();
             let last = last.as_ref().map(|(at, made_for)| (made_for, at.elapsed()));
-            if let Due::In(wait) = sync_due::due(last, &made_for(&budget, paired), paired.interval)
-            {
+            if let Due::In(wait) = sync_due::due(last, &asked, paired.interval) {
                 return Ok(Action::requeue(wait));
             }
+            Ok((paired, asked))
         }
         // The status is about to say why it cannot sync: the next reconcile that can, does.
-        Err(_) => cell.state.write().await.synced = None,
-    }
+        Err(e) => {
+            cell.state.write().await.synced = None;
+            Err(e)
+        }
+    };
     let turn = cell.turn.lock().await;
     let (outcome, window, requeue) = match paired {
-        Ok(paired) => sync(&budget, &ctx, &namespace, paired, &cell).await,
+        Ok((paired, asked)) => sync(&budget, &ctx, &namespace, paired, asked, &cell).await,
         Err((outcome, requeue)) => (outcome, None, requeue),
     };
     let slot = cell.state.read().await;
@@ -256,10 +260,10 @@ async fn sync(
     ctx: &Context,
     namespace: &str,
     paired: Paired,
+    asked: SyncedFor,
     cell: &MirrorCell,
 ) -> (SyncOutcome, Option<SharedWindow>, Action) {
     let spec = &budget.spec;
-    let made_for = made_for(budget, &paired);
     let Paired {
         url,
         token,
@@ -308,7 +312,7 @@ async fn sync(
     match mirror_sync::sync(&client, &spec.plan_id, cell, &key).await {
         Ok(changes) => {
             ctx.budget_links.set_refusal(&url, &token, None);
-            cell.state.write().await.synced = Some((started, made_for));
+            cell.state.write().await.synced = Some((started, asked));
             ctx.metrics
                 .sync_duration
                 .observe(started.elapsed().as_secs_f64());
