@@ -97,7 +97,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     let kube_config = kube::Config::infer()
         .await
         .map_err(|e| RunError::Config(kube::Error::InferConfig(e)))?;
-    let client = kube::Client::try_from(kube_config.clone()).map_err(RunError::Config)?;
+    let client = crate::k8s::client::build(kube_config.clone()).map_err(RunError::Config)?;
     Api::<Budget>::all(client.clone())
         .list(&ListParams::default().limit(1))
         .await

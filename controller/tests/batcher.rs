@@ -184,7 +184,7 @@ async fn submissions_within_a_window_share_one_read_and_one_write() {
 }
 
 #[tokio::test]
-async fn a_full_batch_is_written_at_once_and_the_rest_follows() {
+async fn a_batch_larger_than_one_request_reads_once_and_writes_in_chunks() {
     let rig = rig(Duration::from_millis(300), 1).await;
     let submissions = vec![
         rig.recategorise("tx-048", "Groceries", false).await,
@@ -199,6 +199,11 @@ async fn a_full_batch_is_written_at_once_and_the_rest_follows() {
         rig.requests(PATCH).await,
         2,
         "ceil(2 / maxBatchSize 1) bulk updates"
+    );
+    assert_eq!(
+        rig.requests(READ).await,
+        1,
+        "one read serves every chunk of the batch"
     );
 }
 

@@ -13,6 +13,7 @@ pub mod feedback;
 pub mod hooks;
 pub mod options;
 pub mod reconciler;
+mod sequence;
 pub mod store;
 pub mod verify;
 

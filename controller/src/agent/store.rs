@@ -2,24 +2,24 @@
 //! de-duplication key, with a durable receive sequence) and evolving a job's state through the
 //! state machine under optimistic concurrency.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
-use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 use kube::api::{DeleteParams, PostParams, Preconditions};
+use tokio::sync::oneshot;
 
+pub use super::sequence::SEQUENCE_CONFIGMAP;
+use super::sequence::{Sequence, is_status};
 use crate::api::agent_job::{AgentJob, AgentJobSpec};
-use crate::logic::job::retired::{self, Retired};
+use crate::logic::job::retired::Retired;
 use crate::logic::job::state::{
     Effect, EventKind, InvalidTransition, JobEvent, JobState, from_persisted, next_state, to_status,
 };
 use crate::logic::job::webhook::Incoming;
 
-/// The ConfigMap holding the next receive sequence.
-pub const SEQUENCE_CONFIGMAP: &str = "ledgerops-agentjob-sequence";
-const SEQUENCE_KEY: &str = "next";
 /// Label on every AgentJob with its repository's comment key hash, for `kubectl get -l`.
 pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 
@@ -36,6 +36,8 @@ pub enum StoreError {
     BadRetired(String),
     #[error("gave up after {0} conflicting writes")]
     Contention(u32),
+    #[error("the command was not stored ({0}); Gitea may deliver it again")]
+    NotStored(String),
 }
 
 /// What receiving a command did.
@@ -56,27 +58,35 @@ pub struct Evolved {
     pub applied: bool,
 }
 
+/// A received command waiting for its sequence.
+struct Waiting {
+    job: AgentJob,
+    reply: oneshot::Sender<Result<Received, StoreError>>,
+}
+
 /// The AgentJobs of one namespace.
 #[derive(Clone)]
 pub struct JobStore {
     client: kube::Client,
     namespace: String,
-    /// Serialises this process's allocations and creations, so that its own receivers do not
-    /// make each other retry and create jobs in sequence order; the resourceVersion
-    /// precondition still guards the counter against other writers.
-    allocating: std::sync::Arc<tokio::sync::Mutex<()>>,
-}
-
-fn is_status(e: &kube::Error, code: u16) -> bool {
-    matches!(e, kube::Error::Api(s) if s.code == code)
+    sequence: Arc<Sequence>,
+    /// Commands received and not yet given a sequence: whoever commits next takes them all
+    /// (one sequence write for the group, however many receivers wait).
+    waiting: Arc<Mutex<Vec<Waiting>>>,
+    /// Serialises this process's commits, so that its jobs are created in sequence order; the
+    /// resourceVersion precondition still guards the counter against other writers.
+    committing: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl JobStore {
     pub fn new(client: kube::Client, namespace: impl Into<String>) -> Self {
+        let namespace = namespace.into();
         Self {
+            sequence: Arc::new(Sequence::new(client.clone(), &namespace)),
             client,
-            namespace: namespace.into(),
-            allocating: Default::default(),
+            namespace,
+            waiting: Default::default(),
+            committing: Default::default(),
         }
     }
 
@@ -100,26 +110,32 @@ impl JobStore {
         incoming: &Incoming,
         now: Timestamp,
     ) -> Result<Received, StoreError> {
-        let api = self.api();
         let name = incoming.job_name();
-        if api.get_opt(&name).await?.is_some() {
+        if self.api().get_opt(&name).await?.is_some() {
             return Ok(Received::Duplicate { name });
         }
-        // Sequence and creation under one lock: this process creates its jobs in sequence
-        // order, so the executor never sees job n+1 while job n is still being created.
-        let _serial = self.allocating.lock().await;
-        // Retention records a job here before deleting it: absent above means recorded here.
-        if self
-            .retired()
-            .await?
-            .covers(&incoming.repository, incoming.comment_id)
-        {
-            return Ok(Received::Duplicate { name });
-        }
-        let sequence = self.next_sequence().await?;
-        let job = AgentJob {
+        // Absent now: if retention deleted it, it recorded it first, and the commit checks that
+        // record as of a moment after this one.
+        let (reply, answer) = oneshot::channel();
+        let job = self.job(incoming, now);
+        self.waiting
+            .lock()
+            .expect("waiting lock")
+            .push(Waiting { job, reply });
+        // Its own task: a receiver that goes away (its delivery's connection closed) does not
+        // cut short a commit that other receivers wait on.
+        let store = self.clone();
+        tokio::spawn(async move { store.commit_waiting().await });
+        answer
+            .await
+            .map_err(|_| StoreError::NotStored("the commit ended early".into()))?
+    }
+
+    /// The job for `incoming`, its sequence not yet given.
+    fn job(&self, incoming: &Incoming, now: Timestamp) -> AgentJob {
+        AgentJob {
             metadata: ObjectMeta {
-                name: Some(name.clone()),
+                name: Some(incoming.job_name()),
                 namespace: Some(self.namespace.clone()),
                 labels: Some(BTreeMap::from([(MANAGED_BY.into(), "ledgerops".into())])),
                 ..ObjectMeta::default()
@@ -133,72 +149,91 @@ impl JobStore {
                 author: incoming.author.clone(),
                 command: incoming.command.clone(),
                 truncated_from: incoming.truncated_from,
-                sequence,
+                sequence: 0,
                 received_at: Time(now),
             },
             status: None,
-        };
-        match api.create(&PostParams::default(), &job).await {
-            Ok(_) => Ok(Received::New { name, sequence }),
-            Err(e) if is_status(&e, 409) => Ok(Received::Duplicate { name }),
-            Err(e) => Err(e.into()),
         }
     }
 
-    /// Takes the next receive sequence from the counter ConfigMap, written under a
-    /// resourceVersion precondition so that two receivers never get the same number.
-    pub async fn allocate_sequence(&self) -> Result<i64, StoreError> {
-        let _serial = self.allocating.lock().await;
-        self.next_sequence().await
-    }
-
-    async fn next_sequence(&self) -> Result<i64, StoreError> {
-        let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.namespace);
-        for _ in 0..1000 {
-            let Some(mut cm) = api.get_opt(SEQUENCE_CONFIGMAP).await? else {
-                let cm = ConfigMap {
-                    metadata: ObjectMeta {
-                        name: Some(SEQUENCE_CONFIGMAP.into()),
-                        ..ObjectMeta::default()
-                    },
-                    data: Some(BTreeMap::from([(SEQUENCE_KEY.into(), "2".into())])),
-                    ..ConfigMap::default()
-                };
-                match api.create(&PostParams::default(), &cm).await {
-                    Ok(_) => return Ok(1),
-                    Err(e) if is_status(&e, 409) => continue,
-                    Err(e) => return Err(e.into()),
-                }
-            };
-            let data = cm.data.get_or_insert_with(BTreeMap::new);
-            let raw = data
-                .get(SEQUENCE_KEY)
-                .cloned()
-                .unwrap_or_else(|| "1".into());
-            let next: i64 = raw.parse().map_err(|_| StoreError::BadSequence(raw))?;
-            data.insert(SEQUENCE_KEY.into(), (next + 1).to_string());
-            // `cm` carries the resourceVersion it was read at: a concurrent update makes this 409.
-            match api
-                .replace(SEQUENCE_CONFIGMAP, &PostParams::default(), &cm)
-                .await
+    /// Gives every waiting command a sequence, with one write of the counter, and creates
+    /// their jobs one at a time in sequence order: the executor never sees job n+1 while job n
+    /// is still being created. A command received twice within the group, or whose job
+    /// retention already deleted, takes no sequence.
+    async fn commit_waiting(&self) {
+        let _serial = self.committing.lock().await;
+        let group = std::mem::take(&mut *self.waiting.lock().expect("waiting lock"));
+        let mut firsts: Vec<Waiting> = Vec::new();
+        let mut repeats: Vec<Waiting> = Vec::new();
+        for w in group {
+            if firsts
+                .iter()
+                .any(|f| f.job.metadata.name == w.job.metadata.name)
             {
-                Ok(_) => return Ok(next),
-                Err(e) if is_status(&e, 409) => continue,
-                Err(e) => return Err(e.into()),
+                repeats.push(w);
+            } else {
+                firsts.push(w);
             }
         }
-        Err(StoreError::Contention(1000))
+        if firsts.is_empty() {
+            return;
+        }
+        let retired = |record: &Retired, w: &Waiting| {
+            record.covers(&w.job.spec.repository, w.job.spec.comment_id)
+        };
+        let taken = self
+            .sequence
+            .take(|record| firsts.iter().filter(|w| !retired(record, w)).count() as i64)
+            .await;
+        let (first, record) = match taken {
+            Ok(taken) => taken,
+            Err(e) => {
+                let why = e.to_string();
+                for w in firsts.into_iter().chain(repeats) {
+                    let _ = w.reply.send(Err(StoreError::NotStored(why.clone())));
+                }
+                return;
+            }
+        };
+        let (gone, firsts): (Vec<Waiting>, Vec<Waiting>) =
+            firsts.into_iter().partition(|w| retired(&record, w));
+        for w in gone.into_iter() {
+            let name = w.job.metadata.name.clone().unwrap_or_default();
+            let _ = w.reply.send(Ok(Received::Duplicate { name }));
+        }
+        let api = self.api();
+        // Whether each name is stored now, for the repeats' answers.
+        let mut stored: HashMap<String, Result<(), String>> = HashMap::new();
+        for (sequence, mut w) in (first..).zip(firsts) {
+            let name = w.job.metadata.name.clone().unwrap_or_default();
+            w.job.spec.sequence = sequence;
+            let result = match api.create(&PostParams::default(), &w.job).await {
+                Ok(_) => Ok(Received::New {
+                    name: name.clone(),
+                    sequence,
+                }),
+                Err(e) if is_status(&e, 409) => Ok(Received::Duplicate { name: name.clone() }),
+                Err(e) => Err(StoreError::from(e)),
+            };
+            stored.insert(
+                name,
+                result.as_ref().map(|_| ()).map_err(ToString::to_string),
+            );
+            let _ = w.reply.send(result);
+        }
+        for w in repeats {
+            let name = w.job.metadata.name.clone().unwrap_or_default();
+            let result = match stored.get(&name) {
+                Some(Err(why)) => Err(StoreError::NotStored(why.clone())),
+                _ => Ok(Received::Duplicate { name }),
+            };
+            let _ = w.reply.send(result);
+        }
     }
 
-    /// The record of the jobs deleted by retention.
-    async fn retired(&self) -> Result<Retired, StoreError> {
-        let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.namespace);
-        let cm = api.get_opt(SEQUENCE_CONFIGMAP).await?;
-        let stored = cm
-            .as_ref()
-            .and_then(|c| c.data.as_ref())
-            .and_then(|d| d.get(retired::KEY));
-        Retired::parse(stored.map(String::as_str)).map_err(StoreError::BadRetired)
+    /// Takes the next receive sequence.
+    pub async fn allocate_sequence(&self) -> Result<i64, StoreError> {
+        Ok(self.sequence.take(|_| 1).await?.0)
     }
 
     /// Deletes a finished job whose retention is over, after recording its comment in the
@@ -206,7 +241,8 @@ impl JobStore {
     /// comment is still a duplicate. Deleting only the object read (its uid), a job already gone
     /// is fine.
     pub async fn retire(&self, job: &AgentJob) -> Result<(), StoreError> {
-        self.record_retired(&job.spec.repository, job.spec.comment_id)
+        self.sequence
+            .record_retired(&job.spec.repository, job.spec.comment_id)
             .await?;
         let params = DeleteParams {
             preconditions: Some(Preconditions {
@@ -224,30 +260,6 @@ impl JobStore {
             Err(e) if is_status(&e, 404) || is_status(&e, 409) => Ok(()),
             Err(e) => Err(e.into()),
         }
-    }
-
-    async fn record_retired(&self, repository: &str, comment: i64) -> Result<(), StoreError> {
-        let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.namespace);
-        for _ in 0..100 {
-            // A job exists only after a sequence was taken, so the ConfigMap exists too.
-            let mut cm = api.get(SEQUENCE_CONFIGMAP).await?;
-            let data = cm.data.get_or_insert_with(BTreeMap::new);
-            let mut record = Retired::parse(data.get(retired::KEY).map(String::as_str))
-                .map_err(StoreError::BadRetired)?;
-            if !record.record(repository, comment) {
-                return Ok(());
-            }
-            data.insert(retired::KEY.into(), record.render());
-            match api
-                .replace(SEQUENCE_CONFIGMAP, &PostParams::default(), &cm)
-                .await
-            {
-                Ok(_) => return Ok(()),
-                Err(e) if is_status(&e, 409) => continue,
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Err(StoreError::Contention(100))
     }
 
     /// Applies `event` to job `name`: reads the job, computes the transition, and replaces its
@@ -305,18 +317,5 @@ impl JobStore {
         );
         let name = job.metadata.name.clone().unwrap_or_default();
         Ok(self.evolve(&name, &event).await?.state)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_admission_policy_protects_the_sequence_configmap() {
-        assert_eq!(
-            SEQUENCE_CONFIGMAP,
-            crate::api::admission::configmaps::SEQUENCE_CONFIGMAP
-        );
     }
 }

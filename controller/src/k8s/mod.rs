@@ -2,6 +2,7 @@
 //! what a ConfigRepo declares.
 
 pub mod admission_guard;
+pub mod client;
 pub mod events;
 pub mod git_credentials;
 pub mod journal;

@@ -92,14 +92,14 @@ where
     S: Serialize,
 {
     let api: Api<K> = Api::namespaced(client.clone(), &object.namespace().unwrap_or_default());
-    let mut patch = serde_json::json!({
-        "apiVersion": K::api_version(&()),
-        "kind": K::kind(&()),
-        "status": status,
-    });
-    if let Some(version) = resource_version {
-        patch["metadata"] = serde_json::json!({ "resourceVersion": version });
-    }
+    // Serialized straight into the request body, never built as a `serde_json::Value` tree
+    // (several times its size): thousands of these may wait for the API server at once.
+    let patch = StatusPatch {
+        api_version: K::api_version(&()),
+        kind: K::kind(&()),
+        metadata: resource_version.map(|resource_version| Version { resource_version }),
+        status,
+    };
     let written = api
         .patch_status(
             &object.name_any(),
@@ -108,4 +108,61 @@ where
         )
         .await?;
     Ok(written.resource_version().unwrap_or_default())
+}
+
+/// A server-side apply of the status, with the resourceVersion precondition when given.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StatusPatch<'a, S> {
+    api_version: std::borrow::Cow<'a, str>,
+    kind: std::borrow::Cow<'a, str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<Version<'a>>,
+    status: &'a S,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Version<'a> {
+    resource_version: &'a str,
+}
+
+/// kube asks patches for `Debug`; the status itself is left out.
+impl<S> Debug for StatusPatch<'_, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StatusPatch")
+            .field("kind", &self.kind)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::transaction::Transaction;
+
+    #[test]
+    fn the_patch_is_an_apply_of_the_status_with_the_version_precondition_when_given() {
+        let status = serde_json::json!({"phase": "Converged"});
+        let patch = |resource_version: Option<&'static str>| StatusPatch {
+            api_version: Transaction::api_version(&()),
+            kind: Transaction::kind(&()),
+            metadata: resource_version.map(|resource_version| Version { resource_version }),
+            status: &status,
+        };
+        assert_eq!(
+            serde_json::to_value(patch(Some("42"))).unwrap(),
+            serde_json::json!({
+                "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Transaction",
+                "metadata": {"resourceVersion": "42"}, "status": {"phase": "Converged"}
+            })
+        );
+        assert_eq!(
+            serde_json::to_value(patch(None)).unwrap(),
+            serde_json::json!({
+                "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Transaction",
+                "status": {"phase": "Converged"}
+            })
+        );
+    }
 }

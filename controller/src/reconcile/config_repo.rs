@@ -84,7 +84,7 @@ fn impersonating(repos: &Repos, namespace: &str, account: &str) -> Result<kube::
     }
     let mut config = repos.ctx.kube_config.clone();
     config.auth_info.impersonate = Some(format!("system:serviceaccount:{namespace}:{account}"));
-    let client = kube::Client::try_from(config)?;
+    let client = crate::k8s::client::build(config)?;
     accounts.insert(key, client.clone());
     Ok(client)
 }

@@ -55,7 +55,14 @@ pub struct Context {
     pub leadership: Leadership,
     /// What `client` was built from: a ConfigRepo with a ServiceAccount impersonates it on top.
     pub kube_config: kube::Config,
+    /// Transaction reconciles finishing at once (their status write, Event and annotation):
+    /// the 10,000 one batch releases wait here holding only their own state, not a request
+    /// each.
+    pub finishing: Arc<tokio::sync::Semaphore>,
 }
+
+/// Transaction reconciles writing their outcome at once.
+const FINISHING: usize = 64;
 
 impl Context {
     /// A context on `client` whose caches are the stores of `watches`, with its own YNAB links
@@ -76,6 +83,7 @@ impl Context {
             metrics: Arc::new(Metrics::default()),
             budget_links: Arc::new(BudgetLinks::default()),
             batcher: Arc::new(Batcher::default()),
+            finishing: Arc::new(tokio::sync::Semaphore::new(FINISHING)),
             api_urls,
             token_namespaces: Vec::new(),
             leadership: Leadership::sole(),

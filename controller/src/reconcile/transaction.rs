@@ -49,6 +49,7 @@ async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Er
     // Status writes are conditional on the version this reconcile started from (see plans).
     let mut version = tx.resource_version().unwrap_or_default();
     let Step { verdict, requeue } = converge_one(&tx, &ctx, &mut next, &mut version).await?;
+    let _finishing = ctx.finishing.acquire().await.expect("never closed");
     transaction_status::apply(
         &mut next,
         &verdict,
@@ -126,17 +127,16 @@ async fn converge_one(
             Box::pin(completing).await?;
         }
     }
-    let seen = &facts.seen;
     match step::without_write(
         decision.precommit,
-        seen,
+        &facts.seen,
         resolution,
         next,
         generation,
         Timestamp::now(),
     ) {
         Some(done) => Ok(done),
-        None => write(tx, ctx, &facts, decision.expect, next, version).await,
+        None => write(tx, ctx, facts, decision.expect, next, version).await,
     }
 }
 
@@ -197,16 +197,24 @@ async fn read_facts(
     }))
 }
 
+/// Owns the facts so that what only the decision needed is dropped before the wait for the
+/// batch: 10,000 reconciles may wait on one.
 async fn write(
     tx: &Transaction,
     ctx: &Context,
-    facts: &Facts,
+    facts: Facts,
     expect: Expect,
     next: &mut TransactionStatus,
     version: &mut String,
 ) -> Result<Step, Error> {
-    let (budget, seen) = (&facts.budget, &facts.seen);
-    if let Some(held) = step::held_back(seen, &facts.ynab_tx, &budget.name_any(), &budget.spec) {
+    let Facts {
+        budget,
+        ynab_tx,
+        change,
+        known_payees,
+        seen,
+    } = facts;
+    if let Some(held) = step::held_back(&seen, &ynab_tx, &budget.name_any(), &budget.spec) {
         return Ok(held);
     }
     // Only what differs is written and approved: a split already in place is not sent again.
@@ -214,18 +222,14 @@ async fn write(
     let from = seen.current.restrict_to(&writes);
     let now = Timestamp::now();
     let namespace = tx.namespace().unwrap_or_default();
-    let scope = super::scope_of(&namespace, budget);
-    let hash = converge::approval_hash(&scope, &facts.ynab_tx, &from, &writes);
+    let scope = super::scope_of(&namespace, &budget);
+    let hash = converge::approval_hash(&scope, &ynab_tx, &from, &writes);
     let ask = Ask {
         subject: tx,
         kind: SubjectKind::Transaction,
-        budget,
-        changes: facts.change.as_slice(),
-        decision: policy::decide(
-            facts.change.as_slice(),
-            &budget.spec.approval,
-            &facts.known_payees,
-        ),
+        budget: &budget,
+        changes: change.as_slice(),
+        decision: policy::decide(change.as_slice(), &budget.spec.approval, &known_payees),
         hash: hash.clone(),
         summary: seen.summary(),
     };
@@ -234,11 +238,12 @@ async fn write(
         Gate::Proceed(grant) => grant,
         Gate::Wait(hold) => return Ok(Step::idle(gate::transaction_verdict(&hold))),
     };
-    let Some(destination) = ctx.destination(&namespace, budget) else {
+    drop((ynab_tx, change, known_payees));
+    let Some(destination) = ctx.destination(&namespace, &budget) else {
         return Ok(step::no_token(&budget.name_any()));
     };
     Box::pin(grant.spend(ctx, now)).await?;
-    let verdict = step::start(next, seen, &grant.attempt_id, now);
+    let verdict = step::start(next, &seen, &grant.attempt_id, now);
     let mut writing = next.clone();
     transaction_status::apply(&mut writing, &verdict, tx.metadata.generation, now);
     *version = Box::pin(status::apply_if_unchanged(
@@ -248,6 +253,7 @@ async fn write(
         version,
     ))
     .await?;
+    drop(writing);
 
     let item = WriteItem {
         transaction_id: seen.id.clone(),
@@ -283,7 +289,7 @@ async fn write(
     let generation = tx.metadata.generation;
     Ok(step::written(
         outcome,
-        seen,
+        &seen,
         grant.record,
         next,
         generation,

@@ -48,6 +48,10 @@ pub struct Batcher {
 /// However busy a Budget, a batch is written at the latest this many windows after it opened.
 const MAX_WINDOWS: u32 = 100;
 
+/// A batch gathers at most this many bulk requests' worth of items: its one read before
+/// writing serves them all, and a batch stays bounded in memory and in time.
+const REQUESTS_PER_BATCH: usize = 10;
+
 impl Batcher {
     /// Writes `submission` to the Budget `key` with the next batch, and returns
     /// one outcome per item, or the error that stopped the whole batch before anything was written.
@@ -95,11 +99,11 @@ fn spawn_worker() -> mpsc::UnboundedSender<Job> {
         while let Some(first) = rx.recv().await {
             let window = first.destination.window;
             let deadline = Instant::now() + window * MAX_WINDOWS;
-            let max_items = first.destination.max_batch.max(1);
+            let max_items = first.destination.max_batch.max(1) * REQUESTS_PER_BATCH;
             let mut items = first.submission.items.len();
             let mut jobs = vec![first];
-            // Gather until the queue is quiet for a window, a full request's worth of items is
-            // waiting, or the batch is old enough.
+            // Gather until the queue is quiet for a window, `REQUESTS_PER_BATCH` full requests'
+            // worth of items are waiting, or the batch is old enough.
             while items < max_items
                 && let Ok(Some(job)) =
                     tokio::time::timeout(window.min(deadline - Instant::now()), rx.recv()).await
