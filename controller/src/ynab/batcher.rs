@@ -35,6 +35,11 @@ type Reply = oneshot::Sender<Result<Vec<Outcome>, YnabError>>;
 
 struct Job {
     destination: Destination,
+    waiting: Waiting,
+}
+
+/// A submission in a batch, waiting for its outcomes.
+struct Waiting {
     submission: Submission,
     reply: Reply,
 }
@@ -64,8 +69,7 @@ impl Batcher {
         let (reply, answer) = oneshot::channel();
         let job = Job {
             destination,
-            submission,
-            reply,
+            waiting: Waiting { submission, reply },
         };
         let queue = {
             let mut queues = self.queues.lock().expect("batcher lock");
@@ -97,31 +101,34 @@ fn spawn_worker() -> mpsc::UnboundedSender<Job> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Job>();
     tokio::spawn(async move {
         while let Some(first) = rx.recv().await {
-            let window = first.destination.window;
+            // The batch is written to the newest destination it was given (the Budget as last
+            // read); only that one is kept, not one per submission.
+            let mut destination = first.destination;
+            let window = destination.window;
             let deadline = Instant::now() + window * MAX_WINDOWS;
-            let max_items = first.destination.max_batch.max(1) * REQUESTS_PER_BATCH;
-            let mut items = first.submission.items.len();
-            let mut jobs = vec![first];
+            let max_items = destination.max_batch.max(1) * REQUESTS_PER_BATCH;
+            let mut items = first.waiting.submission.items.len();
+            let mut batch = vec![first.waiting];
             // Gather until the queue is quiet for a window, `REQUESTS_PER_BATCH` full requests'
             // worth of items are waiting, or the batch is old enough.
             while items < max_items
                 && let Ok(Some(job)) =
                     tokio::time::timeout(window.min(deadline - Instant::now()), rx.recv()).await
             {
-                items += job.submission.items.len();
-                jobs.push(job);
+                items += job.waiting.submission.items.len();
+                destination = job.destination;
+                batch.push(job.waiting);
                 if Instant::now() >= deadline {
                     break;
                 }
             }
-            write_batch(jobs).await;
+            write_batch(destination, batch).await;
         }
     });
     tx
 }
 
-async fn write_batch(jobs: Vec<Job>) {
-    let destination = jobs.last().expect("a batch has a job").destination.clone();
+async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
     let cell = &destination.mirror;
     let _turn = cell.turn.lock().await;
     if let Err(e) = sync(&destination).await {
