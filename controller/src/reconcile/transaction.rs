@@ -48,7 +48,10 @@ async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Er
     let mut next = tx.status.clone().unwrap_or_default();
     // Status writes are conditional on the version this reconcile started from (see plans).
     let mut version = tx.resource_version().unwrap_or_default();
-    let Step { verdict, requeue } = converge_one(&tx, &ctx, &mut next, &mut version).await?;
+    // Boxed, as every large sub-future here: an awaited future is laid out in its caller's
+    // state as well as built in it, so nesting doubles sizes; 10,000 reconciles may wait at once.
+    let Step { verdict, requeue } =
+        Box::pin(converge_one(&tx, &ctx, &mut next, &mut version)).await?;
     let _finishing = ctx.finishing.acquire().await.expect("never closed");
     transaction_status::apply(
         &mut next,
@@ -67,9 +70,11 @@ async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Er
         let before = tx.status.as_ref().and_then(|s| s.phase);
         let warning = announce::transaction_warning(next.phase);
         if let Some(a) = announce::on_phase_change(before, next.phase, &next.conditions, warning) {
-            ctx.events
-                .publish(tx.as_ref(), a.warning, &a.reason, "Converge", a.note)
-                .await;
+            Box::pin(
+                ctx.events
+                    .publish(tx.as_ref(), a.warning, &a.reason, "Converge", a.note),
+            )
+            .await;
         }
     }
     // Only once the status records how it was handled: the reconcile the removal triggers must
@@ -115,9 +120,10 @@ async fn converge_one(
     // A write an earlier run started and never recorded the outcome of: YNAB says how it ended.
     if let Some(settled) = decision.settled {
         let reason = "InterruptedWriteSettled";
-        ctx.events
-            .publish(tx, settled.warning, reason, "Settle", settled.note)
-            .await;
+        let publishing = ctx
+            .events
+            .publish(tx, settled.warning, reason, "Settle", settled.note);
+        Box::pin(publishing).await;
         if let Some(landed) = settled.completes {
             // Settled without writing: the approval that write spent authorizes nothing more.
             let namespace = tx.namespace().unwrap_or_default();
@@ -136,7 +142,7 @@ async fn converge_one(
         Timestamp::now(),
     ) {
         Some(done) => Ok(done),
-        None => write(tx, ctx, facts, decision.expect, next, version).await,
+        None => Box::pin(write(tx, ctx, facts, decision.expect, next, version)).await,
     }
 }
 
@@ -295,4 +301,30 @@ async fn write(
         generation,
         Timestamp::now(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::api_url::ApiUrlAllowlist;
+
+    /// Each Transaction waiting on a batch is a spawned task this size: with 10,000 waiting on
+    /// one batch, every kilobyte is 10 MB. Nested awaits double sizes unless boxed.
+    #[tokio::test]
+    async fn a_waiting_reconcile_stays_small() {
+        let config = kube::Config::new("http://127.0.0.1:1".parse().unwrap());
+        let client = kube::Client::try_from(config.clone()).unwrap();
+        let watches = Watches::new(&client);
+        let urls = ApiUrlAllowlist::parse(["http://127.0.0.1:*/v1"]).unwrap();
+        let ctx = Arc::new(Context::new(client, config, &watches, urls));
+        let tx: Transaction = serde_json::from_value(serde_json::json!({
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Transaction",
+            "metadata": {"name": "t", "namespace": "n"},
+            "spec": {"budgetRef": {"name": "b"}, "transactionId": "tx", "memo": "m"}
+        }))
+        .unwrap();
+        let future = reconcile(Arc::new(tx), ctx);
+        let size = std::mem::size_of_val(&future);
+        assert!(size <= 1536, "a Transaction reconcile is {size} bytes");
+    }
 }
