@@ -42,6 +42,7 @@ pub struct Ask<'a, K> {
 }
 
 /// The authority a write goes ahead under.
+#[derive(Clone)]
 pub struct Grant {
     /// Who decided, kept by the subject's status and the journal.
     pub record: DecisionRecord,
@@ -54,6 +55,23 @@ pub struct Grant {
 }
 
 impl Grant {
+    /// The policy runs write `attempt_id` of the change `hash`, for `reason`, without asking.
+    pub fn by_policy(reason: &str, hash: &str, attempt_id: String, now: Timestamp) -> Self {
+        Self {
+            record: DecisionRecord {
+                verdict: "Policy".into(),
+                by: "policy".into(),
+                comment: Some(reason.to_owned()),
+                request: None,
+                decided_at: Some(Time(now)),
+                preview_hash: hash.to_owned(),
+            },
+            attempt_id,
+            resumed: false,
+            request: None,
+        }
+    }
+
     /// Records on the request that its approval is spent on this write. Called before the
     /// write: a request can never authorize a second one.
     pub async fn spend(&self, ctx: &Context, now: Timestamp) -> Result<(), Error> {
@@ -100,19 +118,8 @@ where
 {
     match ask.decision.action {
         Action::Run => {
-            return Ok(Gate::Proceed(Grant {
-                record: DecisionRecord {
-                    verdict: "Policy".into(),
-                    by: "policy".into(),
-                    comment: Some(ask.decision.reason.clone()),
-                    request: None,
-                    decided_at: Some(Time(now)),
-                    preview_hash: ask.hash.clone(),
-                },
-                attempt_id,
-                resumed: false,
-                request: None,
-            }));
+            let grant = Grant::by_policy(&ask.decision.reason, &ask.hash, attempt_id, now);
+            return Ok(Gate::Proceed(grant));
         }
         Action::Block => {
             let why = ask.decision.reason.clone();

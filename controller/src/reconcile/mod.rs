@@ -7,6 +7,7 @@ pub mod budget_scoped;
 pub mod config_repo;
 pub mod plan;
 pub mod transaction;
+pub mod writes_in_flight;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -30,6 +31,7 @@ use crate::metrics::{ErrorLabels, Measure, Metrics};
 use crate::ynab::batcher::{Batcher, Destination};
 use crate::ynab::budget_links::BudgetLinks;
 use crate::ynab::mirror_sync::MirrorKey;
+use writes_in_flight::WritesInFlight;
 
 /// What every reconciler shares.
 pub struct Context {
@@ -55,14 +57,9 @@ pub struct Context {
     pub leadership: Leadership,
     /// What `client` was built from: a ConfigRepo with a ServiceAccount impersonates it on top.
     pub kube_config: kube::Config,
-    /// Transaction reconciles finishing at once (their status write, Event and annotation):
-    /// the 10,000 one batch releases wait here holding only their own state, not a request
-    /// each.
-    pub finishing: Arc<tokio::sync::Semaphore>,
+    /// Transaction writes handed to the batcher, until their outcome is recorded.
+    pub writes_in_flight: Arc<WritesInFlight>,
 }
-
-/// Transaction reconciles writing their outcome at once.
-const FINISHING: usize = 64;
 
 impl Context {
     /// A context on `client` whose caches are the stores of `watches`, with its own YNAB links
@@ -83,7 +80,7 @@ impl Context {
             metrics: Arc::new(Metrics::default()),
             budget_links: Arc::new(BudgetLinks::default()),
             batcher: Arc::new(Batcher::default()),
-            finishing: Arc::new(tokio::sync::Semaphore::new(FINISHING)),
+            writes_in_flight: Arc::new(WritesInFlight::new(watches.transactions.store())),
             api_urls,
             token_namespaces: Vec::new(),
             leadership: Leadership::sole(),

@@ -4,20 +4,23 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Duration;
 
 use k8s_openapi::jiff::Timestamp;
-use kube::runtime::controller::Action;
+use kube::runtime::controller::{Action, Config};
 use kube::runtime::reflector::ObjectRef;
 use kube::{Resource, ResourceExt};
+use tokio_stream::wrappers::UnboundedReceiverStream;
 
 use super::approval_gate::{self, Ask, Gate};
+use super::writes_in_flight::{Landed, Write};
 use super::{Context, Error, budget_scoped};
 use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
 use crate::api::transaction::{Transaction, TransactionStatus};
 use crate::k8s::watches::Watches;
 use crate::k8s::{objects, status};
-use crate::logic::batch::{self, Authorized, Outcome, Submission, WriteItem};
+use crate::logic::batch::{self, Authorized, Submission, WriteItem};
 use crate::logic::converge::{self, Expect};
 use crate::logic::plan::{self, PlannedChange};
 use crate::logic::transaction_status::{self, Verdict};
@@ -32,10 +35,18 @@ use crate::ynab_model::TransactionSummary;
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
     let concerns: budget_scoped::Concerns<Transaction> =
         |t, ids| ids.contains(&t.spec.transaction_id);
+    let woken = ctx.writes_in_flight.woken().expect("one Transaction controller");
     let controller = budget_scoped::controller(&ctx, &watches.transactions, watches, concerns)
+        .reconcile_on(UnboundedReceiverStream::new(woken))
+        // A reconcile never waits for YNAB (its write is handed off), so a few at once keep up,
+        // and a burst of 10,000 waits in the queue as references, not as tasks.
+        .with_config(Config::default().concurrency(CONCURRENCY))
         .shutdown_on_signal();
     super::drain(controller.run(reconcile, super::error_policy, ctx))
 }
+
+/// Transaction reconciles at once.
+const CONCURRENCY: u16 = 64;
 
 impl budget_scoped::BudgetScoped for Transaction {
     fn budget_name(&self) -> &str {
@@ -45,21 +56,31 @@ impl budget_scoped::BudgetScoped for Transaction {
 
 async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Error> {
     let _measure = super::measure::<Transaction>(&ctx);
+    let uid = tx.meta().uid.as_deref().unwrap_or_default();
+    // Nothing is decided while this process has a write of it in flight: the write's answer
+    // wakes it.
+    if ctx.writes_in_flight.defer(uid) {
+        return Ok(Action::requeue(IDLE));
+    }
     let mut next = tx.status.clone().unwrap_or_default();
     // Status writes are conditional on the version this reconcile started from (see plans).
     let mut version = tx.resource_version().unwrap_or_default();
     // Boxed, as every large sub-future here: an awaited future is laid out in its caller's
-    // state as well as built in it, so nesting doubles sizes; 10,000 reconciles may wait at once.
-    let Step { verdict, requeue } =
-        Box::pin(converge_one(&tx, &ctx, &mut next, &mut version)).await?;
-    let _finishing = ctx.finishing.acquire().await.expect("never closed");
+    // state as well as built in it, so nesting doubles sizes.
+    let (step, landed) = match Box::pin(converge_one(&tx, &ctx, &mut next, &mut version)).await? {
+        Converged::HandedOff => return Ok(Action::requeue(IDLE)),
+        Converged::Step(step) => (step, false),
+        Converged::Landed(step) => (step, true),
+    };
+    let Step { verdict, requeue } = step;
     transaction_status::apply(
         &mut next,
         &verdict,
         tx.metadata.generation,
         Timestamp::now(),
     );
-    if tx.status.as_ref() != Some(&next) {
+    let changed = tx.status.as_ref() != Some(&next);
+    if changed {
         Box::pin(status::apply_if_unchanged(
             &ctx.client,
             tx.as_ref(),
@@ -67,6 +88,11 @@ async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Er
             &version,
         ))
         .await?;
+    }
+    if landed {
+        ctx.writes_in_flight.recorded(uid);
+    }
+    if changed {
         let before = tx.status.as_ref().and_then(|s| s.phase);
         let warning = announce::transaction_warning(next.phase);
         if let Some(a) = announce::on_phase_change(before, next.phase, &next.conditions, warning) {
@@ -91,6 +117,19 @@ async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Er
     Ok(Action::requeue(requeue))
 }
 
+/// A safety net only: a Transaction is woken by its changes and by its write's answer.
+const IDLE: Duration = Duration::from_secs(600);
+
+/// What a reconcile records.
+enum Converged {
+    /// A verdict, recorded in status.
+    Step(Step),
+    /// The outcome of a write this process handed off, recorded in status; then forgotten.
+    Landed(Step),
+    /// A write is on its way, its intent recorded; its answer wakes the Transaction.
+    HandedOff,
+}
+
 /// Everything a decision needs, read from the Budget and its mirror at once.
 struct Facts {
     /// The cached Budget itself, not a copy: 10,000 reconciles may hold their facts at once.
@@ -106,14 +145,20 @@ async fn converge_one(
     ctx: &Context,
     next: &mut TransactionStatus,
     version: &mut String,
-) -> Result<Step, Error> {
+) -> Result<Converged, Error> {
+    let uid = tx.meta().uid.as_deref().unwrap_or_default();
+    if let Some(landed) = ctx.writes_in_flight.landed(uid) {
+        return Box::pin(record_landed(tx, ctx, landed, next))
+            .await
+            .map(Converged::Landed);
+    }
     let facts = match Box::pin(read_facts(tx, ctx, next)).await? {
         Ok(facts) => facts,
-        Err(verdict) => return Ok(Step::not_ready(verdict)),
+        Err(verdict) => return Ok(Converged::Step(Step::not_ready(verdict))),
     };
     let generation = tx.metadata.generation;
     if let Some(standing) = step::standing(next, generation, &tx.spec.transaction_id) {
-        return Ok(standing);
+        return Ok(Converged::Step(standing));
     }
     let resolution = tx.annotations().get(RESOLVE).map(String::as_str);
     let decision = step::decide(&facts.seen, next, resolution);
@@ -141,7 +186,7 @@ async fn converge_one(
         generation,
         Timestamp::now(),
     ) {
-        Some(done) => Ok(done),
+        Some(done) => Ok(Converged::Step(done)),
         None => Box::pin(write(tx, ctx, facts, decision.expect, next, version)).await,
     }
 }
@@ -203,8 +248,7 @@ async fn read_facts(
     }))
 }
 
-/// Owns the facts so that what only the decision needed is dropped before the wait for the
-/// batch: 10,000 reconciles may wait on one.
+/// Owns the facts so that what only the decision needed is dropped before the hand-off.
 async fn write(
     tx: &Transaction,
     ctx: &Context,
@@ -212,7 +256,7 @@ async fn write(
     expect: Expect,
     next: &mut TransactionStatus,
     version: &mut String,
-) -> Result<Step, Error> {
+) -> Result<Converged, Error> {
     let Facts {
         budget,
         ynab_tx,
@@ -221,7 +265,7 @@ async fn write(
         seen,
     } = facts;
     if let Some(held) = step::held_back(&seen, &ynab_tx, &budget.name_any(), &budget.spec) {
-        return Ok(held);
+        return Ok(Converged::Step(held));
     }
     // Only what differs is written and approved: a split already in place is not sent again.
     let writes = converge::still_to_write(&seen.current, &seen.target);
@@ -239,35 +283,31 @@ async fn write(
         hash: hash.clone(),
         summary: seen.summary(),
     };
-    let attempt = gate::attempt_id(tx.meta().uid.as_deref().unwrap_or("local"), now);
+    let uid = tx.meta().uid.as_deref().unwrap_or("local");
+    let attempt = gate::attempt_id(uid, now);
     let grant = match Box::pin(approval_gate::gate(ctx, ask, attempt, now)).await? {
         Gate::Proceed(grant) => grant,
-        Gate::Wait(hold) => return Ok(Step::idle(gate::transaction_verdict(&hold))),
+        Gate::Wait(hold) => {
+            return Ok(Converged::Step(Step::idle(gate::transaction_verdict(
+                &hold,
+            ))));
+        }
     };
     drop((ynab_tx, change, known_payees));
     let Some(destination) = ctx.destination(&namespace, &budget) else {
-        return Ok(step::no_token(&budget.name_any()));
+        return Ok(Converged::Step(step::no_token(&budget.name_any())));
     };
     Box::pin(grant.spend(ctx, now)).await?;
     let verdict = step::start(next, &seen, &grant.attempt_id, now);
-    let mut writing = next.clone();
-    transaction_status::apply(&mut writing, &verdict, tx.metadata.generation, now);
-    *version = Box::pin(status::apply_if_unchanged(
-        &ctx.client,
-        tx,
-        &writing,
-        version,
-    ))
-    .await?;
-    drop(writing);
+    transaction_status::apply(next, &verdict, tx.metadata.generation, now);
+    *version = Box::pin(status::apply_if_unchanged(&ctx.client, tx, next, version)).await?;
 
-    let item = WriteItem {
-        transaction_id: seen.id.clone(),
-        target: writes,
-        expect,
-    };
     let submission = Submission {
-        items: vec![item],
+        items: vec![WriteItem {
+            transaction_id: seen.id.clone(),
+            target: writes,
+            expect,
+        }],
         all_or_nothing: false,
         authorized: Authorized::Transaction { scope, hash },
     };
@@ -275,32 +315,58 @@ async fn write(
         namespace,
         name: budget.name_any(),
     };
-    let outcome = match ctx
-        .batcher
-        .submit(key.clone(), destination, submission)
-        .await
-    {
-        Ok(mut outcomes) => outcomes.pop().expect("one outcome per item"),
-        Err(e) => Outcome::NotLanded(e.to_string()),
+    let in_flight = Write {
+        grant,
+        seen,
+        generation: tx.metadata.generation,
     };
+    let reply = ctx
+        .writes_in_flight
+        .start(uid, ObjectRef::from_obj(tx), in_flight);
+    ctx.batcher.hand_off(key, destination, submission, reply);
+    Ok(Converged::HandedOff)
+}
+
+/// Records the outcome of a write this process handed off, in `next`.
+async fn record_landed(
+    tx: &Transaction,
+    ctx: &Context,
+    landed: Landed,
+    next: &mut TransactionStatus,
+) -> Result<Step, Error> {
+    let Landed {
+        write: Write {
+            grant,
+            seen,
+            generation,
+        },
+        outcome,
+        look_again,
+    } = landed;
     if let Some(written) = step::approval_used(&outcome) {
         Box::pin(grant.complete(ctx, Timestamp::now(), written)).await?;
     }
     // The status shows YNAB after the write, so the next look finds nothing new to record.
     if outcome.holds_target() {
-        let cell = ctx.budget_links.mirror(&key.namespace, &key.name);
+        let namespace = tx.namespace().unwrap_or_default();
+        let cell = ctx
+            .budget_links
+            .mirror(&namespace, &tx.spec.budget_ref.name);
         let slot = cell.state.read().await;
         next.current = view::observed_in(&slot.mirror, &seen.id).or(next.current.take());
     }
-    let generation = tx.metadata.generation;
-    Ok(step::written(
+    let mut step = step::written(
         outcome,
         &seen,
         grant.record,
         next,
         generation,
         Timestamp::now(),
-    ))
+    );
+    if look_again {
+        step.requeue = Duration::ZERO;
+    }
+    Ok(step)
 }
 
 #[cfg(test)]

@@ -31,7 +31,34 @@ pub struct Destination {
     pub key: MirrorKey,
 }
 
-type Reply = oneshot::Sender<Result<Vec<Outcome>, YnabError>>;
+/// One outcome per item of a submission, or the error that stopped its whole batch.
+pub type Answer = Result<Vec<Outcome>, YnabError>;
+
+/// Where a submission's answer goes: to whoever hands it on. A reply dropped unanswered (its
+/// worker gone) answers that the queue closed, so no submitter waits for ever.
+pub struct Reply(Option<Box<dyn FnOnce(Answer) + Send>>);
+
+impl Reply {
+    /// Calls `deliver` with the answer.
+    pub fn to(deliver: impl FnOnce(Answer) + Send + 'static) -> Self {
+        Self(Some(Box::new(deliver)))
+    }
+
+    /// Delivers `answer`.
+    pub fn send(mut self, answer: Answer) {
+        if let Some(deliver) = self.0.take() {
+            deliver(answer);
+        }
+    }
+}
+
+impl Drop for Reply {
+    fn drop(&mut self) {
+        if let Some(deliver) = self.0.take() {
+            deliver(Err(closed()));
+        }
+    }
+}
 
 struct Job {
     destination: Destination,
@@ -65,8 +92,22 @@ impl Batcher {
         key: BudgetKey,
         destination: Destination,
         submission: Submission,
-    ) -> Result<Vec<Outcome>, YnabError> {
-        let (reply, answer) = oneshot::channel();
+    ) -> Answer {
+        let (sender, answer) = oneshot::channel();
+        let reply = Reply::to(move |outcomes| drop(sender.send(outcomes)));
+        self.hand_off(key, destination, submission, reply);
+        answer.await.map_err(|_| closed())?
+    }
+
+    /// Queues `submission` for the Budget `key`'s next batch without waiting for it: `reply`
+    /// gets the answer. Thousands of submitters can wait this way holding no task each.
+    pub fn hand_off(
+        &self,
+        key: BudgetKey,
+        destination: Destination,
+        submission: Submission,
+        reply: Reply,
+    ) {
         let job = Job {
             destination,
             waiting: Waiting { submission, reply },
@@ -79,8 +120,9 @@ impl Batcher {
             }
             queue.clone()
         };
-        queue.send(job).map_err(|_| closed())?;
-        answer.await.map_err(|_| closed())?
+        // Refused only once the process is shutting down: the job's reply, dropped with it,
+        // answers so.
+        let _ = queue.send(job);
     }
 
     /// Drops the queue of a Budget that no longer exists; its worker ends once the writes
@@ -133,7 +175,7 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
     let _turn = cell.turn.lock().await;
     if let Err(e) = sync(&destination).await {
         for job in jobs {
-            let _ = job.reply.send(Err(e.clone()));
+            job.reply.send(Err(e.clone()));
         }
         return;
     }
@@ -234,7 +276,7 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
                 },
             })
             .collect();
-        let _ = job.reply.send(Ok(outcomes));
+        job.reply.send(Ok(outcomes));
     }
 }
 

@@ -141,7 +141,7 @@ fn applied_state(state: &EndState, at: Timestamp) -> AppliedState {
 }
 
 #[cfg(test)]
-mod test_support;
+pub mod test_support;
 
 #[cfg(test)]
 #[path = "seen_tests.rs"]
