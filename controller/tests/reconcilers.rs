@@ -256,3 +256,48 @@ async fn a_transaction_of_a_missing_budget_is_invalid_and_nothing_is_sent() {
     );
     assert_eq!(rig.sim.control().counters().await.unwrap().total, 0);
 }
+
+/// A write is handed to the batcher and its answer wakes the Transaction: a spec changed while
+/// the write was in flight is written right after its outcome is recorded, not at the next
+/// resync.
+#[tokio::test]
+async fn a_spec_changed_while_its_write_is_in_flight_is_written_next() {
+    let rig = rig().await;
+    rig.writing_budget().await;
+    rig.sim.control().reset_counters().await.unwrap();
+    // Every YNAB answer slow: the first write stays in flight while the spec changes.
+    rig.sim.control().set_latency(2_000).await.unwrap();
+    rig.transaction("bakery", "household", "tx-048", "Groceries")
+        .await;
+    rig.phase_of("bakery", TransactionPhase::Writing).await;
+    let change = json!({"spec": {"categoryId": category("Transport")}});
+    rig.api::<Transaction>()
+        .patch("bakery", &PatchParams::default(), &Patch::Merge(&change))
+        .await
+        .unwrap();
+    rig.sim.control().set_latency(0).await.unwrap();
+
+    let applied = |t: &Transaction| {
+        t.status
+            .as_ref()
+            .and_then(|s| s.applied.as_ref())
+            .and_then(|a| a.category_id.clone())
+    };
+    let transport = Some(category("Transport"));
+    let bakery = rig
+        .until::<Transaction>("bakery", |t| {
+            t.status.as_ref().and_then(|s| s.phase) == Some(TransactionPhase::Converged)
+                && applied(t) == transport
+        })
+        .await;
+    assert!(bakery.status.unwrap().intent.is_none());
+    let in_ynab = rig
+        .sim
+        .control()
+        .transaction(demo::PLAN_ID, "tx-048")
+        .await
+        .unwrap();
+    assert_eq!(in_ynab.summary.category_id, transport);
+    let requests = rig.requests().await;
+    assert_eq!(requests.get(PATCH), Some(&2), "{requests:?}");
+}

@@ -1,6 +1,8 @@
 //! The Transaction reconciler: converge one YNAB transaction to its declared end state, reading
 //! before writing, never overwriting someone else's edit, asking a person when the Budget's
-//! policy says so, and recording the intent before a write and the outcome after it.
+//! policy says so, and recording the intent before a write and the outcome after it. A write
+//! is handed to the batcher, not waited for: its answer wakes the Transaction, whose next
+//! reconcile records it (see `writes_in_flight`).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -35,7 +37,10 @@ use crate::ynab_model::TransactionSummary;
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
     let concerns: budget_scoped::Concerns<Transaction> =
         |t, ids| ids.contains(&t.spec.transaction_id);
-    let woken = ctx.writes_in_flight.woken().expect("one Transaction controller");
+    let woken = ctx
+        .writes_in_flight
+        .woken()
+        .expect("one Transaction controller");
     let controller = budget_scoped::controller(&ctx, &watches.transactions, watches, concerns)
         .reconcile_on(UnboundedReceiverStream::new(woken))
         // A reconcile never waits for YNAB (its write is handed off), so a few at once keep up,
@@ -374,10 +379,10 @@ mod tests {
     use super::*;
     use crate::logic::api_url::ApiUrlAllowlist;
 
-    /// Each Transaction waiting on a batch is a spawned task this size: with 10,000 waiting on
-    /// one batch, every kilobyte is 10 MB. Nested awaits double sizes unless boxed.
+    /// Each running reconcile is a spawned task this size, many at once waiting on the API
+    /// server. Nested awaits double sizes unless boxed.
     #[tokio::test]
-    async fn a_waiting_reconcile_stays_small() {
+    async fn a_reconcile_task_stays_small() {
         let config = kube::Config::new("http://127.0.0.1:1".parse().unwrap());
         let client = kube::Client::try_from(config.clone()).unwrap();
         let watches = Watches::new(&client);

@@ -39,8 +39,10 @@ async fn main() {
         .filter(|n| *n <= max)
         .collect();
     let mut largest = None;
+    let mut tail = None;
     for &n in &sizes {
-        let (s, requests, took, creating) = ledgerops_run(&plane, n).await;
+        let (s, requests, took, creating, after) = ledgerops_run(&plane, n).await;
+        tail = Some(after);
         let (base_requests, base_took) = baseline(n).await;
         println!(
             "| {n} | {requests} | {:.1} s | {:.1} s | {base_requests} | {:.1} s | {:.0}× |",
@@ -51,9 +53,19 @@ async fn main() {
         );
         largest = Some((n, s));
     }
-    let Some((n, s)) = largest else { return };
+    let (Some((n, s)), Some(tail)) = (largest, tail) else {
+        return;
+    };
     let converged_rss = mib(ledgerops.rss_kib());
     println!("\ncontroller RSS after converging N = {n}: {converged_rss}");
+    println!(
+        "after the last of the {n} creates: the first Transaction Converged {:.1} s later, the last {:.1} s later; the API server took {} writes meanwhile ({:.0}/s; creating the {n} took {:.0}/s)",
+        tail.first.as_secs_f64(),
+        tail.last.as_secs_f64(),
+        tail.writes,
+        tail.writes as f64 / tail.last.as_secs_f64(),
+        tail.create_rate,
+    );
 
     // A full resync: the controller starts again (a new pod, or a new leader) and looks at every
     // Transaction of every size above again, with the largest one's Budget live.
@@ -101,9 +113,24 @@ async fn reconciled(ledgerops: &Ledgerops, kind: &str) -> usize {
         .map_or(0, |v| v as usize)
 }
 
-/// The Scenario, its YNAB requests, the wall time from the first create to all Converged, and
-/// how much of it creating the objects took (the API server's write rate, 16 at a time).
-async fn ledgerops_run(plane: &ControlPlane, n: usize) -> (Scenario, u64, Duration, Duration) {
+/// What happens after the last create: when the first and the last Transaction are Converged,
+/// and how many writes the API server took meanwhile (ledgerops' intents, outcomes and Events).
+struct Tail {
+    first: Duration,
+    last: Duration,
+    writes: u64,
+    /// Creates per second while the objects were created.
+    create_rate: f64,
+}
+
+/// The Scenario, its YNAB requests, the wall time from the first create to all Converged, how
+/// much of it creating the objects took (the API server's write rate, 16 at a time), and the
+/// time after.
+async fn ledgerops_run(
+    plane: &ControlPlane,
+    n: usize,
+) -> (Scenario, u64, Duration, Duration, Tail) {
+    let admin = plane.client().await.expect("admin client");
     let s = Scenario::new(plane, &format!("bench{n}"), fixture_with(n)).await;
     s.sim.control().set_rate_limit(u32::MAX).await.unwrap();
     s.create_writing_budget(
@@ -139,16 +166,41 @@ async fn ledgerops_run(plane: &ControlPlane, n: usize) -> (Scenario, u64, Durati
         })
         .await;
     let creating = start.elapsed();
-    wait_converged(&api, n).await;
+    let created_at = Instant::now();
+    let writes_before = api_writes(&admin).await;
+    let first = wait_converged(&api, n).await;
     let took = start.elapsed();
+    let tail = Tail {
+        first: first.saturating_duration_since(created_at),
+        last: created_at.elapsed(),
+        writes: api_writes(&admin).await - writes_before,
+        create_rate: n as f64 / creating.as_secs_f64(),
+    };
     let requests = s.total_requests().await;
-    (s, requests, took, creating)
+    (s, requests, took, creating, tail)
+}
+
+/// The writes the API server has served (creates, updates, patches, deletes), from its metrics.
+async fn api_writes(admin: &kube::Client) -> u64 {
+    let request = http::Request::get("/metrics").body(Vec::new()).unwrap();
+    let text = admin
+        .request_text(request)
+        .await
+        .expect("API server metrics");
+    let writes = ["POST", "PUT", "PATCH", "APPLY", "DELETE"];
+    text.lines()
+        .filter_map(|l| l.strip_prefix("apiserver_request_total{"))
+        .filter(|l| writes.iter().any(|v| l.contains(&format!("verb=\"{v}\""))))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .map(|v| v as u64)
+        .sum()
 }
 
 /// Waits until the namespace's `n` Transactions are all Converged, following one watch (paged
 /// list, then changes; retried with backoff when the API server drops it) instead of listing
-/// every object again each half second, which a loaded API server refused at 10,000.
-async fn wait_converged(api: &Api<Transaction>, n: usize) {
+/// every object again each half second, which a loaded API server refused at 10,000. Returns
+/// when the first was seen Converged.
+async fn wait_converged(api: &Api<Transaction>, n: usize) -> Instant {
     let (store, writer) = reflector::store();
     let events = watcher(api.clone(), watcher::Config::default())
         .default_backoff()
@@ -156,6 +208,7 @@ async fn wait_converged(api: &Api<Transaction>, n: usize) {
     futures::pin_mut!(events);
     let every = Duration::from_millis(250);
     let mut looked = Instant::now();
+    let mut first = None;
     loop {
         // Counting scans the cache: a few times a second, and also when the watch is quiet.
         match tokio::time::timeout(every, events.next()).await {
@@ -171,8 +224,11 @@ async fn wait_converged(api: &Api<Transaction>, n: usize) {
                 t.status.as_ref().and_then(|s| s.phase) == Some(TransactionPhase::Converged)
             })
             .count();
+        if converged > 0 {
+            first.get_or_insert_with(Instant::now);
+        }
         if converged == n {
-            return;
+            return first.unwrap_or_else(Instant::now);
         }
     }
 }
