@@ -15,6 +15,7 @@ use kube::api::{Api, ListParams};
 use kube::{Client, ResourceExt};
 use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::transaction::Transaction;
+use ledgerops_e2e::api_writes::{ApiWrites, Writes};
 use ledgerops_e2e::config_repo::{self, transaction};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::git_work::{Work, bare};
@@ -62,19 +63,21 @@ async fn main() {
     let ns = plane.namespace("crepo-bench").await.expect("namespace");
     let repos: Api<ConfigRepo> = Api::namespaced(client.clone(), &ns);
     let txs: Api<Transaction> = Api::namespaced(client.clone(), &ns);
-    let writes = ApiWrites::read(&client).await;
+    let writes = ApiWrites::read(&client, Writes::Transactions).await;
     let start = Instant::now();
     let spec = json!({"url": url, "path": "tx", "interval": "1h"});
     config_repo::create(&client, &ns, "household", spec).await;
     let repo = config_repo::wait_applied(&repos, "household", &head).await;
     let first = start.elapsed();
     let inventory = repo.status.map_or(0, |s| s.inventory.len());
-    let first_writes = ApiWrites::read(&client).await.since(&writes);
+    let first_writes = ApiWrites::read(&client, Writes::Transactions)
+        .await
+        .since(&writes);
 
     // Unchanged: asked to sync now, the ConfigRepo fetches, compares and writes nothing.
     let versions = settled(&txs).await;
     let created = versions.len();
-    let writes = ApiWrites::read(&client).await;
+    let writes = ApiWrites::read(&client, Writes::Transactions).await;
     let syncs = configrepo_syncs(&ledgerops).await;
     let start = Instant::now();
     annotate(&plane, &ns, "1");
@@ -85,7 +88,9 @@ async fn main() {
     )
     .await;
     let resync = start.elapsed();
-    let resync_writes = ApiWrites::read(&client).await.since(&writes);
+    let resync_writes = ApiWrites::read(&client, Writes::Transactions)
+        .await
+        .since(&writes);
     let resync_moved = moved(&versions, &settled(&txs).await);
 
     // One file changes: one object is applied.
@@ -93,12 +98,14 @@ async fn main() {
     files[changed].1 = transaction(&name(changed), "edited");
     let head = work.commit(&refs(&files), false);
     let versions = settled(&txs).await;
-    let writes = ApiWrites::read(&client).await;
+    let writes = ApiWrites::read(&client, Writes::Transactions).await;
     let start = Instant::now();
     annotate(&plane, &ns, "2");
     config_repo::wait_applied(&repos, "household", &head).await;
     let one = start.elapsed();
-    let one_writes = ApiWrites::read(&client).await.since(&writes);
+    let one_writes = ApiWrites::read(&client, Writes::Transactions)
+        .await
+        .since(&writes);
     let one_moved = moved(&versions, &settled(&txs).await);
 
     // Baseline: kubectl server-side applies the same tree into a namespace of its own, twice.
@@ -227,50 +234,17 @@ async fn kubectl_apply(
     tree: &Path,
     ns: &str,
 ) -> (Duration, u64) {
-    let writes = ApiWrites::read(client).await;
+    let writes = ApiWrites::read(client, Writes::Transactions).await;
     let start = Instant::now();
     let tree = tree.display().to_string();
     plane
         .kubectl_ok(&["apply", "--server-side", "-R", "-f", &tree, "-n", ns])
         .expect("kubectl apply");
     let took = start.elapsed();
-    (took, ApiWrites::read(client).await.since(&writes))
-}
-
-/// The API server's count of write requests (not dry runs) on Transactions themselves (not their
-/// status), across namespaces: each phase of the benchmark reads it before and after.
-struct ApiWrites(u64);
-
-impl ApiWrites {
-    async fn read(client: &Client) -> ApiWrites {
-        let request = http::Request::get("/metrics")
-            .body(Vec::new())
-            .expect("a request");
-        let text = client
-            .request_text(request)
+    (
+        took,
+        ApiWrites::read(client, Writes::Transactions)
             .await
-            .expect("the API server's /metrics");
-        ApiWrites(text.lines().filter_map(transaction_write).sum())
-    }
-
-    fn since(&self, earlier: &ApiWrites) -> u64 {
-        self.0 - earlier.0
-    }
-}
-
-/// The count of an `apiserver_request_total` line that counts writes to Transactions.
-fn transaction_write(line: &str) -> Option<u64> {
-    let rest = line.strip_prefix("apiserver_request_total{")?;
-    let (labels, value) = rest.split_once("} ")?;
-    let label = |key: &str| {
-        labels
-            .split(',')
-            .find_map(|kv| kv.strip_prefix(key)?.strip_prefix("=\"")?.strip_suffix('"'))
-    };
-    let write = matches!(
-        label("verb")?,
-        "APPLY" | "PATCH" | "POST" | "PUT" | "DELETE"
-    );
-    let ours = label("resource")? == "transactions" && label("subresource")?.is_empty();
-    (write && ours && label("dry_run")?.is_empty()).then(|| value.trim().parse().ok())?
+            .since(&writes),
+    )
 }

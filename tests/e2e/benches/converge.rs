@@ -15,6 +15,7 @@ use kube::api::PostParams;
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
+use ledgerops_e2e::api_writes::{ApiWrites, Writes};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{Scenario, category, fixture_with};
 use ledgerops_testenv::ControlPlane;
@@ -59,12 +60,13 @@ async fn main() {
     let converged_rss = mib(ledgerops.rss_kib());
     println!("\ncontroller RSS after converging N = {n}: {converged_rss}");
     println!(
-        "after the last of the {n} creates: the first Transaction Converged {:.1} s later, the last {:.1} s later; the API server took {} writes meanwhile ({:.0}/s; creating the {n} took {:.0}/s)",
+        "after the last of the {n} creates: the first Transaction Converged {:.1} s later, the last {:.1} s later; the API server took {} writes meanwhile ({:.0}/s). While creating: {:.0} creates/s, {:.0} writes/s in all",
         tail.first.as_secs_f64(),
         tail.last.as_secs_f64(),
         tail.writes,
         tail.writes as f64 / tail.last.as_secs_f64(),
         tail.create_rate,
+        tail.writes_while_creating,
     );
 
     // A full resync: the controller starts again (a new pod, or a new leader) and looks at every
@@ -119,8 +121,10 @@ struct Tail {
     first: Duration,
     last: Duration,
     writes: u64,
-    /// Creates per second while the objects were created.
+    /// Creates per second while the objects were created, and the API server's writes per
+    /// second meanwhile (the creates, and ledgerops' intents).
     create_rate: f64,
+    writes_while_creating: f64,
 }
 
 /// The Scenario, its YNAB requests, the wall time from the first create to all Converged, how
@@ -140,6 +144,7 @@ async fn ledgerops_run(
     .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
     s.sim.control().reset_counters().await.unwrap();
+    let writes_at_start = ApiWrites::read(&admin, Writes::All).await;
     let start = Instant::now();
     let groceries = category("Groceries");
     let api = s.api::<Transaction>();
@@ -167,33 +172,21 @@ async fn ledgerops_run(
         .await;
     let creating = start.elapsed();
     let created_at = Instant::now();
-    let writes_before = api_writes(&admin).await;
+    let writes_before = ApiWrites::read(&admin, Writes::All).await;
     let first = wait_converged(&api, n).await;
     let took = start.elapsed();
     let tail = Tail {
         first: first.saturating_duration_since(created_at),
         last: created_at.elapsed(),
-        writes: api_writes(&admin).await - writes_before,
+        writes: ApiWrites::read(&admin, Writes::All)
+            .await
+            .since(&writes_before),
         create_rate: n as f64 / creating.as_secs_f64(),
+        writes_while_creating: writes_before.since(&writes_at_start) as f64
+            / creating.as_secs_f64(),
     };
     let requests = s.total_requests().await;
     (s, requests, took, creating, tail)
-}
-
-/// The writes the API server has served (creates, updates, patches, deletes), from its metrics.
-async fn api_writes(admin: &kube::Client) -> u64 {
-    let request = http::Request::get("/metrics").body(Vec::new()).unwrap();
-    let text = admin
-        .request_text(request)
-        .await
-        .expect("API server metrics");
-    let writes = ["POST", "PUT", "PATCH", "APPLY", "DELETE"];
-    text.lines()
-        .filter_map(|l| l.strip_prefix("apiserver_request_total{"))
-        .filter(|l| writes.iter().any(|v| l.contains(&format!("verb=\"{v}\""))))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .map(|v| v as u64)
-        .sum()
 }
 
 /// Waits until the namespace's `n` Transactions are all Converged, following one watch (paged

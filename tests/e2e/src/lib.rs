@@ -2,6 +2,7 @@
 
 pub mod admission;
 pub mod agent;
+pub mod api_writes;
 pub mod attacker;
 pub mod config_repo;
 pub mod controller;
