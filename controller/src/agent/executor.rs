@@ -48,6 +48,13 @@ pub async fn run(ctx: Arc<AgentContext>) {
                 idle(&ctx).await;
                 continue;
             }
+            Next::Creating(_) => {
+                tokio::select! {
+                    () = ctx.store.group_seen() => {}
+                    () = idle(&ctx) => {}
+                }
+                continue;
+            }
         }
         done = Some(next);
     }
@@ -126,7 +133,7 @@ fn pick(ctx: &AgentContext) -> Next {
             )
         })
         .collect();
-    next_job(&list)
+    next_job(&list, ctx.store.unseen_from())
 }
 
 async fn execute(ctx: &AgentContext, name: &str) {

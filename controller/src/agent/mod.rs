@@ -163,6 +163,7 @@ pub fn start(
 ) -> tokio::task::JoinHandle<()> {
     let watched = feedback::Watched::subscribe(watches);
     let jobs = Watch::namespaced(attached.store.client(), &options.namespace);
+    attached.store.seen_through(jobs.store());
     let mut agent = AgentContext::new(
         attached.store,
         &jobs,

@@ -3,13 +3,17 @@
 //! state machine under optimistic concurrency.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use futures::StreamExt;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 use kube::api::{DeleteParams, PostParams, Preconditions};
-use tokio::sync::oneshot;
+use kube::runtime::reflector::{ObjectRef, Store};
+use tokio::sync::{Notify, oneshot};
 
 pub use super::sequence::SEQUENCE_CONFIGMAP;
 use super::sequence::{Sequence, is_status};
@@ -73,10 +77,25 @@ pub struct JobStore {
     /// Commands received and not yet given a sequence: whoever commits next takes them all
     /// (one sequence write for the group, however many receivers wait).
     waiting: Arc<Mutex<Vec<Waiting>>>,
-    /// Serialises this process's commits, so that its jobs are created in sequence order; the
+    /// Serialises this process's commits, so that groups take their sequences in turn; the
     /// resourceVersion precondition still guards the counter against other writers.
     committing: Arc<tokio::sync::Mutex<()>>,
+    /// Groups whose jobs are created at once, by first sequence, until the executor's cache
+    /// shows all of them: they may show up in any order, and the executor runs none of a group,
+    /// nor any later job, before it has seen the whole group.
+    unseen: Arc<Mutex<BTreeMap<i64, ()>>>,
+    /// The executor's cache, on the replica that runs jobs.
+    seen_by: Arc<OnceLock<Store<AgentJob>>>,
+    /// Notified when a group is all seen.
+    seen: Arc<Notify>,
 }
+
+/// A group's job creates under way at once.
+const CREATES_AT_ONCE: usize = 16;
+
+/// How long a group may take to show up in the executor's cache before it is no longer waited
+/// for (a watch that far behind is relisting).
+const SEEN_WITHIN: Duration = Duration::from_secs(30);
 
 impl JobStore {
     pub fn new(client: kube::Client, namespace: impl Into<String>) -> Self {
@@ -87,7 +106,48 @@ impl JobStore {
             namespace,
             waiting: Default::default(),
             committing: Default::default(),
+            unseen: Default::default(),
+            seen_by: Default::default(),
+            seen: Default::default(),
         }
+    }
+
+    /// Has the executor's `cache` show a group's jobs before they may run.
+    pub fn seen_through(&self, cache: Store<AgentJob>) {
+        let _ = self.seen_by.set(cache);
+    }
+
+    /// The first sequence of the earliest group not yet all seen: every job before it is.
+    pub fn unseen_from(&self) -> Option<i64> {
+        self.unseen
+            .lock()
+            .expect("unseen lock")
+            .keys()
+            .next()
+            .copied()
+    }
+
+    /// Resolves once a group is all seen.
+    pub async fn group_seen(&self) {
+        self.seen.notified().await;
+    }
+
+    /// Waits until the cache shows every job `names` of the group from `first`, then lets the
+    /// executor run them.
+    async fn until_seen(&self, first: i64, names: Vec<String>) {
+        if let Some(cache) = self.seen_by.get() {
+            let shown = |n: &String| cache.get(&ObjectRef::new(n).within(&self.namespace));
+            let all_shown = async {
+                while !names.iter().all(|n| shown(n).is_some()) {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+            };
+            if tokio::time::timeout(SEEN_WITHIN, all_shown).await.is_err() {
+                tracing::warn!(first, "a group of AgentJobs is not in the cache after 30 s");
+            }
+        }
+        self.unseen.lock().expect("unseen lock").remove(&first);
+        self.seen.notify_one();
     }
 
     pub fn namespace(&self) -> &str {
@@ -157,9 +217,9 @@ impl JobStore {
     }
 
     /// Gives every waiting command a sequence, with one write of the counter, and creates
-    /// their jobs one at a time in sequence order: the executor never sees job n+1 while job n
-    /// is still being created. A command received twice within the group, or whose job
-    /// retention already deleted, takes no sequence.
+    /// their jobs at once; the executor runs none of them until it has seen them all, so it
+    /// never runs job n+1 before job n. A command received twice within the group, or whose
+    /// job retention already deleted, takes no sequence.
     async fn commit_waiting(&self) {
         let _serial = self.committing.lock().await;
         let group = std::mem::take(&mut *self.waiting.lock().expect("waiting lock"));
@@ -201,10 +261,9 @@ impl JobStore {
             let name = w.job.metadata.name.clone().unwrap_or_default();
             let _ = w.reply.send(Ok(Received::Duplicate { name }));
         }
-        let api = self.api();
-        // Whether each name is stored now, for the repeats' answers.
-        let mut stored: HashMap<String, Result<(), String>> = HashMap::new();
-        for (sequence, mut w) in (first..).zip(firsts) {
+        self.unseen.lock().expect("unseen lock").insert(first, ());
+        let api = &self.api();
+        let creates = (first..).zip(firsts).map(|(sequence, mut w)| async move {
             let name = w.job.metadata.name.clone().unwrap_or_default();
             w.job.spec.sequence = sequence;
             let result = match api.create(&PostParams::default(), &w.job).await {
@@ -215,12 +274,22 @@ impl JobStore {
                 Err(e) if is_status(&e, 409) => Ok(Received::Duplicate { name: name.clone() }),
                 Err(e) => Err(StoreError::from(e)),
             };
-            stored.insert(
-                name,
-                result.as_ref().map(|_| ()).map_err(ToString::to_string),
-            );
+            let created = matches!(result, Ok(Received::New { .. }));
+            let stored = result.as_ref().map(|_| ()).map_err(ToString::to_string);
             let _ = w.reply.send(result);
-        }
+            (name, created, stored)
+        });
+        let outcomes: Vec<(String, bool, Result<(), String>)> = futures::stream::iter(creates)
+            .buffer_unordered(CREATES_AT_ONCE)
+            .collect()
+            .await;
+        let created = outcomes.iter().filter(|o| o.1).map(|o| o.0.clone());
+        let store = self.clone();
+        let names = created.collect();
+        tokio::spawn(async move { store.until_seen(first, names).await });
+        // Whether each name is stored now, for the repeats' answers.
+        let stored: HashMap<String, Result<(), String>> =
+            outcomes.into_iter().map(|(n, _, s)| (n, s)).collect();
         for w in repeats {
             let name = w.job.metadata.name.clone().unwrap_or_default();
             let result = match stored.get(&name) {
@@ -319,3 +388,7 @@ impl JobStore {
         Ok(self.evolve(&name, &event).await?.state)
     }
 }
+
+#[cfg(test)]
+#[path = "store_tests.rs"]
+mod tests;
