@@ -17,6 +17,7 @@ use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_e2e::api_writes::{ApiWrites, Writes};
 use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::cpu::Cores;
 use ledgerops_e2e::scenario::{Scenario, category, fixture_with};
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
@@ -60,11 +61,13 @@ async fn main() {
     let converged_rss = mib(ledgerops.rss_kib());
     println!("\ncontroller RSS after converging N = {n}: {converged_rss}");
     println!(
-        "after the last of the {n} creates: the first Transaction Converged {:.1} s later, the last {:.1} s later; the API server took {} writes meanwhile ({:.0}/s). While creating: {:.0} creates/s, {:.0} writes/s in all",
+        "after the last of the {n} creates: the first Transaction Converged {:.1} s later, the last {:.1} s later; the API server took {} writes meanwhile ({:.0}/s), the control plane keeping {:.2} of {} cores busy. While creating: {:.0} creates/s, {:.0} writes/s in all",
         tail.first.as_secs_f64(),
         tail.last.as_secs_f64(),
         tail.writes,
         tail.writes as f64 / tail.last.as_secs_f64(),
+        tail.plane_cores,
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
         tail.create_rate,
         tail.writes_while_creating,
     );
@@ -125,6 +128,8 @@ struct Tail {
     /// second meanwhile (the creates, and ledgerops' intents).
     create_rate: f64,
     writes_while_creating: f64,
+    /// Cores the control plane kept busy after the last create.
+    plane_cores: f64,
 }
 
 /// The Scenario, its YNAB requests, the wall time from the first create to all Converged, how
@@ -173,9 +178,11 @@ async fn ledgerops_run(
     let creating = start.elapsed();
     let created_at = Instant::now();
     let writes_before = ApiWrites::read(&admin, Writes::All).await;
+    let plane_cpu = Cores::measure(plane.pids());
     let first = wait_converged(&api, n).await;
     let took = start.elapsed();
     let tail = Tail {
+        plane_cores: plane_cpu.busy(),
         first: first.saturating_duration_since(created_at),
         last: created_at.elapsed(),
         writes: ApiWrites::read(&admin, Writes::All)

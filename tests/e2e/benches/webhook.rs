@@ -19,6 +19,7 @@ use ledgerops::api::agent_job::AgentJob;
 use ledgerops::logic::job::webhook::sign;
 use ledgerops_e2e::api_writes::{ApiWrites, Writes};
 use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::cpu::Cores;
 use ledgerops_e2e::install_crds;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
@@ -38,6 +39,10 @@ struct Figures {
     jobs: usize,
     /// The API server's writes per second meanwhile, everyone's.
     api_writes_per_sec: f64,
+    /// Cores busy meanwhile: the control plane (API server, kine, controller manager), and
+    /// ledgerops.
+    plane_cores: f64,
+    ledgerops_cores: f64,
 }
 
 fn payload(comment_id: i64) -> Vec<u8> {
@@ -100,6 +105,8 @@ async fn scenario(plane: &ControlPlane, duplicate_every: Option<usize>) -> Figur
         assert_eq!(status.as_u16(), 202);
     }
     let writes = ApiWrites::read(&client, Writes::All).await;
+    let plane_cpu = Cores::measure(plane.pids());
+    let ledgerops_cpu = Cores::measure(vec![controller.pid()]);
     let started = Instant::now();
     let results: Vec<(u16, Duration)> = futures::stream::iter(plan)
         .map(|(delivery, comment)| {
@@ -127,6 +134,7 @@ async fn scenario(plane: &ControlPlane, duplicate_every: Option<usize>) -> Figur
         .collect()
         .await;
     let elapsed = started.elapsed();
+    let (plane_cores, ledgerops_cores) = (plane_cpu.busy(), ledgerops_cpu.busy());
     let api_writes = ApiWrites::read(&client, Writes::All).await.since(&writes);
     let new = results.iter().filter(|r| r.0 == 202).count();
     let duplicates = results.iter().filter(|r| r.0 == 200).count();
@@ -165,6 +173,8 @@ async fn scenario(plane: &ControlPlane, duplicate_every: Option<usize>) -> Figur
         max,
         jobs: jobs.len() - WARMUP,
         api_writes_per_sec: api_writes as f64 / elapsed.as_secs_f64(),
+        plane_cores,
+        ledgerops_cores,
     }
 }
 
@@ -213,13 +223,14 @@ async fn main() {
         "{DELIVERIES} signed deliveries, {CONCURRENCY} in flight, into a real kube-apiserver (kine, in memory)\n"
     );
     println!(
-        "| stream | accepted/s | 202 new | 200 duplicate | AgentJobs | p50 | p99 | max | API server writes/s meanwhile |"
+        "| stream | accepted/s | 202 new | 200 duplicate | AgentJobs | p50 | p99 | max | API server writes/s meanwhile | cores busy meanwhile: control plane / ledgerops (of {}) |",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (label, dup) in [("unique", None), ("10% duplicates", Some(10))] {
         let f = scenario(&plane, dup).await;
         println!(
-            "| {label} | {:.0} | {} | {} | {} | {:.1} ms | {:.1} ms | {:.1} ms | {:.0} |",
+            "| {label} | {:.0} | {} | {} | {} | {:.1} ms | {:.1} ms | {:.1} ms | {:.0} | {:.2} / {:.2} |",
             f.accepted_per_sec,
             f.new,
             f.duplicates,
@@ -227,7 +238,9 @@ async fn main() {
             f.p50.as_secs_f64() * 1e3,
             f.p99.as_secs_f64() * 1e3,
             f.max.as_secs_f64() * 1e3,
-            f.api_writes_per_sec
+            f.api_writes_per_sec,
+            f.plane_cores,
+            f.ledgerops_cores
         );
     }
     let ceilings = [
@@ -244,7 +257,7 @@ async fn main() {
     ];
     for (label, (per_sec, p50, p99, max)) in ceilings {
         println!(
-            "| {label} | {per_sec:.0} | | | | {:.1} ms | {:.1} ms | {:.1} ms | |",
+            "| {label} | {per_sec:.0} | | | | {:.1} ms | {:.1} ms | {:.1} ms | | |",
             p50.as_secs_f64() * 1e3,
             p99.as_secs_f64() * 1e3,
             max.as_secs_f64() * 1e3

@@ -211,6 +211,11 @@ impl Ledgerops {
     }
 
     /// Resident memory of the process, in KiB, from /proc.
+    /// The controller's process id.
+    pub fn pid(&self) -> u32 {
+        self.process.pid()
+    }
+
     pub fn rss_kib(&self) -> Option<u64> {
         let status =
             std::fs::read_to_string(format!("/proc/{}/status", self.process.pid())).ok()?;

@@ -6,6 +6,7 @@ pub mod api_writes;
 pub mod attacker;
 pub mod config_repo;
 pub mod controller;
+pub mod cpu;
 pub mod git_work;
 pub mod gitea_api;
 pub mod helm;
