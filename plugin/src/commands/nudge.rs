@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use ledgerops::api::budget::Budget;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use serde_json::json;
@@ -67,6 +68,18 @@ pub async fn resolve(
     Ok(0)
 }
 
+/// What a sync changes in a Budget's status: its time, to the second, and the requests it made
+/// (a sync within the second of the one before shows only in the count).
+fn sync_mark(budget: &Budget) -> (Option<Time>, Option<u32>) {
+    let status = budget.status.as_ref();
+    (
+        status.and_then(|s| s.last_sync_time.clone()),
+        status
+            .and_then(|s| s.requests.as_ref())
+            .map(|r| r.used_last_hour),
+    )
+}
+
 pub async fn sync(
     cluster: &Cluster,
     out: &Printer,
@@ -74,10 +87,7 @@ pub async fn sync(
     wait: Duration,
 ) -> Result<u8, PluginError> {
     let before: Budget = cluster.must_get("Budget", name).await?;
-    let last = before
-        .status
-        .as_ref()
-        .and_then(|s| s.last_sync_time.clone());
+    let last = sync_mark(&before);
     let action = format!(
         "annotate Budget {name} in namespace {}",
         cluster.namespace()
@@ -87,8 +97,8 @@ pub async fn sync(
     out.text(&format!("Asked Budget {name} to sync…\n"));
     let synced = cluster
         .wait_for("Budget", name, wait, |b: &Budget| {
-            let now = b.status.as_ref().and_then(|s| s.last_sync_time.clone());
-            (now.is_some() && now != last).then(|| b.clone())
+            let now = sync_mark(b);
+            (now.0.is_some() && now != last).then(|| b.clone())
         })
         .await?;
     let Some(synced) = synced else {
