@@ -63,9 +63,9 @@ async fn reconcile(job: Arc<AgentJob>, ctx: Arc<AgentContext>) -> Result<Action,
 
 async fn reconcile_job(job: &Arc<AgentJob>, ctx: &Arc<AgentContext>) -> Result<Action, AgentError> {
     let name = job.name_any();
-    let (mut state, latest) = ctx.store.ensure_received(job).await?;
+    let mut state = ctx.store.ensure_received(job).await?;
     match state.phase {
-        JobPhase::Received => state = authorize(job, latest, &state, ctx).await?,
+        JobPhase::Received => state = authorize(job, &state, ctx).await?,
         JobPhase::Queued => ctx.wake.notify_one(),
         _ => {}
     }
@@ -96,12 +96,10 @@ async fn reconcile_job(job: &Arc<AgentJob>, ctx: &Arc<AgentContext>) -> Result<A
     })
 }
 
-/// Authorizes the job through Gitea, as the bot, and records the answer, starting from `latest`
-/// (the job as last read or written). The answer's event id is fixed, so a retried check after
-/// an uncertain write never applies a second outcome.
+/// Authorizes the job through Gitea, as the bot, and records the answer. The answer's event id
+/// is fixed, so a retried check after an uncertain write never applies a second outcome.
 async fn authorize(
     job: &AgentJob,
-    latest: AgentJob,
     state: &JobState,
     ctx: &AgentContext,
 ) -> Result<JobState, AgentError> {
@@ -123,11 +121,7 @@ async fn authorize(
     };
     tracing::info!(job = %name, sequence = state.sequence, outcome = kind.name(), "authorized");
     let event = JobEvent::new(id, Timestamp::now(), kind);
-    let state = ctx
-        .store
-        .evolve_from(&name, Some(latest), &event)
-        .await?
-        .state;
+    let state = ctx.store.evolve(&name, &event).await?.state;
     // A job that ended here may have been the FIFO's barrier.
     ctx.wake.notify_one();
     Ok(state)

@@ -60,8 +60,6 @@ pub struct Evolved {
     pub effects: Vec<Effect>,
     /// False when the event was already applied or a no-op.
     pub applied: bool,
-    /// The job as this evolution last read or wrote it: a later evolution may start from it.
-    pub job: AgentJob,
 }
 
 /// A received command waiting for its sequence.
@@ -337,55 +335,30 @@ impl JobStore {
     /// status under the resourceVersion it read. A conflicting write re-reads and tries again,
     /// where an event already applied is recognised by its id.
     pub async fn evolve(&self, name: &str, event: &JobEvent) -> Result<Evolved, StoreError> {
-        self.evolve_from(name, None, event).await
-    }
-
-    /// [`Self::evolve`], trying first from `base`, a copy of the job as recent as the caller
-    /// knows (the watch's, or what the last evolution wrote), to save a read. Only a write is
-    /// decided from it: a copy that is behind is refused by the resourceVersion precondition,
-    /// and anything but a write (already applied, no change, not allowed) is decided again from
-    /// a fresh read.
-    pub async fn evolve_from(
-        &self,
-        name: &str,
-        base: Option<AgentJob>,
-        event: &JobEvent,
-    ) -> Result<Evolved, StoreError> {
         let api = self.api();
-        let mut base = base;
         for _ in 0..100 {
-            let (job, from_base) = match base.take() {
-                Some(job) => (job, true),
-                None => (api.get(name).await?, false),
-            };
+            let job = api.get(name).await?;
             let state = from_persisted(&job.spec, job.status.as_ref(), job.metadata.generation);
-            let t = match (next_state(state.as_ref(), event), from_base) {
-                (Ok(t), _) if t.changed => t,
-                (_, true) => continue,
-                (Ok(t), false) => t,
-                (Err(e), false) => return Err(e.into()),
-            };
+            let t = next_state(state.as_ref(), event)?;
             if !t.changed {
                 return Ok(Evolved {
                     state: t.state,
                     effects: vec![],
                     applied: false,
-                    job,
                 });
             }
-            let mut next = job;
+            let mut next = job.clone();
             next.status = Some(to_status(&t.state));
             match api
                 .replace_status(name, &PostParams::default(), &next)
                 .await
             {
-                Ok(written) => {
+                Ok(_) => {
                     tracing::debug!(job = name, event = event.kind.name(), id = %event.id, version = t.state.version, "applied");
                     return Ok(Evolved {
                         state: t.state,
                         effects: t.effects,
                         applied: true,
-                        job: written,
                     });
                 }
                 Err(e) if is_status(&e, 409) => continue,
@@ -395,14 +368,10 @@ impl JobStore {
         Err(StoreError::Contention(100))
     }
 
-    /// Applies CommandReceived if the job has no state yet, starting from `job` (the watch's
-    /// copy); returns its state, and the job as last read or written.
-    pub async fn ensure_received(
-        &self,
-        job: &AgentJob,
-    ) -> Result<(JobState, AgentJob), StoreError> {
+    /// Applies CommandReceived if the job has no state yet; returns its state.
+    pub async fn ensure_received(&self, job: &AgentJob) -> Result<JobState, StoreError> {
         if let Some(s) = from_persisted(&job.spec, job.status.as_ref(), job.metadata.generation) {
-            return Ok((s, job.clone()));
+            return Ok(s);
         }
         let event = JobEvent::new(
             "received",
@@ -416,10 +385,10 @@ impl JobStore {
             },
         );
         let name = job.metadata.name.clone().unwrap_or_default();
-        let evolved = self.evolve_from(&name, Some(job.clone()), &event).await?;
-        Ok((evolved.state, evolved.job))
+        Ok(self.evolve(&name, &event).await?.state)
     }
 }
+
 #[cfg(test)]
 #[path = "store_tests.rs"]
 mod tests;
