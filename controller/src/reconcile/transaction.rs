@@ -288,8 +288,8 @@ async fn write(
         hash: hash.clone(),
         summary: seen.summary(),
     };
-    let uid = tx.meta().uid.as_deref().unwrap_or("local");
-    let attempt = gate::attempt_id(uid, now);
+    let uid = tx.meta().uid.as_deref().unwrap_or_default();
+    let attempt = gate::attempt_id(tx.meta().uid.as_deref().unwrap_or("local"), now);
     let grant = match Box::pin(approval_gate::gate(ctx, ask, attempt, now)).await? {
         Gate::Proceed(grant) => grant,
         Gate::Wait(hold) => {
