@@ -2,7 +2,7 @@
 //! de-duplication key, with a durable receive sequence) and evolving a job's state through the
 //! state machine under optimistic concurrency.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -83,7 +83,7 @@ pub struct JobStore {
     /// Groups whose jobs are created at once, by first sequence, until the executor's cache
     /// shows all of them: they may show up in any order, and the executor runs none of a group,
     /// nor any later job, before it has seen the whole group.
-    unseen: Arc<Mutex<BTreeMap<i64, ()>>>,
+    unseen: Arc<Mutex<BTreeSet<i64>>>,
     /// The executor's cache, on the replica that runs jobs.
     seen_by: Arc<OnceLock<Store<AgentJob>>>,
     /// Notified when a group is all seen.
@@ -119,12 +119,7 @@ impl JobStore {
 
     /// The first sequence of the earliest group not yet all seen: every job before it is.
     pub fn unseen_from(&self) -> Option<i64> {
-        self.unseen
-            .lock()
-            .expect("unseen lock")
-            .keys()
-            .next()
-            .copied()
+        self.unseen.lock().expect("unseen lock").first().copied()
     }
 
     /// Resolves once a group is all seen.
@@ -261,7 +256,7 @@ impl JobStore {
             let name = w.job.metadata.name.clone().unwrap_or_default();
             let _ = w.reply.send(Ok(Received::Duplicate { name }));
         }
-        self.unseen.lock().expect("unseen lock").insert(first, ());
+        self.unseen.lock().expect("unseen lock").insert(first);
         let api = &self.api();
         let creates = (first..).zip(firsts).map(|(sequence, mut w)| async move {
             let name = w.job.metadata.name.clone().unwrap_or_default();
@@ -283,10 +278,13 @@ impl JobStore {
             .buffer_unordered(CREATES_AT_ONCE)
             .collect()
             .await;
-        let created = outcomes.iter().filter(|o| o.1).map(|o| o.0.clone());
+        let created = outcomes
+            .iter()
+            .filter(|o| o.1)
+            .map(|o| o.0.clone())
+            .collect();
         let store = self.clone();
-        let names = created.collect();
-        tokio::spawn(async move { store.until_seen(first, names).await });
+        tokio::spawn(async move { store.until_seen(first, created).await });
         // Whether each name is stored now, for the repeats' answers.
         let stored: HashMap<String, Result<(), String>> =
             outcomes.into_iter().map(|(n, _, s)| (n, s)).collect();

@@ -30,7 +30,7 @@ async fn a_group_is_unseen_until_the_cache_shows_all_of_it() {
     let jobs = store();
     jobs.seen_through(cache);
     assert_eq!(jobs.unseen_from(), None);
-    jobs.unseen.lock().unwrap().insert(5, ());
+    jobs.unseen.lock().unwrap().insert(5);
     let waiting = tokio::spawn({
         let jobs = jobs.clone();
         async move { jobs.until_seen(5, vec!["a".into(), "b".into()]).await }
@@ -53,7 +53,7 @@ async fn the_earliest_unseen_group_holds_back() {
     let (cache, mut writer) = reflector::store::<AgentJob>();
     let jobs = store();
     jobs.seen_through(cache);
-    jobs.unseen.lock().unwrap().extend([(5, ()), (9, ())]);
+    jobs.unseen.lock().unwrap().extend([5, 9]);
     writer.apply_watcher_event(&watcher::Event::Apply(job("later")));
     jobs.until_seen(9, vec!["later".into()]).await;
     assert_eq!(jobs.unseen_from(), Some(5));
@@ -63,7 +63,7 @@ async fn the_earliest_unseen_group_holds_back() {
 #[tokio::test]
 async fn without_an_executor_a_group_is_done_once_created() {
     let jobs = store();
-    jobs.unseen.lock().unwrap().insert(5, ());
+    jobs.unseen.lock().unwrap().insert(5);
     jobs.until_seen(5, vec!["a".into()]).await;
     assert_eq!(jobs.unseen_from(), None);
 }

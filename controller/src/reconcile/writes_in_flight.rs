@@ -7,7 +7,7 @@
 //! reading YNAB, as before.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use kube::runtime::reflector::{ObjectRef, Store};
 use tokio::sync::mpsc;
@@ -80,7 +80,7 @@ impl WritesInFlight {
 
     /// Records that `object` (uid `uid`) has `write` in flight; the returned reply settles it.
     pub fn start(
-        self: &std::sync::Arc<Self>,
+        self: &Arc<Self>,
         uid: &str,
         object: ObjectRef<Transaction>,
         write: Write,
