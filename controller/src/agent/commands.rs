@@ -7,6 +7,7 @@ use kube::{Api, ResourceExt};
 use serde_json::json;
 
 use super::AgentContext;
+use super::store::Latest;
 use crate::api::agent_job::AgentJob;
 use crate::api::approval::ApprovalRequest;
 use crate::api::budget::Budget;
@@ -35,15 +36,15 @@ pub enum Outcome {
 /// PullRequestOpened), each with its own id.
 pub struct Reporter<'a> {
     ctx: &'a AgentContext,
-    job: String,
+    job: &'a Latest,
     step: std::sync::atomic::AtomicU32,
 }
 
 impl<'a> Reporter<'a> {
-    pub fn new(ctx: &'a AgentContext, job: &str) -> Self {
+    pub fn new(ctx: &'a AgentContext, job: &'a Latest) -> Self {
         Self {
             ctx,
-            job: job.to_owned(),
+            job,
             step: std::sync::atomic::AtomicU32::new(0),
         }
     }
@@ -53,7 +54,7 @@ impl<'a> Reporter<'a> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match self.ctx.store.evolve(&self.job, &event).await {
+            match self.ctx.store.evolve_latest(self.job, &event).await {
                 Ok(_) => return Ok(()),
                 Err(e) if attempt >= 5 => return Err(e.to_string()),
                 Err(_) => tokio::time::sleep(super::capped_backoff(attempt)).await,

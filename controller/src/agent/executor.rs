@@ -19,7 +19,7 @@ use kube::ResourceExt;
 use super::AgentContext;
 use super::commands::{self, Outcome, Reporter};
 use super::hooks::Point;
-use super::store::StoreError;
+use super::store::{Latest, StoreError};
 use super::verify::{self, Decided};
 use crate::api::agent_job::JobPhase;
 use crate::logic::job::order::{Next, next_job};
@@ -144,10 +144,7 @@ async fn execute(ctx: &AgentContext, name: &str) {
     ctx.hooks
         .pause(Point::BeforeClaim, name, &command_text)
         .await;
-    let Some(state) = from_persisted(&job.spec, job.status.as_ref(), job.metadata.generation)
-    else {
-        return;
-    };
+    let state = from_persisted(&job.spec, job.status.as_ref(), job.metadata.generation);
     if state.phase != JobPhase::Queued {
         return;
     }
@@ -156,7 +153,9 @@ async fn execute(ctx: &AgentContext, name: &str) {
         .pause(Point::AfterClaim, name, &command_text)
         .await;
     let started = JobEvent::new("started", Timestamp::now(), EventKind::JobStarted);
-    let state = match ctx.store.evolve(name, &started).await {
+    // The run's status writes start from the job as read, then from what they wrote.
+    let latest = Latest::seen(&job);
+    let state = match ctx.store.evolve_latest(&latest, &started).await {
         Ok(e) if e.applied => e.state,
         Ok(_) => return,
         Err(e) => {
@@ -170,9 +169,9 @@ async fn execute(ctx: &AgentContext, name: &str) {
     ctx.hooks
         .pause(Point::AfterJobStarted, name, &command_text)
         .await;
-    let (id, kind) = match verify::authorize(ctx, &job).await {
+    let (id, kind) = match verify::authorize(ctx, &job, &latest).await {
         Decided::Authorized { .. } => {
-            let reporter = Reporter::new(ctx, name);
+            let reporter = Reporter::new(ctx, &latest);
             match commands::run(ctx, &job, &state, &reporter).await {
                 Outcome::Completed(result) => ("completed", EventKind::JobCompleted { result }),
                 Outcome::Rejected(reason) => ("rejected", EventKind::JobRejected { reason }),
@@ -196,7 +195,7 @@ async fn execute(ctx: &AgentContext, name: &str) {
     let mut attempt = 0;
     loop {
         attempt += 1;
-        match ctx.store.evolve(name, &event).await {
+        match ctx.store.evolve_latest(&latest, &event).await {
             Ok(_) => break,
             Err(StoreError::Invalid(e)) => {
                 tracing::error!(job = name, error = %e, "outcome not applicable");

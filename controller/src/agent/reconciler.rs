@@ -1,8 +1,8 @@
-//! The AgentJob reconciler: applies CommandReceived to a freshly stored job, authorizes a
-//! Received one (allowed repository, authentic comment, write permission; see
-//! [`super::verify`]), wakes the executor for a Queued one, and keeps the one status comment
-//! showing the state, only for a job whose comment is authentic. Errors are kept as the job's
-//! latest error.
+//! The AgentJob reconciler: authorizes a Received job (allowed repository, authentic comment,
+//! write permission; see [`super::verify`]), wakes the executor for a Queued one, and keeps the
+//! one status comment showing the state, only for a job whose comment is authentic. Errors are
+//! kept as the job's latest error. A job just stored has no status: it is Received, and that is
+//! persisted with its check's outcome (or first error), one status write for both.
 //!
 //! kube's controller never reconciles one object twice at the same time, so the comment's
 //! search-create-link section runs once per job at a time: two comments cannot race into being.
@@ -18,12 +18,12 @@ use kube::runtime::reflector::ReflectHandle;
 
 use super::AgentContext;
 use super::hooks::Point;
-use super::store::StoreError;
+use super::store::{Latest, StoreError};
 use super::verify::{self, Decided};
 use crate::api::agent_job::{AgentJob, JobPhase};
 use crate::gitea::GiteaError;
 use crate::logic::job::render::{self, canonical_comment, pending_publication};
-use crate::logic::job::state::{EventKind, JobEvent, JobState, is_terminal};
+use crate::logic::job::state::{EventKind, JobEvent, JobState, from_persisted, is_terminal};
 use crate::logic::retention::{self, Retention};
 use crate::metrics::{ErrorLabels, Measure};
 
@@ -56,16 +56,18 @@ async fn reconcile(job: Arc<AgentJob>, ctx: Arc<AgentContext>) -> Result<Action,
     let _measure = Measure::start(&ctx.metrics, "AgentJob");
     let result = reconcile_job(&job, &ctx).await;
     if let Err(e) = &result {
-        verify::record_error(&ctx, &job.name_any(), &e.to_string()).await;
+        verify::record_error(&ctx, &Latest::named(&job.name_any()), &e.to_string()).await;
     }
     result
 }
 
 async fn reconcile_job(job: &Arc<AgentJob>, ctx: &Arc<AgentContext>) -> Result<Action, AgentError> {
     let name = job.name_any();
-    let mut state = ctx.store.ensure_received(job).await?;
+    let mut state = from_persisted(&job.spec, job.status.as_ref(), job.metadata.generation);
+    // This reconcile's status writes start from the watch's copy, then from what they wrote.
+    let latest = Latest::seen(job);
     match state.phase {
-        JobPhase::Received => state = authorize(job, &state, ctx).await?,
+        JobPhase::Received => state = authorize(job, &latest, &state, ctx).await?,
         JobPhase::Queued => ctx.wake.notify_one(),
         _ => {}
     }
@@ -73,7 +75,7 @@ async fn reconcile_job(job: &Arc<AgentJob>, ctx: &Arc<AgentContext>) -> Result<A
         ctx.wake.notify_one();
     }
     if verify::comment_trusted(ctx, job).await? {
-        reconcile_comment(job, &state, ctx).await?;
+        reconcile_comment(job, &latest, &state, ctx).await?;
     }
     ctx.succeeded(&name);
     // Only once its comment shows how it ended.
@@ -100,6 +102,7 @@ async fn reconcile_job(job: &Arc<AgentJob>, ctx: &Arc<AgentContext>) -> Result<A
 /// is fixed, so a retried check after an uncertain write never applies a second outcome.
 async fn authorize(
     job: &AgentJob,
+    latest: &Latest,
     state: &JobState,
     ctx: &AgentContext,
 ) -> Result<JobState, AgentError> {
@@ -107,7 +110,7 @@ async fn authorize(
     ctx.hooks
         .pause(Point::Authorize, &name, &job.spec.command)
         .await;
-    let (id, kind) = match verify::authorize(ctx, job).await {
+    let (id, kind) = match verify::authorize(ctx, job, latest).await {
         Decided::Authorized { permission } => {
             ("permission", EventKind::PermissionGranted { permission })
         }
@@ -121,7 +124,7 @@ async fn authorize(
     };
     tracing::info!(job = %name, sequence = state.sequence, outcome = kind.name(), "authorized");
     let event = JobEvent::new(id, Timestamp::now(), kind);
-    let state = ctx.store.evolve(&name, &event).await?.state;
+    let state = ctx.store.evolve_latest(latest, &event).await?.state;
     // A job that ended here may have been the FIFO's barrier.
     ctx.wake.notify_one();
     Ok(state)
@@ -130,6 +133,7 @@ async fn authorize(
 /// Makes the one status comment show `state`.
 async fn reconcile_comment(
     job: &AgentJob,
+    latest: &Latest,
     state: &JobState,
     ctx: &AgentContext,
 ) -> Result<(), AgentError> {
@@ -149,16 +153,21 @@ async fn reconcile_comment(
                 let body = render::render_comment(&name, state).unwrap_or_default();
                 let hash = render::body_hash(&body);
                 let id = publish(job, None, &body, ctx).await?;
-                link(&name, id, hash, ctx).await?;
+                link(latest, id, hash, ctx).await?;
             }
             return Ok(());
         }
     };
     let id = publish(job, state.status_comment_id, &body, ctx).await?;
-    link(&name, id, hash, ctx).await
+    link(latest, id, hash, ctx).await
 }
 
-async fn link(name: &str, id: i64, hash: String, ctx: &AgentContext) -> Result<(), AgentError> {
+async fn link(
+    latest: &Latest,
+    id: i64,
+    hash: String,
+    ctx: &AgentContext,
+) -> Result<(), AgentError> {
     let event = JobEvent::new(
         format!("comment:{id}:{hash}"),
         Timestamp::now(),
@@ -167,7 +176,7 @@ async fn link(name: &str, id: i64, hash: String, ctx: &AgentContext) -> Result<(
             body_hash: hash,
         },
     );
-    ctx.store.evolve(name, &event).await?;
+    ctx.store.evolve_latest(latest, &event).await?;
     Ok(())
 }
 

@@ -20,7 +20,7 @@ use super::sequence::{Sequence, is_status};
 use crate::api::agent_job::{AgentJob, AgentJobSpec};
 use crate::logic::job::retired::Retired;
 use crate::logic::job::state::{
-    Effect, EventKind, InvalidTransition, JobEvent, JobState, from_persisted, next_state, to_status,
+    Effect, InvalidTransition, JobEvent, JobState, from_persisted, next_state, to_status,
 };
 use crate::logic::job::webhook::Incoming;
 
@@ -62,6 +62,45 @@ pub struct Evolved {
     pub applied: bool,
 }
 
+/// One job as its handler last saw or wrote it (a reconcile's copy from the watch, the
+/// executor's read, then each status write's answer), so that its next status write need not
+/// read the job first. Only a write is decided from it (see [`JobStore::evolve_latest`]).
+pub struct Latest {
+    name: String,
+    job: Mutex<Option<AgentJob>>,
+}
+
+impl Latest {
+    /// Nothing seen yet: the first write reads the job.
+    pub fn named(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            job: Mutex::new(None),
+        }
+    }
+
+    /// Starts from `job` as seen.
+    pub fn seen(job: &AgentJob) -> Self {
+        Self {
+            name: job.metadata.name.clone().unwrap_or_default(),
+            job: Mutex::new(Some(job.clone())),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The copy, taken out for one evolution (never held across its I/O).
+    fn take(&self) -> Option<AgentJob> {
+        self.job.lock().expect("latest lock").take()
+    }
+
+    fn keep(&self, job: AgentJob) {
+        *self.job.lock().expect("latest lock") = Some(job);
+    }
+}
+
 /// A received command waiting for its sequence.
 struct Waiting {
     job: AgentJob,
@@ -77,8 +116,9 @@ pub struct JobStore {
     /// Commands received and not yet given a sequence: whoever commits next takes them all
     /// (one sequence write for the group, however many receivers wait).
     waiting: Arc<Mutex<Vec<Waiting>>>,
-    /// Serialises this process's commits, so that groups take their sequences in turn; the
-    /// resourceVersion precondition still guards the counter against other writers.
+    /// Serialises this process's sequence takes, so that groups take their blocks in turn (a
+    /// group's creates overlap the next group's take); the resourceVersion precondition still
+    /// guards the counter against other writers.
     committing: Arc<tokio::sync::Mutex<()>>,
     /// Groups whose jobs are created at once, by first sequence, until the executor's cache
     /// shows all of them: they may show up in any order, and the executor runs none of a group,
@@ -130,10 +170,9 @@ impl JobStore {
     /// Waits until the cache shows every job `names` of the group from `first`, then lets the
     /// executor run them.
     async fn until_seen(&self, first: i64, names: Vec<String>) {
-        if let Some(cache) = self.seen_by.get() {
-            let shown = |n: &String| cache.get(&ObjectRef::new(n).within(&self.namespace));
+        if self.seen_by.get().is_some() {
             let all_shown = async {
-                while !names.iter().all(|n| shown(n).is_some()) {
+                while !names.iter().all(|n| self.cached(n)) {
                     tokio::time::sleep(Duration::from_millis(5)).await;
                 }
             };
@@ -143,6 +182,15 @@ impl JobStore {
         }
         self.unseen.lock().expect("unseen lock").remove(&first);
         self.seen.notify_one();
+    }
+
+    /// Whether the executor's cache, if this replica has it, shows job `name`.
+    fn cached(&self, name: &str) -> bool {
+        self.seen_by.get().is_some_and(|cache| {
+            cache
+                .get(&ObjectRef::new(name).within(&self.namespace))
+                .is_some()
+        })
     }
 
     pub fn namespace(&self) -> &str {
@@ -157,20 +205,24 @@ impl JobStore {
         Api::namespaced(self.client.clone(), &self.namespace)
     }
 
-    /// Persists a received command: nothing else. A command already stored, or whose job was
-    /// deleted by retention, is a duplicate and allocates no sequence; a lost creation race
-    /// allocates one that stays unused (sequences are increasing, not dense).
+    /// Persists a received command: nothing else (its status is written with its next event).
+    /// A command already stored, or whose job was deleted by retention, is a duplicate; one the
+    /// cache shows, or retention recorded, allocates no sequence, while one stored but not yet
+    /// cached, or a lost creation race, allocates one that stays unused (sequences are
+    /// increasing, not dense). Reading the cache rather than the API server keeps a delivery
+    /// to one create.
     pub async fn receive(
         &self,
         incoming: &Incoming,
         now: Timestamp,
     ) -> Result<Received, StoreError> {
         let name = incoming.job_name();
-        if self.api().get_opt(&name).await?.is_some() {
+        if self.cached(&name) {
             return Ok(Received::Duplicate { name });
         }
-        // Absent now: if retention deleted it, it recorded it first, and the commit checks that
-        // record as of a moment after this one.
+        // Not in the cache (or no cache on this replica): if it is stored already, its create
+        // answers 409; if retention deleted it, it recorded it first, and the commit checks
+        // that record as of a moment after this one.
         let (reply, answer) = oneshot::channel();
         let job = self.job(incoming, now);
         self.waiting
@@ -216,7 +268,7 @@ impl JobStore {
     /// never runs job n+1 before job n. A command received twice within the group, or whose
     /// job retention already deleted, takes no sequence.
     async fn commit_waiting(&self) {
-        let _serial = self.committing.lock().await;
+        let serial = self.committing.lock().await;
         let group = std::mem::take(&mut *self.waiting.lock().expect("waiting lock"));
         let mut firsts: Vec<Waiting> = Vec::new();
         let mut repeats: Vec<Waiting> = Vec::new();
@@ -256,7 +308,10 @@ impl JobStore {
             let name = w.job.metadata.name.clone().unwrap_or_default();
             let _ = w.reply.send(Ok(Received::Duplicate { name }));
         }
+        // Marked unseen before the next group may take a block: the executor never runs a
+        // later group's job while this one's may still show up.
         self.unseen.lock().expect("unseen lock").insert(first);
+        drop(serial);
         let api = &self.api();
         let creates = (first..).zip(firsts).map(|(sequence, mut w)| async move {
             let name = w.job.metadata.name.clone().unwrap_or_default();
@@ -329,30 +384,56 @@ impl JobStore {
         }
     }
 
-    /// Applies `event` to job `name`: reads the job, computes the transition, and replaces its
-    /// status under the resourceVersion it read. A conflicting write re-reads and tries again,
-    /// where an event already applied is recognised by its id.
+    /// Applies `event` to job `name`, reading the job first: see [`Self::evolve_latest`].
     pub async fn evolve(&self, name: &str, event: &JobEvent) -> Result<Evolved, StoreError> {
+        self.evolve_latest(&Latest::named(name), event).await
+    }
+
+    /// Applies `event` to the job: computes the transition from the job as `latest` holds it
+    /// (or as read now), and replaces its status under that copy's resourceVersion; `latest`
+    /// then holds what was written. A job without status is Received, and the first write
+    /// persists that with `event`.
+    ///
+    /// Only a write is decided from a copy kept in `latest`: one that is behind is refused by
+    /// the resourceVersion, and anything but a write (already applied, no change, not allowed)
+    /// is decided again from a fresh read. A conflicting write reads again and retries, where an
+    /// event already applied is recognised by its id.
+    pub async fn evolve_latest(
+        &self,
+        latest: &Latest,
+        event: &JobEvent,
+    ) -> Result<Evolved, StoreError> {
         let api = self.api();
+        let name = latest.name.as_str();
         for _ in 0..100 {
-            let job = api.get(name).await?;
+            let (job, kept) = match latest.take() {
+                Some(job) => (job, true),
+                None => (api.get(name).await?, false),
+            };
             let state = from_persisted(&job.spec, job.status.as_ref(), job.metadata.generation);
-            let t = next_state(state.as_ref(), event)?;
+            let t = match (next_state(Some(&state), event), kept) {
+                (Ok(t), _) if t.changed => t,
+                (_, true) => continue,
+                (Ok(t), false) => t,
+                (Err(e), false) => return Err(e.into()),
+            };
             if !t.changed {
+                latest.keep(job);
                 return Ok(Evolved {
                     state: t.state,
                     effects: vec![],
                     applied: false,
                 });
             }
-            let mut next = job.clone();
+            let mut next = job;
             next.status = Some(to_status(&t.state));
             match api
                 .replace_status(name, &PostParams::default(), &next)
                 .await
             {
-                Ok(_) => {
+                Ok(written) => {
                     tracing::debug!(job = name, event = event.kind.name(), id = %event.id, version = t.state.version, "applied");
+                    latest.keep(written);
                     return Ok(Evolved {
                         state: t.state,
                         effects: t.effects,
@@ -364,26 +445,6 @@ impl JobStore {
             }
         }
         Err(StoreError::Contention(100))
-    }
-
-    /// Applies CommandReceived if the job has no state yet; returns its state.
-    pub async fn ensure_received(&self, job: &AgentJob) -> Result<JobState, StoreError> {
-        if let Some(s) = from_persisted(&job.spec, job.status.as_ref(), job.metadata.generation) {
-            return Ok(s);
-        }
-        let event = JobEvent::new(
-            "received",
-            job.spec.received_at.0,
-            EventKind::CommandReceived {
-                text: job.spec.command.clone(),
-                truncated_from: job.spec.truncated_from,
-                author: job.spec.author.clone(),
-                sequence: job.spec.sequence,
-                generation: job.metadata.generation,
-            },
-        );
-        let name = job.metadata.name.clone().unwrap_or_default();
-        Ok(self.evolve(&name, &event).await?.state)
     }
 }
 

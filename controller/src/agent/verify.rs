@@ -14,6 +14,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 
 use super::AgentContext;
+use super::store::Latest;
 use crate::api::agent_job::{AgentJob, AgentJobSpec};
 use crate::gitea::GiteaError;
 use crate::logic::job::check::{BOUND, Next, after_failure};
@@ -42,11 +43,14 @@ fn claim(spec: &AgentJobSpec) -> Claim<'_> {
 }
 
 /// Authorizes `job`, trying a failing Gitea call again within [`BOUND`]; every failure is kept
-/// as the job's latest error, and the last one refuses the job.
-pub async fn authorize(ctx: &AgentContext, job: &AgentJob) -> Decided {
+/// as the job's latest error, and the last one refuses the job. The same error again is not
+/// written again (the state machine would keep it as it is), so a Gitea outage costs each
+/// waiting job one status write, not one read per retry.
+pub async fn authorize(ctx: &AgentContext, job: &AgentJob, latest: &Latest) -> Decided {
     let name = job.name_any();
     let mut attempt = 0;
     let mut first_failure = None;
+    let mut recorded: Option<String> = None;
     loop {
         let e = match check_once(ctx, job).await {
             Ok(decided) => return decided,
@@ -56,7 +60,9 @@ pub async fn authorize(ctx: &AgentContext, job: &AgentJob) -> Decided {
         let now = Timestamp::now();
         let first = *first_failure.get_or_insert(now);
         let error = e.to_string();
-        record_error(ctx, &name, &error).await;
+        if recorded.as_ref() != Some(&error) && record_error(ctx, latest, &error).await {
+            recorded = Some(error.clone());
+        }
         match after_failure(BOUND, e.failure(), attempt, first, now) {
             Next::RetryIn(delay) => {
                 tracing::warn!(job = %name, attempt, %error, retry_in = ?delay, "authorization check failed");
@@ -132,8 +138,9 @@ pub async fn comment_trusted(ctx: &AgentContext, job: &AgentJob) -> Result<bool,
     Ok(trusted)
 }
 
-/// Keeps `error` as the job's latest error (best effort: the job may be gone).
-pub async fn record_error(ctx: &AgentContext, name: &str, error: &str) {
+/// Keeps `error` as the job's latest error (best effort: the job may be gone); says whether it
+/// is kept.
+pub async fn record_error(ctx: &AgentContext, latest: &Latest, error: &str) -> bool {
     let event = JobEvent::new(
         "error",
         Timestamp::now(),
@@ -141,7 +148,11 @@ pub async fn record_error(ctx: &AgentContext, name: &str, error: &str) {
             error: error.to_owned(),
         },
     );
-    if let Err(e) = ctx.store.evolve(name, &event).await {
-        tracing::debug!(job = name, error = %e, "could not record the latest error");
+    match ctx.store.evolve_latest(latest, &event).await {
+        Ok(_) => true,
+        Err(e) => {
+            tracing::debug!(job = latest.name(), error = %e, "could not record the latest error");
+            false
+        }
     }
 }

@@ -15,7 +15,7 @@ use kube::api::{Api, ListParams};
 use kube::{Client, ResourceExt};
 use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::transaction::Transaction;
-use ledgerops_e2e::api_writes::{ApiWrites, Writes};
+use ledgerops_e2e::api_requests::{ApiRequests, Requests};
 use ledgerops_e2e::config_repo::{self, transaction};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::git_work::{Work, bare};
@@ -63,21 +63,21 @@ async fn main() {
     let ns = plane.namespace("crepo-bench").await.expect("namespace");
     let repos: Api<ConfigRepo> = Api::namespaced(client.clone(), &ns);
     let txs: Api<Transaction> = Api::namespaced(client.clone(), &ns);
-    let writes = ApiWrites::read(&client, Writes::Transactions).await;
+    let writes = ApiRequests::read(&client, Requests::TransactionWrites).await;
     let start = Instant::now();
     let spec = json!({"url": url, "path": "tx", "interval": "1h"});
     config_repo::create(&client, &ns, "household", spec).await;
     let repo = config_repo::wait_applied(&repos, "household", &head).await;
     let first = start.elapsed();
     let inventory = repo.status.map_or(0, |s| s.inventory.len());
-    let first_writes = ApiWrites::read(&client, Writes::Transactions)
+    let first_writes = ApiRequests::read(&client, Requests::TransactionWrites)
         .await
         .since(&writes);
 
     // Unchanged: asked to sync now, the ConfigRepo fetches, compares and writes nothing.
     let versions = settled(&txs).await;
     let created = versions.len();
-    let writes = ApiWrites::read(&client, Writes::Transactions).await;
+    let writes = ApiRequests::read(&client, Requests::TransactionWrites).await;
     let syncs = configrepo_syncs(&ledgerops).await;
     let start = Instant::now();
     annotate(&plane, &ns, "1");
@@ -88,7 +88,7 @@ async fn main() {
     )
     .await;
     let resync = start.elapsed();
-    let resync_writes = ApiWrites::read(&client, Writes::Transactions)
+    let resync_writes = ApiRequests::read(&client, Requests::TransactionWrites)
         .await
         .since(&writes);
     let resync_moved = moved(&versions, &settled(&txs).await);
@@ -98,12 +98,12 @@ async fn main() {
     files[changed].1 = transaction(&name(changed), "edited");
     let head = work.commit(&refs(&files), false);
     let versions = settled(&txs).await;
-    let writes = ApiWrites::read(&client, Writes::Transactions).await;
+    let writes = ApiRequests::read(&client, Requests::TransactionWrites).await;
     let start = Instant::now();
     annotate(&plane, &ns, "2");
     config_repo::wait_applied(&repos, "household", &head).await;
     let one = start.elapsed();
-    let one_writes = ApiWrites::read(&client, Writes::Transactions)
+    let one_writes = ApiRequests::read(&client, Requests::TransactionWrites)
         .await
         .since(&writes);
     let one_moved = moved(&versions, &settled(&txs).await);
@@ -234,7 +234,7 @@ async fn kubectl_apply(
     tree: &Path,
     ns: &str,
 ) -> (Duration, u64) {
-    let writes = ApiWrites::read(client, Writes::Transactions).await;
+    let writes = ApiRequests::read(client, Requests::TransactionWrites).await;
     let start = Instant::now();
     let tree = tree.display().to_string();
     plane
@@ -243,7 +243,7 @@ async fn kubectl_apply(
     let took = start.elapsed();
     (
         took,
-        ApiWrites::read(client, Writes::Transactions)
+        ApiRequests::read(client, Requests::TransactionWrites)
             .await
             .since(&writes),
     )

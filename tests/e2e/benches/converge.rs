@@ -15,7 +15,7 @@ use kube::api::PostParams;
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
-use ledgerops_e2e::api_writes::{ApiWrites, Writes};
+use ledgerops_e2e::api_requests::{ApiRequests, Requests};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::cpu::Cores;
 use ledgerops_e2e::scenario::{Scenario, category, fixture_with};
@@ -149,7 +149,7 @@ async fn ledgerops_run(
     .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
     s.sim.control().reset_counters().await.unwrap();
-    let writes_at_start = ApiWrites::read(&admin, Writes::All).await;
+    let writes_at_start = ApiRequests::read(&admin, Requests::Writes).await;
     let start = Instant::now();
     let groceries = category("Groceries");
     let api = s.api::<Transaction>();
@@ -177,7 +177,7 @@ async fn ledgerops_run(
         .await;
     let creating = start.elapsed();
     let created_at = Instant::now();
-    let writes_before = ApiWrites::read(&admin, Writes::All).await;
+    let writes_before = ApiRequests::read(&admin, Requests::Writes).await;
     let plane_cpu = Cores::measure(plane.pids());
     let first = wait_converged(&api, n).await;
     let took = start.elapsed();
@@ -185,7 +185,7 @@ async fn ledgerops_run(
         plane_cores: plane_cpu.busy(),
         first: first.saturating_duration_since(created_at),
         last: created_at.elapsed(),
-        writes: ApiWrites::read(&admin, Writes::All)
+        writes: ApiRequests::read(&admin, Requests::Writes)
             .await
             .since(&writes_before),
         create_rate: n as f64 / creating.as_secs_f64(),

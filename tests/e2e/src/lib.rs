@@ -2,7 +2,7 @@
 
 pub mod admission;
 pub mod agent;
-pub mod api_writes;
+pub mod api_requests;
 pub mod attacker;
 pub mod config_repo;
 pub mod controller;

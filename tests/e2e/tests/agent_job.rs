@@ -166,12 +166,10 @@ impl World {
     /// is that of the final state's rendering).
     async fn wait_settled(&self, name: &str) -> AgentJob {
         self.wait_job(name, "settled", |j| {
-            let state = from_persisted(&j.spec, j.status.as_ref(), j.metadata.generation);
-            state.is_some_and(|s| {
-                is_terminal(s.phase)
-                    && s.status_comment_id.is_some()
-                    && pending_publication(name, &s).is_none()
-            })
+            let s = from_persisted(&j.spec, j.status.as_ref(), j.metadata.generation);
+            is_terminal(s.phase)
+                && s.status_comment_id.is_some()
+                && pending_publication(name, &s).is_none()
         })
         .await
     }
@@ -844,7 +842,7 @@ async fn undo_opens_a_pull_request_with_the_undo_plan() {
 #[tokio::test]
 async fn claims_and_sequences_are_atomic_across_writers() {
     use k8s_openapi::jiff::Timestamp;
-    use ledgerops::agent::store::{JobStore, Received};
+    use ledgerops::agent::store::{JobStore, Latest, Received};
     use ledgerops::logic::job::state::{EventKind, JobEvent};
 
     let plane = ControlPlane::shared();
@@ -891,8 +889,6 @@ async fn claims_and_sequences_are_atomic_across_writers() {
         stores[1].receive(&again, Timestamp::now()).await.unwrap(),
         Received::Duplicate { name: name.clone() }
     );
-    let job = stores[0].api().get(&name).await.unwrap();
-    stores[0].ensure_received(&job).await.unwrap();
     let granted = JobEvent::new(
         "permission",
         Timestamp::now(),
@@ -900,10 +896,28 @@ async fn claims_and_sequences_are_atomic_across_writers() {
             permission: "write".into(),
         },
     );
-    stores[0].evolve(&name, &granted).await.unwrap();
-    // Eight executors race to start the job: exactly one wins.
+    // The job as stored, without status: a copy that every write below makes stale.
+    let unwritten = stores[0].api().get(&name).await.unwrap();
+    assert!(unwritten.status.is_none());
+    let granted_once = stores[0].evolve(&name, &granted).await.unwrap();
+    assert!(granted_once.applied);
+    // From the stale copy the event looks new; the write is refused, and the fresh read shows it
+    // applied: it is not applied twice.
+    let again = stores[1]
+        .evolve_latest(&Latest::seen(&unwritten), &granted)
+        .await
+        .unwrap();
+    assert!(!again.applied, "{again:?}");
+    // Eight executors race to start the job, half of them from the stale copy: exactly one wins.
     let started = JobEvent::new("started", Timestamp::now(), EventKind::JobStarted);
-    let claims = (0..8).map(|i| stores[i % 2].evolve(&name, &started));
+    let claims = (0..8).map(|i| {
+        let latest = match i % 2 {
+            0 => Latest::seen(&unwritten),
+            _ => Latest::named(&name),
+        };
+        let (store, started) = (&stores[i % 2], &started);
+        async move { store.evolve_latest(&latest, started).await }
+    });
     let results = futures::future::join_all(claims).await;
     let winners = results
         .iter()
@@ -913,6 +927,7 @@ async fn claims_and_sequences_are_atomic_across_writers() {
     let status = stores[0].api().get(&name).await.unwrap().status.unwrap();
     assert_eq!(status.phase, Some(JobPhase::Running));
     assert_eq!(status.version, 3);
+    assert_eq!(status.applied_events, ["received", "permission", "started"]);
 }
 
 #[tokio::test]

@@ -495,8 +495,42 @@ pub fn truncate(s: &str, max: usize) -> String {
     }
 }
 
-/// The state persisted in an AgentJob, or None while no event was applied (no status yet).
+/// The event the webhook's store stands for: the job, stored, is the command received. Its id
+/// and time come from the spec, so it is the same event whoever derives it.
+pub fn received(spec: &AgentJobSpec, generation: Option<i64>) -> JobEvent {
+    JobEvent::new(
+        "received",
+        spec.received_at.0,
+        EventKind::CommandReceived {
+            text: spec.command.clone(),
+            truncated_from: spec.truncated_from,
+            author: spec.author.clone(),
+            sequence: spec.sequence,
+            generation,
+        },
+    )
+}
+
+/// The state of an AgentJob. While no status is written (or one without a phase), it is the
+/// state [`received`] gives, which follows from the spec alone: it is persisted together with
+/// the job's next event, so receiving a job costs no status write of its own.
 pub fn from_persisted(
+    spec: &AgentJobSpec,
+    status: Option<&AgentJobStatus>,
+    generation: Option<i64>,
+) -> JobState {
+    match persisted(spec, status, generation) {
+        Some(state) => state,
+        None => {
+            next_state(None, &received(spec, generation))
+                .expect("CommandReceived applies to an absent job")
+                .state
+        }
+    }
+}
+
+/// The state the status holds, if it holds one.
+fn persisted(
     spec: &AgentJobSpec,
     status: Option<&AgentJobStatus>,
     generation: Option<i64>,

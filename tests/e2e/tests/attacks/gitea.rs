@@ -292,7 +292,16 @@ async fn a_forged_queued_status_does_not_skip_the_permission_check() {
         )
         .await;
     let name = st.job_name(issue, c);
-    st.wait_phase(&name, JobPhase::Received).await;
+    // The job is stored and its reconcile holds before the check (no status written yet).
+    let start = Instant::now();
+    while !st.controller.log().contains("test pause: authorize") {
+        assert!(
+            start.elapsed() < WAIT,
+            "never paused before the permission check"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(st.jobs().get(&name).await.unwrap().status.is_none());
     let forged = json!({"status": {
         "phase": "Queued", "commandName": "approve", "permission": "admin",
         "stage": "waiting for its turn", "reason": "Queued",
