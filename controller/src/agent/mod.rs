@@ -207,6 +207,7 @@ async fn run(
     let waking = tokio::spawn({
         let ctx = ctx.clone();
         jobs_changed.for_each(move |_| {
+            ctx.store.cache_changed();
             ctx.wake.notify_one();
             futures::future::ready(())
         })

@@ -128,6 +128,8 @@ pub struct JobStore {
     seen_by: Arc<OnceLock<Store<AgentJob>>>,
     /// Notified when a group is all seen.
     seen: Arc<Notify>,
+    /// Notified (all waiters) on every change the executor's cache applied.
+    cache_changed: Arc<Notify>,
 }
 
 /// A group's job creates under way at once.
@@ -149,6 +151,7 @@ impl JobStore {
             unseen: Default::default(),
             seen_by: Default::default(),
             seen: Default::default(),
+            cache_changed: Default::default(),
         }
     }
 
@@ -167,13 +170,26 @@ impl JobStore {
         self.seen.notified().await;
     }
 
+    /// Tells the groups waiting to be seen that the executor's cache changed: its subscriber to
+    /// the AgentJob watch calls this for every change.
+    pub fn cache_changed(&self) {
+        self.cache_changed.notify_waiters();
+    }
+
     /// Waits until the cache shows every job `names` of the group from `first`, then lets the
     /// executor run them.
     async fn until_seen(&self, first: i64, names: Vec<String>) {
         if self.seen_by.get().is_some() {
             let all_shown = async {
-                while !names.iter().all(|n| self.cached(n)) {
-                    tokio::time::sleep(Duration::from_millis(5)).await;
+                loop {
+                    // Listening before looking: a change in between is not missed.
+                    let changed = self.cache_changed.notified();
+                    tokio::pin!(changed);
+                    changed.as_mut().enable();
+                    if names.iter().all(|n| self.cached(n)) {
+                        break;
+                    }
+                    changed.await;
                 }
             };
             if tokio::time::timeout(SEEN_WITHIN, all_shown).await.is_err() {

@@ -36,10 +36,12 @@ async fn a_group_is_unseen_until_the_cache_shows_all_of_it() {
         async move { jobs.until_seen(5, vec!["a".into(), "b".into()]).await }
     });
     writer.apply_watcher_event(&watcher::Event::Apply(job("b")));
+    jobs.cache_changed();
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(jobs.unseen_from(), Some(5), "a is not seen yet");
 
     writer.apply_watcher_event(&watcher::Event::Apply(job("a")));
+    jobs.cache_changed();
     tokio::time::timeout(Duration::from_secs(5), jobs.group_seen())
         .await
         .expect("woken once the group is seen");
