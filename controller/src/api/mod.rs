@@ -10,6 +10,7 @@ pub mod budget;
 pub mod common;
 pub mod config_repo;
 pub mod plan;
+pub mod rule;
 pub mod transaction;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -24,5 +25,6 @@ pub fn crds() -> Vec<CustomResourceDefinition> {
         approval::ApprovalRequest::crd(),
         agent_job::AgentJob::crd(),
         config_repo::ConfigRepo::crd(),
+        rule::CategorizationRule::crd(),
     ]
 }

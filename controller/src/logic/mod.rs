@@ -22,6 +22,7 @@ pub mod plan;
 pub mod plan_status;
 pub mod policy;
 pub mod request_window;
+pub mod rule;
 pub mod retention;
 pub mod retry;
 pub mod split;

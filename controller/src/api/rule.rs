@@ -1,0 +1,139 @@
+//! `CategorizationRule`: a match on a transaction's facts and the category it leads to, written
+//! by a person (or merged through a config repo), and acted on only once a person blessed it.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use kube::{CustomResource, KubeSchema};
+use serde::{Deserialize, Serialize};
+
+use super::common::LocalRef;
+
+/// The most `*` wildcards a payee pattern may hold.
+pub const MAX_WILDCARDS: usize = 4;
+
+/// A match on a transaction's facts (payee, and optionally account, amount range, memo) and the
+/// category it leads to. A rule acts only while a person's blessing stands: `kubectl get
+/// categorizationrules` shows Candidate or Blessed.
+#[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[kube(
+    group = "ledgerops.dev",
+    version = "v1alpha1",
+    kind = "CategorizationRule",
+    namespaced,
+    status = "CategorizationRuleStatus",
+    shortname = "crule",
+    category = "ledgerops",
+    doc = "A match on a transaction's facts and the category it leads to; it acts only while a person's blessing stands.",
+    printcolumn(name = "Budget", type_ = "string", json_path = ".spec.budgetRef.name"),
+    printcolumn(name = "Phase", type_ = "string", json_path = ".status.phase"),
+    printcolumn(name = "Payee", type_ = "string", json_path = ".status.payee"),
+    printcolumn(name = "Category", type_ = "string", json_path = ".spec.categoryId"),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[serde(rename_all = "camelCase")]
+pub struct CategorizationRuleSpec {
+    /// The Budget whose transactions the rule is about.
+    #[x_kube(validation = Rule::new("self == oldSelf").message("budgetRef cannot change; create a rule for the other Budget instead"))]
+    pub budget_ref: LocalRef,
+    /// What a transaction must look like for the rule to apply.
+    #[serde(rename = "match")]
+    pub matches: RuleMatch,
+    /// The YNAB category id the rule leads to.
+    #[schemars(length(min = 1, max = 64))]
+    pub category_id: String,
+    /// A person's blessing: while it stands, the rule may act (`/agent suggest` uses it before
+    /// the payee's history). Set it in your own name; changing the match or the category of a
+    /// blessed rule needs a new blessing in the name of whoever changes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blessing: Option<Blessing>,
+}
+
+/// What a transaction must look like. Every field given must hold.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Default)]
+#[x_kube(validation = Rule::new("[has(self.payee), has(self.payeeNormalised), has(self.payeePattern)].filter(x, x).size() == 1").message("give exactly one of payee, payeeNormalised and payeePattern"))]
+#[x_kube(validation = Rule::new("!has(self.payeePattern) || (self.payeePattern.split('*').size() - 1 <= 4 && self.payeePattern.replace('*', '').trim() != '')").message("payeePattern may hold at most 4 * wildcards, and some text besides them"))]
+#[serde(rename_all = "camelCase")]
+pub struct RuleMatch {
+    /// The payee exactly as YNAB shows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 100))]
+    pub payee: Option<String>,
+    /// The merchant behind the payee, as `/agent suggest` normalises it (upper case, without
+    /// card-processor prefixes, store numbers and punctuation; at most two words).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 100))]
+    pub payee_normalised: Option<String>,
+    /// A pattern on the normalised payee where `*` stands for any text (at most 4 of them);
+    /// nothing else is special, so matching stays linear.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 100))]
+    pub payee_pattern: Option<String>,
+    /// Only transactions of this YNAB account.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 64))]
+    pub account_id: Option<String>,
+    /// Only amounts in this range (decimal strings, outflows negative), both ends included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<AmountRange>,
+    /// Only transactions whose memo contains this text (case-insensitive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 100))]
+    pub memo_contains: Option<String>,
+}
+
+/// An amount range; either end may be left open.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct AmountRange {
+    /// The lowest amount, e.g. `-120.00`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^-?[0-9]{1,12}(\.[0-9]{1,3})?$"))]
+    pub min: Option<String>,
+    /// The highest amount, e.g. `-0.01`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^-?[0-9]{1,12}(\.[0-9]{1,3})?$"))]
+    pub max: Option<String>,
+}
+
+/// A person's blessing of a rule.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Blessing {
+    /// Who blesses: your own user name (an admission policy refuses any other), or
+    /// `configrepo:<name>` for a rule merged into a config repo (ledgerops writes that one).
+    #[schemars(length(min = 1, max = 253))]
+    pub by: String,
+    /// When, as the person says: it tells one blessing from the next.
+    pub at: Time,
+}
+
+/// Where a rule stands.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, schemars::JsonSchema)]
+pub enum RulePhase {
+    /// Learned or written, not blessed: it never acts.
+    Candidate,
+    /// Blessed by a person: it may act.
+    Blessed,
+}
+
+/// What the controller observed of a rule.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct CategorizationRuleStatus {
+    /// The generation this status describes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// `Ready` is True while the rule is Blessed (it may act).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
+    pub conditions: Vec<Condition>,
+    /// Candidate or Blessed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<RulePhase>,
+    /// The payee match in one line, for `kubectl get`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payee: Option<String>,
+}

@@ -1,0 +1,342 @@
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+
+use super::*;
+use crate::api::common::LocalRef;
+use crate::api::rule::{AmountRange, Blessing, RuleMatch};
+
+fn spec(m: RuleMatch, category: &str, blessed: bool) -> CategorizationRuleSpec {
+    CategorizationRuleSpec {
+        budget_ref: LocalRef {
+            name: "household".into(),
+        },
+        matches: m,
+        category_id: category.into(),
+        blessing: blessed.then(|| Blessing {
+            by: "alice".into(),
+            at: Time(Timestamp::from_second(1_790_000_000).unwrap()),
+        }),
+    }
+}
+
+fn payee(p: &str) -> RuleMatch {
+    RuleMatch {
+        payee: Some(p.into()),
+        ..RuleMatch::default()
+    }
+}
+
+fn normalised(p: &str) -> RuleMatch {
+    RuleMatch {
+        payee_normalised: Some(p.into()),
+        ..RuleMatch::default()
+    }
+}
+
+fn pattern(p: &str) -> RuleMatch {
+    RuleMatch {
+        payee_pattern: Some(p.into()),
+        ..RuleMatch::default()
+    }
+}
+
+fn range(min: Option<&str>, max: Option<&str>) -> Option<AmountRange> {
+    Some(AmountRange {
+        min: min.map(Into::into),
+        max: max.map(Into::into),
+    })
+}
+
+/// A transaction's facts, its payee normalised as the callers do.
+struct Txn {
+    payee: String,
+    normalised: String,
+    account: String,
+    amount: i64,
+    memo: Option<String>,
+}
+
+fn txn(payee: &str, amount: i64) -> Txn {
+    Txn {
+        payee: payee.into(),
+        normalised: normalise_payee(payee),
+        account: "checking".into(),
+        amount,
+        memo: None,
+    }
+}
+
+impl Txn {
+    fn facts(&self) -> Facts<'_> {
+        Facts {
+            payee: &self.payee,
+            normalised: &self.normalised,
+            account_id: &self.account,
+            amount: self.amount,
+            memo: self.memo.as_deref(),
+        }
+    }
+}
+
+#[test]
+fn malformed_rules_are_refused_with_what_to_write() {
+    let both = RuleMatch {
+        payee: Some("A".into()),
+        payee_pattern: Some("A*".into()),
+        ..RuleMatch::default()
+    };
+    let cases: Vec<(&str, RuleMatch, RuleError)> = vec![
+        ("no payee test", RuleMatch::default(), RuleError::Payee),
+        ("two payee tests", both, RuleError::Payee),
+        (
+            "only wildcards",
+            pattern("* *"),
+            RuleError::Pattern("* *".into()),
+        ),
+        (
+            "too many wildcards",
+            pattern("a*b*c*d*e*f"),
+            RuleError::Pattern("a*b*c*d*e*f".into()),
+        ),
+        (
+            "a normalised payee of digits only",
+            normalised("#1234"),
+            RuleError::NoMerchant("#1234".into()),
+        ),
+        (
+            "not an amount",
+            RuleMatch {
+                amount: range(Some("ten"), None),
+                ..payee("A")
+            },
+            RuleError::Amount {
+                field: "min",
+                value: "ten".into(),
+            },
+        ),
+        (
+            "an empty range",
+            RuleMatch {
+                amount: range(Some("-1.00"), Some("-2.00")),
+                ..payee("A")
+            },
+            RuleError::EmptyRange {
+                min: "-1.00".into(),
+                max: "-2.00".into(),
+            },
+        ),
+    ];
+    for (name, m, want) in cases {
+        let rule = spec(m, "c", true);
+        assert_eq!(Matcher::new(&rule).expect_err(name), want, "{name}");
+        let s = standing(&rule);
+        assert!(!s.ready && s.reason == "Invalid", "{name}: {s:?}");
+        assert!(s.message.starts_with(&want.to_string()), "{name}: {s:?}");
+    }
+}
+
+#[test]
+fn each_part_of_a_match_must_hold() {
+    let full = RuleMatch {
+        account_id: Some("checking".into()),
+        amount: range(Some("-100.00"), Some("-10.00")),
+        memo_contains: Some("weekly".into()),
+        ..normalised("Trader Joe's")
+    };
+    let m = Matcher::new(&spec(full, "groceries", true)).unwrap();
+    let base = || Txn {
+        memo: Some("the Weekly shop".into()),
+        ..txn("SQ *TRADER JOE'S #552", -42_000)
+    };
+    let mut cases: Vec<(&str, Txn, bool)> = vec![("all hold", base(), true)];
+    cases.push((
+        "other payee",
+        Txn {
+            normalised: "WHOLE FOODS".into(),
+            ..base()
+        },
+        false,
+    ));
+    cases.push((
+        "other account",
+        Txn {
+            account: "savings".into(),
+            ..base()
+        },
+        false,
+    ));
+    cases.push((
+        "low end included",
+        Txn {
+            amount: -100_000,
+            ..base()
+        },
+        true,
+    ));
+    cases.push((
+        "below the range",
+        Txn {
+            amount: -100_001,
+            ..base()
+        },
+        false,
+    ));
+    cases.push((
+        "high end included",
+        Txn {
+            amount: -10_000,
+            ..base()
+        },
+        true,
+    ));
+    cases.push((
+        "above the range",
+        Txn {
+            amount: -9_999,
+            ..base()
+        },
+        false,
+    ));
+    cases.push((
+        "no memo",
+        Txn {
+            memo: None,
+            ..base()
+        },
+        false,
+    ));
+    cases.push((
+        "memo without the text",
+        Txn {
+            memo: Some("monthly".into()),
+            ..base()
+        },
+        false,
+    ));
+    for (name, t, want) in cases {
+        assert_eq!(m.matches(&t.facts()), want, "{name}");
+    }
+}
+
+#[test]
+fn payee_tests_exact_normalised_and_pattern() {
+    let cases: Vec<(&str, RuleMatch, &str, bool)> = vec![
+        ("exact same", payee("Trader Joe's"), "Trader Joe's", true),
+        ("exact is exact", payee("Trader Joe's"), "TRADER JOE'S", false),
+        (
+            "normalised: another spelling is another merchant",
+            normalised("trader joe's"),
+            "SQ *TRADER JOES #552 PORTLAND",
+            false,
+        ),
+        (
+            "normalised, same merchant",
+            normalised("Trader Joe's"),
+            "POS TRADER JOE'S 0042",
+            true,
+        ),
+        ("pattern prefix", pattern("amazon*"), "AMAZON MKTPLACE", true),
+        ("pattern anchored", pattern("amazon*"), "MY AMAZON", false),
+        ("pattern suffix", pattern("*market"), "FARMERS MARKET", true),
+        ("pattern middle", pattern("*joe*"), "TRADER JOE S", true),
+        ("pattern pieces in order", pattern("b*a"), "A B", false),
+        ("pattern whole", pattern("shell"), "SHELL", true),
+        ("pattern whole, longer", pattern("shell"), "SHELL OIL", false),
+        (
+            "overlapping ends need room",
+            pattern("ab*ba"),
+            "ABA",
+            false,
+        ),
+        ("overlapping ends, enough", pattern("ab*ba"), "ABBA", true),
+    ];
+    for (name, m, raw, want) in cases {
+        let matcher = Matcher::new(&spec(m, "c", true)).unwrap();
+        assert_eq!(matcher.matches(&txn(raw, -1).facts()), want, "{name}");
+    }
+}
+
+#[test]
+fn only_a_blessed_well_formed_rule_may_act() {
+    let cases: Vec<(&str, CategorizationRuleSpec, RulePhase, bool, &str)> = vec![
+        (
+            "candidate",
+            spec(payee("A"), "c", false),
+            RulePhase::Candidate,
+            false,
+            "Candidate",
+        ),
+        (
+            "blessed",
+            spec(payee("A"), "c", true),
+            RulePhase::Blessed,
+            true,
+            "Blessed",
+        ),
+        (
+            "blessed but malformed",
+            spec(pattern("*"), "c", true),
+            RulePhase::Blessed,
+            false,
+            "Invalid",
+        ),
+    ];
+    for (name, s, phase, ready, reason) in cases {
+        let got = standing(&s);
+        assert_eq!(
+            (got.phase, got.ready, got.reason),
+            (phase, ready, reason),
+            "{name}"
+        );
+        assert_eq!(blessed(name, &s).is_some(), ready, "{name}");
+    }
+}
+
+#[test]
+fn blessed_rules_speak_together_or_not_at_all() {
+    let rule = |name: &str, m: RuleMatch, category: &str| {
+        blessed(name, &spec(m, category, true)).expect("blessed")
+    };
+    let book = RuleBook::new([
+        rule("tj", normalised("Trader Joe's"), "groceries"),
+        rule("tj-exact", payee("TRADER JOE'S #1"), "groceries"),
+        rule("shell", pattern("shell*"), "fuel"),
+        rule("shell-snacks", pattern("*shell*"), "snacks"),
+        rule("amazon", pattern("amazon*"), "shopping"),
+    ]);
+    let category = |c: &str, rules: &[&str]| Verdict::Category {
+        category_id: c.into(),
+        rules: rules.iter().map(|r| r.to_string()).collect(),
+    };
+    let cases: Vec<(&str, Txn, Verdict)> = vec![
+        ("no rule", txn("Costco", -1), Verdict::Silent),
+        (
+            "one rule",
+            txn("Trader Joe's", -1),
+            category("groceries", &["tj"]),
+        ),
+        (
+            "two rules that agree",
+            txn("TRADER JOE'S #1", -1),
+            category("groceries", &["tj", "tj-exact"]),
+        ),
+        (
+            "rules that disagree: none speaks",
+            txn("SHELL 1234", -1),
+            Verdict::Disagree {
+                rules: vec!["shell".into(), "shell-snacks".into()],
+            },
+        ),
+        (
+            "a pattern alone",
+            txn("Amazon Mktplace", -1),
+            category("shopping", &["amazon"]),
+        ),
+    ];
+    for (name, t, want) in cases {
+        assert_eq!(book.verdict(&t.facts()), want, "{name}");
+    }
+    assert!(RuleBook::new([]).is_empty());
+    // A candidate never enters the book.
+    assert!(blessed("c", &spec(payee("Costco"), "bulk", false)).is_none());
+}
