@@ -154,6 +154,8 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         None => tokio::sync::broadcast::channel(1).1,
     };
     let controller = |kind: &str| info_span!("controller", kind);
+    let rules =
+        reconcile::rule::run(ctx.clone(), &watches).instrument(controller("CategorizationRule"));
     let controllers = futures::future::join5(
         reconcile::budget::run(ctx.clone(), &mut watches).instrument(controller("Budget")),
         reconcile::transaction::run(ctx.clone(), &watches).instrument(controller("Transaction")),
@@ -166,7 +168,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     let watching = watches.spawn();
     tracing::info!("controllers started");
     let controllers = async {
-        controllers.await;
+        futures::future::join(controllers, rules).await;
     };
     let outcome = match elector.as_mut() {
         Some(elector) => tokio::select! {

@@ -14,12 +14,13 @@ use crate::api::budget::Budget;
 use crate::api::common::LocalRef;
 use crate::api::plan::{Assignment, CategorizationPlan, CategorizationPlanSpec};
 use crate::api::transaction::Transaction;
-use crate::logic::job::classify::{self, Suggestion};
+use crate::logic::job::classify::{self, Source, Suggestion};
 use crate::logic::job::command::{Command, HELP};
 use crate::logic::job::decidable::decidable;
 use crate::logic::job::report::{self, cell};
 use crate::logic::job::state::{EventKind, JobEvent, JobState};
 use crate::logic::money;
+use crate::logic::rule::RuleBook;
 
 /// How a command ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -295,6 +296,13 @@ async fn suggest(
         Err(e) => return kube_failed("listing Budgets", e),
     };
     let budget_name = budget.name_any();
+    ctx.rules_listed.clone().wait().await;
+    let rules = ctx.rules.state();
+    let book = RuleBook::of_budget(
+        rules.iter().map(AsRef::as_ref),
+        ctx.store.namespace(),
+        &budget_name,
+    );
     let (suggestions, digits) = {
         let slot = ctx.budget_links.mirror(ctx.store.namespace(), &budget_name);
         let slot = slot.state.read().await;
@@ -309,12 +317,12 @@ async fn suggest(
             .as_ref()
             .map(|c| c.decimal_digits)
             .unwrap_or(2);
-        (classify::suggest(&slot.mirror, month), digits)
+        (classify::suggest(&slot.mirror, &book, month), digits)
     };
     let scope = month.map(|m| format!(" in {m}")).unwrap_or_default();
     if suggestions.is_empty() {
         return Outcome::Completed(format!(
-            "No suggestion: no uncategorized transaction{scope} of Budget `{budget_name}` has a payee with history."
+            "No suggestion: no Blessed CategorizationRule and no payee's history speaks for an uncategorized transaction{scope} of Budget `{budget_name}`."
         ));
     }
     let name = format!(
@@ -363,19 +371,30 @@ async fn suggest(
 
 fn suggestion_table(suggestions: &[Suggestion], digits: u8) -> String {
     let mut t =
-        String::from("| date | payee | amount | category | confidence |\n|---|---|---|---|---|\n");
+        String::from("| date | payee | amount | category | from |\n|---|---|---|---|---|\n");
     for s in suggestions {
         t.push_str(&format!(
-            "| {} | {} | {} | {} | {}% ({} before) |\n",
+            "| {} | {} | {} | {} | {} |\n",
             s.date,
             cell(&s.payee),
             money::to_decimal(s.amount, digits),
             cell(&s.category_name),
-            s.confidence,
-            s.support
+            cell(&from(s))
         ));
     }
     t
+}
+
+/// Where a suggestion comes from, in words.
+fn from(s: &Suggestion) -> String {
+    let history = format!("history: {}% ({} before)", s.confidence, s.support);
+    match &s.source {
+        Source::Rules(rules) => format!("rule {}", rules.join(", ")),
+        Source::History => history,
+        Source::HistoryRulesDisagree(rules) => {
+            format!("{history}; rules {} disagree", rules.join(", "))
+        }
+    }
 }
 
 async fn undo(ctx: &AgentContext, job: &AgentJob, plan: &str, reporter: &Reporter<'_>) -> Outcome {

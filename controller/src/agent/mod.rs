@@ -28,6 +28,7 @@ use tracing::{Instrument, info_span};
 
 use crate::api::agent_job::AgentJob;
 
+use crate::api::rule::CategorizationRule;
 use crate::gitea::GiteaClient;
 use crate::k8s::watches::{Listed, Watch};
 use crate::logic::job::trust::Allowlist;
@@ -50,6 +51,10 @@ pub struct AgentContext {
     pub repositories: Allowlist,
     pub budget_links: Arc<BudgetLinks>,
     pub metrics: Arc<Metrics>,
+    /// Every CategorizationRule, from the shared watch: `/agent suggest` reads the Blessed ones.
+    pub rules: Store<CategorizationRule>,
+    /// Resolves once `rules` holds the first full list.
+    pub rules_listed: Listed,
     pub hooks: TestHooks,
     /// Wakes the executor when a job may have become runnable.
     pub wake: Notify,
@@ -72,8 +77,8 @@ impl AgentContext {
         gitea: GiteaClient,
         bot: String,
         repositories: Allowlist,
-        budget_links: Arc<BudgetLinks>,
-        metrics: Arc<Metrics>,
+        ctx: &crate::reconcile::Context,
+        watches: &crate::k8s::watches::Watches,
     ) -> Self {
         Self {
             store,
@@ -82,8 +87,10 @@ impl AgentContext {
             gitea,
             bot,
             repositories,
-            budget_links,
-            metrics,
+            budget_links: ctx.budget_links.clone(),
+            metrics: ctx.metrics.clone(),
+            rules: watches.rules.store(),
+            rules_listed: watches.rules.listed(),
             hooks: TestHooks::from_env(),
             wake: Notify::new(),
             comment_resync: Duration::from_secs(300),
@@ -170,8 +177,8 @@ pub fn start(
         attached.gitea,
         options.bot_login.clone(),
         options.repositories.clone(),
-        ctx.budget_links.clone(),
-        ctx.metrics.clone(),
+        ctx,
+        watches,
     );
     agent.comment_resync = options.comment_resync;
     agent.plans_dir = options.plans_dir.clone();

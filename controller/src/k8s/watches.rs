@@ -21,6 +21,7 @@ use crate::api::approval::ApprovalRequest;
 use crate::api::budget::Budget;
 use crate::api::config_repo::ConfigRepo;
 use crate::api::plan::CategorizationPlan;
+use crate::api::rule::CategorizationRule;
 use crate::api::transaction::Transaction;
 
 /// How many changes a subscriber may be behind before the watch waits for it.
@@ -150,6 +151,7 @@ pub struct Watches {
     pub transactions: Watch<Transaction>,
     pub plans: Watch<CategorizationPlan>,
     pub repos: Watch<ConfigRepo>,
+    pub rules: Watch<CategorizationRule>,
 }
 
 impl Watches {
@@ -160,6 +162,7 @@ impl Watches {
             transactions: Watch::all(client),
             plans: Watch::all(client),
             repos: Watch::all(client),
+            rules: Watch::all(client),
         }
     }
 
@@ -172,6 +175,7 @@ impl Watches {
             tokio::spawn(self.transactions.run()),
             tokio::spawn(self.plans.run()),
             tokio::spawn(self.repos.run()),
+            tokio::spawn(self.rules.run()),
         ]
     }
 }

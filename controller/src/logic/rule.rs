@@ -5,9 +5,14 @@
 
 use std::collections::HashMap;
 
-use crate::api::rule::{CategorizationRuleSpec, MAX_WILDCARDS, RulePhase};
-use crate::logic::job::classify::normalise_payee;
+use k8s_openapi::jiff::Timestamp;
+
+use crate::api::rule::{
+    CategorizationRule, CategorizationRuleSpec, CategorizationRuleStatus, MAX_WILDCARDS, RulePhase,
+};
+use crate::logic::conditions::{self, Observed};
 use crate::logic::money::parse_decimal;
+use crate::logic::payee::normalise_payee;
 
 /// Why a rule cannot be used; the message names the field and says what to write.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -226,10 +231,47 @@ pub fn standing(spec: &CategorizationRuleSpec) -> Standing {
             phase,
             ready: false,
             reason: "Candidate",
-            message: "not blessed: it does not act until a person sets spec.blessing in their own name".into(),
+            message:
+                "not blessed: it does not act until a person sets spec.blessing in their own name"
+                    .into(),
             payee: Some(m.payee_line()),
         },
     }
+}
+
+/// The status that says where `spec` stands: `Ready` True only while the rule may act.
+pub fn status(
+    spec: &CategorizationRuleSpec,
+    previous: &CategorizationRuleStatus,
+    generation: Option<i64>,
+    now: Timestamp,
+) -> CategorizationRuleStatus {
+    let s = standing(spec);
+    let ready = Observed::new(conditions::READY, s.ready, s.reason, s.message);
+    CategorizationRuleStatus {
+        observed_generation: generation,
+        conditions: conditions::set(&previous.conditions, ready, generation, now),
+        phase: Some(s.phase),
+        payee: s.payee,
+    }
+}
+
+/// The Event a change of status deserves: when where the rule stands changed (its `Ready`
+/// reason), `(warning, reason, note)`.
+pub fn announcement(
+    previous: &CategorizationRuleStatus,
+    next: &CategorizationRuleStatus,
+) -> Option<(bool, String, String)> {
+    let ready = conditions::get(&next.conditions, conditions::READY)?;
+    let was = conditions::get(&previous.conditions, conditions::READY);
+    if was.is_some_and(|w| w.reason == ready.reason) {
+        return None;
+    }
+    Some((
+        ready.reason == "Invalid",
+        ready.reason.clone(),
+        ready.message.clone(),
+    ))
 }
 
 /// The rule `name` as one that may speak: only when it is Blessed and well formed.
@@ -282,6 +324,20 @@ impl RuleBook {
             }
         }
         book
+    }
+
+    /// The Blessed, well-formed rules among `rules` that are about Budget `budget` of
+    /// `namespace`.
+    pub fn of_budget<'a>(
+        rules: impl IntoIterator<Item = &'a CategorizationRule>,
+        namespace: &str,
+        budget: &str,
+    ) -> Self {
+        Self::new(rules.into_iter().filter_map(|r| {
+            let here = r.metadata.namespace.as_deref() == Some(namespace)
+                && r.spec.budget_ref.name == budget;
+            here.then(|| blessed(r.metadata.name.as_deref().unwrap_or_default(), &r.spec))?
+        }))
     }
 
     pub fn is_empty(&self) -> bool {

@@ -222,7 +222,12 @@ fn each_part_of_a_match_must_hold() {
 fn payee_tests_exact_normalised_and_pattern() {
     let cases: Vec<(&str, RuleMatch, &str, bool)> = vec![
         ("exact same", payee("Trader Joe's"), "Trader Joe's", true),
-        ("exact is exact", payee("Trader Joe's"), "TRADER JOE'S", false),
+        (
+            "exact is exact",
+            payee("Trader Joe's"),
+            "TRADER JOE'S",
+            false,
+        ),
         (
             "normalised: another spelling is another merchant",
             normalised("trader joe's"),
@@ -235,19 +240,24 @@ fn payee_tests_exact_normalised_and_pattern() {
             "POS TRADER JOE'S 0042",
             true,
         ),
-        ("pattern prefix", pattern("amazon*"), "AMAZON MKTPLACE", true),
+        (
+            "pattern prefix",
+            pattern("amazon*"),
+            "AMAZON MKTPLACE",
+            true,
+        ),
         ("pattern anchored", pattern("amazon*"), "MY AMAZON", false),
         ("pattern suffix", pattern("*market"), "FARMERS MARKET", true),
         ("pattern middle", pattern("*joe*"), "TRADER JOE S", true),
         ("pattern pieces in order", pattern("b*a"), "A B", false),
         ("pattern whole", pattern("shell"), "SHELL", true),
-        ("pattern whole, longer", pattern("shell"), "SHELL OIL", false),
         (
-            "overlapping ends need room",
-            pattern("ab*ba"),
-            "ABA",
+            "pattern whole, longer",
+            pattern("shell"),
+            "SHELL OIL",
             false,
         ),
+        ("overlapping ends need room", pattern("ab*ba"), "ABA", false),
         ("overlapping ends, enough", pattern("ab*ba"), "ABBA", true),
     ];
     for (name, m, raw, want) in cases {
@@ -339,4 +349,80 @@ fn blessed_rules_speak_together_or_not_at_all() {
     assert!(RuleBook::new([]).is_empty());
     // A candidate never enters the book.
     assert!(blessed("c", &spec(payee("Costco"), "bulk", false)).is_none());
+}
+
+#[test]
+fn the_status_says_whether_the_rule_may_act_and_keeps_its_transition_time() {
+    let t0 = Timestamp::from_second(1_790_000_000).unwrap();
+    let t1 = Timestamp::from_second(1_790_000_100).unwrap();
+    let candidate = spec(normalised("Trader Joe's"), "groceries", false);
+    let first = status(
+        &candidate,
+        &CategorizationRuleStatus::default(),
+        Some(1),
+        t0,
+    );
+    assert_eq!(first.phase, Some(RulePhase::Candidate));
+    assert_eq!(first.payee.as_deref(), Some("~ TRADER JOE"));
+    let ready = conditions::get(&first.conditions, conditions::READY).unwrap();
+    assert_eq!(
+        (ready.status.as_str(), ready.reason.as_str()),
+        ("False", "Candidate")
+    );
+    assert_eq!(ready.observed_generation, Some(1));
+    // Nothing changed: the same status, transition time kept.
+    assert_eq!(status(&candidate, &first, Some(1), t1), first);
+    let blessed = spec(normalised("Trader Joe's"), "groceries", true);
+    let second = status(&blessed, &first, Some(2), t1);
+    let ready = conditions::get(&second.conditions, conditions::READY).unwrap();
+    assert_eq!(
+        (ready.status.as_str(), ready.reason.as_str()),
+        ("True", "Blessed")
+    );
+    assert_eq!(ready.last_transition_time.0, t1);
+    assert!(
+        ready.message.contains("blessed by alice"),
+        "{}",
+        ready.message
+    );
+    assert_eq!(second.phase, Some(RulePhase::Blessed));
+    // An Event when where it stands changes, none when only the generation moved.
+    let (warning, reason, _) = announcement(&first, &second).unwrap();
+    assert_eq!((warning, reason.as_str()), (false, "Blessed"));
+    assert_eq!(
+        announcement(&second, &status(&blessed, &second, Some(3), t1)),
+        None
+    );
+    let broken = spec(pattern("*"), "groceries", true);
+    let (warning, reason, note) =
+        announcement(&second, &status(&broken, &second, Some(4), t1)).unwrap();
+    assert_eq!((warning, reason.as_str()), (true, "Invalid"));
+    assert!(note.contains("payeePattern"), "{note}");
+    assert!(announcement(&CategorizationRuleStatus::default(), &first).is_some());
+}
+
+#[test]
+fn a_budgets_book_holds_its_own_blessed_rules_only() {
+    let object = |name: &str, namespace: &str, budget: &str, blessed: bool| {
+        let mut s = spec(payee("Costco"), "bulk", blessed);
+        s.budget_ref.name = budget.into();
+        let mut r = CategorizationRule::new(name, s);
+        r.metadata.namespace = Some(namespace.into());
+        r
+    };
+    let rules = [
+        object("mine", "home", "household", true),
+        object("candidate", "home", "household", false),
+        object("other-budget", "home", "travel", true),
+        object("other-namespace", "elsewhere", "household", true),
+    ];
+    let book = RuleBook::of_budget(&rules, "home", "household");
+    let costco = txn("Costco", -1);
+    assert_eq!(
+        book.verdict(&costco.facts()),
+        Verdict::Category {
+            category_id: "bulk".into(),
+            rules: vec!["mine".into()]
+        }
+    );
 }

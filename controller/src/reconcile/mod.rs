@@ -6,6 +6,7 @@ pub mod budget;
 pub mod budget_scoped;
 pub mod config_repo;
 pub mod plan;
+pub mod rule;
 pub mod transaction;
 pub mod writes_in_flight;
 

@@ -10,6 +10,8 @@
 //! - [`approval_deletion`]: a decided ApprovalRequest is deleted only by the controller (or by
 //!   Kubernetes' own garbage collector and namespace cleanup);
 //! - [`agent_jobs`]: only the controller creates, changes and deletes AgentJobs;
+//! - [`rules`]: a CategorizationRule is blessed in the blesser's own name, and a blessed rule's
+//!   match or category changes only with a new blessing;
 //! - [`status`]: only the controller writes the `status` of any ledgerops kind;
 //! - [`configmaps`]: only the controller writes the journal ConfigMaps and the `/agent` receive
 //!   sequence.
@@ -30,6 +32,7 @@ pub mod agent_jobs;
 pub mod approval_deletion;
 pub mod approval_requests;
 pub mod configmaps;
+pub mod rules;
 pub mod status;
 
 use k8s_openapi::api::admissionregistration::v1::{
@@ -149,6 +152,7 @@ fn definitions() -> Vec<Definition> {
         agent_jobs::definition(),
         status::definition(),
         configmaps::definition(),
+        rules::definition(),
     ]
 }
 

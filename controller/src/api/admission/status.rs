@@ -15,6 +15,7 @@ pub const RESOURCES: &[&str] = &[
     "approvalrequests/status",
     "agentjobs/status",
     "configrepos/status",
+    "categorizationrules/status",
 ];
 
 const VARIABLES: &[(&str, &str)] = &[

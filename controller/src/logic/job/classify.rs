@@ -1,10 +1,13 @@
-//! The `suggest` classifier: for each uncategorized transaction, the category its payee was
-//! given most often before, with a confidence. Payees are normalised first, because banks add
-//! noise (card prefixes, store numbers, references) to the same merchant.
+//! The `suggest` classifier: for each uncategorized transaction, the category its Blessed
+//! CategorizationRules lead to, or else the one its payee was given most often before, with a
+//! confidence. Payees are normalised first, because banks add noise (card prefixes, store
+//! numbers, references) to the same merchant.
 
 use std::collections::{BTreeMap, HashMap};
 
 use crate::logic::mirror::Mirror;
+use crate::logic::payee::normalise_payee;
+use crate::logic::rule::{Facts, RuleBook, Verdict};
 
 /// One suggestion.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,53 +25,19 @@ pub struct Suggestion {
     pub confidence: u8,
     /// How many past transactions of the payee went to this category.
     pub support: u32,
+    /// Where the category comes from.
+    pub source: Source,
 }
 
-/// Prefixes that card processors and banks put before the merchant.
-const NOISE_PREFIXES: &[&str] = &[
-    "SQ *",
-    "SQ*",
-    "PAYPAL *",
-    "PAYPAL*",
-    "PP*",
-    "SUMUP *",
-    "SUMUP*",
-    "ZETTLE_*",
-    "IZ *",
-    "CARD PURCHASE ",
-    "CARTE ",
-    "CB ",
-    "POS ",
-    "DEBIT ",
-    "VISA ",
-    "CONTACTLESS ",
-    "PURCHASE ",
-];
-
-/// The merchant behind a bank's payee text: upper case, without processor prefixes, store
-/// numbers, references, punctuation and location tails; at most two words.
-pub fn normalise_payee(raw: &str) -> String {
-    let mut s = raw.trim().to_uppercase();
-    loop {
-        let before = s.len();
-        for p in NOISE_PREFIXES {
-            if let Some(rest) = s.strip_prefix(p) {
-                s = rest.trim_start().to_owned();
-            }
-        }
-        if s.len() == before {
-            break;
-        }
-    }
-    let cleaned: String = s
-        .chars()
-        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
-        .collect();
-    let words: Vec<&str> = cleaned
-        .split_whitespace()
-        .filter(|w| !w.chars().any(|c| c.is_ascii_digit()))
-        .collect();
-    words.into_iter().take(2).collect::<Vec<_>>().join(" ")
+/// Where a suggestion comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// Blessed rules (their names) that all lead to the category.
+    Rules(Vec<String>),
+    /// The payee's history.
+    History,
+    /// The payee's history, because these Blessed rules match and disagree.
+    HistoryRulesDisagree(Vec<String>),
 }
 
 /// Whether `date` (YYYY-MM-DD) is in `month` (YYYY-MM), or any month when None.
@@ -76,9 +45,11 @@ fn in_month(date: &str, month: Option<&str>) -> bool {
     month.is_none_or(|m| date.starts_with(m) && date.as_bytes().get(7) == Some(&b'-'))
 }
 
-/// Suggestions for the uncategorized transactions of `month` (all when None), oldest first.
-/// Transfers, split transactions and transactions whose payee has no history are left out.
-pub fn suggest(mirror: &Mirror, month: Option<&str>) -> Vec<Suggestion> {
+/// Suggestions for the uncategorized transactions of `month` (all when None), oldest first:
+/// from the Blessed rules in `rules` when they agree on a category that is in use, else from the
+/// payee's history. Transfers, split transactions and transactions that neither a rule nor the
+/// payee's history speaks for are left out.
+pub fn suggest(mirror: &Mirror, rules: &RuleBook, month: Option<&str>) -> Vec<Suggestion> {
     let payee_name = |t: &crate::ynab_model::TransactionSummary| -> String {
         t.payee_id
             .as_ref()
@@ -92,6 +63,13 @@ pub fn suggest(mirror: &Mirror, month: Option<&str>) -> Vec<Suggestion> {
             .categories
             .get(id)
             .is_some_and(|c| !c.hidden && !c.internal && !c.deleted)
+    };
+    let category_name = |id: &str| {
+        mirror
+            .categories
+            .get(id)
+            .map(|c| c.name.clone())
+            .unwrap_or_default()
     };
     // History: normalised payee -> category -> count.
     let mut history: HashMap<String, BTreeMap<String, u32>> = HashMap::new();
@@ -127,27 +105,44 @@ pub fn suggest(mirror: &Mirror, month: Option<&str>) -> Vec<Suggestion> {
         })
         .filter_map(|t| {
             let payee = payee_name(t);
-            let counts = history.get(&normalise_payee(&payee))?;
+            let normalised = normalise_payee(&payee);
+            let facts = Facts {
+                payee: &payee,
+                normalised: &normalised,
+                account_id: &t.account_id,
+                amount: t.amount,
+                memo: t.memo.as_deref(),
+            };
+            let suggestion = |category_id: String, confidence, support, source| Suggestion {
+                transaction_id: t.id.clone(),
+                date: t.date.clone(),
+                amount: t.amount,
+                payee: payee.clone(),
+                category_name: category_name(&category_id),
+                category_id,
+                confidence,
+                support,
+                source,
+            };
+            let disagree = match rules.verdict(&facts) {
+                Verdict::Category { category_id, rules } if usable(&category_id) => {
+                    return Some(suggestion(category_id, 100, 0, Source::Rules(rules)));
+                }
+                Verdict::Disagree { rules } => Some(rules),
+                _ => None,
+            };
+            let counts = history.get(&normalised)?;
             let total: u32 = counts.values().sum();
             // Highest count; ties go to the lowest category id, for determinism.
             let (best, support) = counts
                 .iter()
                 .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))?;
             let confidence = (100 * u64::from(*support) / (u64::from(total) + 1)).min(100) as u8;
-            Some(Suggestion {
-                transaction_id: t.id.clone(),
-                date: t.date.clone(),
-                amount: t.amount,
-                payee,
-                category_id: best.clone(),
-                category_name: mirror
-                    .categories
-                    .get(best)
-                    .map(|c| c.name.clone())
-                    .unwrap_or_default(),
-                confidence,
-                support: *support,
-            })
+            let source = match disagree {
+                Some(rules) => Source::HistoryRulesDisagree(rules),
+                None => Source::History,
+            };
+            Some(suggestion(best.clone(), confidence, *support, source))
         })
         .collect();
     out.sort_by(|a, b| (&a.date, &a.transaction_id).cmp(&(&b.date, &b.transaction_id)));
@@ -157,27 +152,6 @@ pub fn suggest(mirror: &Mirror, month: Option<&str>) -> Vec<Suggestion> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bank_noise_is_removed() {
-        for (raw, expected) in [
-            ("SQ *BLUE BOTTLE COFFEE 0423", "BLUE BOTTLE"),
-            ("PAYPAL *SPOTIFY", "SPOTIFY"),
-            ("Card Purchase Rema 1000 Oslo", "REMA OSLO"),
-            ("REMA 1000", "REMA"),
-            ("rema", "REMA"),
-            ("AMAZON MKTPL*2K4L19", "AMAZON MKTPL"),
-            ("  Shell #12345  ", "SHELL"),
-            ("CARTE 12/07 MONOPRIX PARIS 11", "MONOPRIX PARIS"),
-            (
-                "CB BOULANGERIE DU PORT FACT 120726 525130******1",
-                "BOULANGERIE DU",
-            ),
-            ("1234", ""),
-        ] {
-            assert_eq!(normalise_payee(raw), expected, "{raw}");
-        }
-    }
 
     fn mirror() -> Mirror {
         let mut m = Mirror::default();
@@ -258,7 +232,7 @@ mod tests {
     #[test]
     fn suggests_the_payees_usual_category_with_a_confidence() {
         let m = mirror();
-        let july = suggest(&m, Some("2026-07"));
+        let july = suggest(&m, &RuleBook::default(), Some("2026-07"));
         // u2's payee was only put in a hidden category, u3 has no history, u4 is a transfer.
         assert_eq!(july.len(), 1, "{july:?}");
         let s = &july[0];
@@ -270,10 +244,76 @@ mod tests {
         assert_eq!(s.support, 2);
         // 2 of 3 past transactions, discounted for the small sample: 2 / (3 + 1).
         assert_eq!(s.confidence, 50);
-        let all = suggest(&m, None);
+        let all = suggest(&m, &RuleBook::default(), None);
         let ids: Vec<&str> = all.iter().map(|s| s.transaction_id.as_str()).collect();
         assert_eq!(ids, ["u1", "u5"]);
-        assert_eq!(suggest(&m, None), all, "deterministic");
+        assert_eq!(
+            suggest(&m, &RuleBook::default(), None),
+            all,
+            "deterministic"
+        );
+        assert!(all.iter().all(|s| s.source == Source::History));
+    }
+
+    fn book(rules: &[(&str, &str, &str)]) -> RuleBook {
+        use crate::api::rule::{Blessing, CategorizationRuleSpec, RuleMatch};
+        RuleBook::new(rules.iter().map(|(name, pattern, category)| {
+            let spec = CategorizationRuleSpec {
+                budget_ref: crate::api::common::LocalRef { name: "b".into() },
+                matches: RuleMatch {
+                    payee_pattern: Some((*pattern).into()),
+                    ..RuleMatch::default()
+                },
+                category_id: (*category).into(),
+                blessing: Some(Blessing {
+                    by: "alice".into(),
+                    at: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                        k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+                    ),
+                }),
+            };
+            crate::logic::rule::blessed(name, &spec).expect("blessed")
+        }))
+    }
+
+    #[test]
+    fn blessed_rules_come_before_history_and_say_so() {
+        let m = mirror();
+        let rules = book(&[
+            ("shell", "shell*", "fuel"),
+            ("never", "never*", "groc"),
+            ("mono-groc", "monoprix*", "groc"),
+            ("mono-fuel", "*paris", "fuel"),
+        ]);
+        let july = suggest(&m, &rules, Some("2026-07"));
+        let got: Vec<(&str, &str, &Source)> = july
+            .iter()
+            .map(|s| (s.transaction_id.as_str(), s.category_id.as_str(), &s.source))
+            .collect();
+        let names = |n: &[&str]| n.iter().map(|r| r.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            got,
+            [
+                // Rules that disagree: the history speaks, and says they disagree.
+                (
+                    "u1",
+                    "groc",
+                    &Source::HistoryRulesDisagree(names(&["mono-fuel", "mono-groc"]))
+                ),
+                // No usable history, but a Blessed rule.
+                ("u2", "fuel", &Source::Rules(names(&["shell"]))),
+                // No history at all, but a Blessed rule.
+                ("u3", "groc", &Source::Rules(names(&["never"]))),
+            ]
+        );
+        assert_eq!(july[1].confidence, 100);
+        // A rule leading to a hidden category does not speak: the history does.
+        let hidden = book(&[("old", "monoprix*", "old")]);
+        let u1 = &suggest(&m, &hidden, Some("2026-07"))[0];
+        assert_eq!(
+            (u1.category_id.as_str(), &u1.source),
+            ("groc", &Source::History)
+        );
     }
 
     #[test]

@@ -1,0 +1,66 @@
+//! Blessing CategorizationRules: a blessing is a person's act, in their own name.
+//!
+//! - a blessing set or changed names the sender (`spec.blessing.by` is
+//!   `request.userInfo.username`); only the controller records one for a rule merged into a
+//!   config repo (`by: configrepo:<name>`);
+//! - the match or the category of a blessed rule changes only with a new blessing in the
+//!   changer's name (or by the controller): otherwise a person's blessing would vouch for a rule
+//!   they never saw.
+//!
+//! Anyone may write a rule without a blessing (a Candidate, which never acts). Status writes
+//! are [`super::status`]'s.
+
+use super::{Definition, Rule, resource_rules, whole};
+
+/// Name of the policy and of its binding.
+pub const NAME: &str = "ledgerops-categorizationrules";
+
+const VARIABLES: &[(&str, &str)] = &[
+    (
+        "name",
+        "has(object.metadata.name) ? object.metadata.name : object.metadata.generateName",
+    ),
+    (
+        "blessingSet",
+        "has(object.spec.blessing) && (oldObject == null || !has(oldObject.spec.blessing) || oldObject.spec.blessing != object.spec.blessing)",
+    ),
+    ("by", "variables.blessingSet ? object.spec.blessing.by : ''"),
+    (
+        "ruleChanged",
+        "oldObject != null && (object.spec.match != oldObject.spec.match || object.spec.categoryId != oldObject.spec.categoryId)",
+    ),
+];
+
+const RULES: &[Rule] = &[
+    Rule {
+        expression: "!variables.blessingSet || !variables.by.startsWith('configrepo:') || variables.isController",
+        message: "only the ledgerops controller records a blessing by a config repo (by: configrepo:<name>); bless the rule in your own name instead",
+        message_expression: "'user ' + variables.user + ' may not record the blessing \"' + variables.by + '\" on CategorizationRule ' + variables.name + ': only the ledgerops controller (' + variables.controllerName + ') records blessings of rules merged into a config repo. Set spec.blessing.by to \"' + variables.user + '\" to bless it yourself, or merge the rule into the config repo.'",
+    },
+    Rule {
+        expression: "!variables.blessingSet || variables.by == variables.user || variables.isController",
+        message: "spec.blessing.by must be your own user name (the one you are authenticated as)",
+        message_expression: "'user ' + variables.user + ' may not bless CategorizationRule ' + variables.name + ' in the name of \"' + variables.by + '\": spec.blessing.by must be your own user name. Set \"by\": \"' + variables.user + '\" to bless it yourself, or ask ' + variables.by + ' to.'",
+    },
+    Rule {
+        expression: "!has(object.spec.blessing) || !variables.ruleChanged || variables.blessingSet || variables.isController",
+        message: "the match or category of a blessed rule changes only with a new blessing in your own name; set spec.blessing (by: you, a new at) in the same change, or remove the blessing",
+        message_expression: "'user ' + variables.user + ' may not change the match or category of CategorizationRule ' + variables.name + ' under the blessing of ' + object.spec.blessing.by + ': a blessing vouches for the rule as it was blessed. Bless it again in the same change (spec.blessing.by \"' + variables.user + '\", a new spec.blessing.at), or remove spec.blessing and let someone bless it.'",
+    },
+];
+
+pub fn definition() -> Definition {
+    Definition {
+        name: NAME,
+        about: "Who may bless a CategorizationRule, and change a blessed one.",
+        match_constraints: resource_rules(
+            "ledgerops.dev",
+            &["categorizationrules"],
+            &["CREATE", "UPDATE"],
+        ),
+        match_conditions: &[],
+        variables: VARIABLES,
+        rules: RULES,
+        bindings: whole(NAME),
+    }
+}

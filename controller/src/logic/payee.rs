@@ -1,0 +1,75 @@
+//! The merchant behind a payee's text: banks add noise (card prefixes, store numbers,
+//! references) to the same merchant, so history and rules compare payees normalised.
+
+/// Prefixes that card processors and banks put before the merchant.
+const NOISE_PREFIXES: &[&str] = &[
+    "SQ *",
+    "SQ*",
+    "PAYPAL *",
+    "PAYPAL*",
+    "PP*",
+    "SUMUP *",
+    "SUMUP*",
+    "ZETTLE_*",
+    "IZ *",
+    "CARD PURCHASE ",
+    "CARTE ",
+    "CB ",
+    "POS ",
+    "DEBIT ",
+    "VISA ",
+    "CONTACTLESS ",
+    "PURCHASE ",
+];
+
+/// The merchant behind a bank's payee text: upper case, without processor prefixes, store
+/// numbers, references, punctuation and location tails; at most two words.
+pub fn normalise_payee(raw: &str) -> String {
+    let mut s = raw.trim().to_uppercase();
+    loop {
+        let before = s.len();
+        for p in NOISE_PREFIXES {
+            if let Some(rest) = s.strip_prefix(p) {
+                s = rest.trim_start().to_owned();
+            }
+        }
+        if s.len() == before {
+            break;
+        }
+    }
+    let cleaned: String = s
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect();
+    let words: Vec<&str> = cleaned
+        .split_whitespace()
+        .filter(|w| !w.chars().any(|c| c.is_ascii_digit()))
+        .collect();
+    words.into_iter().take(2).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bank_noise_is_removed() {
+        for (raw, expected) in [
+            ("SQ *BLUE BOTTLE COFFEE 0423", "BLUE BOTTLE"),
+            ("PAYPAL *SPOTIFY", "SPOTIFY"),
+            ("Card Purchase Rema 1000 Oslo", "REMA OSLO"),
+            ("REMA 1000", "REMA"),
+            ("rema", "REMA"),
+            ("AMAZON MKTPL*2K4L19", "AMAZON MKTPL"),
+            ("  Shell #12345  ", "SHELL"),
+            ("CARTE 12/07 MONOPRIX PARIS 11", "MONOPRIX PARIS"),
+            (
+                "CB BOULANGERIE DU PORT FACT 120726 525130******1",
+                "BOULANGERIE DU",
+            ),
+            ("1234", ""),
+        ] {
+            assert_eq!(normalise_payee(raw), expected, "{raw}");
+        }
+    }
+}
