@@ -296,13 +296,23 @@ async fn suggest(
         Err(e) => return kube_failed("listing Budgets", e),
     };
     let budget_name = budget.name_any();
-    ctx.rules_listed.clone().wait().await;
-    let rules = ctx.rules.state();
-    let book = RuleBook::of_budget(
-        rules.iter().map(AsRef::as_ref),
-        ctx.store.namespace(),
-        &budget_name,
-    );
+    // Without the admission policies anyone could have blessed a rule: use none (fail closed).
+    let (book, unused) = match ctx.admission.verified() {
+        Ok(()) => {
+            ctx.rules_listed.clone().wait().await;
+            let rules = ctx.rules.state();
+            let book = RuleBook::of_budget(
+                rules.iter().map(AsRef::as_ref),
+                ctx.store.namespace(),
+                &budget_name,
+            );
+            (book, String::new())
+        }
+        Err(why) => (
+            RuleBook::default(),
+            format!("\n\nNo CategorizationRule was used: {why}"),
+        ),
+    };
     let (suggestions, digits) = {
         let slot = ctx.budget_links.mirror(ctx.store.namespace(), &budget_name);
         let slot = slot.state.read().await;
@@ -322,7 +332,7 @@ async fn suggest(
     let scope = month.map(|m| format!(" in {m}")).unwrap_or_default();
     if suggestions.is_empty() {
         return Outcome::Completed(format!(
-            "No suggestion: no Blessed CategorizationRule and no payee's history speaks for an uncategorized transaction{scope} of Budget `{budget_name}`."
+            "No suggestion: no Blessed CategorizationRule and no payee's history speaks for an uncategorized transaction{scope} of Budget `{budget_name}`.{unused}"
         ));
     }
     let name = format!(
@@ -362,7 +372,7 @@ async fn suggest(
     );
     match open_pull_request(ctx, job, reporter, &file, &yaml, &title, &pr_body).await {
         Ok(url) => Outcome::Completed(format!(
-            "Suggested categories for {} transaction(s){scope} of Budget `{budget_name}`: {url}\n\n{table}",
+            "Suggested categories for {} transaction(s){scope} of Budget `{budget_name}`: {url}\n\n{table}{unused}",
             suggestions.len()
         )),
         Err(o) => o,

@@ -55,6 +55,8 @@ pub struct AgentContext {
     pub rules: Store<CategorizationRule>,
     /// Resolves once `rules` holds the first full list.
     pub rules_listed: Listed,
+    /// Whether the admission policies are in force: rules are used only while they are.
+    pub admission: Arc<crate::k8s::admission_guard::AdmissionGuard>,
     pub hooks: TestHooks,
     /// Wakes the executor when a job may have become runnable.
     pub wake: Notify,
@@ -91,6 +93,7 @@ impl AgentContext {
             metrics: ctx.metrics.clone(),
             rules: watches.rules.store(),
             rules_listed: watches.rules.listed(),
+            admission: ctx.admission.clone(),
             hooks: TestHooks::from_env(),
             wake: Notify::new(),
             comment_resync: Duration::from_secs(300),

@@ -201,8 +201,9 @@ pub struct Standing {
     pub payee: Option<String>,
 }
 
-/// Where the rule `spec` stands.
-pub fn standing(spec: &CategorizationRuleSpec) -> Standing {
+/// Where the rule `spec` stands; `admission` is whether the admission policies are in force
+/// (without them nobody's blessing can be trusted, so no rule may act).
+pub fn standing(spec: &CategorizationRuleSpec, admission: Result<(), &str>) -> Standing {
     let blessed = spec.blessing.is_some();
     let phase = if blessed {
         RulePhase::Blessed
@@ -216,6 +217,16 @@ pub fn standing(spec: &CategorizationRuleSpec) -> Standing {
             reason: "Invalid",
             message: format!("{e}; the rule does not act until then"),
             payee: None,
+        },
+        Ok(m) if blessed && admission.is_err() => Standing {
+            phase,
+            ready: false,
+            reason: "AdmissionPolicyMissing",
+            message: format!(
+                "blessed, but not acted on while the admission policies are not in force (anyone could have blessed it): {}",
+                admission.err().unwrap_or_default()
+            ),
+            payee: Some(m.payee_line()),
         },
         Ok(m) if blessed => Standing {
             phase,
@@ -244,9 +255,10 @@ pub fn status(
     spec: &CategorizationRuleSpec,
     previous: &CategorizationRuleStatus,
     generation: Option<i64>,
+    admission: Result<(), &str>,
     now: Timestamp,
 ) -> CategorizationRuleStatus {
-    let s = standing(spec);
+    let s = standing(spec, admission);
     let ready = Observed::new(conditions::READY, s.ready, s.reason, s.message);
     CategorizationRuleStatus {
         observed_generation: generation,

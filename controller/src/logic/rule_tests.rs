@@ -129,7 +129,7 @@ fn malformed_rules_are_refused_with_what_to_write() {
     for (name, m, want) in cases {
         let rule = spec(m, "c", true);
         assert_eq!(Matcher::new(&rule).expect_err(name), want, "{name}");
-        let s = standing(&rule);
+        let s = standing(&rule, Ok(()));
         assert!(!s.ready && s.reason == "Invalid", "{name}: {s:?}");
         assert!(s.message.starts_with(&want.to_string()), "{name}: {s:?}");
     }
@@ -292,7 +292,7 @@ fn only_a_blessed_well_formed_rule_may_act() {
         ),
     ];
     for (name, s, phase, ready, reason) in cases {
-        let got = standing(&s);
+        let got = standing(&s, Ok(()));
         assert_eq!(
             (got.phase, got.ready, got.reason),
             (phase, ready, reason),
@@ -360,6 +360,7 @@ fn the_status_says_whether_the_rule_may_act_and_keeps_its_transition_time() {
         &candidate,
         &CategorizationRuleStatus::default(),
         Some(1),
+        Ok(()),
         t0,
     );
     assert_eq!(first.phase, Some(RulePhase::Candidate));
@@ -371,9 +372,9 @@ fn the_status_says_whether_the_rule_may_act_and_keeps_its_transition_time() {
     );
     assert_eq!(ready.observed_generation, Some(1));
     // Nothing changed: the same status, transition time kept.
-    assert_eq!(status(&candidate, &first, Some(1), t1), first);
+    assert_eq!(status(&candidate, &first, Some(1), Ok(()), t1), first);
     let blessed = spec(normalised("Trader Joe's"), "groceries", true);
-    let second = status(&blessed, &first, Some(2), t1);
+    let second = status(&blessed, &first, Some(2), Ok(()), t1);
     let ready = conditions::get(&second.conditions, conditions::READY).unwrap();
     assert_eq!(
         (ready.status.as_str(), ready.reason.as_str()),
@@ -390,15 +391,29 @@ fn the_status_says_whether_the_rule_may_act_and_keeps_its_transition_time() {
     let (warning, reason, _) = announcement(&first, &second).unwrap();
     assert_eq!((warning, reason.as_str()), (false, "Blessed"));
     assert_eq!(
-        announcement(&second, &status(&blessed, &second, Some(3), t1)),
+        announcement(&second, &status(&blessed, &second, Some(3), Ok(()), t1)),
         None
     );
     let broken = spec(pattern("*"), "groceries", true);
     let (warning, reason, note) =
-        announcement(&second, &status(&broken, &second, Some(4), t1)).unwrap();
+        announcement(&second, &status(&broken, &second, Some(4), Ok(()), t1)).unwrap();
     assert_eq!((warning, reason.as_str()), (true, "Invalid"));
     assert!(note.contains("payeePattern"), "{note}");
     assert!(announcement(&CategorizationRuleStatus::default(), &first).is_some());
+    // Without the admission policies a blessing proves nothing: the rule does not act.
+    let unguarded = status(&blessed, &second, Some(2), Err("policy missing"), t1);
+    let ready = conditions::get(&unguarded.conditions, conditions::READY).unwrap();
+    assert_eq!(
+        (ready.status.as_str(), ready.reason.as_str()),
+        ("False", "AdmissionPolicyMissing")
+    );
+    assert!(
+        ready.message.ends_with("policy missing"),
+        "{}",
+        ready.message
+    );
+    let candidate_unguarded = standing(&candidate, Err("policy missing"));
+    assert_eq!(candidate_unguarded.reason, "Candidate");
 }
 
 #[test]

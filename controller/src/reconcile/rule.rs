@@ -19,17 +19,22 @@ use crate::logic::rule;
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
     let rules = watches.rules.store();
     let changes = spec_changes(watches.rules.subscribe(), rules.clone());
-    let controller = Controller::for_shared_stream(changes, rules).shutdown_on_signal();
+    // Blessed rules act only while the admission policies are in force: look again when they are.
+    let controller = Controller::for_shared_stream(changes, rules)
+        .reconcile_all_on(ctx.admission.verified_again())
+        .shutdown_on_signal();
     super::drain(controller.run(reconcile, super::error_policy, ctx))
 }
 
 async fn reconcile(rule: Arc<CategorizationRule>, ctx: Arc<Context>) -> Result<Action, Error> {
     let _measure = super::measure::<CategorizationRule>(&ctx);
     let previous = rule.status.clone().unwrap_or_default();
+    let admission = ctx.admission.verified();
     let next = rule::status(
         &rule.spec,
         &previous,
         rule.metadata.generation,
+        admission.as_ref().map(|_| ()).map_err(String::as_str),
         Timestamp::now(),
     );
     if next != previous {

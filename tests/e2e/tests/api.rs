@@ -12,6 +12,7 @@ use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::Budget;
 use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::plan::CategorizationPlan;
+use ledgerops::api::rule::CategorizationRule;
 use ledgerops::api::transaction::Transaction;
 use ledgerops_e2e::{example, example_documents, install_crds};
 use ledgerops_testenv::ControlPlane;
@@ -25,6 +26,7 @@ const EXAMPLES: &[&str] = &[
     "approval-request.yaml",
     "agent-job.yaml",
     "config-repo.yaml",
+    "categorization-rule.yaml",
 ];
 
 async fn setup(prefix: &str) -> (Client, String) {
@@ -84,6 +86,9 @@ async fn every_example_applies_and_reads_back() {
                 "ApprovalRequest" => assert_round_trip::<ApprovalRequest>(&client, &ns, &doc).await,
                 "AgentJob" => assert_round_trip::<AgentJob>(&client, &ns, &doc).await,
                 "ConfigRepo" => assert_round_trip::<ConfigRepo>(&client, &ns, &doc).await,
+                "CategorizationRule" => {
+                    assert_round_trip::<CategorizationRule>(&client, &ns, &doc).await
+                }
                 "Secret" => {}
                 other => panic!("examples/{file} has an unexpected kind {other}"),
             }
@@ -98,6 +103,7 @@ async fn every_example_applies_and_reads_back() {
         "approvalrequest",
         "agentjob",
         "configrepo",
+        "categorizationrule",
     ] {
         assert!(
             all.contains(&format!("{kind}.ledgerops.dev/")),

@@ -1,7 +1,8 @@
 //! What the admission policies of `crds/` refuse alice, who holds an editor's rights and more:
 //! creating ApprovalRequests and AgentJobs, writing any status, deciding a finished request,
-//! deleting a decided one, touching the journal and the `/agent` sequence ConfigMaps, and a
-//! Budget whose requests expire before anyone can read them. Each runs next to a plan waiting for
+//! deleting a decided one, touching the journal and the `/agent` sequence ConfigMaps, a
+//! Budget whose requests expire before anyone can read them, and blessing a CategorizationRule
+//! in someone else's name or changing one someone blessed. Each runs next to a plan waiting for
 //! approval, with `ledgerops run` watching: YNAB sees no write.
 
 use std::time::Duration;
@@ -14,6 +15,7 @@ use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
+use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::api::transaction::Transaction;
 use ledgerops_e2e::attacker::attacker;
 use ledgerops_e2e::controller::Ledgerops;
@@ -316,6 +318,129 @@ async fn alice_cannot_write_the_status_of_any_kind() {
             ],
         );
     }
+    w.assert_nothing_written().await;
+}
+
+/// `examples/categorization-rule.yaml` as `name`, leading to `category`, blessed by `by`.
+fn rule(name: &str, category: &str, by: Option<&str>) -> CategorizationRule {
+    let mut doc = example_documents("categorization-rule.yaml").remove(0);
+    doc["metadata"] = json!({"name": name});
+    doc["spec"]["categoryId"] = json!(category);
+    if let Some(by) = by {
+        doc["spec"]["blessing"] = json!({"by": by, "at": "2026-09-20T10:00:00Z"});
+    }
+    object(doc)
+}
+
+#[tokio::test]
+async fn a_rule_is_blessed_only_in_ones_own_name_and_changed_only_with_a_new_blessing() {
+    let w = world("attack-rules").await;
+    let bob = attacker(ControlPlane::shared(), &w.s.ns, "bob").await;
+    let as_bob: Api<CategorizationRule> = Api::namespaced(bob, &w.s.ns);
+    let rules = w.as_alice::<CategorizationRule>();
+    let (transport, groceries) = (category("Transport"), category("Groceries"));
+    let post = PostParams::default();
+
+    // Blessed in bob's name, or as if merged through a config repo: refused.
+    let cases = [
+        (
+            "bob",
+            "user alice may not bless CategorizationRule forged in the name of \"bob\"",
+        ),
+        (
+            "configrepo:ledger-config",
+            "only the ledgerops controller (admin) records blessings of rules merged into a config repo",
+        ),
+    ];
+    for (by, says) in cases {
+        let message = refused(
+            403,
+            &format!("alice blessing a rule as {by}"),
+            rules
+                .create(&post, &rule("forged", &transport, Some(by)))
+                .await,
+        );
+        assert_contains(&message, &[says]);
+    }
+    assert!(rules.get_opt("forged").await.unwrap().is_none());
+
+    // A candidate, then her own blessing: both hers to make, and the controller says so.
+    rules
+        .create(&post, &rule("rail", &transport, None))
+        .await
+        .expect("alice writes a candidate rule");
+    let blessing = json!({"spec": {"blessing": {"by": "alice", "at": "2026-09-21T08:00:00Z"}}});
+    rules
+        .patch("rail", &PatchParams::default(), &Patch::Merge(&blessing))
+        .await
+        .expect("alice blesses the rule in her own name");
+    let blessed = wait::until(&rules, "rail", Duration::from_secs(30), |r| {
+        r.status.as_ref().and_then(|s| s.phase) == Some(RulePhase::Blessed)
+    })
+    .await;
+    let ready = blessed.status.unwrap().conditions;
+    assert!(
+        ready
+            .iter()
+            .any(|c| c.type_ == "Ready" && c.status == "True" && c.message.contains("alice")),
+        "{ready:?}"
+    );
+
+    // Bob leads the rule elsewhere under alice's blessing, or re-blesses it in her name: refused.
+    let moved = json!({"spec": {"categoryId": groceries}});
+    let moved_as_alice = json!({"spec": {"categoryId": groceries,
+        "blessing": {"by": "alice", "at": "2026-09-22T08:00:00Z"}}});
+    let cases = [
+        (
+            moved,
+            "user bob may not change the match or category of CategorizationRule rail under the blessing of alice",
+        ),
+        (
+            moved_as_alice,
+            "user bob may not bless CategorizationRule rail in the name of \"alice\"",
+        ),
+    ];
+    for (patch, says) in cases {
+        let message = refused(
+            403,
+            "bob moving alice's rule",
+            as_bob
+                .patch("rail", &PatchParams::default(), &Patch::Merge(&patch))
+                .await,
+        );
+        assert_contains(&message, &[says]);
+    }
+    let kept = rules.get("rail").await.unwrap();
+    assert_eq!(kept.spec.category_id, transport);
+    assert_eq!(kept.spec.blessing.unwrap().by, "alice");
+
+    // With a blessing of his own, the change is his to make.
+    let his = json!({"spec": {"categoryId": groceries,
+        "blessing": {"by": "bob", "at": "2026-09-22T08:00:00Z"}}});
+    as_bob
+        .patch("rail", &PatchParams::default(), &Patch::Merge(&his))
+        .await
+        .expect("bob changes the rule and blesses it himself");
+
+    // A candidate that says it is Blessed: the status is the controller's.
+    rules
+        .create(&post, &rule("unblessed", &transport, None))
+        .await
+        .expect("alice writes a candidate rule");
+    let message = refused(
+        403,
+        "alice writing a rule's status",
+        patch_status::<CategorizationRule>(
+            &w,
+            "unblessed",
+            json!({"status": {"phase": "Blessed"}}),
+        )
+        .await,
+    );
+    assert_contains(
+        &message,
+        &["user alice may not write the status of CategorizationRule unblessed"],
+    );
     w.assert_nothing_written().await;
 }
 
