@@ -592,9 +592,10 @@ async fn commands_run_in_receive_order_even_when_the_first_permission_check_is_s
 }
 
 #[tokio::test]
-async fn suggest_opens_a_pull_request_whose_file_is_a_valid_plan() {
+async fn suggest_uses_blessed_rules_first_and_opens_a_pull_request_whose_file_is_a_valid_plan() {
     use k8s_openapi::api::core::v1::Secret;
     use ledgerops::api::budget::{Budget, BudgetPhase};
+    use ledgerops::api::rule::{CategorizationRule, RulePhase};
     use ynab_sim::{SimConfig, Simulator, demo};
 
     let w = World::new("aj-suggest", None).await;
@@ -625,6 +626,42 @@ async fn suggest_opens_a_pull_request_whose_file_is_a_valid_plan() {
     })
     .await;
 
+    // A Blessed rule speaks before the payee's history; a candidate never does.
+    let rules: Api<CategorizationRule> = Api::namespaced(w.client.clone(), &w.ns);
+    let rule = |name: &str, m: serde_json::Value, category: &str, blessed: bool| {
+        let mut r = json!({
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationRule",
+            "metadata": {"name": name},
+            "spec": {"budgetRef": {"name": "home"}, "match": m, "categoryId": category}
+        });
+        if blessed {
+            r["spec"]["blessing"] = json!({"by": "admin", "at": "2026-09-20T10:00:00Z"});
+        }
+        serde_json::from_value::<CategorizationRule>(r).unwrap()
+    };
+    let transport = "a037e3e6-bc37-4856-8a4c-1706cea346b7";
+    let gifts = "bb6db73d-33c5-4760-a89d-cabbb758c811";
+    for r in [
+        rule(
+            "rail-co",
+            json!({"payeeNormalised": "Rail Co"}),
+            transport,
+            true,
+        ),
+        rule(
+            "monoprix-gifts",
+            json!({"payeePattern": "monoprix*"}),
+            gifts,
+            false,
+        ),
+    ] {
+        rules.create(&PostParams::default(), &r).await.unwrap();
+    }
+    ledgerops_e2e::wait::until(&rules, "rail-co", WAIT, |r| {
+        r.status.as_ref().and_then(|s| s.phase) == Some(RulePhase::Blessed)
+    })
+    .await;
+
     let issue = w.issue("suggest").await;
     let comment = w
         .comment(w.gitea.writer(), issue, "/agent suggest 2026-09")
@@ -638,10 +675,26 @@ async fn suggest_opens_a_pull_request_whose_file_is_a_valid_plan() {
     let bots = w.bot_comments(issue).await;
     assert_eq!(bots.len(), 1);
     assert!(bots[0].1.contains(&pr_url), "{}", bots[0].1);
+    let table = &bots[0].1;
     assert!(
-        bots[0]
-            .1
-            .contains("| date | payee | amount | category | confidence |")
+        table.contains("| date | payee | amount | category | from |"),
+        "{table}"
+    );
+    let row = |payee: &str| {
+        table
+            .lines()
+            .find(|l| l.contains(payee))
+            .unwrap_or_else(|| panic!("no row for {payee}: {table}"))
+    };
+    assert!(
+        // Markdown-escaped: the table's cells are inert text.
+        row("RAIL CO").contains("| Transport | rule rail\\-co |"),
+        "{table}"
+    );
+    let monoprix = row("MONOPRIX");
+    assert!(
+        !monoprix.contains("Gifts") && monoprix.contains("| history\\: "),
+        "{table}"
     );
 
     let number: i64 = pr_url.rsplit('/').next().unwrap().parse().unwrap();
