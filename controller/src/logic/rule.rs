@@ -359,10 +359,18 @@ impl RuleBook {
     /// What the rules say about `t`.
     pub fn verdict(&self, t: &Facts) -> Verdict {
         let candidates = self.by_payee.get(t.normalised).into_iter().flatten();
-        let mut hits: Vec<&Blessed> = candidates
-            .chain(&self.patterns)
-            .filter(|r| r.matcher.matches(t))
-            .collect();
+        Verdict::of(
+            candidates
+                .chain(&self.patterns)
+                .filter(|r| r.matcher.matches(t)),
+        )
+    }
+}
+
+impl Verdict {
+    /// What the matching rules `hits` say together.
+    pub fn of<'a>(hits: impl IntoIterator<Item = &'a Blessed>) -> Self {
+        let mut hits: Vec<&Blessed> = hits.into_iter().collect();
         let Some(first) = hits.first() else {
             return Verdict::Silent;
         };

@@ -113,24 +113,9 @@ fn facts(t: &Txn) -> Facts<'_> {
     }
 }
 
-/// The baseline: every rule against the transaction, with the book's rule for agreeing.
+/// The baseline: every rule against the transaction.
 fn scan(rules: &[Blessed], t: &Facts) -> Verdict {
-    let mut hits: Vec<&Blessed> = rules.iter().filter(|r| r.matcher.matches(t)).collect();
-    let Some(first) = hits.first() else {
-        return Verdict::Silent;
-    };
-    let category_id = first.category_id.clone();
-    let agree = hits.iter().all(|r| r.category_id == category_id);
-    hits.sort_by(|a, b| a.name.cmp(&b.name));
-    let names = hits.iter().map(|r| r.name.clone()).collect();
-    if agree {
-        Verdict::Category {
-            category_id,
-            rules: names,
-        }
-    } else {
-        Verdict::Disagree { rules: names }
-    }
+    Verdict::of(rules.iter().filter(|r| r.matcher.matches(t)))
 }
 
 /// The fastest of `ROUNDS` runs of `f`, and its result.

@@ -363,6 +363,29 @@ async fn invalid_resources_are_refused_at_admission() {
         "a rejection needs a comment that says why",
     )
     .await;
+
+    let rules: Api<CategorizationRule> = Api::namespaced(client.clone(), &ns);
+    let two_payee_tests = with_spec("categorization-rule.yaml", "CategorizationRule", |s| {
+        s["match"]["payeePattern"] = json!("rail*");
+    });
+    assert_refused(
+        &rules,
+        two_payee_tests,
+        "give exactly one of payee, payeeNormalised and payeePattern",
+    )
+    .await;
+    let wild = with_spec("categorization-rule.yaml", "CategorizationRule", |s| {
+        s["match"] = json!({"payeePattern": "a*b*c*d*e*f"});
+    });
+    assert_refused(&rules, wild, "payeePattern may hold at most 4 * wildcards").await;
+    let only_wildcards = with_spec("categorization-rule.yaml", "CategorizationRule", |s| {
+        s["match"] = json!({"payeePattern": "* *"});
+    });
+    assert_refused(&rules, only_wildcards, "and some text besides them").await;
+    let float = with_spec("categorization-rule.yaml", "CategorizationRule", |s| {
+        s["match"]["amount"] = json!({"min": "-1e3"});
+    });
+    assert_refused(&rules, float, "should match").await;
 }
 
 fn refused<T: Debug>(result: Result<T, kube::Error>, message: &str) {
