@@ -103,11 +103,14 @@ pub struct AmountRange {
 #[serde(rename_all = "camelCase")]
 pub struct Blessing {
     /// Who blesses: your own user name (an admission policy refuses any other), or
-    /// `configrepo:<name>` for a rule merged into a config repo (ledgerops writes that one).
+    /// `configrepo:<name>` for a rule merged into ConfigRepo `<name>` (ledgerops writes that one
+    /// when it applies the rule).
     #[schemars(length(min = 1, max = 253))]
     pub by: String,
-    /// When, as the person says: it tells one blessing from the next.
-    pub at: Time,
+    /// When, as the person says: it tells one blessing from the next. A config repo's
+    /// blessing has none (the merge is the act).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Time>,
 }
 
 /// Where a rule stands.

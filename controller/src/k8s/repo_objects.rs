@@ -9,6 +9,7 @@ use kube::{Resource, ResourceExt};
 
 use crate::api::budget::Budget;
 use crate::api::plan::CategorizationPlan;
+use crate::api::rule::CategorizationRule;
 use crate::api::transaction::Transaction;
 use crate::logic::config_repo::decide::{Live, write_in_flight};
 use crate::logic::config_repo::documents::Document;
@@ -22,6 +23,7 @@ fn resource(kind: RepoKind) -> ApiResource {
         RepoKind::Budget => ApiResource::erase::<Budget>(&()),
         RepoKind::Transaction => ApiResource::erase::<Transaction>(&()),
         RepoKind::CategorizationPlan => ApiResource::erase::<CategorizationPlan>(&()),
+        RepoKind::CategorizationRule => ApiResource::erase::<CategorizationRule>(&()),
     }
 }
 

@@ -14,7 +14,7 @@ fn spec(m: RuleMatch, category: &str, blessed: bool) -> CategorizationRuleSpec {
         category_id: category.into(),
         blessing: blessed.then(|| Blessing {
             by: "alice".into(),
-            at: Time(Timestamp::from_second(1_790_000_000).unwrap()),
+            at: Some(Time(Timestamp::from_second(1_790_000_000).unwrap())),
         }),
     }
 }

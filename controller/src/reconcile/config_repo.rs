@@ -174,7 +174,7 @@ async fn sync(
         Err(e) => return Ok(fetch_failed("FetchFailed", e.to_string())),
     };
     let revision = revision(&spec.branch, &fetched.commit);
-    let documents = match documents::parse(&fetched.files, &namespace) {
+    let documents = match documents::parse(&fetched.files, &namespace, &repo.name_any()) {
         Ok(d) => d,
         Err(refusals) => {
             return Ok(Outcome::Refused {

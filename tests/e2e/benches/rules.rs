@@ -8,8 +8,6 @@
 
 use std::time::{Duration, Instant};
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
-use k8s_openapi::jiff::Timestamp;
 use ledgerops::api::common::LocalRef;
 use ledgerops::api::rule::{Blessing, CategorizationRuleSpec, RuleMatch};
 use ledgerops::logic::payee::normalise_payee;
@@ -71,7 +69,7 @@ fn rules() -> Vec<Blessed> {
                 category_id: format!("cat-{}", i % 40),
                 blessing: Some(Blessing {
                     by: "bench".into(),
-                    at: Time(Timestamp::UNIX_EPOCH),
+                    at: None,
                 }),
             };
             blessed(&format!("rule-{i}"), &spec).expect("a well-formed rule")

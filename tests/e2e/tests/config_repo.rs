@@ -14,6 +14,7 @@ use kube::{Client, ResourceExt};
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::config_repo::{ConfigRepo, RepoPhase};
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
+use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::api::transaction::Transaction;
 use ledgerops::logic::conditions;
 use ledgerops_e2e::attacker::{attacker, install_people_roles};
@@ -722,6 +723,7 @@ async fn the_example_repository_applies() {
         "budget.yaml",
         "transactions/bakery.yaml",
         "plans/2026-05-groceries.yaml",
+        "rules/rail-co.yaml",
     ]
     .iter()
     .map(|f| {
@@ -744,8 +746,15 @@ async fn the_example_repository_applies() {
     .await;
     let repo = w.wait_applied("household", &head).await;
     let cache = cache_dir().join(repo.metadata.uid.clone().unwrap());
-    assert_eq!(repo.status.unwrap().inventory.len(), 3);
+    assert_eq!(repo.status.unwrap().inventory.len(), 4);
     assert_eq!(w.transactions().await, ["bakery"]);
+    // The merged rule is blessed by its repository, and the controller says it may act.
+    let rules: Api<CategorizationRule> = Api::namespaced(w.sc.client.clone(), &w.sc.ns);
+    let rule = wait::until(&rules, "rail-co", Duration::from_secs(30), |r| {
+        r.status.as_ref().and_then(|s| s.phase) == Some(RulePhase::Blessed)
+    })
+    .await;
+    assert_eq!(rule.spec.blessing.unwrap().by, "configrepo:household");
 
     // Deleted, its fetched history goes too; what it applied stays (prune is per revision).
     assert!(

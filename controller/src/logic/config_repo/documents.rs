@@ -54,14 +54,14 @@ impl fmt::Display for Refusal {
     }
 }
 
-/// Every document of `files` for the namespace `namespace`, or every refusal (nothing of the
-/// revision is applied when there is one).
-pub fn parse(files: &[File], namespace: &str) -> Result<Vec<Document>, Vec<Refusal>> {
+/// Every document of `files` for the namespace `namespace` of ConfigRepo `repo`, or every
+/// refusal (nothing of the revision is applied when there is one).
+pub fn parse(files: &[File], namespace: &str, repo: &str) -> Result<Vec<Document>, Vec<Refusal>> {
     let mut documents = Vec::new();
     let mut refusals = Vec::new();
     for file in files {
         for chunk in chunks(&file.text) {
-            match document(file, &chunk, namespace) {
+            match document(file, &chunk, namespace, repo) {
                 Ok(Some(d)) => documents.push(d),
                 Ok(None) => {}
                 Err(r) => refusals.push(r),
@@ -142,7 +142,12 @@ fn chunks(text: &str) -> Vec<Chunk> {
     out
 }
 
-fn document(file: &File, chunk: &Chunk, namespace: &str) -> Result<Option<Document>, Refusal> {
+fn document(
+    file: &File,
+    chunk: &Chunk,
+    namespace: &str,
+    repo: &str,
+) -> Result<Option<Document>, Refusal> {
     let refuse = |line: usize, message: String| Refusal {
         file: file.path.clone(),
         line,
@@ -176,7 +181,7 @@ fn document(file: &File, chunk: &Chunk, namespace: &str) -> Result<Option<Docume
             return Err(refuse(
                 chunk.key_line("kind", true),
                 format!(
-                    "{} (apiVersion {}) is not a kind a ConfigRepo applies: only Budget, Transaction and CategorizationPlan of {API_VERSION}; a repository never creates Secrets, RBAC or other objects — remove this document",
+                    "{} (apiVersion {}) is not a kind a ConfigRepo applies: only Budget, Transaction, CategorizationPlan and CategorizationRule of {API_VERSION}; a repository never creates Secrets, RBAC or other objects — remove this document",
                     kind_text.unwrap_or("an object without kind"),
                     api_version.unwrap_or("missing")
                 ),
@@ -207,6 +212,9 @@ fn document(file: &File, chunk: &Chunk, namespace: &str) -> Result<Option<Docume
         .unwrap_or_default()
         .to_owned();
     metadata.insert("namespace".into(), Value::String(namespace.to_owned()));
+    if kind == RepoKind::CategorizationRule {
+        bless(&mut object, repo).map_err(|m| refuse(chunk.key_line("blessing", false), m))?;
+    }
     let body = Value::Object(object);
     let digest = hex::encode(Sha256::digest(body.to_string().as_bytes()));
     Ok(Some(Document {
@@ -217,6 +225,24 @@ fn document(file: &File, chunk: &Chunk, namespace: &str) -> Result<Option<Docume
         body,
         digest,
     }))
+}
+
+/// A rule merged into the repository is blessed by the merge: as `configrepo:<repo>`. A blessing
+/// written in the file would speak for a person who never gave it, so it is refused.
+fn bless(object: &mut Map<String, Value>, repo: &str) -> Result<(), String> {
+    let Some(Value::Object(spec)) = object.get_mut("spec") else {
+        return Ok(());
+    };
+    if spec.contains_key("blessing") {
+        return Err(format!(
+            "spec.blessing is not written in a config repository: merging the rule blesses it (as configrepo:{repo}); remove spec.blessing"
+        ));
+    }
+    spec.insert(
+        "blessing".into(),
+        serde_json::json!({"by": format!("configrepo:{repo}")}),
+    );
+    Ok(())
 }
 
 /// Only a name, this namespace, labels and annotations; no `ledgerops.dev/` label (those are the

@@ -12,7 +12,12 @@ const TX: &str = "apiVersion: ledgerops.dev/v1alpha1\nkind: Transaction\nmetadat
 #[test]
 fn reads_every_document_of_every_file_with_its_line_and_this_namespace() {
     let plan = "# plans\n---\napiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationPlan\nmetadata:\n  name: p1\n  namespace: home\nspec: {}\n---\n\n---\napiVersion: ledgerops.dev/v1alpha1\nkind: Budget\nmetadata:\n  name: household\nspec: {}\n";
-    let docs = parse(&[file("a/tx.yaml", TX), file("b/plans.yml", plan)], "home").unwrap();
+    let docs = parse(
+        &[file("a/tx.yaml", TX), file("b/plans.yml", plan)],
+        "home",
+        "ledger-config",
+    )
+    .unwrap();
     let got: Vec<(&str, usize, RepoKind, &str)> = docs
         .iter()
         .map(|d| (d.file.as_str(), d.line, d.kind, d.name.as_str()))
@@ -25,15 +30,28 @@ fn reads_every_document_of_every_file_with_its_line_and_this_namespace() {
             ("b/plans.yml", 12, RepoKind::Budget, "household"),
         ]
     );
-    assert_eq!(docs[0].body["metadata"]["namespace"], "home");
+    assert_eq!(
+        docs[0].body["metadata"]["namespace"], "home",
+        "ledger-config"
+    );
     assert_eq!(docs[0].digest.len(), 64);
 }
 
 #[test]
 fn the_digest_follows_the_content() {
-    let a = parse(&[file("a.yaml", TX)], "home").unwrap();
-    let same = parse(&[file("other.yaml", &format!("# moved\n{TX}"))], "home").unwrap();
-    let changed = parse(&[file("a.yaml", &TX.replace("bread", "cake"))], "home").unwrap();
+    let a = parse(&[file("a.yaml", TX)], "home", "ledger-config").unwrap();
+    let same = parse(
+        &[file("other.yaml", &format!("# moved\n{TX}"))],
+        "home",
+        "ledger-config",
+    )
+    .unwrap();
+    let changed = parse(
+        &[file("a.yaml", &TX.replace("bread", "cake"))],
+        "home",
+        "ledger-config",
+    )
+    .unwrap();
     assert_eq!(a[0].digest, same[0].digest);
     assert_ne!(a[0].digest, changed[0].digest);
 }
@@ -106,7 +124,7 @@ fn refuses_with_file_line_and_what_to_do() {
     ];
     for (text, line, phrase) in cases {
         let doc = format!("{TX}---\n{text}");
-        let refusals = parse(&[file("dir/x.yaml", &doc)], "home").unwrap_err();
+        let refusals = parse(&[file("dir/x.yaml", &doc)], "home", "ledger-config").unwrap_err();
         assert_eq!(refusals.len(), 1, "{text}: {refusals:?}");
         let r = &refusals[0];
         // The Transaction takes 6 lines and the marker one more.
@@ -121,7 +139,12 @@ fn refuses_with_file_line_and_what_to_do() {
 
 #[test]
 fn a_name_declared_twice_names_both_places() {
-    let refusals = parse(&[file("a.yaml", TX), file("b.yaml", TX)], "home").unwrap_err();
+    let refusals = parse(
+        &[file("a.yaml", TX), file("b.yaml", TX)],
+        "home",
+        "ledger-config",
+    )
+    .unwrap_err();
     assert_eq!(
         refusals[0].to_string(),
         "b.yaml:1: Transaction/bakery is declared twice (first at a.yaml:1): keep one"
@@ -134,6 +157,7 @@ fn every_refusal_of_a_revision_is_reported() {
     let refusals = parse(
         &[file("a.yaml", bad), file("b.yaml", bad), file("c.yaml", TX)],
         "home",
+        "ledger-config",
     )
     .unwrap_err();
     let files: Vec<&str> = refusals.iter().map(|r| r.file.as_str()).collect();
@@ -145,6 +169,33 @@ fn empty_files_and_comment_only_documents_declare_nothing() {
     let docs = parse(
         &[file("a.yaml", ""), file("b.yaml", "# nothing\n---\n---\n")],
         "home",
+        "ledger-config",
     );
     assert_eq!(docs, Ok(Vec::new()));
+}
+
+const RULE: &str = "apiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationRule\nmetadata:\n  name: rail-co\nspec:\n  budgetRef:\n    name: household\n  match:\n    payeeNormalised: RAIL CO\n  categoryId: transport\n";
+
+#[test]
+fn a_merged_rule_is_blessed_by_its_repository_and_never_in_a_persons_name() {
+    let docs = parse(&[file("rules.yaml", RULE)], "home", "ledger-config").unwrap();
+    assert_eq!(docs[0].kind, RepoKind::CategorizationRule);
+    assert_eq!(
+        docs[0].body["spec"]["blessing"],
+        serde_json::json!({"by": "configrepo:ledger-config"})
+    );
+    // The blessing is part of what is compared: the same file blesses the same way.
+    let again = parse(&[file("rules.yaml", RULE)], "home", "ledger-config").unwrap();
+    assert_eq!(docs[0].digest, again[0].digest);
+    let claimed = format!("{RULE}  blessing:\n    by: alice\n");
+    let refusals = parse(&[file("rules.yaml", &claimed)], "home", "ledger-config").unwrap_err();
+    assert_eq!(refusals.len(), 1);
+    assert_eq!(refusals[0].line, 11, "the line of spec.blessing");
+    assert!(
+        refusals[0].message.contains(
+            "merging the rule blesses it (as configrepo:ledger-config); remove spec.blessing"
+        ),
+        "{}",
+        refusals[0].message
+    );
 }

@@ -16,13 +16,15 @@ pub enum RepoKind {
     Budget,
     Transaction,
     CategorizationPlan,
+    CategorizationRule,
 }
 
 impl RepoKind {
-    pub const ALL: [RepoKind; 3] = [
+    pub const ALL: [RepoKind; 4] = [
         RepoKind::Budget,
         RepoKind::Transaction,
         RepoKind::CategorizationPlan,
+        RepoKind::CategorizationRule,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -30,6 +32,7 @@ impl RepoKind {
             RepoKind::Budget => "Budget",
             RepoKind::Transaction => "Transaction",
             RepoKind::CategorizationPlan => "CategorizationPlan",
+            RepoKind::CategorizationRule => "CategorizationRule",
         }
     }
 
