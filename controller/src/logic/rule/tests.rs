@@ -3,7 +3,12 @@ use k8s_openapi::jiff::Timestamp;
 
 use super::*;
 use crate::api::common::LocalRef;
-use crate::api::rule::{AmountRange, Blessing, RuleMatch};
+use crate::api::rule::{
+    AmountRange, Blessing, CategorizationRule, CategorizationRuleSpec, CategorizationRuleStatus,
+    RuleMatch, RulePhase,
+};
+use crate::logic::conditions;
+use crate::logic::payee::normalise_payee;
 
 fn spec(m: RuleMatch, category: &str, blessed: bool) -> CategorizationRuleSpec {
     CategorizationRuleSpec {

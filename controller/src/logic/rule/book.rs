@@ -1,0 +1,106 @@
+//! Which Blessed rules speak for a transaction, and what they say together.
+
+use std::collections::HashMap;
+
+use super::matching::{Facts, Matcher};
+use crate::api::rule::{CategorizationRule, CategorizationRuleSpec};
+
+/// The rule `name` as one that may speak: only when it is Blessed and well formed.
+pub fn blessed(name: &str, spec: &CategorizationRuleSpec) -> Option<Blessed> {
+    spec.blessing.as_ref()?;
+    Some(Blessed {
+        name: name.to_owned(),
+        category_id: spec.category_id.clone(),
+        matcher: Matcher::new(spec).ok()?,
+    })
+}
+
+/// A Blessed rule, ready to speak for transactions.
+#[derive(Debug, Clone)]
+pub struct Blessed {
+    pub name: String,
+    pub category_id: String,
+    pub matcher: Matcher,
+}
+
+/// What the Blessed rules say about one transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// No Blessed rule matches.
+    Silent,
+    /// Every matching rule leads to this category; `rules` are their names, sorted.
+    Category {
+        category_id: String,
+        rules: Vec<String>,
+    },
+    /// Matching rules lead to different categories: none speaks. Their names, sorted.
+    Disagree { rules: Vec<String> },
+}
+
+/// The Blessed rules of one Budget, indexed by normalised payee so that a transaction is tested
+/// only against the rules that can match it (and every pattern).
+#[derive(Debug, Default)]
+pub struct RuleBook {
+    by_payee: HashMap<String, Vec<Blessed>>,
+    patterns: Vec<Blessed>,
+}
+
+impl RuleBook {
+    pub fn new(rules: impl IntoIterator<Item = Blessed>) -> Self {
+        let mut book = Self::default();
+        for rule in rules {
+            match rule.matcher.key() {
+                Some(key) => book.by_payee.entry(key).or_default().push(rule),
+                None => book.patterns.push(rule),
+            }
+        }
+        book
+    }
+
+    /// The Blessed, well-formed rules among `rules` that are about Budget `budget` of
+    /// `namespace`.
+    pub fn of_budget<'a>(
+        rules: impl IntoIterator<Item = &'a CategorizationRule>,
+        namespace: &str,
+        budget: &str,
+    ) -> Self {
+        Self::new(rules.into_iter().filter_map(|r| {
+            let here = r.metadata.namespace.as_deref() == Some(namespace)
+                && r.spec.budget_ref.name == budget;
+            here.then(|| blessed(r.metadata.name.as_deref().unwrap_or_default(), &r.spec))?
+        }))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_payee.is_empty() && self.patterns.is_empty()
+    }
+
+    /// What the rules say about `t`.
+    pub fn verdict(&self, t: &Facts) -> Verdict {
+        let candidates = self.by_payee.get(t.normalised).into_iter().flatten();
+        Verdict::of(
+            candidates
+                .chain(&self.patterns)
+                .filter(|r| r.matcher.matches(t)),
+        )
+    }
+}
+
+impl Verdict {
+    /// What the matching rules `hits` say together.
+    pub fn of<'a>(hits: impl IntoIterator<Item = &'a Blessed>) -> Self {
+        let mut hits: Vec<&Blessed> = hits.into_iter().collect();
+        let Some(first) = hits.first() else {
+            return Verdict::Silent;
+        };
+        let category_id = first.category_id.clone();
+        let agree = hits.iter().all(|r| r.category_id == category_id);
+        hits.sort_by(|a, b| a.name.cmp(&b.name));
+        let rules = hits.iter().map(|r| r.name.clone()).collect();
+        if agree {
+            Verdict::Category { category_id, rules }
+        } else {
+            Verdict::Disagree { rules }
+        }
+    }
+}

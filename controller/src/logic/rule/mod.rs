@@ -1,0 +1,17 @@
+//! CategorizationRules as decisions: whether a rule is well formed and where it stands
+//! ([`standing`]), whether it matches a transaction ([`matching`]), and which rules (if any)
+//! speak for a transaction ([`book`]).
+//!
+//! Only a Blessed rule ever speaks; when Blessed rules disagree on a transaction, none does.
+
+pub mod book;
+pub mod matching;
+pub mod standing;
+
+pub use book::{Blessed, RuleBook, Verdict, blessed};
+pub use matching::{Facts, Matcher, RuleError};
+pub use standing::{Standing, announcement, standing, status};
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;
