@@ -154,8 +154,10 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         None => tokio::sync::broadcast::channel(1).1,
     };
     let controller = |kind: &str| info_span!("controller", kind);
-    let rules =
-        reconcile::rule::run(ctx.clone(), &watches).instrument(controller("CategorizationRule"));
+    let rules = futures::future::join(
+        reconcile::rule::run(ctx.clone(), &watches).instrument(controller("CategorizationRule")),
+        reconcile::learning::run(ctx.clone(), &watches).instrument(controller("RuleLearning")),
+    );
     let controllers = futures::future::join5(
         reconcile::budget::run(ctx.clone(), &mut watches).instrument(controller("Budget")),
         reconcile::transaction::run(ctx.clone(), &watches).instrument(controller("Transaction")),

@@ -120,6 +120,10 @@ pub enum RulePhase {
     Candidate,
     /// Blessed by a person: it may act.
     Blessed,
+    /// A person recategorised by hand a transaction ledgerops wrote while the rule was Blessed:
+    /// the blessing is withdrawn until a new one is given (or, for a config repo's rule, until
+    /// a change to the rule is merged).
+    Demoted,
 }
 
 /// What the controller observed of a rule.
@@ -133,10 +137,75 @@ pub struct CategorizationRuleStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
     pub conditions: Vec<Condition>,
-    /// Candidate or Blessed.
+    /// Candidate, Blessed or Demoted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<RulePhase>,
     /// The payee match in one line, for `kubectl get`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payee: Option<String>,
+    /// What people's decisions say about the rule: the writes ledgerops made on their approval
+    /// (plans and Transactions) that the rule matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learning: Option<RuleLearning>,
+    /// The last time a person overrode by hand what ledgerops wrote under the rule's blessing.
+    /// It holds for the generation it names: a new blessing (or a merged change) lifts it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub demotion: Option<Demotion>,
+}
+
+/// What people's decisions say about a rule, counted afresh from the plans and Transactions the
+/// cluster holds (so a restart neither loses nor doubles any).
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleLearning {
+    /// Approved writes the rule matches that gave its category.
+    pub confirmations: u32,
+    /// Approved writes the rule matches that gave another category, and writes in its category
+    /// a person changed by hand in YNAB afterwards.
+    pub corrections: u32,
+    /// When the latest of those writes was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_used: Option<Time>,
+    /// The latest of those writes, newest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 10))]
+    pub evidence: Vec<Evidence>,
+}
+
+/// One write a rule was measured against.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Evidence {
+    /// `CategorizationPlan/<name>` or `Transaction/<name>`.
+    pub source: String,
+    /// YNAB id of the transaction.
+    pub transaction_id: String,
+    /// The category ledgerops wrote.
+    pub category_id: String,
+    /// Who decided the write: a person, or `policy`.
+    pub by: String,
+    pub at: Time,
+    /// `Confirmation`, `Correction` (another category was approved) or `Override` (a person
+    /// changed it by hand in YNAB afterwards).
+    pub verdict: String,
+}
+
+/// A person overrode by hand what ledgerops wrote under a rule's blessing.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Demotion {
+    /// The rule's generation when it was demoted: the demotion holds while it is current.
+    pub generation: i64,
+    /// The blessing withdrawn.
+    pub blessing: Blessing,
+    /// YNAB id of the transaction the person recategorised.
+    pub transaction_id: String,
+    /// What ledgerops wrote (the rule's category), and what YNAB shows now (none: uncategorised).
+    pub written_category_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_category_id: Option<String>,
+    /// The write: `CategorizationPlan/<name>` or `Transaction/<name>`.
+    pub source: String,
+    /// When ledgerops saw the override.
+    pub at: Time,
 }

@@ -16,6 +16,10 @@ pub const FIELD_MANAGER: &str = "ledgerops";
 /// ApprovalRequest reconciler can never drop them.
 pub const GATE_FIELD_MANAGER: &str = "ledgerops-approval-gate";
 
+/// The field manager of what rule learning records on a CategorizationRule (`learning`,
+/// `demotion`): counted from fresh decisions, never dropped by the rule reconciler's writes.
+pub const LEARNING_FIELD_MANAGER: &str = "ledgerops-rule-learning";
+
 /// Applies `status` as the whole status ledgerops owns on `object`.
 pub async fn apply<K, S>(client: &kube::Client, object: &K, status: &S) -> Result<(), kube::Error>
 where

@@ -190,7 +190,22 @@ pub fn spec_changes<K>(
 where
     K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
 {
-    let predicate = predicates::generation.combine(predicates::annotations);
+    changes_of(changes, store, |_: &K| Some(0))
+}
+
+/// Like [`spec_changes`], and also the changes of what `also` hashes (a part of the status
+/// another writer owns).
+pub fn changes_of<K>(
+    changes: impl Stream<Item = Arc<K>> + Send + 'static,
+    store: Store<K>,
+    also: impl Predicate<K> + Send + 'static,
+) -> impl Stream<Item = Arc<K>> + Send + 'static
+where
+    K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+{
+    let predicate = predicates::generation
+        .combine(predicates::annotations)
+        .combine(also);
     let mut seen: HashMap<String, u64> = HashMap::new();
     changes.filter(move |object| {
         let changed = match (object.uid(), predicate.hash_property(object.as_ref())) {

@@ -130,6 +130,16 @@ impl Mirror {
             .collect()
     }
 
+    /// The payee of `t` as people see it: the payee's name, else the name the bank imported.
+    pub fn payee_name(&self, t: &TransactionSummary) -> String {
+        t.payee_id
+            .as_ref()
+            .and_then(|id| self.payees.get(id))
+            .map(|p| p.name.clone())
+            .or_else(|| t.import_payee_name.clone())
+            .unwrap_or_default()
+    }
+
     /// Records transactions as YNAB returned them after a write, without moving
     /// `server_knowledge`: others' changes since the last sync must still come with the next delta.
     pub fn record_written(&mut self, written: Vec<TransactionDetail>) {

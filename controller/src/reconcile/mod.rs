@@ -5,6 +5,7 @@ pub mod approval_gate;
 pub mod budget;
 pub mod budget_scoped;
 pub mod config_repo;
+pub mod learning;
 pub mod plan;
 pub mod rule;
 pub mod transaction;

@@ -1,6 +1,7 @@
-//! The CategorizationRule reconciler: says in status where each rule stands (Candidate or
-//! Blessed, well formed or not), with an Event when that changes. It writes nothing else: rules
-//! act through `/agent suggest`, which reads the Blessed ones from the shared cache.
+//! The CategorizationRule reconciler: says in status where each rule stands (Candidate, Blessed
+//! or Demoted, well formed or not), with an Event when that changes. It writes nothing else:
+//! rules act through `/agent suggest`, which reads the Blessed ones from the shared cache, and
+//! what people's decisions teach is `reconcile::learning`'s part of the status.
 
 use std::sync::Arc;
 
@@ -11,14 +12,15 @@ use kube::runtime::controller::Action;
 use super::{Context, Error};
 use crate::api::rule::CategorizationRule;
 use crate::k8s::status;
-use crate::k8s::watches::{Watches, spec_changes};
+use crate::k8s::watches::{Watches, changes_of};
 use crate::logic::rule;
 
-/// Subscribes to the shared CategorizationRule watch at once (spec changes only: its own
-/// status writes do not wake a rule); the returned future runs the controller.
+/// Subscribes to the shared CategorizationRule watch at once (spec changes, and demotions
+/// learning records: its own status writes do not wake a rule); the returned future runs the
+/// controller.
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
     let rules = watches.rules.store();
-    let changes = spec_changes(watches.rules.subscribe(), rules.clone());
+    let changes = changes_of(watches.rules.subscribe(), rules.clone(), demotion_hash);
     // Blessed rules act only while the admission policies are in force: look again when they are.
     let controller = Controller::for_shared_stream(changes, rules)
         .reconcile_all_on(ctx.admission.verified_again())
@@ -38,7 +40,7 @@ async fn reconcile(rule: Arc<CategorizationRule>, ctx: Arc<Context>) -> Result<A
         Timestamp::now(),
     );
     if next != previous {
-        status::apply(&ctx.client, rule.as_ref(), &next).await?;
+        status::apply(&ctx.client, rule.as_ref(), &rule::reconciler_part(&next)).await?;
         if let Some((warning, reason, note)) = rule::announcement(&previous, &next) {
             ctx.events
                 .publish(rule.as_ref(), warning, &reason, "Assess", note)
@@ -46,4 +48,16 @@ async fn reconcile(rule: Arc<CategorizationRule>, ctx: Arc<Context>) -> Result<A
         }
     }
     Ok(Action::await_change())
+}
+
+/// A hash of the demotion learning recorded, so that the rule is looked at again when it
+/// changes.
+fn demotion_hash(rule: &CategorizationRule) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let demotion = rule.status.as_ref().and_then(|s| s.demotion.as_ref());
+    demotion
+        .map(|d| (d.generation, &d.transaction_id, &d.at.0))
+        .hash(&mut hasher);
+    Some(hasher.finish())
 }

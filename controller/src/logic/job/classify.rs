@@ -50,14 +50,7 @@ fn in_month(date: &str, month: Option<&str>) -> bool {
 /// payee's history. Transfers, split transactions and transactions that neither a rule nor the
 /// payee's history speaks for are left out.
 pub fn suggest(mirror: &Mirror, rules: &RuleBook, month: Option<&str>) -> Vec<Suggestion> {
-    let payee_name = |t: &crate::ynab_model::TransactionSummary| -> String {
-        t.payee_id
-            .as_ref()
-            .and_then(|id| mirror.payees.get(id))
-            .map(|p| p.name.clone())
-            .or_else(|| t.import_payee_name.clone())
-            .unwrap_or_default()
-    };
+    let payee_name = |t| mirror.payee_name(t);
     let usable = |id: &str| {
         mirror
             .categories

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use super::matching::{Facts, Matcher};
+use super::standing::is_demoted;
 use crate::api::rule::{CategorizationRule, CategorizationRuleSpec};
 
 /// The rule `name` as one that may speak: only when it is Blessed and well formed.
@@ -58,7 +59,7 @@ impl RuleBook {
     }
 
     /// The Blessed, well-formed rules among `rules` that are about Budget `budget` of
-    /// `namespace`.
+    /// `namespace`, but for those demoted.
     pub fn of_budget<'a>(
         rules: impl IntoIterator<Item = &'a CategorizationRule>,
         namespace: &str,
@@ -66,7 +67,8 @@ impl RuleBook {
     ) -> Self {
         Self::new(rules.into_iter().filter_map(|r| {
             let here = r.metadata.namespace.as_deref() == Some(namespace)
-                && r.spec.budget_ref.name == budget;
+                && r.spec.budget_ref.name == budget
+                && !is_demoted(r);
             here.then(|| blessed(r.metadata.name.as_deref().unwrap_or_default(), &r.spec))?
         }))
     }

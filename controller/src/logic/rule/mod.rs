@@ -1,16 +1,22 @@
 //! CategorizationRules as decisions: whether a rule is well formed and where it stands
 //! ([`standing`]), whether it matches a transaction ([`matching`]), and which rules (if any)
-//! speak for a transaction ([`book`]).
+//! speak for a transaction ([`book`]), and what people's decisions teach about rules
+//! ([`learn`]).
 //!
 //! Only a Blessed rule ever speaks; when Blessed rules disagree on a transaction, none does.
 
 pub mod book;
+pub mod decisions;
+pub mod learn;
 pub mod matching;
 pub mod standing;
 
 pub use book::{Blessed, RuleBook, Verdict, blessed};
 pub use matching::{Facts, Matcher, RuleError};
-pub use standing::{Standing, announcement, standing, status};
+pub use standing::{
+    Standing, acting_since, announcement, demotion_in_force, is_demoted, reconciler_part, standing,
+    status,
+};
 
 #[cfg(test)]
 #[path = "tests.rs"]

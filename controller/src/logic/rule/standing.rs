@@ -3,7 +3,9 @@
 use k8s_openapi::jiff::Timestamp;
 
 use super::matching::Matcher;
-use crate::api::rule::{CategorizationRuleSpec, CategorizationRuleStatus, RulePhase};
+use crate::api::rule::{
+    CategorizationRule, CategorizationRuleSpec, CategorizationRuleStatus, Demotion, RulePhase,
+};
 use crate::logic::conditions::{self, Observed};
 
 /// Where a rule stands, and what its status says.
@@ -17,14 +19,34 @@ pub struct Standing {
     pub payee: Option<String>,
 }
 
-/// Where the rule `spec` stands; `admission` is whether the admission policies are in force
-/// (without them nobody's blessing can be trusted, so no rule may act).
-pub fn standing(spec: &CategorizationRuleSpec, admission: Result<(), &str>) -> Standing {
+/// The demotion that holds for the rule at `generation`: the one recorded at that generation.
+/// A new blessing, or a merged change, makes a new generation and lifts it.
+pub fn demotion_in_force(
+    status: Option<&CategorizationRuleStatus>,
+    generation: Option<i64>,
+) -> Option<&Demotion> {
+    let demotion = status?.demotion.as_ref()?;
+    (Some(demotion.generation) == generation).then_some(demotion)
+}
+
+/// Whether `rule` is demoted at its current generation.
+pub fn is_demoted(rule: &CategorizationRule) -> bool {
+    demotion_in_force(rule.status.as_ref(), rule.metadata.generation).is_some()
+}
+
+/// Where the rule `spec` stands; `demotion` is the one in force, if any; `admission` is whether
+/// the admission policies are in force (without them nobody's blessing can be trusted, so no
+/// rule may act).
+pub fn standing(
+    spec: &CategorizationRuleSpec,
+    demotion: Option<&Demotion>,
+    admission: Result<(), &str>,
+) -> Standing {
     let blessed = spec.blessing.is_some();
-    let phase = if blessed {
-        RulePhase::Blessed
-    } else {
-        RulePhase::Candidate
+    let phase = match (blessed, demotion) {
+        (true, Some(_)) => RulePhase::Demoted,
+        (true, None) => RulePhase::Blessed,
+        (false, _) => RulePhase::Candidate,
     };
     match Matcher::new(spec) {
         Err(e) => Standing {
@@ -33,6 +55,13 @@ pub fn standing(spec: &CategorizationRuleSpec, admission: Result<(), &str>) -> S
             reason: "Invalid",
             message: format!("{e}; the rule does not act until then"),
             payee: None,
+        },
+        Ok(m) if blessed && demotion.is_some() => Standing {
+            phase,
+            ready: false,
+            reason: "Demoted",
+            message: demotion.map(demoted).unwrap_or_default(),
+            payee: Some(m.payee_line()),
         },
         Ok(m) if blessed && admission.is_err() => Standing {
             phase,
@@ -66,7 +95,22 @@ pub fn standing(spec: &CategorizationRuleSpec, admission: Result<(), &str>) -> S
     }
 }
 
-/// The status that says where `spec` stands: `Ready` True only while the rule may act.
+/// What a demoted rule's status says: what happened, and how to let the rule act again.
+fn demoted(d: &Demotion) -> String {
+    let now = d.current_category_id.as_deref().unwrap_or("uncategorised");
+    let again = if d.blessing.by.starts_with("configrepo:") {
+        "merge a change to the rule into the config repository, or bless it in your own name"
+    } else {
+        "bless it again in your own name (a new spec.blessing.at)"
+    };
+    format!(
+        "demoted: transaction {} was recategorised by hand from {} to {now} after ledgerops wrote it ({}) under the blessing of {}; the rule does not act until you {again}",
+        d.transaction_id, d.written_category_id, d.source, d.blessing.by
+    )
+}
+
+/// The status that says where `spec` stands: `Ready` True only while the rule may act. What
+/// learning owns (`learning`, `demotion`) is kept from `previous`.
 pub fn status(
     spec: &CategorizationRuleSpec,
     previous: &CategorizationRuleStatus,
@@ -74,14 +118,39 @@ pub fn status(
     admission: Result<(), &str>,
     now: Timestamp,
 ) -> CategorizationRuleStatus {
-    let s = standing(spec, admission);
+    let s = standing(
+        spec,
+        demotion_in_force(Some(previous), generation),
+        admission,
+    );
     let ready = Observed::new(conditions::READY, s.ready, s.reason, s.message);
     CategorizationRuleStatus {
         observed_generation: generation,
         conditions: conditions::set(&previous.conditions, ready, generation, now),
         phase: Some(s.phase),
         payee: s.payee,
+        learning: previous.learning.clone(),
+        demotion: previous.demotion.clone(),
     }
+}
+
+/// The part of `status` the rule reconciler writes: everything but what learning owns (see
+/// `k8s::status::LEARNING_FIELD_MANAGER`), so that a status written from an older cached copy
+/// never drops a count or a demotion.
+pub fn reconciler_part(status: &CategorizationRuleStatus) -> CategorizationRuleStatus {
+    CategorizationRuleStatus {
+        learning: None,
+        demotion: None,
+        ..status.clone()
+    }
+}
+
+/// Since when the rule may act, while it may: when its `Ready` condition turned True.
+pub fn acting_since(rule: &CategorizationRule) -> Option<Timestamp> {
+    let status = rule.status.as_ref()?;
+    let ready = conditions::get(&status.conditions, conditions::READY)?;
+    let current = status.observed_generation == rule.metadata.generation;
+    (current && ready.status == "True" && !is_demoted(rule)).then_some(ready.last_transition_time.0)
 }
 
 /// The Event a change of status deserves: when where the rule stands changed (its `Ready`
@@ -96,7 +165,7 @@ pub fn announcement(
         return None;
     }
     Some((
-        ready.reason == "Invalid",
+        matches!(ready.reason.as_str(), "Invalid" | "Demoted"),
         ready.reason.clone(),
         ready.message.clone(),
     ))

@@ -134,7 +134,7 @@ fn malformed_rules_are_refused_with_what_to_write() {
     for (name, m, want) in cases {
         let rule = spec(m, "c", true);
         assert_eq!(Matcher::new(&rule).expect_err(name), want, "{name}");
-        let s = standing(&rule, Ok(()));
+        let s = standing(&rule, None, Ok(()));
         assert!(!s.ready && s.reason == "Invalid", "{name}: {s:?}");
         assert!(s.message.starts_with(&want.to_string()), "{name}: {s:?}");
     }
@@ -297,7 +297,7 @@ fn only_a_blessed_well_formed_rule_may_act() {
         ),
     ];
     for (name, s, phase, ready, reason) in cases {
-        let got = standing(&s, Ok(()));
+        let got = standing(&s, None, Ok(()));
         assert_eq!(
             (got.phase, got.ready, got.reason),
             (phase, ready, reason),
@@ -417,7 +417,7 @@ fn the_status_says_whether_the_rule_may_act_and_keeps_its_transition_time() {
         "{}",
         ready.message
     );
-    let candidate_unguarded = standing(&candidate, Err("policy missing"));
+    let candidate_unguarded = standing(&candidate, None, Err("policy missing"));
     assert_eq!(candidate_unguarded.reason, "Candidate");
 }
 
