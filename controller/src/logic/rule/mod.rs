@@ -21,3 +21,7 @@ pub use standing::{
 #[cfg(test)]
 #[path = "tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "learn_tests.rs"]
+mod learn_tests;

@@ -5,7 +5,7 @@ use super::*;
 use crate::api::common::LocalRef;
 use crate::api::rule::{
     AmountRange, Blessing, CategorizationRule, CategorizationRuleSpec, CategorizationRuleStatus,
-    RuleMatch, RulePhase,
+    Demotion, RuleMatch, RulePhase,
 };
 use crate::logic::conditions;
 use crate::logic::payee::normalise_payee;
@@ -430,9 +430,16 @@ fn a_budgets_book_holds_its_own_blessed_rules_only() {
         r.metadata.namespace = Some(namespace.into());
         r
     };
+    let mut demoted = object("demoted", "home", "household", true);
+    demoted.metadata.generation = Some(3);
+    demoted.status = Some(CategorizationRuleStatus {
+        demotion: Some(demotion(3)),
+        ..CategorizationRuleStatus::default()
+    });
     let rules = [
         object("mine", "home", "household", true),
         object("candidate", "home", "household", false),
+        demoted,
         object("other-budget", "home", "travel", true),
         object("other-namespace", "elsewhere", "household", true),
     ];
@@ -445,4 +452,121 @@ fn a_budgets_book_holds_its_own_blessed_rules_only() {
             rules: vec!["mine".into()]
         }
     );
+}
+
+fn demotion(generation: i64) -> Demotion {
+    Demotion {
+        generation,
+        blessing: Blessing {
+            by: "alice".into(),
+            at: None,
+        },
+        transaction_id: "tx-1".into(),
+        written_category_id: "transport".into(),
+        current_category_id: Some("gifts".into()),
+        source: "CategorizationPlan/march".into(),
+        at: Time(Timestamp::from_second(1_790_000_100).unwrap()),
+    }
+}
+
+#[test]
+fn a_demotion_holds_for_its_generation_only() {
+    let blessed = spec(payee("RAIL CO"), "transport", true);
+    let previous = CategorizationRuleStatus {
+        demotion: Some(demotion(3)),
+        ..CategorizationRuleStatus::default()
+    };
+    let now = Timestamp::from_second(1_790_000_200).unwrap();
+    let cases = [
+        (
+            "demoted at this generation",
+            Some(3),
+            RulePhase::Demoted,
+            "False",
+            "Demoted",
+        ),
+        (
+            "blessed again since",
+            Some(4),
+            RulePhase::Blessed,
+            "True",
+            "Blessed",
+        ),
+    ];
+    for (name, generation, phase, ready, reason) in cases {
+        let got = status(&blessed, &previous, generation, Ok(()), now);
+        assert_eq!(got.phase, Some(phase), "{name}");
+        let condition = conditions::get(&got.conditions, conditions::READY).unwrap();
+        assert_eq!(
+            (condition.status.as_str(), condition.reason.as_str()),
+            (ready, reason),
+            "{name}"
+        );
+        assert_eq!(
+            got.demotion, previous.demotion,
+            "{name}: learning's part is kept"
+        );
+        assert_eq!(
+            reconciler_part(&got).demotion,
+            None,
+            "{name}: and never written by the reconciler"
+        );
+    }
+    let demoted = status(&blessed, &previous, Some(3), Ok(()), now);
+    let message = &conditions::get(&demoted.conditions, conditions::READY)
+        .unwrap()
+        .message;
+    for needle in [
+        "tx-1",
+        "transport",
+        "gifts",
+        "CategorizationPlan/march",
+        "alice",
+        "bless it again",
+    ] {
+        assert!(message.contains(needle), "{message} names {needle}");
+    }
+    let (warning, reason, _) =
+        announcement(&CategorizationRuleStatus::default(), &demoted).unwrap();
+    assert!(warning && reason == "Demoted");
+    // A candidate is never demoted: it never acted.
+    let candidate = spec(payee("RAIL CO"), "transport", false);
+    assert_eq!(
+        standing(&candidate, Some(&demotion(3)), Ok(())).phase,
+        RulePhase::Candidate
+    );
+}
+
+#[test]
+fn a_rule_acts_since_its_ready_turned_true_and_not_once_demoted() {
+    let now = Timestamp::from_second(1_790_000_000).unwrap();
+    let mut rule = CategorizationRule::new("r", spec(payee("RAIL CO"), "transport", true));
+    rule.metadata.generation = Some(2);
+    rule.status = Some(status(
+        &rule.spec,
+        &CategorizationRuleStatus::default(),
+        Some(2),
+        Ok(()),
+        now,
+    ));
+    assert_eq!(acting_since(&rule), Some(now));
+    let mut behind = rule.clone();
+    behind.metadata.generation = Some(3);
+    assert_eq!(
+        acting_since(&behind),
+        None,
+        "status not caught up with the spec"
+    );
+    let mut demoted = rule.clone();
+    demoted.status.as_mut().unwrap().demotion = Some(demotion(2));
+    assert_eq!(acting_since(&demoted), None);
+    let mut unguarded = rule.clone();
+    unguarded.status = Some(status(
+        &rule.spec,
+        &CategorizationRuleStatus::default(),
+        Some(2),
+        Err("missing"),
+        now,
+    ));
+    assert_eq!(acting_since(&unguarded), None);
 }
