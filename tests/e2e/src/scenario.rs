@@ -271,6 +271,22 @@ impl Scenario {
             .unwrap();
     }
 
+    /// Decides `request` as `admin` once ledgerops has issued it (`status.issuedFor`): a
+    /// decision made before the issuance is, by design, not followed (it could be a forged early
+    /// approval), and the plan asks again under the next name.
+    pub async fn decide(&self, request: &str, verdict: &str, comment: &str) {
+        wait::until(&self.api::<ApprovalRequest>(), request, WAIT, |r| {
+            r.status.as_ref().is_some_and(|st| st.issued_for.is_some())
+        })
+        .await;
+        let patch =
+            json!({"spec": {"decision": {"verdict": verdict, "by": "admin", "comment": comment}}});
+        self.api::<ApprovalRequest>()
+            .patch(request, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .unwrap();
+    }
+
     /// Someone moves transaction `id` to category `name` in the YNAB app, and the Budget
     /// `household` is asked to sync, as a person would with `kubectl annotate`.
     pub async fn recategorise_in_ynab(&self, id: &str, name: &str) {

@@ -9,27 +9,10 @@ use kube::api::{Patch, PatchParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::logic::conditions;
-use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, household, seed_002};
+use ledgerops_e2e::scenario::{PATCH, category, household, seed_002};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
-
-/// Decides `request` once ledgerops has issued it (`status.issuedFor`): a decision made before
-/// the issuance is, by design, not followed (it could be a forged early approval), and the plan
-/// asks again under the next name. A faster API server connection made
-/// this test's answer come first about half the time.
-async fn decide(s: &Scenario, request: &str, verdict: &str, comment: &str) {
-    wait::until(&s.api::<ApprovalRequest>(), request, WAIT, |r| {
-        r.status.as_ref().is_some_and(|st| st.issued_for.is_some())
-    })
-    .await;
-    let patch =
-        json!({"spec": {"decision": {"verdict": verdict, "by": "admin", "comment": comment}}});
-    s.api::<ApprovalRequest>()
-        .patch(request, &PatchParams::default(), &Patch::Merge(&patch))
-        .await
-        .unwrap();
-}
 
 fn message(plan: &CategorizationPlan, type_: &str) -> String {
     conditions::get(&plan.status.as_ref().unwrap().conditions, type_)
@@ -153,13 +136,8 @@ async fn seed_002_is_previewed_approved_applied_in_one_request_and_undone() {
         .into_iter()
         .find(|r| r.spec.subject.name == "undo-september")
         .unwrap();
-    decide(
-        &s,
-        &request.metadata.name.unwrap(),
-        "Approve",
-        "put them back",
-    )
-    .await;
+    s.decide(&request.metadata.name.unwrap(), "Approve", "put them back")
+        .await;
     s.wait_plan("undo-september", PlanPhase::Applied).await;
     assert_eq!(s.requests(PATCH).await, 2);
     assert_eq!(s.ynab_category("tx-048").await, None);
@@ -213,7 +191,7 @@ async fn a_rejected_plan_writes_nothing() {
         .name
         .clone()
         .unwrap();
-    decide(&s, &request, "Reject", "the train was a gift").await;
+    s.decide(&request, "Reject", "the train was a gift").await;
     let rejected = s.wait_plan("september", PlanPhase::Rejected).await;
     assert!(message(&rejected, "Ready").contains("the train was a gift"));
     assert_eq!(s.requests(PATCH).await, 0);
@@ -315,7 +293,8 @@ async fn an_edit_in_ynab_between_preview_and_answer_makes_the_request_stale() {
         other => panic!("approving a Stale request: expected 403, got {other:?}"),
     }
     assert_eq!(s.requests(PATCH).await, 0);
-    decide(&s, &fresh.metadata.name.clone().unwrap(), "Approve", "ok").await;
+    s.decide(&fresh.metadata.name.clone().unwrap(), "Approve", "ok")
+        .await;
     s.wait_plan("september", PlanPhase::Applied).await;
     assert_eq!(s.requests(PATCH).await, 1);
 }
@@ -325,8 +304,7 @@ async fn a_read_only_budget_previews_and_asks_but_never_applies() {
     let s = household("readonly", json!({})).await;
     s.create_plan("september", "household", seed_002()).await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
-    decide(
-        &s,
+    s.decide(
         &s.approval_requests().await[0]
             .metadata
             .name
