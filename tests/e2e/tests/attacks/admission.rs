@@ -422,25 +422,36 @@ async fn a_rule_is_blessed_only_in_ones_own_name_and_changed_only_with_a_new_ble
         .await
         .expect("bob changes the rule and blesses it himself");
 
-    // A candidate that says it is Blessed: the status is the controller's.
+    // A candidate that says it is Blessed, counts inflated to look well confirmed, a demotion
+    // lifted: the status, learning's part included, is the controller's.
     rules
         .create(&post, &rule("unblessed", &transport, None))
         .await
         .expect("alice writes a candidate rule");
-    let message = refused(
-        403,
-        "alice writing a rule's status",
-        patch_status::<CategorizationRule>(
-            &w,
+    let forged = [
+        ("unblessed", json!({"status": {"phase": "Blessed"}})),
+        (
             "unblessed",
-            json!({"status": {"phase": "Blessed"}}),
-        )
-        .await,
-    );
-    assert_contains(
-        &message,
-        &["user alice may not write the status of CategorizationRule unblessed"],
-    );
+            json!({"status": {"learning": {"confirmations": 99, "corrections": 0}}}),
+        ),
+        (
+            "rail",
+            json!({"status": {"phase": "Blessed", "demotion": null}}),
+        ),
+    ];
+    for (name, body) in forged {
+        let message = refused(
+            403,
+            &format!("alice writing the status of rule {name}: {body}"),
+            patch_status::<CategorizationRule>(&w, name, body).await,
+        );
+        assert_contains(
+            &message,
+            &[&format!(
+                "user alice may not write the status of CategorizationRule {name}"
+            )],
+        );
+    }
     w.assert_nothing_written().await;
 }
 
