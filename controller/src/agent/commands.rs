@@ -1,6 +1,8 @@
 //! Running a parsed command. Runs only after JobStarted is durable and is never replayed, so
 //! its effects (a decision written, a branch and a pull request opened) happen at most once.
 
+use std::collections::HashMap;
+
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{ListParams, Patch, PatchParams};
 use kube::{Api, ResourceExt};
@@ -13,11 +15,13 @@ use crate::api::approval::ApprovalRequest;
 use crate::api::budget::Budget;
 use crate::api::common::LocalRef;
 use crate::api::plan::{Assignment, CategorizationPlan, CategorizationPlanSpec};
+use crate::api::rule::CategorizationRule;
 use crate::api::transaction::Transaction;
 use crate::logic::job::classify::{self, Source, Suggestion};
 use crate::logic::job::command::{Command, HELP};
 use crate::logic::job::decidable::decidable;
 use crate::logic::job::report::{self, cell};
+use crate::logic::job::rules_report::rules_report;
 use crate::logic::job::state::{EventKind, JobEvent, JobState};
 use crate::logic::money;
 use crate::logic::rule::RuleBook;
@@ -101,7 +105,40 @@ pub async fn run(
         }
         Command::Suggest { month } => suggest(ctx, job, month.as_deref(), reporter).await,
         Command::Undo { plan } => undo(ctx, job, plan, reporter).await,
+        Command::Rules => rules(ctx).await,
     }
+}
+
+/// The namespace's rules from the shared cache, with category names from the mirrors of the
+/// namespace's Budgets.
+async fn rules(ctx: &AgentContext) -> Outcome {
+    let ns = ctx.store.namespace();
+    let budgets = match Api::<Budget>::namespaced(ctx.store.client().clone(), ns)
+        .list(&ListParams::default())
+        .await
+    {
+        Ok(l) => l.items,
+        Err(e) => return kube_failed("listing Budgets", e),
+    };
+    ctx.rules_listed.clone().wait().await;
+    let all = ctx.rules.state();
+    let here: Vec<&CategorizationRule> = all
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|r| r.metadata.namespace.as_deref() == Some(ns))
+        .collect();
+    let mut names: HashMap<(String, String), String> = HashMap::new();
+    for budget in budgets.iter().map(ResourceExt::name_any) {
+        let slot = ctx.budget_links.mirror(ns, &budget);
+        let slot = slot.state.read().await;
+        for r in here.iter().filter(|r| r.spec.budget_ref.name == budget) {
+            if let Some(c) = slot.mirror.categories.get(&r.spec.category_id) {
+                names.insert((budget.clone(), r.spec.category_id.clone()), c.name.clone());
+            }
+        }
+    }
+    let category = |budget: &str, id: &str| names.get(&(budget.to_owned(), id.to_owned())).cloned();
+    Outcome::Completed(rules_report(&here, ns, &category))
 }
 
 pub(super) fn kube_failed(what: &str, e: kube::Error) -> Outcome {

@@ -20,6 +20,8 @@ pub enum Command {
     Suggest { month: Option<String> },
     /// Open a pull request with the undo of an applied CategorizationPlan.
     Undo { plan: String },
+    /// List the CategorizationRules: Candidates (most confirmed first), Blessed, Demoted.
+    Rules,
 }
 
 impl Command {
@@ -32,6 +34,7 @@ impl Command {
             Command::Reject { .. } => "reject",
             Command::Suggest { .. } => "suggest",
             Command::Undo { .. } => "undo",
+            Command::Rules => "rules",
         }
     }
 }
@@ -41,12 +44,13 @@ pub const HELP: &str = "\
 | command | what it does |
 |---|---|
 | `/agent help` | shows this list |
-| `/agent status` | waiting approvals (oldest first), Diverged or Blocked Transactions, and Budget health |
-| `/agent approve <approvalrequest> [comment]` | approves the ApprovalRequest, recorded as `gitea:<your login>` |
-| `/agent approve` | on a pull request a ConfigRepo applied: approves the preview ledgerops commented there before your command |
-| `/agent reject <approvalrequest> <reason>` | rejects the ApprovalRequest; the reason is required |
-| `/agent suggest [YYYY-MM]` | suggests categories for uncategorized transactions and opens a pull request with a CategorizationPlan |
-| `/agent undo <plan>` | opens a pull request with a CategorizationPlan that reverts the applied plan |
+| `/agent status` | waiting approvals, Diverged or Blocked Transactions, Budget health |
+| `/agent approve <approvalrequest> [comment]` | approves the request as `gitea:<your login>` |
+| `/agent approve` | on a ConfigRepo's pull request: approves the preview ledgerops commented before |
+| `/agent reject <approvalrequest> <reason>` | rejects the request; the reason is required |
+| `/agent suggest [YYYY-MM]` | opens a pull request with a CategorizationPlan for uncategorized transactions |
+| `/agent undo <plan>` | opens a pull request with a plan that reverts the applied plan |
+| `/agent rules` | lists the CategorizationRules with their confirmations, Candidates first |
 
 Commands need write permission on this repository.";
 
@@ -92,6 +96,7 @@ pub fn parse(text: &str) -> Result<Command, CommandError> {
     match name {
         "help" => no_args(name, &args).map(|()| Command::Help),
         "status" => no_args(name, &args).map(|()| Command::Status),
+        "rules" => no_args(name, &args).map(|()| Command::Rules),
         "approve" => {
             // Alone on its line, it answers the preview shown on the pull request; the comment
             // may follow on the next lines.
@@ -255,6 +260,7 @@ mod tests {
                     plan: "plan-a".into(),
                 },
             ),
+            ("/agent rules", Command::Rules),
         ];
         for (text, expected) in cases {
             assert_eq!(parse(text), Ok(expected), "{text}");
@@ -270,6 +276,7 @@ mod tests {
             ("/agent deploy", "unknown command `deploy`"),
             ("/agent status now", "takes no arguments"),
             ("/agent help me", "takes no arguments"),
+            ("/agent rules all", "takes no arguments"),
             (
                 "/agent approve Bad_Name",
                 "not a valid Kubernetes object name",

@@ -12,6 +12,7 @@ pub mod order;
 pub mod render;
 pub mod report;
 pub mod retired;
+pub mod rules_report;
 pub mod state;
 #[cfg(test)]
 mod state_tests;

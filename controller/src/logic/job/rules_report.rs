@@ -1,0 +1,216 @@
+//! What `/agent rules` answers: the namespace's CategorizationRules, Candidates first (the most
+//! confirmed on top: the ones worth blessing), then Blessed and Demoted ones, with what people's
+//! decisions said about each. Built from the rules as read; pure.
+
+use super::report::{cell, cell_code};
+use crate::api::rule::{CategorizationRule, RulePhase};
+use crate::logic::rule::{Matcher, demotion_in_force, standing};
+
+/// How many rules of each phase the answer lists.
+pub const LISTED: usize = 30;
+
+/// The report; `category` names a category id of a Budget, when its mirror knows it.
+pub fn rules_report(
+    rules: &[&CategorizationRule],
+    namespace: &str,
+    category: &dyn Fn(&str, &str) -> Option<String>,
+) -> String {
+    let mut rows: Vec<Row> = rules.iter().map(|r| Row::of(r)).collect();
+    rows.sort_by(|a, b| {
+        (a.order(), b.confirmations, a.corrections, &a.name).cmp(&(
+            b.order(),
+            a.confirmations,
+            b.corrections,
+            &b.name,
+        ))
+    });
+    let mut out = String::new();
+    for (phase, title) in [
+        (
+            RulePhase::Candidate,
+            "Candidates (learned or written, not blessed: they never act)",
+        ),
+        (
+            RulePhase::Blessed,
+            "Blessed (used by `/agent suggest` before the payee's history)",
+        ),
+        (
+            RulePhase::Demoted,
+            "Demoted (a person changed by hand what ledgerops wrote under them)",
+        ),
+    ] {
+        let of_phase: Vec<&Row> = rows.iter().filter(|r| r.phase == phase).collect();
+        out.push_str(&format!("### {title}: {}\n\n", of_phase.len()));
+        if of_phase.is_empty() {
+            out.push_str("None.\n\n");
+            continue;
+        }
+        out.push_str("| rule | budget | payee | category | confirmations | corrections | last used |\n|---|---|---|---|---|---|---|\n");
+        for r in of_phase.iter().take(LISTED) {
+            let name = category(&r.budget, &r.category_id)
+                .map(|n| format!("{} ({})", cell(&n), cell_code(&r.category_id)))
+                .unwrap_or_else(|| cell_code(&r.category_id));
+            out.push_str(&format!(
+                "| {} | {} | {} | {name} | {} | {} | {} |\n",
+                cell_code(&r.name),
+                cell_code(&r.budget),
+                cell(&r.payee),
+                r.confirmations,
+                r.corrections,
+                r.last_used.as_deref().unwrap_or("never"),
+            ));
+        }
+        if of_phase.len() > LISTED {
+            out.push_str(&format!(
+                "\n…and {} more: `kubectl get categorizationrules -n {namespace}` lists them all.\n",
+                of_phase.len() - LISTED
+            ));
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "To bless a rule in your own name: `kubectl patch categorizationrule <rule> -n {namespace} --type=merge -p '{{\"spec\":{{\"blessing\":{{\"by\":\"<you>\",\"at\":\"<now, RFC 3339>\"}}}}}}'`, or merge it into the config repository."
+    ));
+    out
+}
+
+/// One rule, as the report shows it.
+struct Row {
+    name: String,
+    budget: String,
+    phase: RulePhase,
+    payee: String,
+    category_id: String,
+    confirmations: u32,
+    corrections: u32,
+    last_used: Option<String>,
+}
+
+impl Row {
+    fn of(r: &CategorizationRule) -> Self {
+        let status = r.status.as_ref();
+        let learning = status.and_then(|s| s.learning.as_ref());
+        let demotion = demotion_in_force(status, r.metadata.generation);
+        Self {
+            name: r.metadata.name.clone().unwrap_or_default(),
+            budget: r.spec.budget_ref.name.clone(),
+            // Where the rule stands, from its spec and the demotion learning recorded.
+            phase: standing(&r.spec, demotion, Ok(())).phase,
+            payee: Matcher::new(&r.spec)
+                .map(|m| m.payee_line())
+                .unwrap_or_else(|e| format!("invalid: {e}")),
+            category_id: r.spec.category_id.clone(),
+            confirmations: learning.map_or(0, |l| l.confirmations),
+            corrections: learning.map_or(0, |l| l.corrections),
+            last_used: learning
+                .and_then(|l| l.last_used.as_ref())
+                .map(|t| t.0.strftime("%Y-%m-%d").to_string()),
+        }
+    }
+
+    fn order(&self) -> u8 {
+        match self.phase {
+            RulePhase::Candidate => 0,
+            RulePhase::Blessed => 1,
+            RulePhase::Demoted => 2,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+    use k8s_openapi::jiff::Timestamp;
+
+    use super::*;
+    use crate::api::common::LocalRef;
+    use crate::api::rule::{
+        Blessing, CategorizationRuleSpec, CategorizationRuleStatus, Demotion, RuleLearning,
+        RuleMatch,
+    };
+
+    fn rule(name: &str, payee: &str, blessed: bool, counts: (u32, u32)) -> CategorizationRule {
+        let mut r = CategorizationRule::new(
+            name,
+            CategorizationRuleSpec {
+                budget_ref: LocalRef {
+                    name: "household".into(),
+                },
+                matches: RuleMatch {
+                    payee_normalised: Some(payee.into()),
+                    ..RuleMatch::default()
+                },
+                category_id: "cat-transport".into(),
+                blessing: blessed.then(|| Blessing {
+                    by: "alice".into(),
+                    at: None,
+                }),
+            },
+        );
+        r.metadata.generation = Some(1);
+        r.status = Some(CategorizationRuleStatus {
+            learning: Some(RuleLearning {
+                confirmations: counts.0,
+                corrections: counts.1,
+                last_used: Some(Time(Timestamp::from_second(1_790_000_000).unwrap())),
+                evidence: Vec::new(),
+            }),
+            ..CategorizationRuleStatus::default()
+        });
+        r
+    }
+
+    #[test]
+    fn candidates_come_first_most_confirmed_on_top_then_blessed_then_demoted() {
+        let mut demoted = rule("shell", "SHELL", true, (0, 1));
+        demoted.status.as_mut().unwrap().demotion = Some(Demotion {
+            generation: 1,
+            blessing: Blessing {
+                by: "alice".into(),
+                at: None,
+            },
+            transaction_id: "t".into(),
+            written_category_id: "cat-transport".into(),
+            current_category_id: None,
+            source: "Transaction/t".into(),
+            at: Time(Timestamp::from_second(1_790_000_000).unwrap()),
+        });
+        let rules = [
+            rule("few", "MONOPRIX", false, (1, 0)),
+            demoted,
+            rule("rail-co", "RAIL CO", true, (3, 0)),
+            rule("many", "BOULANGERIE", false, (5, 1)),
+        ];
+        let refs: Vec<&CategorizationRule> = rules.iter().collect();
+        let names = |_: &str, id: &str| (id == "cat-transport").then(|| "Transport".to_owned());
+        let report = rules_report(&refs, "home", &names);
+        let order: Vec<usize> = ["`many`", "`few`", "`rail-co`", "`shell`"]
+            .iter()
+            .map(|n| report.find(n).unwrap_or_else(|| panic!("{n} in {report}")))
+            .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{report}");
+        for needle in [
+            "Candidates (learned or written, not blessed: they never act): 2",
+            "Blessed (used by `/agent suggest` before the payee's history): 1",
+            "Demoted (a person changed by hand what ledgerops wrote under them): 1",
+            "| `many` | `household` | \\~ BOULANGERIE | Transport (`cat-transport`) | 5 | 1 | 2026-09-21 |",
+            "kubectl patch categorizationrule <rule> -n home",
+        ] {
+            assert!(report.contains(needle), "{needle} in {report}");
+        }
+    }
+
+    #[test]
+    fn a_long_list_is_cut_and_says_where_the_rest_is() {
+        let rules: Vec<CategorizationRule> = (0..LISTED + 3)
+            .map(|i| rule(&format!("r{i}"), "SHOP", false, (0, 0)))
+            .collect();
+        let refs: Vec<&CategorizationRule> = rules.iter().collect();
+        let report = rules_report(&refs, "home", &|_, _| None);
+        assert!(
+            report.contains("…and 3 more: `kubectl get categorizationrules -n home`"),
+            "{report}"
+        );
+        assert!(rules_report(&[], "home", &|_, _| None).contains("None."));
+    }
+}
