@@ -746,6 +746,29 @@ async fn suggest_uses_blessed_rules_first_and_opens_a_pull_request_whose_file_is
         )
         .await
         .unwrap_or_else(|e| panic!("the plan is invalid: {e}\n{yaml}"));
+
+    // `/agent rules` lists them: the Candidate first, then the Blessed rule, category named.
+    let issue = w.issue("rules").await;
+    let comment = w.comment(w.gitea.writer(), issue, "/agent rules").await;
+    let job = w.wait_settled(&w.job_name(issue, comment)).await;
+    assert_eq!(job.status.unwrap().phase, Some(JobPhase::Succeeded));
+    let bots = w.bot_comments(issue).await;
+    let report = &bots[0].1;
+    let at = |needle: &str| {
+        report
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle} in {report}"))
+    };
+    assert!(
+        at("Candidates (learned or written, not blessed: they never act): 1")
+            < at("`monoprix-gifts`")
+    );
+    assert!(at("`monoprix-gifts`") < at("Blessed (used by `/agent suggest`"));
+    assert!(at("Blessed (used by `/agent suggest`") < at("`rail-co`"));
+    assert!(
+        report.contains(&format!("Transport (`{transport}`)")),
+        "{report}"
+    );
 }
 
 #[tokio::test]
