@@ -4,6 +4,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
+use super::autopilot::{Autopilot, AutopilotStatus};
 use super::common::{Amount, DurationString, SecretKeyRef};
 
 /// A YNAB plan that ledgerops mirrors and, when writes are enabled, writes to.
@@ -71,6 +72,9 @@ pub struct BudgetSpec {
     /// Stops syncing and writing until set back to false.
     #[serde(default)]
     pub suspend: bool,
+    /// Plans made by the controller from Blessed CategorizationRules. Off by default.
+    #[serde(default)]
+    pub autopilot: Autopilot,
 }
 
 fn default_api_url() -> String {
@@ -226,6 +230,9 @@ pub struct BudgetStatus {
     /// YNAB requests made with this token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<RequestUse>,
+    /// What the autopilot proposed today (its own part of the status).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autopilot: Option<AutopilotStatus>,
 }
 
 /// A one-word summary of a Budget's state.

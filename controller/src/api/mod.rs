@@ -6,6 +6,7 @@
 pub mod admission;
 pub mod agent_job;
 pub mod approval;
+pub mod autopilot;
 pub mod budget;
 pub mod common;
 pub mod config_repo;

@@ -119,6 +119,9 @@ pub fn next(previous: &BudgetStatus, report: &SyncReport<'_>) -> BudgetStatus {
             .map(Mirror::counts)
             .or_else(|| previous.counts.clone()),
         requests: Some(report.requests.clone()),
+        // The autopilot's own part, written under its own field manager: never written here, so
+        // a sync's status cannot drop what the autopilot counted.
+        autopilot: None,
     }
 }
 

@@ -6,6 +6,9 @@ pub mod announce;
 pub mod api_url;
 pub mod approval_authority;
 pub mod approval_status;
+pub mod autopilot;
+#[cfg(test)]
+mod autopilot_tests;
 pub mod batch;
 pub mod budget_status;
 pub mod conditions;
