@@ -7,6 +7,11 @@ use serde::{Deserialize, Serialize};
 use super::common::Amount;
 use kube::KubeSchema;
 
+/// Marks the plans the autopilot makes (value: the Budget's name). A label anyone could set: it
+/// gives no authority. It keeps the autopilot from proposing the same transactions twice, and a
+/// plan of its own that the policy ran unasked from teaching the rules that made it.
+pub const AUTOPILOT_LABEL: &str = "ledgerops.dev/autopilot";
+
 /// Whether, and how much, the autopilot may propose (`spec.autopilot`). Off by default.
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]

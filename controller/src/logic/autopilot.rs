@@ -145,7 +145,10 @@ fn plan_name(budget: &str, day: &str, n: usize) -> String {
 
 /// The Event a pass deserves, as `(warning, reason, note)`: the circuit breaker tripping, or a
 /// new set of disagreements (asked once, not at every pass).
-pub fn announcements(previous: Option<&AutopilotStatus>, next: &AutopilotStatus) -> Vec<(bool, &'static str, String)> {
+pub fn announcements(
+    previous: Option<&AutopilotStatus>,
+    next: &AutopilotStatus,
+) -> Vec<(bool, &'static str, String)> {
     let mut out = Vec::new();
     let same_day = previous.filter(|p| p.day == next.day);
     if let Some(why) = &next.tripped
@@ -157,7 +160,9 @@ pub fn announcements(previous: Option<&AutopilotStatus>, next: &AutopilotStatus)
             format!("{why}. The rest waits for a person: /agent suggest proposes them, or raise the limit in spec.autopilot"),
         ));
     }
-    let before = previous.map(|p| p.disagreements.as_slice()).unwrap_or_default();
+    let before = previous
+        .map(|p| p.disagreements.as_slice())
+        .unwrap_or_default();
     if !next.disagreements.is_empty() && next.disagreements != before {
         let listed: Vec<String> = next
             .disagreements

@@ -71,17 +71,26 @@ fn agreed_transactions_go_into_one_plan_oldest_first_within_the_days_limits() {
         "{}",
         plan.description
     );
-    assert_eq!(p.status, AutopilotStatus {
-        plans: vec![plan.name.clone()],
-        ..counted("2026-12-02", 3, "70.000", &[])
-    });
+    assert_eq!(
+        p.status,
+        AutopilotStatus {
+            plans: vec![plan.name.clone()],
+            ..counted("2026-12-02", 3, "70.000", &[])
+        }
+    );
     assert_eq!(p.status.tripped, None);
 }
 
 #[test]
 fn the_circuit_breaker_stops_at_the_first_transaction_past_a_limit() {
     // (what, counted before, candidates, planned, tripped says)
-    let cases: Vec<(&str, Option<AutopilotStatus>, Vec<Candidate>, Vec<&str>, Option<&str>)> = vec![
+    let cases: Vec<(
+        &str,
+        Option<AutopilotStatus>,
+        Vec<Candidate>,
+        Vec<&str>,
+        Option<&str>,
+    )> = vec![
         (
             "count: the fourth waits",
             None,
@@ -100,11 +109,18 @@ fn the_circuit_breaker_stops_at_the_first_transaction_past_a_limit() {
                 agreed("t3", "2026-09-03", -1_000, "c", "r"),
             ],
             vec!["t1"],
-            Some("transaction t2 (-50.00) would bring the day's plans to 110.00, over spec.autopilot.maxAmountPerDay 100.00"),
+            Some(
+                "transaction t2 (-50.00) would bring the day's plans to 110.00, over spec.autopilot.maxAmountPerDay 100.00",
+            ),
         ),
         (
             "what was counted earlier today counts",
-            Some(counted("2026-12-02", 2, "10", &["autopilot-household-2026-12-02-1"])),
+            Some(counted(
+                "2026-12-02",
+                2,
+                "10",
+                &["autopilot-household-2026-12-02-1"],
+            )),
             vec![
                 agreed("t1", "2026-09-01", -1_000, "c", "r"),
                 agreed("t2", "2026-09-02", -1_000, "c", "r"),
@@ -114,7 +130,12 @@ fn the_circuit_breaker_stops_at_the_first_transaction_past_a_limit() {
         ),
         (
             "yesterday's count does not",
-            Some(counted("2026-12-01", 3, "100", &["autopilot-household-2026-12-01-1"])),
+            Some(counted(
+                "2026-12-01",
+                3,
+                "100",
+                &["autopilot-household-2026-12-01-1"],
+            )),
             vec![agreed("t1", "2026-09-01", -1_000, "c", "r")],
             vec!["t1"],
             None,
@@ -128,7 +149,14 @@ fn the_circuit_breaker_stops_at_the_first_transaction_past_a_limit() {
         ),
     ];
     for (what, previous, candidates, want, tripped) in cases {
-        let p = pass("household", "2026-12-02", previous.as_ref(), LIMITS, 2, candidates);
+        let p = pass(
+            "household",
+            "2026-12-02",
+            previous.as_ref(),
+            LIMITS,
+            2,
+            candidates,
+        );
         assert_eq!(planned(&p), want, "{what}");
         match (tripped, &p.status.tripped) {
             (None, None) => {}
@@ -139,19 +167,37 @@ fn the_circuit_breaker_stops_at_the_first_transaction_past_a_limit() {
     let second = pass(
         "household",
         "2026-12-02",
-        Some(&counted("2026-12-02", 1, "1", &["autopilot-household-2026-12-02-1"])),
+        Some(&counted(
+            "2026-12-02",
+            1,
+            "1",
+            &["autopilot-household-2026-12-02-1"],
+        )),
         LIMITS,
         2,
         vec![agreed("t9", "2026-09-09", -1_000, "c", "r")],
     );
-    assert_eq!(second.plan.unwrap().name, "autopilot-household-2026-12-02-2");
+    assert_eq!(
+        second.plan.unwrap().name,
+        "autopilot-household-2026-12-02-2"
+    );
     assert_eq!(second.status.plans.len(), 2);
-    assert_eq!((second.status.transactions, second.status.amount.0.as_str()), (2, "2.000"));
+    assert_eq!(
+        (second.status.transactions, second.status.amount.0.as_str()),
+        (2, "2.000")
+    );
 }
 
 #[test]
 fn rules_that_disagree_make_no_plan_and_ask_once() {
-    let p = pass("household", "2026-12-02", None, LIMITS, 2, vec![disputed("t1")]);
+    let p = pass(
+        "household",
+        "2026-12-02",
+        None,
+        LIMITS,
+        2,
+        vec![disputed("t1")],
+    );
     assert_eq!(p.plan, None);
     assert_eq!(
         p.status.disagreements,
@@ -164,8 +210,14 @@ fn rules_that_disagree_make_no_plan_and_ask_once() {
     assert_eq!(asked.len(), 1);
     let (warning, reason, note) = &asked[0];
     assert!(*warning && *reason == "RulesDisagree");
-    assert!(note.contains("t1 (a, b)") && note.contains("Which one is right?"), "{note}");
-    assert!(announcements(Some(&p.status), &p.status).is_empty(), "asked once, not at every pass");
+    assert!(
+        note.contains("t1 (a, b)") && note.contains("Which one is right?"),
+        "{note}"
+    );
+    assert!(
+        announcements(Some(&p.status), &p.status).is_empty(),
+        "asked once, not at every pass"
+    );
 }
 
 #[test]

@@ -130,6 +130,14 @@ impl Mirror {
             .collect()
     }
 
+    /// Whether `t` waits for a category: not deleted, not a transfer, not split, uncategorised.
+    pub fn is_uncategorised(&self, t: &TransactionSummary) -> bool {
+        !t.deleted
+            && t.category_id.is_none()
+            && t.transfer_account_id.is_none()
+            && !self.subtransactions.contains_key(&t.id)
+    }
+
     /// The payee of `t` as people see it: the payee's name, else the name the bank imported.
     pub fn payee_name(&self, t: &TransactionSummary) -> String {
         t.payee_id

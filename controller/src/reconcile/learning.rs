@@ -1,9 +1,9 @@
-//! Rule learning, one Budget at a time: counts what the decisions recorded on its plans and
-//! Transactions say about its CategorizationRules, demotes a Blessed rule a person overrode by
-//! hand, and creates a Candidate for what no rule explains. It reads the shared caches and the
-//! Budget's mirror and writes only CategorizationRules (never YNAB). Everything it writes is
-//! counted afresh from what the cluster holds, so a pass repeated, or run after a restart,
-//! writes the same.
+//! The per-Budget rule controller. First learning: it counts what the decisions recorded on the
+//! Budget's plans and Transactions say about its CategorizationRules, demotes a Blessed rule a
+//! person overrode by hand, and creates a Candidate for what no rule explains. Learning writes
+//! only CategorizationRules (never YNAB), and everything it writes is counted afresh from what
+//! the cluster holds, so a pass repeated, or run after a restart, writes the same. Then the
+//! autopilot's pass ([`super::autopilot`]), which sees the demotions just recorded.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,7 +18,7 @@ use kube::{Api, ResourceExt};
 use serde_json::json;
 use tokio_stream::wrappers::BroadcastStream;
 
-use super::{Context, Error};
+use super::{Context, Error, autopilot};
 use crate::api::budget::Budget;
 use crate::api::plan::CategorizationPlan;
 use crate::api::rule::{CategorizationRule, CategorizationRuleSpec, Demotion};
@@ -194,6 +194,19 @@ async fn reconcile(budget: Arc<Budget>, caches: Arc<Caches>) -> Result<Action, E
         }
         create_candidate(ctx, &api, &namespace, candidate, spec).await?;
     }
+    // The cached rules do not show the demotions just recorded yet: leave those out.
+    let acting: Vec<Arc<CategorizationRule>> = rules
+        .iter()
+        .filter(|r| !learned.demotions.contains_key(&r.name_any()))
+        .cloned()
+        .collect();
+    let input = autopilot::Inputs {
+        budget: &budget,
+        plans: &plans,
+        transactions: &transactions,
+        rules: &acting,
+    };
+    autopilot::pass(ctx, input).await?;
     Ok(Action::await_change())
 }
 

@@ -2,6 +2,7 @@
 
 pub mod approval;
 pub mod approval_gate;
+pub mod autopilot;
 pub mod budget;
 pub mod budget_scoped;
 pub mod config_repo;
@@ -194,12 +195,16 @@ pub enum Error {
     Kube(#[from] kube::Error),
     #[error("{0}")]
     Journal(#[from] crate::k8s::journal::JournalError),
+    /// An object written a moment ago is not in the shared cache yet: look again shortly.
+    #[error("{0} is not in the cache yet")]
+    CacheBehind(String),
 }
 
 impl Error {
     /// The API server refused a write made from an outdated copy (409).
     fn is_conflict(&self) -> bool {
         matches!(self, Error::Kube(kube::Error::Api(e)) if e.code == 409)
+            || matches!(self, Error::CacheBehind(_))
     }
 
     /// A short label for the metrics.
@@ -210,6 +215,7 @@ impl Error {
         match self {
             Error::Kube(_) => "KubeApi",
             Error::Journal(_) => "Journal",
+            Error::CacheBehind(_) => "CacheBehind",
         }
     }
 }

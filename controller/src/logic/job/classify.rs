@@ -89,13 +89,7 @@ pub fn suggest(mirror: &Mirror, rules: &RuleBook, month: Option<&str>) -> Vec<Su
     let mut out: Vec<Suggestion> = mirror
         .transactions
         .values()
-        .filter(|t| {
-            !t.deleted
-                && t.category_id.is_none()
-                && t.transfer_account_id.is_none()
-                && !mirror.subtransactions.contains_key(&t.id)
-                && in_month(&t.date, month)
-        })
+        .filter(|t| mirror.is_uncategorised(t) && in_month(&t.date, month))
         .filter_map(|t| {
             let payee = payee_name(t);
             let normalised = normalise_payee(&payee);

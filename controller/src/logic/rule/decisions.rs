@@ -7,7 +7,10 @@ use std::collections::HashSet;
 
 use k8s_openapi::jiff::Timestamp;
 
+use kube::ResourceExt;
+
 use super::learn::{Decision, Now};
+use crate::api::autopilot::AUTOPILOT_LABEL;
 use crate::api::plan::{CategorizationPlan, PlanPhase};
 use crate::api::transaction::Transaction;
 use crate::logic::mirror::Mirror;
@@ -88,19 +91,22 @@ pub fn of_plans(
         if !applied || undone.contains(name) {
             continue;
         }
+        // The autopilot's own plan, run by the policy unasked: nobody judged the rules there.
+        let teaches = !(p.labels().contains_key(AUTOPILOT_LABEL) && decision.by == "policy");
         for a in assignments {
-            let source = format!("CategorizationPlan/{name}");
-            if let Some(d) = decision_on(
+            let written = Written {
+                id: &a.transaction_id,
+                category_id: &a.category_id,
+                by: &decision.by,
+                at: at.0,
+                teaches,
+            };
+            out.extend(decision_on(
                 mirror,
                 busy,
-                &a.transaction_id,
-                &a.category_id,
-                source,
-                &decision.by,
-                at.0,
-            ) {
-                out.push(d);
-            }
+                written,
+                format!("CategorizationPlan/{name}"),
+            ));
         }
     }
     out
@@ -124,30 +130,42 @@ pub fn of_transactions(
                 "Transaction/{}",
                 t.metadata.name.as_deref().unwrap_or_default()
             );
-            decision_on(
-                mirror,
-                busy,
-                &t.spec.transaction_id,
-                category,
-                source,
-                &decision.by,
-                applied.at.0,
-            )
+            let written = Written {
+                id: &t.spec.transaction_id,
+                category_id: category,
+                by: &decision.by,
+                at: applied.at.0,
+                teaches: true,
+            };
+            decision_on(mirror, busy, written, source)
         })
         .collect()
 }
 
-/// One decision on transaction `id`, with its facts from `mirror`; none when the mirror does not
-/// hold the transaction (it was deleted, or is not read yet).
+/// What ledgerops wrote to one transaction, on whose decision.
+struct Written<'a> {
+    id: &'a str,
+    category_id: &'a str,
+    by: &'a str,
+    at: Timestamp,
+    teaches: bool,
+}
+
+/// The decision behind `w`, with the transaction's facts from `mirror`; none when the mirror
+/// does not hold the transaction (it was deleted, or is not read yet).
 fn decision_on(
     mirror: &Mirror,
     busy: &HashSet<&str>,
-    id: &str,
-    category_id: &str,
+    w: Written,
     source: String,
-    by: &str,
-    at: Timestamp,
 ) -> Option<Decision> {
+    let Written {
+        id,
+        category_id,
+        by,
+        at,
+        teaches,
+    } = w;
     let t = mirror.transactions.get(id).filter(|t| !t.deleted)?;
     let now = if busy.contains(id) {
         Now::Unknown
@@ -165,5 +183,6 @@ fn decision_on(
         amount: t.amount,
         memo: t.memo.clone(),
         now,
+        teaches,
     })
 }

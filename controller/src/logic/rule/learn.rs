@@ -53,6 +53,10 @@ pub struct Decision {
     pub memo: Option<String>,
     /// What YNAB shows now.
     pub now: Now,
+    /// Whether the decision teaches (confirms, corrects, makes a Candidate). One that does not
+    /// (a plan the autopilot made and the policy ran unasked: the rules judging themselves) is
+    /// still weighed for overrides, which demote.
+    pub teaches: bool,
 }
 
 /// A transaction's category in YNAB now, as far as ledgerops can tell.
@@ -124,9 +128,11 @@ pub fn learn(budget: &str, rules: &[RuleView], decisions: &[Decision], now: Time
                 explained = true;
                 Verdict::Confirmation
             };
-            per_rule.entry(r.name).or_default().push((d, verdict));
+            if d.teaches || verdict == Verdict::Override {
+                per_rule.entry(r.name).or_default().push((d, verdict));
+            }
         }
-        if !explained && !overridden && !normalised.is_empty() {
+        if d.teaches && !explained && !overridden && !normalised.is_empty() {
             *unexplained
                 .entry((normalised, d.category_id.clone()))
                 .or_default() += 1;

@@ -3,6 +3,7 @@ use k8s_openapi::jiff::Timestamp;
 
 use super::decisions;
 use super::learn::*;
+use crate::api::autopilot::AUTOPILOT_LABEL;
 use crate::api::common::WriteIntent;
 use crate::api::common::{DecisionRecord, LocalRef};
 use crate::api::plan::{
@@ -58,6 +59,7 @@ fn decision(
         amount: -12_000,
         memo: None,
         now,
+        teaches: true,
     }
 }
 
@@ -253,6 +255,48 @@ fn an_override_by_hand_demotes_the_rule_that_acted_and_only_that() {
             );
         }
     }
+}
+
+#[test]
+fn the_autopilots_own_unasked_plan_teaches_nothing_but_its_override_demotes() {
+    let rail = rule_spec(merchant("RAIL CO"), "transport", true);
+    let rules = [view("rail", &rail, Some(0))];
+    let own = |now: Now| Decision {
+        teaches: false,
+        ..decision(
+            "CategorizationPlan/autopilot-1",
+            "t1",
+            "RAIL CO",
+            "transport",
+            10,
+            now,
+        )
+    };
+    let kept = learn("household", &rules, &[own(shows("transport"))], at(100));
+    assert_eq!(
+        kept.learning["rail"].confirmations, 0,
+        "a rule does not confirm itself"
+    );
+    assert!(kept.learning["rail"].evidence.is_empty());
+    let stray = Decision {
+        teaches: false,
+        ..decision(
+            "CategorizationPlan/autopilot-1",
+            "t2",
+            "SHELL",
+            "fuel",
+            10,
+            shows("fuel"),
+        )
+    };
+    assert!(
+        learn("household", &rules, &[stray], at(100))
+            .candidates
+            .is_empty()
+    );
+    let overridden = learn("household", &rules, &[own(shows("gifts"))], at(100));
+    assert_eq!(overridden.learning["rail"].corrections, 1);
+    assert!(overridden.demotions.contains_key("rail"));
 }
 
 #[test]
@@ -468,6 +512,19 @@ fn only_applied_plans_at_their_generation_and_not_undone_are_decisions() {
     assert_eq!(got[0].payee, "RAIL CO");
     assert_eq!(got[0].by, "gitea:alice");
     assert_eq!(got[0].now, shows("transport"));
+    let mut own = plan(
+        "autopilot-1",
+        &[("t1", "transport")],
+        PlanPhase::Applied,
+        None,
+    );
+    own.metadata.labels = Some([(AUTOPILOT_LABEL.to_owned(), "household".to_owned())].into());
+    let teaches =
+        |p: &CategorizationPlan| decisions::of_plans(&[p], &m, &Default::default())[0].teaches;
+    own.status.as_mut().unwrap().decision.as_mut().unwrap().by = "policy".into();
+    assert!(!teaches(&own), "the autopilot's plan, run by the policy");
+    own.status.as_mut().unwrap().decision.as_mut().unwrap().by = "gitea:alice".into();
+    assert!(teaches(&own), "a person approved it");
     let applying = plan("fix", &[("t1", "gifts")], PlanPhase::Applying, None);
     let busy = decisions::busy(&[&applied, &applying], &[]);
     assert_eq!(

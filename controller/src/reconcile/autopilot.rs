@@ -1,0 +1,220 @@
+//! The autopilot's pass for one Budget (run by the per-Budget rule controller in
+//! [`super::learning`]): reads the Blessed rules and the mirror, decides with
+//! [`crate::logic::autopilot`], counts the plan in `status.autopilot` first, then makes it. The
+//! plan is an ordinary CategorizationPlan: the plan reconciler previews it and the Budget's
+//! approval policy runs it, asks a person, or blocks it. Nothing here writes to YNAB.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{ObjectMeta, PostParams};
+use kube::{Api, ResourceExt};
+use serde_json::json;
+
+use super::{Context, Error};
+use crate::api::autopilot::AUTOPILOT_LABEL;
+use crate::api::budget::Budget;
+use crate::api::common::LocalRef;
+use crate::api::plan::{CategorizationPlan, CategorizationPlanSpec};
+use crate::api::rule::CategorizationRule;
+use crate::api::transaction::Transaction;
+use crate::k8s::status;
+use crate::logic::autopilot::{self, Candidate, Limits};
+use crate::logic::money;
+use crate::logic::payee::normalise_payee;
+use crate::logic::plan_status;
+use crate::logic::rule::{Facts, RuleBook, Verdict};
+
+/// What one pass reads, for one Budget.
+pub struct Inputs<'a> {
+    pub budget: &'a Budget,
+    pub plans: &'a [Arc<CategorizationPlan>],
+    pub transactions: &'a [Arc<Transaction>],
+    pub rules: &'a [Arc<CategorizationRule>],
+}
+
+/// One pass: nothing unless `spec.autopilot.enabled` and the admission policies are in force
+/// (without them nobody's blessing can be trusted).
+pub async fn pass(ctx: &Context, input: Inputs<'_>) -> Result<(), Error> {
+    let budget = input.budget;
+    let spec = &budget.spec.autopilot;
+    if !spec.enabled || budget.spec.suspend || ctx.admission.verified().is_err() {
+        return Ok(());
+    }
+    let namespace = budget.namespace().unwrap_or_default();
+    let name = budget.name_any();
+    let now = Timestamp::now();
+    let day = now.strftime("%Y-%m-%d").to_string();
+    let previous = budget.status.as_ref().and_then(|s| s.autopilot.as_ref());
+    let plans_api = Api::<CategorizationPlan>::namespaced(ctx.client.clone(), &namespace);
+    // A plan made by the last pass must be seen before deciding again, or its transactions
+    // would be proposed twice.
+    for made in previous
+        .filter(|p| p.day == day)
+        .map(|p| p.plans.as_slice())
+        .unwrap_or_default()
+    {
+        let cached = input.plans.iter().any(|p| p.name_any() == *made);
+        if !cached && plans_api.get_opt(made).await?.is_some() {
+            return Err(Error::CacheBehind(format!("CategorizationPlan {made}")));
+        }
+    }
+    let held = held(input.plans, input.transactions);
+    let book = RuleBook::of_budget(input.rules.iter().map(AsRef::as_ref), &namespace, &name);
+    let (candidates, digits) = {
+        let slot = ctx.budget_links.mirror(&namespace, &name);
+        let slot = slot.state.read().await;
+        let mirror = &slot.mirror;
+        if mirror.server_knowledge == 0 || slot.source.0 != budget.spec.plan_id {
+            return Ok(());
+        }
+        let candidates: Vec<Candidate> = mirror
+            .transactions
+            .values()
+            .filter(|t| mirror.is_uncategorised(t) && !held.contains(t.id.as_str()))
+            .filter_map(|t| {
+                let payee = mirror.payee_name(t);
+                let normalised = normalise_payee(&payee);
+                let verdict = book.verdict(&Facts {
+                    payee: &payee,
+                    normalised: &normalised,
+                    account_id: &t.account_id,
+                    amount: t.amount,
+                    memo: t.memo.as_deref(),
+                });
+                // A rule may lead to a category YNAB no longer offers: not proposed.
+                let usable = |id: &str| {
+                    mirror
+                        .categories
+                        .get(id)
+                        .is_some_and(|c| !c.hidden && !c.deleted && !c.internal)
+                };
+                match &verdict {
+                    Verdict::Silent => None,
+                    Verdict::Category { category_id, .. } if !usable(category_id) => None,
+                    _ => Some(Candidate {
+                        transaction_id: t.id.clone(),
+                        date: t.date.clone(),
+                        amount: t.amount,
+                        verdict,
+                    }),
+                }
+            })
+            .collect();
+        let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
+        (candidates, digits)
+    };
+    let limits = Limits {
+        transactions: spec.max_transactions_per_day,
+        // An amount that cannot be read allows nothing (fail closed).
+        amount: money::parse_decimal(&spec.max_amount_per_day.0).unwrap_or(0),
+    };
+    let next = autopilot::pass(&name, &day, previous, limits, digits, candidates);
+    if previous != Some(&next.status) {
+        // Counted before the plan is made: a crash between the two counts a plan never made.
+        status::apply_as(
+            &ctx.client,
+            budget,
+            &json!({ "autopilot": next.status }),
+            status::AUTOPILOT_FIELD_MANAGER,
+            true,
+        )
+        .await?;
+        for (warning, reason, note) in autopilot::announcements(previous, &next.status) {
+            ctx.events
+                .publish(budget, warning, reason, "Autopilot", note)
+                .await;
+        }
+    }
+    if let Some(plan) = next.plan {
+        make_plan(ctx, &plans_api, budget, plan).await?;
+    }
+    Ok(())
+}
+
+/// The transactions the autopilot leaves alone: those of a plan not settled yet, of any plan it
+/// made before (a person may have rejected it), and those a Transaction declares.
+fn held<'a>(
+    plans: &'a [Arc<CategorizationPlan>],
+    transactions: &'a [Arc<Transaction>],
+) -> HashSet<&'a str> {
+    let mut held: HashSet<&str> = transactions
+        .iter()
+        .map(|t| t.spec.transaction_id.as_str())
+        .collect();
+    for p in plans {
+        let settled = p
+            .status
+            .as_ref()
+            .is_some_and(|s| plan_status::settled(s, p.metadata.generation));
+        let made_here = p.labels().contains_key(AUTOPILOT_LABEL);
+        if made_here || !settled {
+            held.extend(
+                p.spec
+                    .assignments
+                    .iter()
+                    .flatten()
+                    .map(|a| a.transaction_id.as_str()),
+            );
+        }
+    }
+    held
+}
+
+async fn make_plan(
+    ctx: &Context,
+    api: &Api<CategorizationPlan>,
+    budget: &Budget,
+    plan: autopilot::NewPlan,
+) -> Result<(), Error> {
+    let name = budget.name_any();
+    let object = CategorizationPlan {
+        metadata: ObjectMeta {
+            name: Some(plan.name.clone()),
+            labels: Some(
+                [
+                    (AUTOPILOT_LABEL.to_owned(), name.clone()),
+                    (
+                        "app.kubernetes.io/managed-by".to_owned(),
+                        "ledgerops".to_owned(),
+                    ),
+                ]
+                .into(),
+            ),
+            ..ObjectMeta::default()
+        },
+        spec: CategorizationPlanSpec {
+            budget_ref: LocalRef { name },
+            assignments: Some(plan.assignments),
+            undo_of: None,
+            description: Some(plan.description),
+        },
+        status: None,
+    };
+    let params = PostParams {
+        field_manager: Some(status::AUTOPILOT_FIELD_MANAGER.to_owned()),
+        ..PostParams::default()
+    };
+    match api.create(&params, &object).await {
+        Ok(created) => {
+            let n = created.spec.assignments.as_ref().map_or(0, Vec::len);
+            ctx.events
+                .publish(
+                    budget,
+                    false,
+                    "AutopilotPlanned",
+                    "Autopilot",
+                    format!(
+                        "made CategorizationPlan {} for {n} transaction(s) from Blessed rules; spec.approval decides whether it runs or asks",
+                        plan.name
+                    ),
+                )
+                .await;
+            Ok(())
+        }
+        // Made by a pass on another replica, or before a crash.
+        Err(kube::Error::Api(e)) if e.code == 409 => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
