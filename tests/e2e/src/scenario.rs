@@ -10,6 +10,7 @@ use kube::{Client, Resource};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
+use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
@@ -285,6 +286,58 @@ impl Scenario {
             .patch(request, &PatchParams::default(), &Patch::Merge(&patch))
             .await
             .unwrap();
+    }
+
+    /// Approves the one request of plan `plan` as `admin` and waits for the plan to be applied.
+    pub async fn approve_plan(&self, plan: &str) -> CategorizationPlan {
+        self.wait_plan(plan, PlanPhase::AwaitingApproval).await;
+        let request = self
+            .approval_requests()
+            .await
+            .into_iter()
+            .find(|r| r.spec.subject.name == plan)
+            .and_then(|r| r.metadata.name)
+            .expect("the plan's request");
+        self.decide(&request, "Approve", "yes").await;
+        self.wait_plan(plan, PlanPhase::Applied).await
+    }
+
+    /// A CategorizationRule `name` of Budget `household` matching `payee_normalised`, leading to
+    /// category `category` (by name), blessed by `admin` at `at` when given; waits until
+    /// ledgerops reports it Blessed or Candidate.
+    pub async fn create_rule(
+        &self,
+        name: &str,
+        payee_normalised: &str,
+        category_name: &str,
+        blessed_at: Option<&str>,
+    ) {
+        let mut spec = json!({
+            "budgetRef": {"name": "household"},
+            "match": {"payeeNormalised": payee_normalised},
+            "categoryId": category(category_name)
+        });
+        if let Some(at) = blessed_at {
+            spec["blessing"] = json!({"by": "admin", "at": at});
+        }
+        let rule: CategorizationRule = serde_json::from_value(json!({
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationRule",
+            "metadata": {"name": name}, "spec": spec
+        }))
+        .unwrap();
+        self.api::<CategorizationRule>()
+            .create(&PostParams::default(), &rule)
+            .await
+            .unwrap();
+        let want = if blessed_at.is_some() {
+            RulePhase::Blessed
+        } else {
+            RulePhase::Candidate
+        };
+        wait::until(&self.api::<CategorizationRule>(), name, WAIT, |r| {
+            r.status.as_ref().and_then(|s| s.phase) == Some(want)
+        })
+        .await;
     }
 
     /// Someone moves transaction `id` to category `name` in the YNAB app, and the Budget

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use kube::api::{ListParams, Patch, PatchParams, PostParams};
+use kube::api::{ListParams, Patch, PatchParams};
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
@@ -20,21 +20,6 @@ use serde_json::json;
 use ynab_sim::demo;
 
 const BAKERY: &str = "CB BOULANGERIE DU PORT FACT 160926 525130******1";
-
-/// The rule `rail-co`: the train (tx-049's payee) to Transport, blessed by admin at `at`.
-fn rail_co(at: &str) -> CategorizationRule {
-    serde_json::from_value(json!({
-        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationRule",
-        "metadata": {"name": "rail-co"},
-        "spec": {
-            "budgetRef": {"name": "household"},
-            "match": {"payeeNormalised": "RAIL CO"},
-            "categoryId": category("Transport"),
-            "blessing": {"by": "admin", "at": at}
-        }
-    }))
-    .unwrap()
-}
 
 /// The Candidate learning names for the bakery in Groceries.
 fn bakery_candidate() -> String {
@@ -58,34 +43,22 @@ fn counts(r: &CategorizationRule) -> Option<(u32, u32)> {
     Some((learning.confirmations, learning.corrections))
 }
 
-/// Approves the one request of plan `plan` and waits for it to be applied.
-async fn approve(s: &Scenario, plan: &str) {
-    s.wait_plan(plan, PlanPhase::AwaitingApproval).await;
-    let request = s
-        .approval_requests()
-        .await
-        .into_iter()
-        .find(|r| r.spec.subject.name == plan)
-        .and_then(|r| r.metadata.name)
-        .expect("the plan's request");
-    s.decide(&request, "Approve", "yes").await;
-    s.wait_plan(plan, PlanPhase::Applied).await;
-}
-
 #[tokio::test]
 async fn a_rule_learns_from_approvals_and_is_demoted_when_a_person_overrides_it_by_hand() {
     let s = household("rules", json!({"writes": {"enabled": true}})).await;
     let rules = s.api::<CategorizationRule>();
-    rules
-        .create(&PostParams::default(), &rail_co("2026-09-20T10:00:00Z"))
-        .await
-        .unwrap();
-    wait_rule(&s, "rail-co", |r| phase(r) == Some(RulePhase::Blessed)).await;
+    s.create_rule(
+        "rail-co",
+        "RAIL CO",
+        "Transport",
+        Some("2026-09-20T10:00:00Z"),
+    )
+    .await;
 
     // A person approves seed 002's plan: the train confirms rail-co, the bakery teaches a
     // Candidate, and nothing else is written to YNAB.
     s.create_plan("september", "household", seed_002()).await;
-    approve(&s, "september").await;
+    s.approve_plan("september").await;
     let rail = wait_rule(&s, "rail-co", |r| counts(r) == Some((1, 0))).await;
     let evidence = &rail.status.unwrap().learning.unwrap().evidence;
     assert_eq!(

@@ -1,0 +1,273 @@
+//! The autopilot with `ledgerops run`, a real API server and the YNAB simulator: off by default;
+//! once on, Blessed rules' agreed transactions become a plan that the approval policy asks about
+//! (or runs unasked), with the simulator's writes counted; an unasked write overridden by hand
+//! demotes its rule; the daily circuit breaker stops it and says so; rules that disagree make
+//! no plan and ask one question.
+
+use std::time::Duration;
+
+use kube::api::{ListParams, Patch, PatchParams};
+use ledgerops::api::autopilot::AUTOPILOT_LABEL;
+use ledgerops::api::budget::Budget;
+use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
+use ledgerops::api::rule::{CategorizationRule, RulePhase};
+use ledgerops::logic::payee::normalise_payee;
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, household};
+use ledgerops_e2e::wait;
+use serde_json::json;
+use ynab_sim::demo;
+
+const BLESSED_AT: Option<&str> = Some("2026-09-20T10:00:00Z");
+
+/// The plans the autopilot made for Budget `household`, oldest first.
+async fn autopilot_plans(s: &Scenario) -> Vec<CategorizationPlan> {
+    let selector = format!("{AUTOPILOT_LABEL}=household");
+    let mut plans = s
+        .api::<CategorizationPlan>()
+        .list(&ListParams::default().labels(&selector))
+        .await
+        .unwrap()
+        .items;
+    plans.sort_by_key(|p| p.metadata.creation_timestamp.clone().map(|t| t.0));
+    plans
+}
+
+/// Waits until the autopilot made `n` plans; returns them.
+async fn wait_autopilot_plans(s: &Scenario, n: usize) -> Vec<CategorizationPlan> {
+    let mut plans = Vec::new();
+    wait::eventually(&format!("{n} autopilot plan(s)"), WAIT, async || {
+        plans = autopilot_plans(s).await;
+        plans.len() == n
+    })
+    .await;
+    plans
+}
+
+fn assigned(plan: &CategorizationPlan) -> Vec<(String, String)> {
+    plan.spec
+        .assignments
+        .iter()
+        .flatten()
+        .map(|a| (a.transaction_id.clone(), a.category_id.clone()))
+        .collect()
+}
+
+async fn autopilot(s: &Scenario, spec: serde_json::Value) {
+    s.api::<Budget>()
+        .patch(
+            "household",
+            &PatchParams::default(),
+            &Patch::Merge(&json!({"spec": {"autopilot": spec}})),
+        )
+        .await
+        .unwrap();
+}
+
+/// The per-Budget rule controller gathers changes for two seconds before a pass: a wait for
+/// something that must *not* happen gives it two passes.
+async fn two_passes() {
+    tokio::time::sleep(Duration::from_secs(6)).await;
+}
+
+#[tokio::test]
+async fn the_autopilot_is_off_by_default_and_its_plan_passes_the_approval_policy() {
+    let s = household("autopilot", json!({"writes": {"enabled": true}})).await;
+    s.create_rule("rail-co", "RAIL CO", "Transport", BLESSED_AT)
+        .await;
+    two_passes().await;
+    assert!(autopilot_plans(&s).await.is_empty(), "off by default");
+
+    autopilot(&s, json!({"enabled": true})).await;
+    let plans = wait_autopilot_plans(&s, 1).await;
+    let plan = &plans[0];
+    assert_eq!(
+        assigned(plan),
+        [("tx-049".to_owned(), category("Transport"))],
+        "the train, which rail-co speaks for; nothing else"
+    );
+    let name = plan.metadata.name.clone().unwrap();
+    assert!(name.starts_with("autopilot-household-"), "{name}");
+    // The Budget's policy asks a person (no autoApproveBelow): nothing is written before.
+    s.wait_plan(&name, PlanPhase::AwaitingApproval).await;
+    s.wait_event("AutopilotPlanned", Some("household")).await;
+    let counted = s
+        .api::<Budget>()
+        .get("household")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .autopilot
+        .unwrap();
+    assert_eq!(
+        (counted.transactions, counted.plans),
+        (1, vec![name.clone()])
+    );
+    assert_eq!(s.writes().await, 0);
+
+    s.approve_plan(&name).await;
+    assert_eq!(s.requests(PATCH).await, 1);
+    assert_eq!(s.ynab_category("tx-049").await, Some(category("Transport")));
+    // A person approved it: it confirms the rule.
+    wait::until(&s.api::<CategorizationRule>(), "rail-co", WAIT, |r| {
+        r.status
+            .as_ref()
+            .and_then(|s| s.learning.as_ref())
+            .is_some_and(|l| l.confirmations == 1)
+    })
+    .await;
+    two_passes().await;
+    assert_eq!(
+        autopilot_plans(&s).await.len(),
+        1,
+        "nothing left to propose"
+    );
+    assert_eq!(s.writes().await, 1);
+}
+
+#[tokio::test]
+async fn an_unasked_autopilot_write_overridden_by_hand_demotes_its_rule() {
+    let s = Scenario::new(
+        ledgerops_testenv::ControlPlane::shared(),
+        "autopilot-run",
+        demo::generate(),
+    )
+    .await;
+    ledgerops_e2e::controller::Ledgerops::shared().await;
+    s.create_writing_budget("household", json!({})).await;
+    s.wait_budget("household", ledgerops::api::budget::BudgetPhase::Ready)
+        .await;
+    s.create_rule("rail-co", "RAIL CO", "Transport", BLESSED_AT)
+        .await;
+    autopilot(&s, json!({"enabled": true})).await;
+    let plans = wait_autopilot_plans(&s, 1).await;
+    let name = plans[0].metadata.name.clone().unwrap();
+    let applied = s.wait_plan(&name, PlanPhase::Applied).await;
+    assert_eq!(applied.status.unwrap().decision.unwrap().by, "policy");
+    assert_eq!(s.requests(PATCH).await, 1);
+
+    s.recategorise_in_ynab("tx-049", "Restaurants").await;
+    let demoted = wait::until(&s.api::<CategorizationRule>(), "rail-co", WAIT, |r| {
+        r.status.as_ref().and_then(|s| s.phase) == Some(RulePhase::Demoted)
+    })
+    .await;
+    let status = demoted.status.unwrap();
+    assert_eq!(
+        status.demotion.unwrap().source,
+        format!("CategorizationPlan/{name}")
+    );
+    let learning = status.learning.unwrap();
+    assert_eq!(
+        (learning.confirmations, learning.corrections),
+        (0, 1),
+        "its own unasked plan never confirmed it; the override corrects it"
+    );
+    assert_eq!(s.writes().await, 1, "the override is not written back");
+}
+
+#[tokio::test]
+async fn the_circuit_breaker_stops_the_autopilot_for_the_day_and_says_so() {
+    let s = household("autopilot-breaker", json!({"writes": {"enabled": true}})).await;
+    let (merchant, waiting) = most_uncategorised_merchant();
+    assert!(waiting.len() >= 3, "the demo has {merchant}: {waiting:?}");
+    s.create_rule("merchant", &merchant, "Groceries", BLESSED_AT)
+        .await;
+    autopilot(&s, json!({"enabled": true, "maxTransactionsPerDay": 2})).await;
+    let plans = wait_autopilot_plans(&s, 1).await;
+    let first: Vec<String> = assigned(&plans[0]).into_iter().map(|(t, _)| t).collect();
+    assert_eq!(first, waiting[..2], "the two oldest");
+    let event = s.wait_event("AutopilotStopped", Some("household")).await;
+    assert_eq!(event.type_.as_deref(), Some("Warning"));
+    let note = event.note.unwrap_or_default();
+    assert!(
+        note.contains("maxTransactionsPerDay") && note.contains("waits for a person"),
+        "{note}"
+    );
+    let budget = s.api::<Budget>().get("household").await.unwrap();
+    let counted = budget.status.unwrap().autopilot.unwrap();
+    assert_eq!(counted.transactions, 2);
+    assert!(counted.tripped.is_some());
+    two_passes().await;
+    assert_eq!(autopilot_plans(&s).await.len(), 1, "stopped for the day");
+
+    // A person raises the limit: the rest follows in a second plan.
+    autopilot(&s, json!({"enabled": true, "maxTransactionsPerDay": 50})).await;
+    let plans = wait_autopilot_plans(&s, 2).await;
+    let second: Vec<String> = assigned(&plans[1]).into_iter().map(|(t, _)| t).collect();
+    assert_eq!(second, waiting[2..]);
+    wait::until(&s.api::<Budget>(), "household", WAIT, |b| {
+        b.status
+            .as_ref()
+            .and_then(|s| s.autopilot.as_ref())
+            .is_some_and(|a| a.tripped.is_none() && a.transactions as usize == waiting.len())
+    })
+    .await;
+    assert_eq!(
+        s.writes().await,
+        0,
+        "the policy asks: nothing written unapproved"
+    );
+}
+
+#[tokio::test]
+async fn rules_that_disagree_make_no_plan_and_ask_one_question() {
+    let s = household("autopilot-disagree", json!({"writes": {"enabled": true}})).await;
+    s.create_rule("rail-transport", "RAIL CO", "Transport", BLESSED_AT)
+        .await;
+    s.create_rule("rail-gifts", "RAIL CO", "Gifts", BLESSED_AT)
+        .await;
+    autopilot(&s, json!({"enabled": true})).await;
+    let event = s.wait_event("RulesDisagree", Some("household")).await;
+    let note = event.note.unwrap_or_default();
+    assert!(
+        note.contains("tx-049 (rail-gifts, rail-transport)")
+            && note.contains("Which one is right?"),
+        "{note}"
+    );
+    two_passes().await;
+    assert!(autopilot_plans(&s).await.is_empty());
+    let events = s
+        .api::<k8s_openapi::api::events::v1::Event>()
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items;
+    let asked = events
+        .iter()
+        .filter(|e| e.reason.as_deref() == Some("RulesDisagree"))
+        .map(|e| e.series.as_ref().map_or(1, |s| s.count))
+        .sum::<i32>();
+    assert_eq!(asked, 1, "asked once, not at every pass");
+    assert_eq!(s.writes().await, 0);
+}
+
+/// The merchant with the most uncategorised purchases in the demo, and those purchases oldest
+/// first (as the autopilot orders them).
+fn most_uncategorised_merchant() -> (String, Vec<String>) {
+    let fixture = demo::generate();
+    let plan = &fixture.plans[0];
+    let payee = |id: &Option<String>| {
+        plan.payees
+            .iter()
+            .find(|p| Some(&p.id) == id.as_ref())
+            .map(|p| p.name.clone())
+            .unwrap_or_default()
+    };
+    let mut by_merchant: std::collections::BTreeMap<String, Vec<(String, String)>> =
+        Default::default();
+    for t in plan.transactions.iter().map(|t| &t.summary) {
+        if t.category_id.is_none() && !t.deleted && t.transfer_account_id.is_none() {
+            by_merchant
+                .entry(normalise_payee(&payee(&t.payee_id)))
+                .or_default()
+                .push((t.date.clone(), t.id.clone()));
+        }
+    }
+    let (merchant, mut found) = by_merchant
+        .into_iter()
+        .filter(|(m, _)| !m.is_empty())
+        .max_by_key(|(_, found)| found.len())
+        .expect("uncategorised purchases");
+    found.sort();
+    (merchant, found.into_iter().map(|(_, id)| id).collect())
+}
