@@ -281,6 +281,17 @@ async fn alice_cannot_write_the_status_of_any_kind() {
             "household",
             patch_status::<Budget>(&w, "household", phase("Ready")).await,
         ),
+        // The autopilot's circuit breaker reset, to let it propose past the day's limits.
+        (
+            "Budget",
+            "household",
+            patch_status::<Budget>(
+                &w,
+                "household",
+                json!({"status": {"autopilot": {"day": "2026-12-02", "transactions": 0, "amount": "0"}}}),
+            )
+            .await,
+        ),
         (
             "ApprovalRequest",
             "rent",
