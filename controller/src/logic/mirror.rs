@@ -130,12 +130,14 @@ impl Mirror {
             .collect()
     }
 
-    /// Whether `t` waits for a category: not deleted, not a transfer, not split, uncategorised.
+    /// Whether `t` waits for a category: not deleted, not a transfer, not split, uncategorised,
+    /// and on a budget account (YNAB gives a tracking account's transactions no category).
     pub fn is_uncategorised(&self, t: &TransactionSummary) -> bool {
         !t.deleted
             && t.category_id.is_none()
             && t.transfer_account_id.is_none()
             && !self.subtransactions.contains_key(&t.id)
+            && self.accounts.get(&t.account_id).is_none_or(|a| a.on_budget)
     }
 
     /// The payee of `t` as people see it: the payee's name, else the name the bank imported.
@@ -377,5 +379,44 @@ mod tests {
         );
         m.apply(plan(vec![tx("tx-1", None, true)], vec![], vec![]), 9);
         assert!(m.subtransactions.is_empty() && m.transactions.is_empty());
+    }
+
+    #[test]
+    fn a_transaction_waits_for_a_category_only_where_ynab_gives_one() {
+        let mut m = Mirror::default();
+        let mut offbudget = tx("tx-tracking", None, false);
+        offbudget["account_id"] = json!("acc-tracking");
+        let mut transfer = tx("tx-transfer", None, false);
+        transfer["transfer_account_id"] = json!("acc-2");
+        m.apply(
+            plan(
+                vec![
+                    tx("tx-waiting", None, false),
+                    tx("tx-done", Some("cat-1"), false),
+                    tx("tx-split", None, false),
+                    offbudget,
+                    transfer,
+                ],
+                vec![],
+                vec![sub("s-1", "tx-split", false)],
+            ),
+            5,
+        );
+        m.accounts.insert(
+            "acc-tracking".into(),
+            serde_json::from_value(json!({"id": "acc-tracking", "name": "Assurance Vie",
+                "type": "otherAsset", "on_budget": false, "closed": false, "balance": 0,
+                "cleared_balance": 0, "uncleared_balance": 0, "transfer_payee_id": "p",
+                "deleted": false}))
+            .unwrap(),
+        );
+        let mut waiting: Vec<&str> = m
+            .transactions
+            .values()
+            .filter(|t| m.is_uncategorised(t))
+            .map(|t| t.id.as_str())
+            .collect();
+        waiting.sort();
+        assert_eq!(waiting, ["tx-waiting"]);
     }
 }

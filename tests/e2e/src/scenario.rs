@@ -8,10 +8,12 @@ use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kube::{Client, Resource};
 use ledgerops::api::approval::ApprovalRequest;
+use ledgerops::api::autopilot::AUTOPILOT_LABEL;
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
+use ledgerops::logic::payee::normalise_payee;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
 use ynab_sim::{
@@ -340,6 +342,19 @@ impl Scenario {
         .await;
     }
 
+    /// The plans the autopilot made for Budget `household`, oldest first.
+    pub async fn autopilot_plans(&self) -> Vec<CategorizationPlan> {
+        let selector = format!("{AUTOPILOT_LABEL}=household");
+        let mut plans = self
+            .api::<CategorizationPlan>()
+            .list(&ListParams::default().labels(&selector))
+            .await
+            .unwrap()
+            .items;
+        plans.sort_by_key(|p| p.metadata.creation_timestamp.clone().map(|t| t.0));
+        plans
+    }
+
     /// Someone moves transaction `id` to category `name` in the YNAB app, and the Budget
     /// `household` is asked to sync, as a person would with `kubectl annotate`.
     pub async fn recategorise_in_ynab(&self, id: &str, name: &str) {
@@ -467,4 +482,39 @@ pub fn fixture_with(extra: usize) -> Fixture {
         plan.transactions.push(t);
     }
     fixture
+}
+
+/// The merchant with the most uncategorised purchases in the demo, and those purchases oldest
+/// first (as the autopilot orders them).
+pub fn most_uncategorised_merchant() -> (String, Vec<String>) {
+    let fixture = demo::generate();
+    let plan = &fixture.plans[0];
+    let payee = |id: &Option<String>| {
+        plan.payees
+            .iter()
+            .find(|p| Some(&p.id) == id.as_ref())
+            .map(|p| p.name.clone())
+            .unwrap_or_default()
+    };
+    let mut by_merchant: std::collections::BTreeMap<String, Vec<(String, String)>> =
+        Default::default();
+    for t in plan.transactions.iter().map(|t| &t.summary) {
+        let on_budget = plan
+            .accounts
+            .iter()
+            .any(|a| a.id == t.account_id && a.on_budget);
+        if t.category_id.is_none() && !t.deleted && t.transfer_account_id.is_none() && on_budget {
+            by_merchant
+                .entry(normalise_payee(&payee(&t.payee_id)))
+                .or_default()
+                .push((t.date.clone(), t.id.clone()));
+        }
+    }
+    let (merchant, mut found) = by_merchant
+        .into_iter()
+        .filter(|(m, _)| !m.is_empty())
+        .max_by_key(|(_, found)| found.len())
+        .expect("uncategorised purchases");
+    found.sort();
+    (merchant, found.into_iter().map(|(_, id)| id).collect())
 }

@@ -7,13 +7,15 @@
 use std::time::Duration;
 
 use kube::api::{ListParams, Patch, PatchParams};
-use ledgerops::api::budget::BudgetPhase;
+use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::logic::payee::normalise_payee;
 use ledgerops::logic::rule::learn::candidate_name;
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, household, seed_002};
+use ledgerops_e2e::scenario::{
+    PATCH, Scenario, WAIT, category, household, most_uncategorised_merchant, seed_002,
+};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
@@ -184,4 +186,45 @@ async fn learning_across_a_crash_loses_and_doubles_nothing() {
         drop(restarted);
     }
     assert_eq!(s.requests(PATCH).await, 1, "the plan was written once");
+
+    // The autopilot is killed the moment its plan exists: counted first, made once.
+    let ledgerops = Ledgerops::start(&plane).await;
+    let (merchant, waiting) = most_uncategorised_merchant();
+    s.create_rule(
+        "merchant",
+        &merchant,
+        "Groceries",
+        Some("2026-09-20T10:00:00Z"),
+    )
+    .await;
+    s.api::<Budget>()
+        .patch(
+            "household",
+            &PatchParams::default(),
+            &Patch::Merge(
+                &json!({"spec": {"autopilot": {"enabled": true, "maxAmountPerDay": "100000"}}}),
+            ),
+        )
+        .await
+        .unwrap();
+    wait::eventually("an autopilot plan", WAIT, async || {
+        !s.autopilot_plans().await.is_empty()
+    })
+    .await;
+    drop(ledgerops);
+    let _restarted = Ledgerops::start(&plane).await;
+    let plans = s.autopilot_plans().await;
+    assert_eq!(plans.len(), 1);
+    let name = plans[0].metadata.name.clone().unwrap();
+    s.wait_plan(&name, PlanPhase::Applied).await;
+    for id in &waiting {
+        assert_eq!(
+            s.ynab_category(id).await,
+            Some(category("Groceries")),
+            "{id}"
+        );
+    }
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert_eq!(s.autopilot_plans().await.len(), 1, "not made twice");
+    assert_eq!(s.requests(PATCH).await, 2, "and written once");
 }
