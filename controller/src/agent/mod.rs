@@ -12,6 +12,7 @@ pub mod executor;
 pub mod feedback;
 pub mod hooks;
 pub mod options;
+pub mod proposals;
 pub mod reconciler;
 mod sequence;
 pub mod store;
@@ -171,7 +172,10 @@ pub fn start(
     ctx: &crate::reconcile::Context,
     watches: &crate::k8s::watches::Watches,
 ) -> tokio::task::JoinHandle<()> {
-    let watched = feedback::Watched::subscribe(watches);
+    let watched = (
+        feedback::Watched::subscribe(watches),
+        proposals::Watched::subscribe(watches),
+    );
     let jobs = Watch::namespaced(attached.store.client(), &options.namespace);
     attached.store.seen_through(jobs.store());
     let mut agent = AgentContext::new(
@@ -200,11 +204,12 @@ pub fn start(
     ))
 }
 
-/// Runs the reconciler, the executor and the ConfigRepo feedback until shutdown.
+/// Runs the reconciler, the executor, the ConfigRepo feedback and the rule proposals until
+/// shutdown.
 async fn run(
     ctx: Arc<AgentContext>,
     gitea_url: String,
-    watched: feedback::Watched,
+    watched: (feedback::Watched, proposals::Watched),
     jobs: Watch<AgentJob>,
     jobs_changed: ReflectHandle<AgentJob>,
     reconciler: impl Future<Output = ()>,
@@ -223,11 +228,16 @@ async fn run(
         })
     });
     let executor = tokio::spawn(executor::run(ctx.clone()).instrument(info_span!("executor")));
+    let (to_feedback, to_proposals) = watched;
     let feedback = tokio::spawn(
-        feedback::run(ctx.clone(), gitea_url, watched).instrument(info_span!("feedback")),
+        feedback::run(ctx.clone(), gitea_url.clone(), to_feedback)
+            .instrument(info_span!("feedback")),
+    );
+    let proposals = tokio::spawn(
+        proposals::run(ctx.clone(), gitea_url, to_proposals).instrument(info_span!("proposals")),
     );
     reconciler.await;
-    for task in [executor, feedback, waking, watch] {
+    for task in [executor, feedback, proposals, waking, watch] {
         task.abort();
     }
 }

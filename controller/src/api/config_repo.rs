@@ -72,6 +72,17 @@ pub struct ConfigRepoSpec {
     /// namespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_account_name: Option<String>,
+    /// Once a learned Candidate CategorizationRule of this namespace has this many
+    /// confirmations and no correction, ledgerops proposes it as a pull request on this
+    /// repository (with the `/agent` Gitea integration, for a repository of that Gitea); merging
+    /// it blesses the rule. 0: never.
+    #[serde(default = "default_propose_rules_after")]
+    #[schemars(range(max = 1000))]
+    pub propose_rules_after: u32,
+}
+
+fn default_propose_rules_after() -> u32 {
+    5
 }
 
 fn default_branch() -> String {

@@ -151,6 +151,22 @@ pub struct CategorizationRuleStatus {
     /// It holds for the generation it names: a new blessing (or a merged change) lifts it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub demotion: Option<Demotion>,
+    /// The pull request that proposed the rule to a config repository, once its confirmations
+    /// reached the repository's `proposeRulesAfter`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<Proposal>,
+}
+
+/// A rule proposed as a pull request: merging it blesses the rule.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Proposal {
+    /// The repository, `owner/name`.
+    pub repository: String,
+    pub pull_request_url: String,
+    /// A hash of the match and category proposed: a rule changed since is proposed again.
+    pub key: String,
+    pub at: Time,
 }
 
 /// What people's decisions say about a rule, counted afresh from the plans and Transactions the

@@ -14,6 +14,7 @@ use crate::logic::job::render::IssueComment;
 use crate::logic::job::trust::{FetchedComment, issue_number_of};
 
 pub mod commits;
+pub mod pulls;
 
 /// A bot token; never printed.
 #[derive(Clone)]

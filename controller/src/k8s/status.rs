@@ -20,6 +20,10 @@ pub const GATE_FIELD_MANAGER: &str = "ledgerops-approval-gate";
 /// `demotion`): counted from fresh decisions, never dropped by the rule reconciler's writes.
 pub const LEARNING_FIELD_MANAGER: &str = "ledgerops-rule-learning";
 
+/// The field manager of the pull request that proposed a rule (`proposal` on a
+/// CategorizationRule).
+pub const PROPOSAL_FIELD_MANAGER: &str = "ledgerops-rule-proposals";
+
 /// The field manager of what the autopilot counts on a Budget (`autopilot`): never dropped by
 /// the Budget reconciler's writes.
 pub const AUTOPILOT_FIELD_MANAGER: &str = "ledgerops-autopilot";

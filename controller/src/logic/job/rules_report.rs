@@ -1,6 +1,9 @@
 //! What `/agent rules` answers: the namespace's CategorizationRules, Candidates first (the most
 //! confirmed on top: the ones worth blessing), then Blessed and Demoted ones, with what people's
-//! decisions said about each. Built from the rules as read; pure.
+//! decisions said about each; and the words of the pull request that proposes a rule. Built
+//! from the rules as read; pure.
+
+use k8s_openapi::jiff::Timestamp;
 
 use super::report::{cell, cell_code};
 use crate::api::rule::{CategorizationRule, RulePhase};
@@ -117,6 +120,51 @@ impl Row {
     }
 }
 
+/// The pull request's title and body; `category` is the category's name, when known.
+pub fn proposal_words(
+    rule: &CategorizationRule,
+    repo: &str,
+    category: Option<&str>,
+    now: Timestamp,
+) -> (String, String) {
+    let name = rule.metadata.name.as_deref().unwrap_or_default();
+    let payee = Matcher::new(&rule.spec)
+        .map(|m| m.payee_line())
+        .unwrap_or_default();
+    let id = &rule.spec.category_id;
+    let to = category.map_or_else(
+        || cell_code(id),
+        |n| format!("{} ({})", cell(n), cell_code(id)),
+    );
+    let learning = rule
+        .status
+        .as_ref()
+        .and_then(|s| s.learning.clone())
+        .unwrap_or_default();
+    let title = format!("Bless rule {name}: {payee} → {}", category.unwrap_or(id));
+    let mut body = format!(
+        "ledgerops learned CategorizationRule {} of Budget {} from {} approved decision(s), none corrected: payee {} → {to}.\n\nMerging this pull request blesses it as `configrepo:{repo}`: it then speaks for matching transactions (`/agent suggest`, and the autopilot where a Budget turns it on). Close it to leave the rule a Candidate.\n\n| source | transaction | by | when |\n|---|---|---|---|\n",
+        cell_code(name),
+        cell_code(&rule.spec.budget_ref.name),
+        learning.confirmations,
+        cell(&payee),
+    );
+    for e in &learning.evidence {
+        body.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            cell_code(&e.source),
+            cell_code(&e.transaction_id),
+            cell(&e.by),
+            e.at.0.strftime("%Y-%m-%d")
+        ));
+    }
+    body.push_str(&format!(
+        "\nProposed {}.",
+        now.strftime("%Y-%m-%d %H:%M UTC")
+    ));
+    (title, body)
+}
+
 #[cfg(test)]
 mod tests {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -212,5 +260,35 @@ mod tests {
             "{report}"
         );
         assert!(rules_report(&[], "home", &|_, _| None).contains("None."));
+    }
+
+    #[test]
+    fn a_proposal_says_what_was_learned_from_whom_and_what_merging_does() {
+        let mut r = rule("learned-rail-co", "RAIL CO", false, (3, 0));
+        r.status
+            .as_mut()
+            .unwrap()
+            .learning
+            .as_mut()
+            .unwrap()
+            .evidence = vec![crate::api::rule::Evidence {
+            source: "CategorizationPlan/september".into(),
+            transaction_id: "tx-049".into(),
+            category_id: "cat-transport".into(),
+            by: "gitea:alice".into(),
+            at: Time(Timestamp::from_second(1_790_000_000).unwrap()),
+            verdict: "Confirmation".into(),
+        }];
+        let now = Timestamp::from_second(1_790_000_600).unwrap();
+        let (title, body) = proposal_words(&r, "household", Some("Transport"), now);
+        assert_eq!(title, "Bless rule learned-rail-co: ~ RAIL CO → Transport");
+        for needle in [
+            "from 3 approved decision(s), none corrected",
+            "Transport (`cat-transport`)",
+            "blesses it as `configrepo:household`",
+            "| `CategorizationPlan/september` | `tx-049` | gitea\\:alice | 2026-09-21 |",
+        ] {
+            assert!(body.contains(needle), "{needle} in {body}");
+        }
     }
 }

@@ -9,6 +9,7 @@ pub mod book;
 pub mod decisions;
 pub mod learn;
 pub mod matching;
+pub mod proposal;
 pub mod standing;
 
 pub use book::{Blessed, RuleBook, Verdict, blessed};

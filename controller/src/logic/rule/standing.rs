@@ -131,16 +131,18 @@ pub fn status(
         payee: s.payee,
         learning: previous.learning.clone(),
         demotion: previous.demotion.clone(),
+        proposal: previous.proposal.clone(),
     }
 }
 
-/// The part of `status` the rule reconciler writes: everything but what learning owns (see
-/// `k8s::status::LEARNING_FIELD_MANAGER`), so that a status written from an older cached copy
-/// never drops a count or a demotion.
+/// The part of `status` the rule reconciler writes: everything but what learning and proposals
+/// own (see `k8s::status::LEARNING_FIELD_MANAGER`), so that a status written from an older
+/// cached copy never drops a count, a demotion or a proposal.
 pub fn reconciler_part(status: &CategorizationRuleStatus) -> CategorizationRuleStatus {
     CategorizationRuleStatus {
         learning: None,
         demotion: None,
+        proposal: None,
         ..status.clone()
     }
 }
