@@ -11,11 +11,13 @@ use ledgerops::api::agent_job::{AgentJob, JobPhase};
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
+use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::logic::config_repo::feedback;
+use ledgerops::logic::rule::learn::candidate_name;
 use ledgerops_e2e::agent;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
-use ledgerops_e2e::scenario::{PATCH, Scenario};
+use ledgerops_e2e::scenario::{PATCH, Scenario, category, seed_002};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::{Gitea, User};
@@ -54,6 +56,11 @@ impl World {
     /// The household's Budget (writes on, plans asked for) and the ConfigRepo following the
     /// Gitea repository over HTTP with a token.
     async fn household(&self) {
+        self.household_with(json!({})).await;
+    }
+
+    /// Like [`World::household`], with `extra` merged into the ConfigRepo's spec.
+    async fn household_with(&self, extra: serde_json::Value) {
         self.sc
             .create_budget(
                 "household",
@@ -73,11 +80,14 @@ impl World {
             .create(&PostParams::default(), &secret)
             .await
             .unwrap();
+        let mut spec = json!({"url": format!("{}/{}.git", self.gitea.url(), self.repo),
+                              "interval": "1h", "secretRef": {"name": "gitea"}});
+        for (k, v) in extra.as_object().into_iter().flatten() {
+            spec[k] = v.clone();
+        }
         let repo: ConfigRepo = serde_json::from_value(json!({
             "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ConfigRepo",
-            "metadata": {"name": "household"},
-            "spec": {"url": format!("{}/{}.git", self.gitea.url(), self.repo),
-                     "interval": "1h", "secretRef": {"name": "gitea"}},
+            "metadata": {"name": "household"}, "spec": spec,
         }))
         .unwrap();
         self.sc
@@ -317,5 +327,88 @@ async fn a_suggested_plan_merged_is_previewed_on_its_pull_request_and_approved_t
     assert!(
         !log.contains(w.gitea.admin().token()),
         "a token reached the log"
+    );
+}
+
+#[tokio::test]
+async fn a_rule_learned_from_approvals_is_proposed_and_blessed_by_merging_its_pull_request() {
+    let w = World::new("pr-rules").await;
+    w.household_with(json!({"proposeRulesAfter": 1})).await;
+    w.sc.create_plan("september", "household", seed_002()).await;
+    w.sc.approve_plan("september").await;
+
+    // One approval is this repository's bar: the train's rule comes as a pull request.
+    let rail = candidate_name("RAIL CO", &category("Transport"));
+    let rules: Api<CategorizationRule> = w.sc.api();
+    let proposed = wait::until(&rules, &rail, WAIT, |r| {
+        r.status.as_ref().is_some_and(|s| s.proposal.is_some())
+    })
+    .await;
+    assert_eq!(
+        proposed.status.as_ref().and_then(|s| s.phase),
+        Some(RulePhase::Candidate),
+        "proposed, not blessed"
+    );
+    let proposal = proposed.status.unwrap().proposal.unwrap();
+    assert_eq!(proposal.repository, w.repo);
+    let number: i64 = proposal
+        .pull_request_url
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let files = gitea_call(
+        Method::GET,
+        &format!("/repos/{}/pulls/{number}/files", w.repo),
+        w.gitea.admin(),
+        None,
+    )
+    .await;
+    assert_eq!(files[0]["filename"], format!("rules/{rail}.yaml").as_str());
+    let pr = gitea_call(
+        Method::GET,
+        &format!("/repos/{}/pulls/{number}", w.repo),
+        w.gitea.admin(),
+        None,
+    )
+    .await;
+    let body = pr["body"].as_str().unwrap_or_default();
+    assert!(
+        body.contains("blesses it as `configrepo:household`") && body.contains("`tx-049`"),
+        "{body}"
+    );
+
+    // Merged: the ConfigRepo applies it, blessed by the merge.
+    w.merge(number).await;
+    let blessed = wait::until(&rules, &rail, WAIT, |r| {
+        r.status.as_ref().and_then(|s| s.phase) == Some(RulePhase::Blessed)
+    })
+    .await;
+    assert_eq!(blessed.spec.blessing.unwrap().by, "configrepo:household");
+    let pulls = gitea_call(
+        Method::GET,
+        &format!("/repos/{}/pulls?state=all&limit=50", w.repo),
+        w.gitea.admin(),
+        None,
+    )
+    .await;
+    let branch = format!("ledgerops-rule-{rail}-");
+    let for_rail = pulls
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| {
+            p["head"]["ref"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with(&branch)
+        })
+        .count();
+    assert_eq!(for_rail, 1, "proposed once");
+    assert_eq!(
+        w.sc.requests(PATCH).await,
+        1,
+        "proposing writes nothing to YNAB"
     );
 }
