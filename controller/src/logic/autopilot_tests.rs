@@ -37,6 +37,15 @@ fn counted(day: &str, transactions: u32, amount: &str, plans: &[&str]) -> Autopi
     }
 }
 
+/// (what, counted before, candidates, planned, what `tripped` says)
+type Case = (
+    &'static str,
+    Option<AutopilotStatus>,
+    Vec<Candidate>,
+    Vec<&'static str>,
+    Option<&'static str>,
+);
+
 const LIMITS: Limits = Limits {
     transactions: 3,
     amount: 100_000,
@@ -83,14 +92,7 @@ fn agreed_transactions_go_into_one_plan_oldest_first_within_the_days_limits() {
 
 #[test]
 fn the_circuit_breaker_stops_at_the_first_transaction_past_a_limit() {
-    // (what, counted before, candidates, planned, tripped says)
-    let cases: Vec<(
-        &str,
-        Option<AutopilotStatus>,
-        Vec<Candidate>,
-        Vec<&str>,
-        Option<&str>,
-    )> = vec![
+    let cases: Vec<Case> = vec![
         (
             "count: the fourth waits",
             None,

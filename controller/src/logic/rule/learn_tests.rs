@@ -159,11 +159,13 @@ fn each_decision_confirms_or_corrects_the_rules_that_match_it() {
     );
 }
 
+/// (what, acting since, decision time, YNAB now, later write by ledgerops, demoted)
+type OverrideCase = (&'static str, Option<i64>, i64, Now, bool, bool);
+
 #[test]
 fn an_override_by_hand_demotes_the_rule_that_acted_and_only_that() {
     let rail = rule_spec(merchant("RAIL CO"), "transport", true);
-    // (what, acting since, decision time, YNAB now, later write by ledgerops, demoted)
-    let cases: Vec<(&str, Option<i64>, i64, Now, bool, bool)> = vec![
+    let cases: Vec<OverrideCase> = vec![
         (
             "changed by hand after a write under the blessing",
             Some(0),
