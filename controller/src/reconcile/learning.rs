@@ -169,7 +169,9 @@ async fn reconcile(budget: Arc<Budget>, caches: Arc<Caches>) -> Result<Action, E
         let status = rule.status.clone().unwrap_or_default();
         let demotion = learned.demotions.get(&rule_name);
         let kept = demotion.or(status.demotion.as_ref());
-        if status.learning.as_ref() == Some(learning) && demotion.is_none() {
+        // A rule nothing was learned about yet needs no write.
+        let known = status.learning.clone().unwrap_or_default();
+        if known == *learning && demotion.is_none() {
             continue;
         }
         let owned = json!({"learning": learning, "demotion": kept});

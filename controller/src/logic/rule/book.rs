@@ -38,24 +38,58 @@ pub enum Verdict {
     Disagree { rules: Vec<String> },
 }
 
-/// The Blessed rules of one Budget, indexed by normalised payee so that a transaction is tested
-/// only against the rules that can match it (and every pattern).
+/// Rules indexed by the normalised payee their match pins, patterns apart: a transaction is
+/// tested only against the rules that can match it (and every pattern).
+#[derive(Debug)]
+pub struct Index<T> {
+    by_payee: HashMap<String, Vec<T>>,
+    patterns: Vec<T>,
+}
+
+impl<T> Default for Index<T> {
+    fn default() -> Self {
+        Self {
+            by_payee: HashMap::new(),
+            patterns: Vec::new(),
+        }
+    }
+}
+
+impl<T> Index<T> {
+    /// Indexes each item under the normalised payee its rule pins (see `Matcher::key`).
+    pub fn new(items: impl IntoIterator<Item = (Option<String>, T)>) -> Self {
+        let mut index = Self::default();
+        for (key, item) in items {
+            match key {
+                Some(key) => index.by_payee.entry(key).or_default().push(item),
+                None => index.patterns.push(item),
+            }
+        }
+        index
+    }
+
+    /// The items whose rule can match a transaction whose payee normalises to `normalised`.
+    pub fn candidates<'a>(&'a self, normalised: &str) -> impl Iterator<Item = &'a T> {
+        let pinned = self.by_payee.get(normalised).into_iter().flatten();
+        pinned.chain(&self.patterns)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_payee.is_empty() && self.patterns.is_empty()
+    }
+}
+
+/// The Blessed rules of one Budget, indexed by normalised payee.
 #[derive(Debug, Default)]
 pub struct RuleBook {
-    by_payee: HashMap<String, Vec<Blessed>>,
-    patterns: Vec<Blessed>,
+    index: Index<Blessed>,
 }
 
 impl RuleBook {
     pub fn new(rules: impl IntoIterator<Item = Blessed>) -> Self {
-        let mut book = Self::default();
-        for rule in rules {
-            match rule.matcher.key() {
-                Some(key) => book.by_payee.entry(key).or_default().push(rule),
-                None => book.patterns.push(rule),
-            }
+        Self {
+            index: Index::new(rules.into_iter().map(|r| (r.matcher.key(), r))),
         }
-        book
     }
 
     /// The Blessed, well-formed rules among `rules` that are about Budget `budget` of
@@ -74,15 +108,14 @@ impl RuleBook {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_payee.is_empty() && self.patterns.is_empty()
+        self.index.is_empty()
     }
 
     /// What the rules say about `t`.
     pub fn verdict(&self, t: &Facts) -> Verdict {
-        let candidates = self.by_payee.get(t.normalised).into_iter().flatten();
         Verdict::of(
-            candidates
-                .chain(&self.patterns)
+            self.index
+                .candidates(t.normalised)
                 .filter(|r| r.matcher.matches(t)),
         )
     }

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
+use super::book::Index;
 use super::matching::{Facts, Matcher};
 use crate::api::common::LocalRef;
 use crate::api::rule::{CategorizationRuleSpec, Demotion, Evidence, RuleLearning, RuleMatch};
@@ -103,6 +104,7 @@ pub fn learn(budget: &str, rules: &[RuleView], decisions: &[Decision], now: Time
         .iter()
         .filter_map(|r| Some((r, Matcher::new(r.spec).ok()?)))
         .collect();
+    let index = Index::new(matchers.iter().map(|(r, m)| (m.key(), (*r, m))));
     let latest = latest_writes(decisions);
     let mut per_rule: BTreeMap<&str, Vec<(&Decision, Verdict)>> =
         matchers.iter().map(|(r, _)| (r.name, Vec::new())).collect();
@@ -119,7 +121,10 @@ pub fn learn(budget: &str, rules: &[RuleView], decisions: &[Decision], now: Time
         let overridden = latest.get(d.transaction_id.as_str()) == Some(&i)
             && matches!(&d.now, Now::Category(c) if c.as_deref() != Some(d.category_id.as_str()));
         let mut explained = false;
-        for (r, _) in matchers.iter().filter(|(_, m)| m.matches(&facts)) {
+        for (r, _) in index
+            .candidates(&normalised)
+            .filter(|(_, m)| m.matches(&facts))
+        {
             let verdict = if r.spec.category_id != d.category_id {
                 Verdict::Correction
             } else if overridden {
