@@ -10,10 +10,10 @@
 
 use std::time::{Duration, Instant};
 
+use k8s_openapi::jiff::Timestamp;
 use ledgerops::api::common::LocalRef;
 use ledgerops::api::rule::{Blessing, CategorizationRuleSpec, RuleMatch};
 use ledgerops::logic::payee::normalise_payee;
-use k8s_openapi::jiff::Timestamp;
 use ledgerops::logic::rule::learn::{self, Decision, Now, RuleView};
 use ledgerops::logic::rule::{Blessed, Facts, RuleBook, Verdict, blessed};
 
@@ -214,6 +214,7 @@ fn main() {
         .zip(&names)
         .map(|(spec, name)| RuleView {
             name,
+            spec,
             generation: 1,
             acting_since: None,
         })
