@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 use std::fmt::Debug;
+use std::sync::Arc;
 
 use futures::StreamExt;
 use kube::runtime::Controller;
@@ -71,11 +72,21 @@ fn belonging<K>(store: &Store<K>, namespace: &str, budget: &str) -> Vec<ObjectRe
 where
     K: Resource<DynamicType = ()> + BudgetScoped + Clone,
 {
+    of_budget(store, namespace, budget)
+        .iter()
+        .map(|o| ObjectRef::from_obj(o.as_ref()))
+        .collect()
+}
+
+/// The cached objects of Budget `budget` in `namespace`.
+pub fn of_budget<K>(store: &Store<K>, namespace: &str, budget: &str) -> Vec<Arc<K>>
+where
+    K: Resource<DynamicType = ()> + BudgetScoped + Clone,
+{
     store
         .state()
-        .iter()
+        .into_iter()
         .filter(|o| o.namespace().as_deref() == Some(namespace) && o.budget_name() == budget)
-        .map(|o| ObjectRef::from_obj(o.as_ref()))
         .collect()
 }
 

@@ -18,6 +18,7 @@ use kube::{Api, ResourceExt};
 use serde_json::json;
 use tokio_stream::wrappers::BroadcastStream;
 
+use super::budget_scoped::{BudgetScoped, of_budget};
 use super::{Context, Error, autopilot};
 use crate::api::budget::Budget;
 use crate::api::plan::CategorizationPlan;
@@ -39,6 +40,12 @@ struct Caches {
     plans: Store<CategorizationPlan>,
     transactions: Store<Transaction>,
     rules: Store<CategorizationRule>,
+}
+
+impl BudgetScoped for CategorizationRule {
+    fn budget_name(&self) -> &str {
+        &self.spec.budget_ref.name
+    }
 }
 
 /// Subscribes to the shared watches at once; the returned future runs the learning controller.
@@ -109,26 +116,9 @@ async fn reconcile(budget: Arc<Budget>, caches: Arc<Caches>) -> Result<Action, E
     let _measure = super::measure::<CategorizationRule>(ctx);
     let namespace = budget.namespace().unwrap_or_default();
     let name = budget.name_any();
-    let ours =
-        |ns: Option<String>, budget: &str| ns.as_deref() == Some(&namespace) && budget == name;
-    let plans: Vec<Arc<CategorizationPlan>> = caches
-        .plans
-        .state()
-        .into_iter()
-        .filter(|p| ours(p.namespace(), &p.spec.budget_ref.name))
-        .collect();
-    let transactions: Vec<Arc<Transaction>> = caches
-        .transactions
-        .state()
-        .into_iter()
-        .filter(|t| ours(t.namespace(), &t.spec.budget_ref.name))
-        .collect();
-    let rules: Vec<Arc<CategorizationRule>> = caches
-        .rules
-        .state()
-        .into_iter()
-        .filter(|r| ours(r.namespace(), &r.spec.budget_ref.name))
-        .collect();
+    let plans = of_budget(&caches.plans, &namespace, &name);
+    let transactions = of_budget(&caches.transactions, &namespace, &name);
+    let rules = of_budget(&caches.rules, &namespace, &name);
     if plans.is_empty() && transactions.is_empty() && rules.is_empty() {
         return Ok(Action::await_change());
     }

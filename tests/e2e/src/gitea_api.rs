@@ -134,3 +134,27 @@ pub fn job_name(repo: &str, issue: i64, comment_id: i64) -> String {
     }
     .job_name()
 }
+
+/// The number at the end of a pull request's web address.
+pub fn pull_number(url: &str) -> i64 {
+    let last = url.rsplit('/').next().unwrap_or_default();
+    last.parse()
+        .unwrap_or_else(|_| panic!("not a pull request's address: {url}"))
+}
+
+/// Pull request `number` of `repo`, as the admin reads it.
+pub async fn pull_request(repo: &str, number: i64) -> Value {
+    let path = format!("/repos/{repo}/pulls/{number}");
+    call(Method::GET, &path, Gitea::shared().admin(), None).await
+}
+
+/// The paths of the files pull request `number` of `repo` changes.
+pub async fn pull_request_files(repo: &str, number: i64) -> Vec<String> {
+    let path = format!("/repos/{repo}/pulls/{number}/files");
+    let files = call(Method::GET, &path, Gitea::shared().admin(), None).await;
+    let files = files.as_array().cloned().unwrap_or_default();
+    files
+        .iter()
+        .map(|f| f["filename"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}

@@ -697,24 +697,12 @@ async fn suggest_uses_blessed_rules_first_and_opens_a_pull_request_whose_file_is
         "{table}"
     );
 
-    let number: i64 = pr_url.rsplit('/').next().unwrap().parse().unwrap();
-    let pr = gitea_call(
-        Method::GET,
-        &format!("/repos/{}/pulls/{number}", w.repo),
-        w.gitea.admin(),
-        None,
-    )
-    .await;
+    let number = gitea_api::pull_number(&pr_url);
+    let pr = gitea_api::pull_request(&w.repo, number).await;
     assert_eq!(pr["head"]["ref"], branch.as_str());
     assert_eq!(pr["state"], "open");
-    let files = gitea_call(
-        Method::GET,
-        &format!("/repos/{}/pulls/{number}/files", w.repo),
-        w.gitea.admin(),
-        None,
-    )
-    .await;
-    let path = files[0]["filename"].as_str().unwrap().to_owned();
+    let files = gitea_api::pull_request_files(&w.repo, number).await;
+    let path = files[0].clone();
     assert!(path.starts_with("plans/suggest-2026-09-"), "{path}");
     let content = gitea_call(
         Method::GET,

@@ -114,15 +114,14 @@ impl World {
 
     /// Merges pull request `number` as the writer would; the merge commit.
     async fn merge(&self, number: i64) -> String {
-        let path = format!("/repos/{}/pulls/{number}", self.repo);
         gitea_call(
             Method::POST,
-            &format!("{path}/merge"),
+            &format!("/repos/{}/pulls/{number}/merge", self.repo),
             self.gitea.writer(),
             Some(json!({"Do": "merge"})),
         )
         .await;
-        let pr = gitea_call(Method::GET, &path, self.gitea.admin(), None).await;
+        let pr = gitea_api::pull_request(&self.repo, number).await;
         pr["merge_commit_sha"].as_str().unwrap().to_owned()
     }
 
@@ -189,20 +188,13 @@ impl World {
     fn pull_request(job: &AgentJob) -> i64 {
         let url = job.status.as_ref().unwrap().pull_request_url.clone();
         let url = url.unwrap_or_else(|| panic!("no pull request: {:#?}", job.status));
-        url.rsplit('/').next().unwrap().parse().unwrap()
+        gitea_api::pull_number(&url)
     }
 
     /// The CategorizationPlan the pull request `number` adds (its only file).
     async fn plan_of(&self, number: i64) -> String {
-        let files = gitea_call(
-            Method::GET,
-            &format!("/repos/{}/pulls/{number}/files", self.repo),
-            self.gitea.admin(),
-            None,
-        )
-        .await;
-        let file = files[0]["filename"].as_str().unwrap();
-        let stem = file.rsplit('/').next().unwrap();
+        let files = gitea_api::pull_request_files(&self.repo, number).await;
+        let stem = files[0].rsplit('/').next().unwrap();
         stem.trim_end_matches(".yaml").to_owned()
     }
 }
@@ -351,28 +343,10 @@ async fn a_rule_learned_from_approvals_is_proposed_and_blessed_by_merging_its_pu
     );
     let proposal = proposed.status.unwrap().proposal.unwrap();
     assert_eq!(proposal.repository, w.repo);
-    let number: i64 = proposal
-        .pull_request_url
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let files = gitea_call(
-        Method::GET,
-        &format!("/repos/{}/pulls/{number}/files", w.repo),
-        w.gitea.admin(),
-        None,
-    )
-    .await;
-    assert_eq!(files[0]["filename"], format!("rules/{rail}.yaml").as_str());
-    let pr = gitea_call(
-        Method::GET,
-        &format!("/repos/{}/pulls/{number}", w.repo),
-        w.gitea.admin(),
-        None,
-    )
-    .await;
+    let number = gitea_api::pull_number(&proposal.pull_request_url);
+    let files = gitea_api::pull_request_files(&w.repo, number).await;
+    assert_eq!(files, [format!("rules/{rail}.yaml")]);
+    let pr = gitea_api::pull_request(&w.repo, number).await;
     let body = pr["body"].as_str().unwrap_or_default();
     assert!(
         body.contains("blesses it as `configrepo:household`") && body.contains("`tx-049`"),

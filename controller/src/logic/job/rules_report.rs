@@ -168,61 +168,22 @@ pub fn proposal_words(
 #[cfg(test)]
 mod tests {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
-    use k8s_openapi::jiff::Timestamp;
 
     use super::*;
-    use crate::api::common::LocalRef;
-    use crate::api::rule::{
-        Blessing, CategorizationRuleSpec, CategorizationRuleStatus, Demotion, RuleLearning,
-        RuleMatch,
-    };
+    use crate::logic::rule::fixtures::{self, demotion, merchant, spec};
 
     fn rule(name: &str, payee: &str, blessed: bool, counts: (u32, u32)) -> CategorizationRule {
-        let mut r = CategorizationRule::new(
+        fixtures::rule(
             name,
-            CategorizationRuleSpec {
-                budget_ref: LocalRef {
-                    name: "household".into(),
-                },
-                matches: RuleMatch {
-                    payee_normalised: Some(payee.into()),
-                    ..RuleMatch::default()
-                },
-                category_id: "cat-transport".into(),
-                blessing: blessed.then(|| Blessing {
-                    by: "alice".into(),
-                    at: None,
-                }),
-            },
-        );
-        r.metadata.generation = Some(1);
-        r.status = Some(CategorizationRuleStatus {
-            learning: Some(RuleLearning {
-                confirmations: counts.0,
-                corrections: counts.1,
-                last_used: Some(Time(Timestamp::from_second(1_790_000_000).unwrap())),
-                evidence: Vec::new(),
-            }),
-            ..CategorizationRuleStatus::default()
-        });
-        r
+            spec(merchant(payee), "cat-transport", blessed),
+            counts,
+        )
     }
 
     #[test]
     fn candidates_come_first_most_confirmed_on_top_then_blessed_then_demoted() {
         let mut demoted = rule("shell", "SHELL", true, (0, 1));
-        demoted.status.as_mut().unwrap().demotion = Some(Demotion {
-            generation: 1,
-            blessing: Blessing {
-                by: "alice".into(),
-                at: None,
-            },
-            transaction_id: "t".into(),
-            written_category_id: "cat-transport".into(),
-            current_category_id: None,
-            source: "Transaction/t".into(),
-            at: Time(Timestamp::from_second(1_790_000_000).unwrap()),
-        });
+        demoted.status.as_mut().unwrap().demotion = Some(demotion(1));
         let rules = [
             rule("few", "MONOPRIX", false, (1, 0)),
             demoted,

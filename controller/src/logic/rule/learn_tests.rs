@@ -2,6 +2,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
 use super::decisions;
+use super::fixtures::{merchant, spec};
 use super::learn::*;
 use crate::api::autopilot::AUTOPILOT_LABEL;
 use crate::api::common::WriteIntent;
@@ -9,33 +10,12 @@ use crate::api::common::{DecisionRecord, LocalRef};
 use crate::api::plan::{
     Assignment, CategorizationPlan, CategorizationPlanSpec, CategorizationPlanStatus, PlanPhase,
 };
-use crate::api::rule::{Blessing, CategorizationRuleSpec, RuleMatch};
+use crate::api::rule::CategorizationRuleSpec;
 use crate::api::transaction::{AppliedState, Transaction, TransactionSpec, TransactionStatus};
 use crate::logic::mirror::Mirror;
 
 fn at(second: i64) -> Timestamp {
     Timestamp::from_second(1_790_000_000 + second).unwrap()
-}
-
-fn rule_spec(m: RuleMatch, category: &str, blessed: bool) -> CategorizationRuleSpec {
-    CategorizationRuleSpec {
-        budget_ref: LocalRef {
-            name: "household".into(),
-        },
-        matches: m,
-        category_id: category.into(),
-        blessing: blessed.then(|| Blessing {
-            by: "alice".into(),
-            at: None,
-        }),
-    }
-}
-
-fn merchant(name: &str) -> RuleMatch {
-    RuleMatch {
-        payee_normalised: Some(name.into()),
-        ..RuleMatch::default()
-    }
 }
 
 /// A decision of `source` writing `category` to `tx` (payee `payee`) at `second`, which YNAB
@@ -82,9 +62,9 @@ fn view<'a>(
 
 #[test]
 fn each_decision_confirms_or_corrects_the_rules_that_match_it() {
-    let rail = rule_spec(merchant("RAIL CO"), "transport", true);
-    let gifts = rule_spec(merchant("RAIL CO"), "gifts", false);
-    let other = rule_spec(merchant("MONOPRIX"), "groceries", false);
+    let rail = spec(merchant("RAIL CO"), "transport", true);
+    let gifts = spec(merchant("RAIL CO"), "gifts", false);
+    let other = spec(merchant("MONOPRIX"), "groceries", false);
     let rules = [
         view("rail", &rail, Some(0)),
         view("rail-gifts", &gifts, None),
@@ -164,7 +144,7 @@ type OverrideCase = (&'static str, Option<i64>, i64, Now, bool, bool);
 
 #[test]
 fn an_override_by_hand_demotes_the_rule_that_acted_and_only_that() {
-    let rail = rule_spec(merchant("RAIL CO"), "transport", true);
+    let rail = spec(merchant("RAIL CO"), "transport", true);
     let cases: Vec<OverrideCase> = vec![
         (
             "changed by hand after a write under the blessing",
@@ -261,7 +241,7 @@ fn an_override_by_hand_demotes_the_rule_that_acted_and_only_that() {
 
 #[test]
 fn the_autopilots_own_unasked_plan_teaches_nothing_but_its_override_demotes() {
-    let rail = rule_spec(merchant("RAIL CO"), "transport", true);
+    let rail = spec(merchant("RAIL CO"), "transport", true);
     let rules = [view("rail", &rail, Some(0))];
     let own = |now: Now| Decision {
         teaches: false,
@@ -303,7 +283,7 @@ fn the_autopilots_own_unasked_plan_teaches_nothing_but_its_override_demotes() {
 
 #[test]
 fn what_no_rule_explains_becomes_a_candidate_once() {
-    let rail = rule_spec(merchant("RAIL CO"), "transport", false);
+    let rail = spec(merchant("RAIL CO"), "transport", false);
     let rules = [view("rail", &rail, None)];
     let decisions = [
         decision(

@@ -20,6 +20,9 @@ pub use standing::{
 };
 
 #[cfg(test)]
+pub(crate) mod fixtures;
+
+#[cfg(test)]
 #[path = "tests.rs"]
 mod tests;
 

@@ -103,36 +103,12 @@ mod tests {
     use k8s_openapi::jiff::Timestamp;
 
     use super::*;
-    use crate::api::common::LocalRef;
-    use crate::api::rule::{
-        Blessing, CategorizationRuleStatus, Demotion, Proposal, RuleLearning, RuleMatch,
-    };
+    use crate::api::rule::{Blessing, Proposal};
+    use crate::logic::rule::fixtures::{demotion, merchant, rule, spec};
 
     fn candidate(confirmations: u32, corrections: u32) -> CategorizationRule {
-        let mut r = CategorizationRule::new(
-            "learned-rail-co",
-            CategorizationRuleSpec {
-                budget_ref: LocalRef {
-                    name: "household".into(),
-                },
-                matches: RuleMatch {
-                    payee_normalised: Some("RAIL CO".into()),
-                    ..RuleMatch::default()
-                },
-                category_id: "transport".into(),
-                blessing: None,
-            },
-        );
-        r.metadata.generation = Some(1);
-        r.status = Some(CategorizationRuleStatus {
-            learning: Some(RuleLearning {
-                confirmations,
-                corrections,
-                ..RuleLearning::default()
-            }),
-            ..CategorizationRuleStatus::default()
-        });
-        r
+        let spec = spec(merchant("RAIL CO"), "transport", false);
+        rule("learned-rail-co", spec, (confirmations, corrections))
     }
 
     fn at() -> Time {
@@ -156,18 +132,7 @@ mod tests {
             at: None,
         });
         let mut demoted = candidate(9, 0);
-        demoted.status.as_mut().unwrap().demotion = Some(Demotion {
-            generation: 1,
-            blessing: Blessing {
-                by: "alice".into(),
-                at: None,
-            },
-            transaction_id: "t".into(),
-            written_category_id: "transport".into(),
-            current_category_id: None,
-            source: "Transaction/t".into(),
-            at: at(),
-        });
+        demoted.status.as_mut().unwrap().demotion = Some(demotion(1));
         let mut malformed = candidate(9, 0);
         malformed.spec.matches.payee = Some("RAIL CO".into());
         let cases = [

@@ -1,28 +1,13 @@
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
+use super::fixtures::{demotion, spec};
 use super::*;
-use crate::api::common::LocalRef;
 use crate::api::rule::{
-    AmountRange, Blessing, CategorizationRule, CategorizationRuleSpec, CategorizationRuleStatus,
-    Demotion, RuleMatch, RulePhase,
+    AmountRange, CategorizationRule, CategorizationRuleSpec, CategorizationRuleStatus, RuleMatch,
+    RulePhase,
 };
 use crate::logic::conditions;
 use crate::logic::payee::normalise_payee;
-
-fn spec(m: RuleMatch, category: &str, blessed: bool) -> CategorizationRuleSpec {
-    CategorizationRuleSpec {
-        budget_ref: LocalRef {
-            name: "household".into(),
-        },
-        matches: m,
-        category_id: category.into(),
-        blessing: blessed.then(|| Blessing {
-            by: "alice".into(),
-            at: Some(Time(Timestamp::from_second(1_790_000_000).unwrap())),
-        }),
-    }
-}
 
 fn payee(p: &str) -> RuleMatch {
     RuleMatch {
@@ -452,21 +437,6 @@ fn a_budgets_book_holds_its_own_blessed_rules_only() {
             rules: vec!["mine".into()]
         }
     );
-}
-
-fn demotion(generation: i64) -> Demotion {
-    Demotion {
-        generation,
-        blessing: Blessing {
-            by: "alice".into(),
-            at: None,
-        },
-        transaction_id: "tx-1".into(),
-        written_category_id: "transport".into(),
-        current_category_id: Some("gifts".into()),
-        source: "CategorizationPlan/march".into(),
-        at: Time(Timestamp::from_second(1_790_000_100).unwrap()),
-    }
 }
 
 #[test]
