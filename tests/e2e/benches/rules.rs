@@ -88,22 +88,31 @@ fn specs() -> Vec<CategorizationRuleSpec> {
         .collect()
 }
 
-/// An approved write of each transaction, to one of 40 categories.
+/// An approved write of each transaction: to its merchant's rule's category nine times in
+/// ten, to another one the tenth time; one of 40 categories where no rule names the merchant.
 fn decisions(txns: &[Txn]) -> Vec<Decision> {
     let at = Timestamp::from_second(1_790_000_000).expect("a time");
     txns.iter()
         .enumerate()
-        .map(|(i, t)| Decision {
+        .map(|(i, t)| {
+            let category = match t.rule {
+                Some(r) if i % 10 != 0 => r % 40,
+                Some(r) => (r + 1) % 40,
+                None => i % 40,
+            };
+            (i, t, format!("cat-{category}"))
+        })
+        .map(|(i, t, category_id)| Decision {
             source: format!("CategorizationPlan/p{}", i / 100),
             transaction_id: format!("t{i}"),
-            category_id: format!("cat-{}", i % 40),
+            now: Now::Category(Some(category_id.clone())),
+            category_id,
             by: "bench".into(),
             at,
             payee: t.payee.clone(),
             account_id: "checking".into(),
             amount: t.amount,
             memo: None,
-            now: Now::Category(Some(format!("cat-{}", i % 40))),
             teaches: true,
         })
         .collect()
@@ -111,6 +120,8 @@ fn decisions(txns: &[Txn]) -> Vec<Decision> {
 
 struct Txn {
     payee: String,
+    /// The rule written for its merchant (patterns aside).
+    rule: Option<usize>,
     normalised: String,
     amount: i64,
 }
@@ -119,12 +130,19 @@ fn transactions() -> Vec<Txn> {
     let mut lcg = Lcg(7);
     (0..TRANSACTIONS)
         .map(|_| {
-            let payee = match lcg.next(10) {
-                0..=5 => format!("CARTE 01/09 {}", merchant(lcg.next(800))),
-                6 | 7 => format!("POS {} 0042", merchant(800 + lcg.next(150))),
-                _ => format!("SQ *SHOP {}", words(lcg.next(20_000))),
+            let (payee, rule) = match lcg.next(10) {
+                0..=5 => {
+                    let r = lcg.next(800);
+                    (format!("CARTE 01/09 {}", merchant(r)), Some(r))
+                }
+                6 | 7 => {
+                    let r = 800 + lcg.next(150);
+                    (format!("POS {} 0042", merchant(r)), Some(r))
+                }
+                _ => (format!("SQ *SHOP {}", words(lcg.next(20_000))), None),
             };
             Txn {
+                rule,
                 normalised: normalise_payee(&payee),
                 payee,
                 amount: -(lcg.next(100_000) as i64),

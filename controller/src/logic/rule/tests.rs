@@ -249,6 +249,37 @@ fn payee_tests_exact_normalised_and_pattern() {
         ),
         ("overlapping ends need room", pattern("ab*ba"), "ABA", false),
         ("overlapping ends, enough", pattern("ab*ba"), "ABBA", true),
+        (
+            "middle piece at the very end",
+            pattern("*market*"),
+            "FARMERS MARKET",
+            true,
+        ),
+        ("middle pieces in order", pattern("*a*b*"), "B A", false),
+        (
+            "middle pieces in order, found",
+            pattern("*a*b*"),
+            "A B A",
+            true,
+        ),
+        (
+            "an empty middle piece",
+            pattern("far**market"),
+            "FARMERS MARKET",
+            true,
+        ),
+        (
+            "past a character of two bytes",
+            pattern("*té*"),
+            "CAFÉ ÉTÉ",
+            true,
+        ),
+        (
+            "a piece longer than the payee",
+            pattern("*supermarket*"),
+            "MARKET",
+            false,
+        ),
     ];
     for (name, m, raw, want) in cases {
         let matcher = Matcher::new(&spec(m, "c", true)).unwrap();
