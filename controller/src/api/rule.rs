@@ -28,6 +28,16 @@ pub const MAX_WILDCARDS: usize = 4;
     printcolumn(name = "Payee", type_ = "string", json_path = ".status.payee"),
     printcolumn(name = "Category", type_ = "string", json_path = ".spec.categoryId"),
     printcolumn(
+        name = "Confirmed",
+        type_ = "integer",
+        json_path = ".status.learning.confirmations"
+    ),
+    printcolumn(
+        name = "Corrected",
+        type_ = "integer",
+        json_path = ".status.learning.corrections"
+    ),
+    printcolumn(
         name = "Age",
         type_ = "date",
         json_path = ".metadata.creationTimestamp"

@@ -246,6 +246,19 @@ async fn printer_columns_show_in_kubectl_get() {
             "configrepos",
             &["NAME", "URL", "BRANCH", "REVISION", "PHASE", "AGE"],
         ),
+        (
+            "categorizationrules",
+            &[
+                "NAME",
+                "BUDGET",
+                "PHASE",
+                "PAYEE",
+                "CATEGORY",
+                "CONFIRMED",
+                "CORRECTED",
+                "AGE",
+            ],
+        ),
     ];
     for (resource, columns) in expected {
         let out = kubectl(&["get", resource, "-n", &ns]);
