@@ -37,15 +37,24 @@ pub fn normalise_payee(raw: &str) -> String {
             break;
         }
     }
-    let cleaned: String = s
+    let plain = plain_words(&s);
+    let words: Vec<&str> = plain
+        .split_whitespace()
+        .filter(|w| !w.chars().any(|c| c.is_ascii_digit()))
+        .take(2)
+        .collect();
+    words.join(" ")
+}
+
+/// `raw` in upper case with everything but letters and digits made a space, one space between
+/// words: the alphabet normalised payees (and rule patterns on them) are written in.
+pub fn plain_words(raw: &str) -> String {
+    let cleaned: String = raw
+        .to_uppercase()
         .chars()
         .map(|c| if c.is_alphanumeric() { c } else { ' ' })
         .collect();
-    let words: Vec<&str> = cleaned
-        .split_whitespace()
-        .filter(|w| !w.chars().any(|c| c.is_ascii_digit()))
-        .collect();
-    words.into_iter().take(2).collect::<Vec<_>>().join(" ")
+    cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
@@ -70,6 +79,18 @@ mod tests {
             ("1234", ""),
         ] {
             assert_eq!(normalise_payee(raw), expected, "{raw}");
+        }
+    }
+
+    #[test]
+    fn plain_words_keep_letters_and_digits_in_capitals() {
+        for (raw, expected) in [
+            ("  Trader-Joe's #552 ", "TRADER JOE S 552"),
+            ("café  été", "CAFÉ ÉTÉ"),
+            (" - ", ""),
+            ("", ""),
+        ] {
+            assert_eq!(plain_words(raw), expected, "{raw}");
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::api::rule::{CategorizationRuleSpec, MAX_WILDCARDS};
 use crate::logic::money::parse_decimal;
-use crate::logic::payee::normalise_payee;
+use crate::logic::payee::{normalise_payee, plain_words};
 
 /// Why a rule cannot be used; the message names the field and says what to write.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -138,22 +138,7 @@ impl Matcher {
 /// A pattern on the normalised payee: its text is normalised piece by piece, so that it is
 /// written the way people see the payee.
 fn pattern(raw: &str) -> Result<PayeeTest, RuleError> {
-    let pieces: Vec<String> = raw
-        .split('*')
-        .map(|p| {
-            if p.trim().is_empty() {
-                String::new()
-            } else {
-                p.to_uppercase()
-                    .chars()
-                    .map(|c| if c.is_alphanumeric() { c } else { ' ' })
-                    .collect::<String>()
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            }
-        })
-        .collect();
+    let pieces: Vec<String> = raw.split('*').map(plain_words).collect();
     if pieces.len() - 1 > MAX_WILDCARDS || pieces.iter().all(String::is_empty) {
         return Err(RuleError::Pattern(raw.to_owned()));
     }
