@@ -39,6 +39,14 @@ pub enum ProposalError {
         rule: String,
         source: serde_yaml::Error,
     },
+    #[error(
+        "branch {branch} of {repository} holds something other than rule {rule}'s file alone: ledgerops does not propose what it did not write; delete the branch (closing its pull request) to let it propose the rule again"
+    )]
+    Foreign {
+        rule: String,
+        repository: String,
+        branch: String,
+    },
 }
 
 /// What proposals read from the shared watches, subscribed when the agent starts.
@@ -104,6 +112,7 @@ fn error_policy(repo: Arc<ConfigRepo>, error: &ProposalError, p: Arc<Proposals>)
         ProposalError::Gitea(_) => "Gitea",
         ProposalError::Kube(_) => "KubeApi",
         ProposalError::Yaml { .. } => "Yaml",
+        ProposalError::Foreign { .. } => "ForeignBranch",
     };
     p.agent
         .metrics
@@ -169,13 +178,46 @@ async fn propose(
     let name = rule.name_any();
     let key = proposal::key(&rule.spec);
     let branch = proposal::branch(&name, &key);
+    let file = proposal::file(&repo.spec.path, &name);
+    let yaml = proposal::manifest(rule).map_err(|source| ProposalError::Yaml {
+        rule: name.clone(),
+        source,
+    })?;
     let base = &repo.spec.branch;
     let gitea = &p.agent.gitea;
     let now = Timestamp::now();
+    let foreign = || ProposalError::Foreign {
+        rule: name.clone(),
+        repository: target.to_owned(),
+        branch: branch.clone(),
+    };
     let pr = match gitea.pull_request_between(target, base, &branch).await? {
         Some(pr) => pr,
-        None => open(p, repo, target, rule, &branch, now).await?,
+        None => {
+            let message = format!("Propose CategorizationRule {name}");
+            let pushed = gitea
+                .create_file_on_new_branch(target, &file, &yaml, &message, base, &branch)
+                .await;
+            match pushed {
+                Ok(()) => {}
+                // The branch is there already: an interrupted attempt's, if it holds the file.
+                Err(GiteaError::Status { status, .. }) if matches!(status.as_u16(), 409 | 422) => {
+                    let there = gitea.file_on_branch(target, &file, &branch).await?;
+                    if there.as_deref() != Some(yaml.as_str()) {
+                        return Err(foreign());
+                    }
+                }
+                Err(e) => return Err(e.into()),
+            }
+            open(p, repo, target, rule, &branch, now).await?
+        }
     };
+    // Recorded only when the pull request changes just the file ledgerops wrote.
+    let changed = gitea.pull_request_files(target, pr.number).await?;
+    let there = gitea.file_on_branch(target, &file, &branch).await?;
+    if !proposal::holds_only(&changed, &file, there.as_deref(), &yaml) {
+        return Err(foreign());
+    }
     let recorded = Proposal {
         repository: target.to_owned(),
         pull_request_url: pr.url.clone(),
@@ -194,7 +236,7 @@ async fn propose(
     Ok(())
 }
 
-/// Pushes the rule's file on its branch and opens the pull request.
+/// Opens the pull request of the rule's branch, in words that name the category.
 async fn open(
     p: &Proposals,
     repo: &ConfigRepo,
@@ -203,7 +245,6 @@ async fn open(
     branch: &str,
     now: Timestamp,
 ) -> Result<PullRequest, ProposalError> {
-    let name = rule.name_any();
     let category = {
         let budget = &rule.spec.budget_ref.name;
         let slot = p
@@ -217,23 +258,8 @@ async fn open(
             .map(|c| c.name.clone())
     };
     let (title, body) = proposal_words(rule, &repo.name_any(), category.as_deref(), now);
-    let yaml = proposal::manifest(rule).map_err(|source| ProposalError::Yaml {
-        rule: name.clone(),
-        source,
-    })?;
-    let file = proposal::file(&repo.spec.path, &name);
-    let base = &repo.spec.branch;
-    let gitea = &p.agent.gitea;
-    match gitea
-        .create_file_on_new_branch(target, &file, &yaml, &title, base, branch)
-        .await
-    {
-        Ok(()) => {}
-        // Pushed by an attempt interrupted before it opened the pull request.
-        Err(GiteaError::Status { status, .. }) if matches!(status.as_u16(), 409 | 422) => {}
-        Err(e) => return Err(e.into()),
-    }
-    Ok(gitea
-        .create_pull_request(target, branch, base, &title, &body)
+    Ok(p.agent
+        .gitea
+        .create_pull_request(target, branch, &repo.spec.branch, &title, &body)
         .await?)
 }

@@ -1,19 +1,23 @@
 //! The GitOps loop closed on a real Gitea: `/agent suggest` opens a pull request with a plan,
 //! merging it makes the ConfigRepo apply the plan, the preview comes back on the merged commit
 //! (a commit status) and on the pull request (one comment), and `/agent approve` on that pull
-//! request approves exactly that preview: one PATCH. The undo goes the same way.
+//! request approves exactly that preview: one PATCH. The undo goes the same way. A learned rule
+//! is proposed the same way, and never on a branch someone else pushed.
 
 use std::time::Duration;
 
+use base64::Engine;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, PostParams};
 use ledgerops::api::agent_job::{AgentJob, JobPhase};
 use ledgerops::api::budget::BudgetPhase;
+use ledgerops::api::common::LocalRef;
 use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
-use ledgerops::api::rule::{CategorizationRule, RulePhase};
+use ledgerops::api::rule::{CategorizationRule, CategorizationRuleSpec, RuleMatch, RulePhase};
 use ledgerops::logic::config_repo::feedback;
 use ledgerops::logic::rule::learn::candidate_name;
+use ledgerops::logic::rule::proposal;
 use ledgerops_e2e::agent;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
@@ -384,5 +388,75 @@ async fn a_rule_learned_from_approvals_is_proposed_and_blessed_by_merging_its_pu
         w.sc.requests(PATCH).await,
         1,
         "proposing writes nothing to YNAB"
+    );
+}
+
+#[tokio::test]
+async fn a_branch_someone_else_pushed_under_a_proposals_name_is_never_vouched_for() {
+    let w = World::new("pr-rules-foreign").await;
+    let transport = category("Transport");
+    let rail = candidate_name("RAIL CO", &transport);
+    let learned = CategorizationRuleSpec {
+        budget_ref: LocalRef {
+            name: "household".into(),
+        },
+        matches: RuleMatch {
+            payee_normalised: Some("RAIL CO".into()),
+            ..RuleMatch::default()
+        },
+        category_id: transport,
+        blessing: None,
+    };
+    let branch = proposal::branch(&rail, &proposal::key(&learned));
+    // The writer pushes, under the name ledgerops will propose on, a rule of their own.
+    let theirs = format!(
+        "apiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationRule\nmetadata:\n  name: {rail}\nspec:\n  budgetRef:\n    name: household\n  match:\n    payeePattern: \"*\"\n  categoryId: {}\n",
+        category("Gifts")
+    );
+    gitea_call(
+        Method::POST,
+        &format!("/repos/{}/contents/rules/{rail}.yaml", w.repo),
+        w.gitea.writer(),
+        Some(json!({
+            "content": base64::engine::general_purpose::STANDARD.encode(theirs),
+            "message": "not ledgerops",
+            "branch": "main",
+            "new_branch": branch,
+        })),
+    )
+    .await;
+    w.household_with(json!({"proposeRulesAfter": 1})).await;
+    w.sc.create_plan("september", "household", seed_002()).await;
+    w.sc.approve_plan("september").await;
+
+    // The Candidate is due, but its branch is not ledgerops's: no pull request, nothing recorded.
+    let refused = "holds something other than rule";
+    let deadline = std::time::Instant::now() + WAIT;
+    while !w.controller.log().contains(refused) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the foreign branch was not refused"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let rules: Api<CategorizationRule> = w.sc.api();
+    let rule = rules.get(&rail).await.unwrap();
+    let status = rule.status.unwrap_or_default();
+    assert!(status.proposal.is_none(), "{status:?}");
+    assert_eq!(status.learning.map(|l| l.confirmations), Some(1));
+    let pulls = gitea_call(
+        Method::GET,
+        &format!("/repos/{}/pulls?state=all&limit=50", w.repo),
+        w.gitea.admin(),
+        None,
+    )
+    .await;
+    assert!(
+        pulls
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["head"]["ref"] != branch.as_str()),
+        "{pulls}"
     );
 }

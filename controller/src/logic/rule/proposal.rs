@@ -77,6 +77,13 @@ pub fn file(repo_path: &str, rule: &str) -> String {
     }
 }
 
+/// Whether a pull request changes just the rule's file, and the file on its branch is the
+/// manifest ledgerops would write: only then may ledgerops open or record it as its proposal
+/// (a branch of that name pushed by someone else is not vouched for).
+pub fn holds_only(changed: &[String], file: &str, on_branch: Option<&str>, manifest: &str) -> bool {
+    changed.len() == 1 && changed[0] == file && on_branch == Some(manifest)
+}
+
 /// The rule's file: its name and spec without a blessing (the merge blesses it).
 pub fn manifest(rule: &CategorizationRule) -> Result<String, serde_yaml::Error> {
     let spec = CategorizationRuleSpec {
@@ -113,6 +120,38 @@ mod tests {
 
     fn at() -> Time {
         Time(Timestamp::from_second(1_790_000_000).unwrap())
+    }
+
+    #[test]
+    fn a_proposal_is_vouched_for_only_when_its_branch_holds_just_the_manifest() {
+        let file = "rules/r.yaml";
+        let ours = "kind: CategorizationRule\n";
+        let one = vec![file.to_owned()];
+        let cases: [(&str, Vec<String>, Option<&str>, bool); 5] = [
+            ("ours", one.clone(), Some(ours), true),
+            (
+                "content changed",
+                one.clone(),
+                Some("kind: Budget\n"),
+                false,
+            ),
+            ("file gone", one.clone(), None, false),
+            (
+                "another file too",
+                vec![file.to_owned(), "budget.yaml".into()],
+                Some(ours),
+                false,
+            ),
+            (
+                "another file only",
+                vec!["rules/x.yaml".into()],
+                Some(ours),
+                false,
+            ),
+        ];
+        for (name, changed, on_branch, want) in cases {
+            assert_eq!(holds_only(&changed, file, on_branch, ours), want, "{name}");
+        }
     }
 
     #[test]
