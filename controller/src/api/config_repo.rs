@@ -79,6 +79,22 @@ pub struct ConfigRepoSpec {
     #[serde(default = "default_propose_rules_after")]
     #[schemars(range(max = 1000))]
     pub propose_rules_after: u32,
+    /// What the repository may do. `Propose` (the default): Transactions, CategorizationPlans
+    /// and unblessed CategorizationRules, which still pass the Budget's approval policy.
+    /// `Govern`: also Budgets, and merged rules are blessed. Only an owner (the verb `govern` on
+    /// configrepos) may set `Govern`, or change or delete a ConfigRepo that has it.
+    #[serde(default)]
+    pub authority: RepoAuthority,
+}
+
+/// What a ConfigRepo's repository may declare.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RepoAuthority {
+    /// Proposals only: Transactions, CategorizationPlans, unblessed CategorizationRules.
+    #[default]
+    Propose,
+    /// Also Budgets, and rules blessed by the merge.
+    Govern,
 }
 
 fn default_propose_rules_after() -> u32 {

@@ -1,6 +1,7 @@
 //! Kubernetes adapters: the only code that reads Secrets, writes statuses and Events, and applies
 //! what a ConfigRepo declares.
 
+pub mod access;
 pub mod admission_guard;
 pub mod client;
 pub mod events;

@@ -184,14 +184,18 @@ pub fn judge(request: &ApprovalRequest, expected: &Expected<'_>, now: Timestamp)
     }
 }
 
-/// `request` is controlled by (owned as controller by) the object with `uid`.
-pub fn owned_by(request: &ApprovalRequest, uid: &str) -> bool {
+/// `request` is controlled by (owned as controller by) no other object than the one with `uid`.
+/// ledgerops creates every request owned by its subject and drops the owner once a person has
+/// decided (a decided request is a record that outlives its subject), and only ledgerops may
+/// change owner references (admission): an owner naming another object is not ours.
+pub fn owner_agrees(request: &ApprovalRequest, uid: &str) -> bool {
     request
         .metadata
         .owner_references
         .iter()
         .flatten()
-        .any(|o| o.controller == Some(true) && o.uid == uid)
+        .filter(|o| o.controller == Some(true))
+        .all(|o| o.uid == uid)
 }
 
 /// The write attempt `request` was spent on and whose outcome is not recorded yet, when the
@@ -203,7 +207,7 @@ pub fn in_flight_attempt<'a>(request: &'a ApprovalRequest, uid: &str) -> Option<
         .as_ref()
         .is_some_and(|i| i.subject_uid == uid);
     let used = status.used.as_ref().filter(|u| u.completed_at.is_none())?;
-    (issued_here && owned_by(request, uid)).then_some(used.attempt_id.as_str())
+    (issued_here && owner_agrees(request, uid)).then_some(used.attempt_id.as_str())
 }
 
 /// The spec and owner reference tie the request to `expected`.
@@ -218,8 +222,8 @@ fn binding(request: &ApprovalRequest, expected: &Expected<'_>) -> Result<(), &'s
     if spec.budget_ref.name != expected.budget {
         return Err("it names another Budget");
     }
-    if !owned_by(request, expected.subject_uid) {
-        return Err("it is not owned by that object");
+    if !owner_agrees(request, expected.subject_uid) {
+        return Err("it is owned by another object");
     }
     Ok(())
 }
@@ -371,8 +375,15 @@ mod tests {
         assert_eq!(in_flight_attempt(&r, "uid-1"), Some("op"));
         assert_eq!(in_flight_attempt(&r, "uid-2"), None, "another subject's");
         let mut foreign = r.clone();
-        foreign.metadata.owner_references = None;
-        assert_eq!(in_flight_attempt(&foreign, "uid-1"), None, "not owned");
+        foreign.metadata.owner_references.as_mut().unwrap()[0].uid = "uid-2".into();
+        assert_eq!(in_flight_attempt(&foreign, "uid-1"), None, "owned elsewhere");
+        let mut orphaned = r.clone();
+        orphaned.metadata.owner_references = None;
+        assert_eq!(
+            in_flight_attempt(&orphaned, "uid-1"),
+            Some("op"),
+            "a decided request outlives its owner"
+        );
         let mut unissued = r.clone();
         unissued.status.as_mut().unwrap().issued_for = None;
         assert_eq!(in_flight_attempt(&unissued, "uid-1"), None, "not issued");
@@ -464,10 +475,6 @@ mod tests {
             ("owner uid", |r| {
                 r.metadata.owner_references.as_mut().unwrap()[0].uid = "uid-2".into()
             }),
-            ("owner not controller", |r| {
-                r.metadata.owner_references.as_mut().unwrap()[0].controller = None
-            }),
-            ("no owner", |r| r.metadata.owner_references = None),
             ("issued for another uid", |r| {
                 r.status
                     .as_mut()

@@ -4,7 +4,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
 use super::conditions::{self, Observed};
-use crate::api::approval::{ApprovalPhase, ApprovalRequestSpec, ApprovalRequestStatus, Verdict};
+use crate::api::approval::{
+    ApprovalPhase, ApprovalRequest, ApprovalRequestSpec, ApprovalRequestStatus, Verdict,
+};
 
 /// The next status, and the escalation to announce when the request has just expired. The
 /// phase says what ledgerops did with the request, not merely what was written into it: an
@@ -169,6 +171,17 @@ pub fn stale(
     );
     status.phase = Some(ApprovalPhase::Stale);
     status
+}
+
+/// Whether `request` is decided but still owned by its subject: its owner reference is dropped,
+/// so that it stays as the record of who decided when the subject goes.
+pub fn keep_as_record(request: &ApprovalRequest) -> bool {
+    request.spec.decision.is_some()
+        && request
+            .metadata
+            .owner_references
+            .as_ref()
+            .is_some_and(|o| !o.is_empty())
 }
 
 #[cfg(test)]
@@ -370,5 +383,33 @@ mod tests {
             next(&spec(None), &s, Some(1), at(500)).0.phase,
             Some(ApprovalPhase::Stale)
         );
+    }
+
+    #[test]
+    fn a_decided_request_is_released_from_its_subject_once() {
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+        let owned = |decision: Option<Decision>, owners: Option<Vec<OwnerReference>>| {
+            let mut r = ApprovalRequest::new("r", spec(decision));
+            r.metadata.owner_references = owners;
+            r
+        };
+        let owner = || {
+            Some(vec![OwnerReference {
+                uid: "u".into(),
+                controller: Some(true),
+                ..OwnerReference::default()
+            }])
+        };
+        let decided = || {
+            Some(Decision {
+                verdict: Verdict::Approve,
+                by: "bob".into(),
+                comment: None,
+            })
+        };
+        assert!(keep_as_record(&owned(decided(), owner())));
+        assert!(!keep_as_record(&owned(None, owner())), "still waiting");
+        assert!(!keep_as_record(&owned(decided(), None)), "released already");
+        assert!(!keep_as_record(&owned(decided(), Some(vec![]))));
     }
 }

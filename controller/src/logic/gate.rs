@@ -36,6 +36,9 @@ pub enum Hold {
     /// Every name the request for `subject` could take is taken by an object ledgerops did not
     /// issue; they are named `base`-*.
     NameTaken { subject: String, base: String },
+    /// The authority behind the write does not hold now (a decider without `approve`, four
+    /// eyes, a Budget nobody governs); says who lacks what.
+    NotAuthorized(String),
 }
 
 impl Hold {
@@ -47,7 +50,8 @@ impl Hold {
             | Self::Expired { request, .. } => Some(request),
             Self::PolicyBlocked { .. }
             | Self::AdmissionPolicyMissing(_)
-            | Self::NameTaken { .. } => None,
+            | Self::NameTaken { .. }
+            | Self::NotAuthorized(_) => None,
         }
     }
 
@@ -82,6 +86,7 @@ impl Hold {
             Self::PolicyBlocked { .. } => Some("Policy"),
             Self::AdmissionPolicyMissing(_) => Some("AdmissionPolicyMissing"),
             Self::NameTaken { .. } => Some("ApprovalRequestNameTaken"),
+            Self::NotAuthorized(_) => Some("NotAuthorized"),
         }
     }
 
@@ -109,7 +114,9 @@ impl Hold {
             Self::PolicyBlocked { why } => {
                 format!("The Budget's policy blocks this write: {why}.")
             }
-            Self::AdmissionPolicyMissing(message) => message.clone(),
+            Self::AdmissionPolicyMissing(message) | Self::NotAuthorized(message) => {
+                message.clone()
+            }
             Self::NameTaken { subject, base } => format!(
                 "Every name ledgerops would give the ApprovalRequest for {subject} is taken by an object it did not issue: delete the ApprovalRequests named {base}-* that you created"
             ),

@@ -6,6 +6,7 @@ pub mod announce;
 pub mod api_url;
 pub mod approval_authority;
 pub mod approval_status;
+pub mod authority;
 pub mod autopilot;
 #[cfg(test)]
 mod autopilot_tests;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{DeleteParams, Preconditions};
+use kube::api::{DeleteParams, Patch, PatchParams, Preconditions};
 use kube::runtime::Controller;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::Store;
@@ -51,6 +51,9 @@ async fn reconcile(
     if written != approval_status::reconciler_part(&previous) {
         status::apply(&ctx.client, request.as_ref(), &written).await?;
     }
+    if approval_status::keep_as_record(&request) {
+        release(&ctx, &request).await?;
+    }
     if let Some(note) = escalation {
         ctx.events
             .publish(request.as_ref(), true, "Escalated", "Expire", note)
@@ -79,6 +82,28 @@ async fn reconcile(
         }
         _ => Action::await_change(),
     })
+}
+
+/// Drops the owner reference of a decided request, so that deleting or pruning its subject
+/// leaves the record of who decided (retention removes it by age). Only ledgerops changes owner
+/// references on ApprovalRequests (admission).
+async fn release(ctx: &Context, request: &ApprovalRequest) -> Result<(), Error> {
+    let api = Api::<ApprovalRequest>::namespaced(
+        ctx.client.clone(),
+        &request.namespace().unwrap_or_default(),
+    );
+    let patch = serde_json::json!({"metadata": {
+        "ownerReferences": null,
+        "resourceVersion": request.resource_version(),
+    }});
+    match api
+        .patch(&request.name_any(), &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Deletes exactly the version decided on: a request changed meanwhile is looked at again.

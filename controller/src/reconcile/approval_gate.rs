@@ -177,6 +177,10 @@ where
             )));
         }
         Next::Proceed(i) => {
+            // Right before the write: the decider must still hold approve.
+            if let Err(why) = super::authority::decision_followed(ctx, &existing[i]).await? {
+                return Ok(Gate::Wait(Hold::NotAuthorized(why)));
+            }
             return Ok(Gate::Proceed(grant(
                 &existing[i],
                 &judged[i],

@@ -20,7 +20,7 @@ use crate::git::{self, options::ConfigRepoArgs};
 use crate::k8s::watches::{self, Watches};
 use crate::k8s::{git_credentials, repo_objects, status};
 use crate::logic::config_repo::decide::{self, Live, PrunePolicy};
-use crate::logic::config_repo::documents::{self, Document, Refusal};
+use crate::logic::config_repo::documents::{self, Document, Refusal, Source};
 use crate::logic::config_repo::push::{self, Push};
 use crate::logic::config_repo::status::{self as repo_status, Outcome};
 use crate::logic::config_repo::{CONFIRM_PRUNE, revision, url};
@@ -174,7 +174,12 @@ async fn sync(
         Err(e) => return Ok(fetch_failed("FetchFailed", e.to_string())),
     };
     let revision = revision(&spec.branch, &fetched.commit);
-    let documents = match documents::parse(&fetched.files, &namespace, &repo.name_any()) {
+    let name = repo.name_any();
+    let source = Source {
+        repo: &name,
+        governs: super::authority::governs(repo),
+    };
+    let documents = match documents::parse(&fetched.files, &namespace, &source) {
         Ok(d) => d,
         Err(refusals) => {
             return Ok(Outcome::Refused {

@@ -2,6 +2,7 @@
 
 pub mod approval;
 pub mod approval_gate;
+pub mod authority;
 pub mod autopilot;
 pub mod budget;
 pub mod budget_scoped;
@@ -62,6 +63,8 @@ pub struct Context {
     pub kube_config: kube::Config,
     /// Transaction writes handed to the batcher, until their outcome is recorded.
     pub writes_in_flight: Arc<WritesInFlight>,
+    /// The API server's authorizer, asked before a write whether its authority still holds.
+    pub authorizer: Arc<crate::k8s::access::Authorizer>,
 }
 
 impl Context {
@@ -88,6 +91,7 @@ impl Context {
             token_namespaces: Vec::new(),
             leadership: Leadership::sole(),
             kube_config,
+            authorizer: Arc::default(),
         }
     }
 

@@ -32,11 +32,17 @@ async fn reconcile(rule: Arc<CategorizationRule>, ctx: Arc<Context>) -> Result<A
     let _measure = super::measure::<CategorizationRule>(&ctx);
     let previous = rule.status.clone().unwrap_or_default();
     let admission = ctx.admission.verified();
+    // Whether the blessing counts, asked afresh (and again below, while it is blessed).
+    let authority = match (&admission, &rule.spec.blessing) {
+        (Ok(()), Some(_)) => super::authority::blessing_counts(&ctx, &rule).await?,
+        _ => Ok(()),
+    };
     let next = rule::status(
         &rule.spec,
         &previous,
         rule.metadata.generation,
         admission.as_ref().map(|_| ()).map_err(String::as_str),
+        authority.as_ref().map(|_| ()).map_err(String::as_str),
         Timestamp::now(),
     );
     if next != previous {
@@ -47,8 +53,15 @@ async fn reconcile(rule: Arc<CategorizationRule>, ctx: Arc<Context>) -> Result<A
                 .await;
         }
     }
-    Ok(Action::await_change())
+    // A blesser can lose the role: a blessed rule is checked again.
+    Ok(match rule.spec.blessing {
+        Some(_) => Action::requeue(RECHECK),
+        None => Action::await_change(),
+    })
 }
+
+/// How often a blessed rule's blessing is checked again with the authorizer.
+const RECHECK: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// A hash of the demotion learning recorded, so that the rule is looked at again when it
 /// changes.

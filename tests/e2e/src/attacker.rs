@@ -33,6 +33,63 @@ pub async fn editor(plane: &ControlPlane, ns: &str, user: &str) -> Client {
     person(plane, ns, user, "ledgerops-edit").await
 }
 
+/// Gives `user` the `ledgerops-owner` role in `ns`, and returns a client authenticated as them.
+pub async fn owner(plane: &ControlPlane, ns: &str, user: &str) -> Client {
+    person(plane, ns, user, "ledgerops-owner").await
+}
+
+/// Takes `user`'s `role` in `ns` away again (a person who leaves the household).
+pub async fn unbind(plane: &ControlPlane, ns: &str, user: &str, role: &str) {
+    let admin = plane.client().await.expect("admin client");
+    let name = format!("{user}-{}", role.replace(':', "-"));
+    Api::<RoleBinding>::namespaced(admin, ns)
+        .delete(&name, &Default::default())
+        .await
+        .unwrap_or_else(|e| panic!("unbinding {role} from {user}: {e}"));
+}
+
+/// An automation: the ServiceAccount `name` of `ns` holding only Kubernetes' built-in `edit`
+/// role there (and `ledgerops-edit`, which `edit` aggregates, bound directly so that the test
+/// does not wait for the aggregation), as a CI job or an AI agent would. Returns a client that
+/// acts as it (admin impersonating the account).
+pub async fn automation(plane: &ControlPlane, ns: &str, name: &str) -> Client {
+    let admin = plane.client().await.expect("admin client");
+    install_people_roles(&admin).await;
+    let user = format!("system:serviceaccount:{ns}:{name}");
+    for role in ["edit", "ledgerops-edit"] {
+        let binding: RoleBinding = serde_json::from_value(json!({
+            "metadata": {"name": format!("{name}-{role}"), "namespace": ns},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+            "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": ns}],
+        }))
+        .expect("a RoleBinding");
+        Api::<RoleBinding>::namespaced(admin.clone(), ns)
+            .patch(
+                &format!("{name}-{role}"),
+                &PatchParams::apply("ledgerops-tests").force(),
+                &Patch::Apply(&binding),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("binding {role} to {user}: {e}"));
+    }
+    let mut kubeconfig =
+        kube::config::Kubeconfig::read_from(plane.kubeconfig()).expect("the kubeconfig");
+    for auth in kubeconfig.auth_infos.iter_mut().filter(|a| a.name == "admin") {
+        if let Some(info) = auth.auth_info.as_mut() {
+            info.impersonate = Some(user.clone());
+            info.impersonate_groups = None;
+        }
+    }
+    let options = kube::config::KubeConfigOptions {
+        context: Some("admin".into()),
+        ..Default::default()
+    };
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+        .await
+        .expect("a config impersonating the account");
+    Client::try_from(config).expect("a client as the account")
+}
+
 async fn person(plane: &ControlPlane, ns: &str, user: &str, role: &str) -> Client {
     let admin = plane.client().await.expect("admin client");
     install_people_roles(&admin).await;

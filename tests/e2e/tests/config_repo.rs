@@ -741,7 +741,7 @@ async fn the_example_repository_applies() {
     w.create(
         &w.sc.client,
         "household",
-        json!({"url": url, "interval": "1s"}),
+        json!({"url": url, "interval": "1s", "authority": "Govern"}),
     )
     .await;
     let repo = w.wait_applied("household", &head).await;

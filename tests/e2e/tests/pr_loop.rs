@@ -84,8 +84,10 @@ impl World {
             .create(&PostParams::default(), &secret)
             .await
             .unwrap();
+        // Made by an owner (admin): it governs, so a merged rule is blessed.
         let mut spec = json!({"url": format!("{}/{}.git", self.gitea.url(), self.repo),
-                              "interval": "1h", "secretRef": {"name": "gitea"}});
+                              "interval": "1h", "secretRef": {"name": "gitea"},
+                              "authority": "Govern"});
         for (k, v) in extra.as_object().into_iter().flatten() {
             spec[k] = v.clone();
         }

@@ -24,6 +24,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
 use kube::api::{Api, PostParams};
 use kube::config::{
     AuthInfo, Cluster, Context, KubeConfigOptions, Kubeconfig, NamedAuthInfo, NamedCluster,
@@ -38,7 +39,7 @@ pub const EXISTING_CLUSTER: &str = "LEDGEROPS_TEST_KUBECONFIG";
 
 /// Users the API server authenticates by bearer token. `admin` is in `system:masters`; the others
 /// have no permissions until a test binds a role to them.
-pub const USERS: &[&str] = &["admin", "alice", "bob"];
+pub const USERS: &[&str] = &["admin", "alice", "bob", "carol"];
 
 /// Everything that can go wrong while starting or using the control plane.
 #[derive(Debug, thiserror::Error)]
@@ -102,9 +103,29 @@ impl ControlPlane {
     /// controllers act (see [`controllers::wait_running`]); or, with [`EXISTING_CLUSTER`] set,
     /// [`ControlPlane::existing`] on that kubeconfig.
     pub async fn start() -> Result<Self> {
-        match std::env::var_os(EXISTING_CLUSTER) {
+        let plane = match std::env::var_os(EXISTING_CLUSTER) {
             Some(path) => Self::existing(Path::new(&path)).await,
             None => Self::private().await,
+        }?;
+        plane.bind_admin_by_name().await?;
+        Ok(plane)
+    }
+
+    /// Binds `cluster-admin` to the user `admin` by name, beside its `system:masters` group: a
+    /// SubjectAccessReview (which ledgerops makes before following a decision) names the user
+    /// alone, as it would for any person bound to a role.
+    async fn bind_admin_by_name(&self) -> Result<()> {
+        let binding: ClusterRoleBinding = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "ledgerops-test-admin"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "admin"}],
+        }))
+        .expect("a ClusterRoleBinding");
+        let api = Api::<ClusterRoleBinding>::all(self.client().await?);
+        match api.create(&PostParams::default(), &binding).await {
+            Ok(_) => Ok(()),
+            Err(kube::Error::Api(e)) if e.code == 409 => Ok(()),
+            Err(e) => Err(e.into()),
         }
     }
 

@@ -1,7 +1,9 @@
-//! Deleting a decided ApprovalRequest: only the controller may (and Kubernetes itself, when the
-//! request's owner or namespace goes). The request is the record of who decided what; deleting
-//! it would erase that record and reset a rejection. A request still waiting for a decision may
-//! be deleted by anyone RBAC allows: ledgerops opens a new one.
+//! Deleting a decided ApprovalRequest: only the controller may (its retention), and anyone once
+//! its namespace is being deleted. Not the garbage collector: a decided request is a record that
+//! outlives its subject (ledgerops drops its owner reference), and an owner reference someone
+//! points at a missing object must not erase it. The request is the record of who decided what;
+//! deleting it would erase that record and reset a rejection. A request still waiting for a
+//! decision may be deleted by anyone RBAC allows: ledgerops opens a new one.
 
 use super::{Definition, Rule, resource_rules, whole};
 
@@ -17,13 +19,17 @@ const VARIABLES: &[(&str, &str)] = &[
         "variables.decided ? oldObject.spec.decision.verdict + ' decision by ' + oldObject.spec.decision.by : ''",
     ),
     (
+        "namespaceGoing",
+        "namespaceObject != null && has(namespaceObject.status) && has(namespaceObject.status.phase) && namespaceObject.status.phase == 'Terminating'",
+    ),
+    (
         "subject",
         "oldObject.spec.subject.kind + ' ' + oldObject.spec.subject.name",
     ),
 ];
 
 const RULES: &[Rule] = &[Rule {
-    expression: "!variables.decided || variables.isController || variables.isCleanup",
+    expression: "!variables.decided || variables.isController || variables.namespaceGoing",
     message: "a decided ApprovalRequest records who decided; only the ledgerops controller deletes it. Edit or delete the plan or transaction it is about instead",
     message_expression: "'user ' + variables.user + ' may not delete ApprovalRequest ' + variables.name + ': it records the ' + variables.decision + ', and only the ledgerops controller (' + variables.controllerName + ') deletes decided requests. Leave it in place; to stop or redo the change, edit or delete ' + variables.subject + ' instead.'",
 }];

@@ -7,7 +7,11 @@
 //!   `request.userInfo.username`);
 //! - only the controller records decisions made through Gitea (`by: gitea:<login>`);
 //! - only the controller changes `spec.escalateTo` and sets, changes or removes `ledgerops.dev/*`
-//!   labels.
+//!   labels;
+//! - deciding needs the custom verb `approve` on `approvalrequests` (ClusterRole
+//!   `ledgerops-approver`), checked with the authorizer: `update` or `patch` alone never decides;
+//! - only the controller changes owner references and finalizers (Kubernetes' cleanup too, on a
+//!   request nobody decided): a decided request is a record, not a dependent to collect.
 //!
 //! A decision, once made, cannot change: the CRD's rule already refuses that (it runs before any
 //! admission policy). Status writes are [`super::status`]'s, deletion [`super::approval_deletion`]'s.
@@ -54,6 +58,18 @@ const VARIABLES: &[(&str, &str)] = &[
         "newEscalateTo",
         "has(object.spec.escalateTo) ? object.spec.escalateTo : []",
     ),
+    (
+        "mayApprove",
+        "authorizer.group('ledgerops.dev').resource('approvalrequests').namespace(request.namespace).name(request.name).check('approve').allowed()",
+    ),
+    (
+        "ownersChanged",
+        "oldObject != null && ((has(object.metadata.ownerReferences) ? object.metadata.ownerReferences : []) != (has(oldObject.metadata.ownerReferences) ? oldObject.metadata.ownerReferences : []) || (has(object.metadata.finalizers) ? object.metadata.finalizers : []) != (has(oldObject.metadata.finalizers) ? oldObject.metadata.finalizers : []))",
+    ),
+    (
+        "oldDecided",
+        "oldObject != null && has(oldObject.spec.decision)",
+    ),
 ];
 
 const RULES: &[Rule] = &[
@@ -71,6 +87,16 @@ const RULES: &[Rule] = &[
         expression: "!variables.decisionAdded || variables.by == variables.user || variables.by.startsWith('gitea:')",
         message: "spec.decision.by must be your own user name (the one you are authenticated as)",
         message_expression: "'user ' + variables.user + ' may not record a decision by \"' + variables.by + '\" on ApprovalRequest ' + variables.name + ': spec.decision.by must be your own user name. Set \"by\": \"' + variables.user + '\" to decide yourself, or leave the decision to ' + variables.by + '.'",
+    },
+    Rule {
+        expression: "!variables.decisionAdded || variables.isController || variables.mayApprove",
+        message: "deciding an ApprovalRequest needs the verb approve on approvalrequests, which the ClusterRole ledgerops-approver grants; editing rights alone never decide",
+        message_expression: "'user ' + variables.user + ' may not decide ApprovalRequest ' + variables.name + ' in namespace ' + request.namespace + ': deciding needs the verb approve on approvalrequests, which the ClusterRole ledgerops-approver grants (the edit role and ledgerops-edit propose but never decide). Ask someone bound to ledgerops-approver to decide it.'",
+    },
+    Rule {
+        expression: "!variables.ownersChanged || variables.isController || (variables.isCleanup && !variables.oldDecided)",
+        message: "only the ledgerops controller adds, changes or removes the owner references and finalizers of an ApprovalRequest; a decided request is a record that outlives what it is about",
+        message_expression: "'user ' + variables.user + ' may not change the owner references or finalizers of ApprovalRequest ' + variables.name + ': only the ledgerops controller (' + variables.controllerName + ') does; ' + (variables.oldDecided ? 'it is decided and records who decided, and it must outlive what it is about.' : 'they tie the request to what it asks about.') + ' Leave metadata.ownerReferences and metadata.finalizers as they are.'",
     },
     Rule {
         expression: "!variables.decisionAdded || !variables.by.startsWith('gitea:') || variables.isController",

@@ -14,7 +14,13 @@
 //!   match or category changes only with a new blessing;
 //! - [`status`]: only the controller writes the `status` of any ledgerops kind;
 //! - [`configmaps`]: only the controller writes the journal ConfigMaps and the `/agent` receive
-//!   sequence.
+//!   sequence;
+//! - [`governance`]: a Budget's spec and a governing ConfigRepo need the verb `govern`;
+//! - [`params`]: the controller never changes the parameters that name it.
+//!
+//! The powers are custom verbs checked with CEL's `authorizer`: `approve` on approvalrequests,
+//! `bless` on categorizationrules, `govern` on budgets and configrepos. RBAC's `update` or
+//! `patch` alone carries none of them.
 //!
 //! The controller's user name is a policy parameter: every binding reads `controllerUser` from the
 //! ConfigMap [`PARAMS_NAMESPACE`]/[`PARAMS_NAME`] (example: `examples/admission-params.yaml`).
@@ -32,6 +38,8 @@ pub mod agent_jobs;
 pub mod approval_deletion;
 pub mod approval_requests;
 pub mod configmaps;
+pub mod governance;
+pub mod params;
 pub mod rules;
 pub mod status;
 
@@ -153,6 +161,8 @@ fn definitions() -> Vec<Definition> {
         status::definition(),
         configmaps::definition(),
         rules::definition(),
+        governance::definition(),
+        params::definition(),
     ]
 }
 

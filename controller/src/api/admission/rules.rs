@@ -5,7 +5,10 @@
 //!   config repo (`by: configrepo:<name>`);
 //! - the match or the category of a blessed rule changes only with a new blessing in the
 //!   changer's name (or by the controller): otherwise a person's blessing would vouch for a rule
-//!   they never saw.
+//!   they never saw;
+//! - blessing needs the custom verb `bless` on `categorizationrules` (ClusterRole
+//!   `ledgerops-approver`), checked with the authorizer.
+
 //!
 //! Anyone may write a rule without a blessing (a Candidate, which never acts). Status writes
 //! are [`super::status`]'s.
@@ -26,6 +29,10 @@ const VARIABLES: &[(&str, &str)] = &[
     ),
     ("by", "variables.blessingSet ? object.spec.blessing.by : ''"),
     (
+        "mayBless",
+        "authorizer.group('ledgerops.dev').resource('categorizationrules').namespace(request.namespace).name(request.name).check('bless').allowed()",
+    ),
+    (
         "ruleChanged",
         "oldObject != null && (object.spec.match != oldObject.spec.match || object.spec.categoryId != oldObject.spec.categoryId)",
     ),
@@ -36,6 +43,11 @@ const RULES: &[Rule] = &[
         expression: "!variables.blessingSet || !variables.by.startsWith('configrepo:') || variables.isController",
         message: "only the ledgerops controller records a blessing by a config repo (by: configrepo:<name>); bless the rule in your own name instead",
         message_expression: "'user ' + variables.user + ' may not record the blessing \"' + variables.by + '\" on CategorizationRule ' + variables.name + ': only the ledgerops controller (' + variables.controllerName + ') records blessings of rules merged into a config repo. Set spec.blessing.by to \"' + variables.user + '\" to bless it yourself, or merge the rule into the config repo.'",
+    },
+    Rule {
+        expression: "!variables.blessingSet || variables.isController || variables.mayBless",
+        message: "blessing a CategorizationRule needs the verb bless on categorizationrules, which the ClusterRole ledgerops-approver grants",
+        message_expression: "'user ' + variables.user + ' may not bless CategorizationRule ' + variables.name + ' in namespace ' + request.namespace + ': blessing needs the verb bless on categorizationrules, which the ClusterRole ledgerops-approver grants (the edit role and ledgerops-edit write rules but never bless them). Leave spec.blessing out; the rule stays a Candidate until an approver blesses it.'",
     },
     Rule {
         expression: "!variables.blessingSet || variables.by == variables.user || variables.isController",

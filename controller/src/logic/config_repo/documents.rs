@@ -54,14 +54,28 @@ impl fmt::Display for Refusal {
     }
 }
 
-/// Every document of `files` for the namespace `namespace` of ConfigRepo `repo`, or every
-/// refusal (nothing of the revision is applied when there is one).
-pub fn parse(files: &[File], namespace: &str, repo: &str) -> Result<Vec<Document>, Vec<Refusal>> {
+/// Who a revision's objects come from, and what they may do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source<'a> {
+    /// The ConfigRepo's name.
+    pub repo: &'a str,
+    /// `Ok`: the repository governs (declares Budgets, blesses the rules merged into it);
+    /// `Err(why)`: it proposes only.
+    pub governs: Result<(), String>,
+}
+
+/// Every document of `files` for the namespace `namespace` from `source`, or every refusal
+/// (nothing of the revision is applied when there is one).
+pub fn parse(
+    files: &[File],
+    namespace: &str,
+    source: &Source<'_>,
+) -> Result<Vec<Document>, Vec<Refusal>> {
     let mut documents = Vec::new();
     let mut refusals = Vec::new();
     for file in files {
         for chunk in chunks(&file.text) {
-            match document(file, &chunk, namespace, repo) {
+            match document(file, &chunk, namespace, source) {
                 Ok(Some(d)) => documents.push(d),
                 Ok(None) => {}
                 Err(r) => refusals.push(r),
@@ -146,7 +160,7 @@ fn document(
     file: &File,
     chunk: &Chunk,
     namespace: &str,
-    repo: &str,
+    source: &Source<'_>,
 ) -> Result<Option<Document>, Refusal> {
     let refuse = |line: usize, message: String| Refusal {
         file: file.path.clone(),
@@ -212,8 +226,15 @@ fn document(
         .unwrap_or_default()
         .to_owned();
     metadata.insert("namespace".into(), Value::String(namespace.to_owned()));
+    if let (RepoKind::Budget, Err(why)) = (kind, &source.governs) {
+        return Err(refuse(
+            at,
+            format!("Budget {name} is not applied: {why}"),
+        ));
+    }
     if kind == RepoKind::CategorizationRule {
-        bless(&mut object, repo).map_err(|m| refuse(chunk.key_line("blessing", false), m))?;
+        bless(&mut object, source)
+            .map_err(|m| refuse(chunk.key_line("blessing", false), m))?;
     }
     let body = Value::Object(object);
     let digest = hex::encode(Sha256::digest(body.to_string().as_bytes()));
@@ -227,9 +248,11 @@ fn document(
     }))
 }
 
-/// A rule merged into the repository is blessed by the merge: as `configrepo:<repo>`. A blessing
-/// written in the file would speak for a person who never gave it, so it is refused.
-fn bless(object: &mut Map<String, Value>, repo: &str) -> Result<(), String> {
+/// A rule merged into a governing repository is blessed by the merge: as `configrepo:<repo>`;
+/// one merged into a repository that proposes only stays a Candidate. A blessing written in the
+/// file would speak for a person who never gave it, so it is refused.
+fn bless(object: &mut Map<String, Value>, source: &Source<'_>) -> Result<(), String> {
+    let repo = source.repo;
     let Some(Value::Object(spec)) = object.get_mut("spec") else {
         return Ok(());
     };
@@ -238,10 +261,12 @@ fn bless(object: &mut Map<String, Value>, repo: &str) -> Result<(), String> {
             "spec.blessing is not written in a config repository: merging the rule blesses it (as configrepo:{repo}); remove spec.blessing"
         ));
     }
-    spec.insert(
-        "blessing".into(),
-        serde_json::json!({"by": format!("configrepo:{repo}")}),
-    );
+    if source.governs.is_ok() {
+        spec.insert(
+            "blessing".into(),
+            serde_json::json!({"by": format!("configrepo:{repo}")}),
+        );
+    }
     Ok(())
 }
 

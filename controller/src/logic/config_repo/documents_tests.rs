@@ -1,5 +1,20 @@
 use super::*;
 
+fn governing() -> Source<'static> {
+    Source {
+        repo: "ledger-config",
+        governs: Ok(()),
+    }
+}
+
+fn proposing() -> Source<'static> {
+    Source {
+        governs: Err("ConfigRepo ledger-config has authority Propose".into()),
+        ..governing()
+    }
+}
+
+
 fn file(path: &str, text: &str) -> File {
     File {
         path: path.into(),
@@ -15,7 +30,7 @@ fn reads_every_document_of_every_file_with_its_line_and_this_namespace() {
     let docs = parse(
         &[file("a/tx.yaml", TX), file("b/plans.yml", plan)],
         "home",
-        "ledger-config",
+        &governing(),
     )
     .unwrap();
     let got: Vec<(&str, usize, RepoKind, &str)> = docs
@@ -31,25 +46,23 @@ fn reads_every_document_of_every_file_with_its_line_and_this_namespace() {
         ]
     );
     assert_eq!(
-        docs[0].body["metadata"]["namespace"], "home",
-        "ledger-config"
-    );
+        docs[0].body["metadata"]["namespace"], "home", &governing());
     assert_eq!(docs[0].digest.len(), 64);
 }
 
 #[test]
 fn the_digest_follows_the_content() {
-    let a = parse(&[file("a.yaml", TX)], "home", "ledger-config").unwrap();
+    let a = parse(&[file("a.yaml", TX)], "home", &governing()).unwrap();
     let same = parse(
         &[file("other.yaml", &format!("# moved\n{TX}"))],
         "home",
-        "ledger-config",
+        &governing(),
     )
     .unwrap();
     let changed = parse(
         &[file("a.yaml", &TX.replace("bread", "cake"))],
         "home",
-        "ledger-config",
+        &governing(),
     )
     .unwrap();
     assert_eq!(a[0].digest, same[0].digest);
@@ -124,7 +137,7 @@ fn refuses_with_file_line_and_what_to_do() {
     ];
     for (text, line, phrase) in cases {
         let doc = format!("{TX}---\n{text}");
-        let refusals = parse(&[file("dir/x.yaml", &doc)], "home", "ledger-config").unwrap_err();
+        let refusals = parse(&[file("dir/x.yaml", &doc)], "home", &governing()).unwrap_err();
         assert_eq!(refusals.len(), 1, "{text}: {refusals:?}");
         let r = &refusals[0];
         // The Transaction takes 6 lines and the marker one more.
@@ -142,7 +155,7 @@ fn a_name_declared_twice_names_both_places() {
     let refusals = parse(
         &[file("a.yaml", TX), file("b.yaml", TX)],
         "home",
-        "ledger-config",
+        &governing(),
     )
     .unwrap_err();
     assert_eq!(
@@ -157,7 +170,7 @@ fn every_refusal_of_a_revision_is_reported() {
     let refusals = parse(
         &[file("a.yaml", bad), file("b.yaml", bad), file("c.yaml", TX)],
         "home",
-        "ledger-config",
+        &governing(),
     )
     .unwrap_err();
     let files: Vec<&str> = refusals.iter().map(|r| r.file.as_str()).collect();
@@ -169,7 +182,7 @@ fn empty_files_and_comment_only_documents_declare_nothing() {
     let docs = parse(
         &[file("a.yaml", ""), file("b.yaml", "# nothing\n---\n---\n")],
         "home",
-        "ledger-config",
+        &governing(),
     );
     assert_eq!(docs, Ok(Vec::new()));
 }
@@ -178,17 +191,17 @@ const RULE: &str = "apiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationRule
 
 #[test]
 fn a_merged_rule_is_blessed_by_its_repository_and_never_in_a_persons_name() {
-    let docs = parse(&[file("rules.yaml", RULE)], "home", "ledger-config").unwrap();
+    let docs = parse(&[file("rules.yaml", RULE)], "home", &governing()).unwrap();
     assert_eq!(docs[0].kind, RepoKind::CategorizationRule);
     assert_eq!(
         docs[0].body["spec"]["blessing"],
         serde_json::json!({"by": "configrepo:ledger-config"})
     );
     // The blessing is part of what is compared: the same file blesses the same way.
-    let again = parse(&[file("rules.yaml", RULE)], "home", "ledger-config").unwrap();
+    let again = parse(&[file("rules.yaml", RULE)], "home", &governing()).unwrap();
     assert_eq!(docs[0].digest, again[0].digest);
     let claimed = format!("{RULE}  blessing:\n    by: alice\n");
-    let refusals = parse(&[file("rules.yaml", &claimed)], "home", "ledger-config").unwrap_err();
+    let refusals = parse(&[file("rules.yaml", &claimed)], "home", &governing()).unwrap_err();
     assert_eq!(refusals.len(), 1);
     assert_eq!(refusals[0].line, 11, "the line of spec.blessing");
     assert!(
@@ -198,4 +211,20 @@ fn a_merged_rule_is_blessed_by_its_repository_and_never_in_a_persons_name() {
         "{}",
         refusals[0].message
     );
+}
+
+#[test]
+fn a_repository_that_proposes_only_declares_no_budget_and_blesses_no_rule() {
+    let docs = parse(&[file("rules.yaml", RULE)], "home", &proposing()).unwrap();
+    assert!(docs[0].body["spec"].get("blessing").is_none(), "a Candidate");
+    let budget = "apiVersion: ledgerops.dev/v1alpha1\nkind: Budget\nmetadata:\n  name: household\nspec:\n  planId: last-used\n  tokenSecretRef:\n    name: t\n";
+    let refusals = parse(&[file("budget.yaml", budget)], "home", &proposing()).unwrap_err();
+    assert_eq!(refusals.len(), 1);
+    assert!(
+        refusals[0].message.contains("Budget household is not applied")
+            && refusals[0].message.contains("authority Propose"),
+        "{}",
+        refusals[0].message
+    );
+    assert!(parse(&[file("budget.yaml", budget)], "home", &governing()).is_ok());
 }

@@ -98,7 +98,7 @@ impl Row {
             name: r.metadata.name.clone().unwrap_or_default(),
             budget: r.spec.budget_ref.name.clone(),
             // Where the rule stands, from its spec and the demotion learning recorded.
-            phase: standing(&r.spec, demotion, Ok(())).phase,
+            phase: standing(&r.spec, demotion, Ok(()), Ok(())).phase,
             payee: Matcher::new(&r.spec)
                 .map(|m| m.payee_line())
                 .unwrap_or_else(|e| format!("invalid: {e}")),

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use super::matching::{Facts, Matcher};
-use super::standing::is_demoted;
+use super::standing::acting_since;
 use crate::api::rule::{CategorizationRule, CategorizationRuleSpec};
 
 /// The rule `name` as one that may speak: only when it is Blessed and well formed.
@@ -92,8 +92,9 @@ impl RuleBook {
         }
     }
 
-    /// The Blessed, well-formed rules among `rules` that are about Budget `budget` of
-    /// `namespace`, but for those demoted.
+    /// The rules among `rules` that are about Budget `budget` of `namespace` and act: Blessed,
+    /// well formed, not demoted, and vouched for by ledgerops (`Ready` at their generation, which
+    /// only the controller writes after checking who blessed them).
     pub fn of_budget<'a>(
         rules: impl IntoIterator<Item = &'a CategorizationRule>,
         namespace: &str,
@@ -102,7 +103,7 @@ impl RuleBook {
         Self::new(rules.into_iter().filter_map(|r| {
             let here = r.metadata.namespace.as_deref() == Some(namespace)
                 && r.spec.budget_ref.name == budget
-                && !is_demoted(r);
+                && acting_since(r).is_some();
             here.then(|| blessed(r.metadata.name.as_deref().unwrap_or_default(), &r.spec))?
         }))
     }

@@ -36,13 +36,16 @@ pub fn is_demoted(rule: &CategorizationRule) -> bool {
 
 /// Where the rule `spec` stands; `demotion` is the one in force, if any; `admission` is whether
 /// the admission policies are in force (without them nobody's blessing can be trusted, so no
-/// rule may act).
+/// rule may act); `authority` is whether its blessing counts now (the blesser holds `bless` and
+/// is not the rule's author, or a governing ConfigRepo merged it): a blessing that does not
+/// leaves the rule a Candidate.
 pub fn standing(
     spec: &CategorizationRuleSpec,
     demotion: Option<&Demotion>,
     admission: Result<(), &str>,
+    authority: Result<(), &str>,
 ) -> Standing {
-    let blessed = spec.blessing.is_some();
+    let blessed = spec.blessing.is_some() && (admission.is_err() || authority.is_ok());
     let phase = match (blessed, demotion) {
         (true, Some(_)) => RulePhase::Demoted,
         (true, None) => RulePhase::Blessed,
@@ -83,6 +86,16 @@ pub fn standing(
             ),
             payee: Some(m.payee_line()),
         },
+        Ok(m) if spec.blessing.is_some() => Standing {
+            phase,
+            ready: false,
+            reason: "NotAuthorized",
+            message: format!(
+                "a Candidate: its blessing does not count. {}",
+                authority.err().unwrap_or_default()
+            ),
+            payee: Some(m.payee_line()),
+        },
         Ok(m) => Standing {
             phase,
             ready: false,
@@ -116,12 +129,14 @@ pub fn status(
     previous: &CategorizationRuleStatus,
     generation: Option<i64>,
     admission: Result<(), &str>,
+    authority: Result<(), &str>,
     now: Timestamp,
 ) -> CategorizationRuleStatus {
     let s = standing(
         spec,
         demotion_in_force(Some(previous), generation),
         admission,
+        authority,
     );
     let ready = Observed::new(conditions::READY, s.ready, s.reason, s.message);
     CategorizationRuleStatus {
@@ -167,7 +182,10 @@ pub fn announcement(
         return None;
     }
     Some((
-        matches!(ready.reason.as_str(), "Invalid" | "Demoted"),
+        matches!(
+            ready.reason.as_str(),
+            "Invalid" | "Demoted" | "NotAuthorized"
+        ),
         ready.reason.clone(),
         ready.message.clone(),
     ))

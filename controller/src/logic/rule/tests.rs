@@ -119,7 +119,7 @@ fn malformed_rules_are_refused_with_what_to_write() {
     for (name, m, want) in cases {
         let rule = spec(m, "c", true);
         assert_eq!(Matcher::new(&rule).expect_err(name), want, "{name}");
-        let s = standing(&rule, None, Ok(()));
+        let s = standing(&rule, None, Ok(()), Ok(()));
         assert!(!s.ready && s.reason == "Invalid", "{name}: {s:?}");
         assert!(s.message.starts_with(&want.to_string()), "{name}: {s:?}");
     }
@@ -313,7 +313,7 @@ fn only_a_blessed_well_formed_rule_may_act() {
         ),
     ];
     for (name, s, phase, ready, reason) in cases {
-        let got = standing(&s, None, Ok(()));
+        let got = standing(&s, None, Ok(()), Ok(()));
         assert_eq!(
             (got.phase, got.ready, got.reason),
             (phase, ready, reason),
@@ -382,6 +382,7 @@ fn the_status_says_whether_the_rule_may_act_and_keeps_its_transition_time() {
         &CategorizationRuleStatus::default(),
         Some(1),
         Ok(()),
+        Ok(()),
         t0,
     );
     assert_eq!(first.phase, Some(RulePhase::Candidate));
@@ -395,7 +396,7 @@ fn the_status_says_whether_the_rule_may_act_and_keeps_its_transition_time() {
     // Nothing changed: the same status, transition time kept.
     assert_eq!(status(&candidate, &first, Some(1), Ok(()), t1), first);
     let blessed = spec(normalised("Trader Joe's"), "groceries", true);
-    let second = status(&blessed, &first, Some(2), Ok(()), t1);
+    let second = status(&blessed, &first, Some(2), Ok(()), Ok(()), t1);
     let ready = conditions::get(&second.conditions, conditions::READY).unwrap();
     assert_eq!(
         (ready.status.as_str(), ready.reason.as_str()),
@@ -422,7 +423,7 @@ fn the_status_says_whether_the_rule_may_act_and_keeps_its_transition_time() {
     assert!(note.contains("payeePattern"), "{note}");
     assert!(announcement(&CategorizationRuleStatus::default(), &first).is_some());
     // Without the admission policies a blessing proves nothing: the rule does not act.
-    let unguarded = status(&blessed, &second, Some(2), Err("policy missing"), t1);
+    let unguarded = status(&blessed, &second, Some(2), Err("policy missing"), Ok(()), t1);
     let ready = conditions::get(&unguarded.conditions, conditions::READY).unwrap();
     assert_eq!(
         (ready.status.as_str(), ready.reason.as_str()),
@@ -433,7 +434,7 @@ fn the_status_says_whether_the_rule_may_act_and_keeps_its_transition_time() {
         "{}",
         ready.message
     );
-    let candidate_unguarded = standing(&candidate, None, Err("policy missing"));
+    let candidate_unguarded = standing(&candidate, None, Err("policy missing"), Ok(()));
     assert_eq!(candidate_unguarded.reason, "Candidate");
 }
 
@@ -495,7 +496,7 @@ fn a_demotion_holds_for_its_generation_only() {
         ),
     ];
     for (name, generation, phase, ready, reason) in cases {
-        let got = status(&blessed, &previous, generation, Ok(()), now);
+        let got = status(&blessed, &previous, generation, Ok(()), Ok(()), now);
         assert_eq!(got.phase, Some(phase), "{name}");
         let condition = conditions::get(&got.conditions, conditions::READY).unwrap();
         assert_eq!(
@@ -513,7 +514,7 @@ fn a_demotion_holds_for_its_generation_only() {
             "{name}: and never written by the reconciler"
         );
     }
-    let demoted = status(&blessed, &previous, Some(3), Ok(()), now);
+    let demoted = status(&blessed, &previous, Some(3), Ok(()), Ok(()), now);
     let message = &conditions::get(&demoted.conditions, conditions::READY)
         .unwrap()
         .message;
@@ -533,7 +534,7 @@ fn a_demotion_holds_for_its_generation_only() {
     // A candidate is never demoted: it never acted.
     let candidate = spec(payee("RAIL CO"), "transport", false);
     assert_eq!(
-        standing(&candidate, Some(&demotion(3)), Ok(())).phase,
+        standing(&candidate, Some(&demotion(3)), Ok(()), Ok(())).phase,
         RulePhase::Candidate
     );
 }
@@ -570,4 +571,17 @@ fn a_rule_acts_since_its_ready_turned_true_and_not_once_demoted() {
         now,
     ));
     assert_eq!(acting_since(&unguarded), None);
+}
+
+#[test]
+fn a_blessing_that_does_not_count_leaves_a_candidate_that_says_why() {
+    let blessed = spec(normalised("Trader Joe's"), "groceries", true);
+    let s = standing(&blessed, None, Ok(()), Err("alice wrote it and cannot bless it"));
+    assert_eq!(s.phase, RulePhase::Candidate);
+    assert!(!s.ready);
+    assert_eq!(s.reason, "NotAuthorized");
+    assert!(s.message.contains("alice wrote it"), "{}", s.message);
+    // Without the admission policies, that is what it says first.
+    let s = standing(&blessed, None, Err("policy missing"), Err("not checked"));
+    assert_eq!(s.reason, "AdmissionPolicyMissing");
 }

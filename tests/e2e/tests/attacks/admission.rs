@@ -17,7 +17,7 @@ use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::api::transaction::Transaction;
-use ledgerops_e2e::attacker::attacker;
+use ledgerops_e2e::attacker::{approver, attacker};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{Scenario, category, household, seed_002};
 use ledgerops_e2e::{example_documents, wait};
@@ -248,6 +248,8 @@ async fn alice_cannot_write_the_status_of_any_kind() {
         .expect("alice declares a Transaction");
     let mut repo = example_documents("config-repo.yaml").remove(0);
     repo["metadata"]["namespace"] = json!(ns);
+    // One that proposes only: governing is an owner's.
+    repo["spec"]["authority"] = json!("Propose");
     w.as_alice::<ConfigRepo>()
         .create(&PostParams::default(), &object(repo))
         .await
@@ -346,7 +348,10 @@ fn rule(name: &str, category: &str, by: Option<&str>) -> CategorizationRule {
 #[tokio::test]
 async fn a_rule_is_blessed_only_in_ones_own_name_and_changed_only_with_a_new_blessing() {
     let w = world("attack-rules").await;
+    // Both hold the approver role beside an editor's: what is checked here is in whose name.
+    approver(ControlPlane::shared(), &w.s.ns, "alice").await;
     let bob = attacker(ControlPlane::shared(), &w.s.ns, "bob").await;
+    approver(ControlPlane::shared(), &w.s.ns, "bob").await;
     let as_bob: Api<CategorizationRule> = Api::namespaced(bob, &w.s.ns);
     let rules = w.as_alice::<CategorizationRule>();
     let (transport, groceries) = (category("Transport"), category("Groceries"));
@@ -549,6 +554,8 @@ async fn nobody_decides_an_expired_or_stale_request() {
 #[tokio::test]
 async fn alice_cannot_delete_a_decided_request() {
     let w = world("attack-delete").await;
+    // An editor who also approves: deciding is hers, erasing the decision is nobody's.
+    approver(ControlPlane::shared(), &w.s.ns, "alice").await;
     w.request_by_controller("gift", "2099-01-01T00:00:00Z")
         .await;
     w.request_by_controller("waiting", "2099-01-01T00:00:00Z")

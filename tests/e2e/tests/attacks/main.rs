@@ -4,5 +4,6 @@
 
 mod admission;
 mod approvals;
+mod authority;
 mod gitea;
 mod secrets;

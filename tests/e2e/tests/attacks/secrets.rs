@@ -275,9 +275,21 @@ async fn a_write_never_follows_a_changed_api_url() {
     let listener = Listener::start("200 OK", "{}");
     let elsewhere = format!("http://localhost:{}/v1", listener.port);
 
-    // Alice moves the synced Budget to her server, then declares a write that needs no approval.
-    let budgets = Api::<Budget>::namespaced(alice.clone(), &s.ns);
+    // Alice cannot move the synced Budget to her server: a Budget's spec is governed.
     let moved = json!({"spec": {"apiUrl": elsewhere}});
+    let refusal = Api::<Budget>::namespaced(alice.clone(), &s.ns)
+        .patch("household", &PatchParams::default(), &Patch::Merge(&moved))
+        .await;
+    match refusal {
+        Err(kube::Error::Api(e)) if e.code == 403 => {
+            assert!(e.message.contains("verb govern"), "{}", e.message);
+            assert!(e.message.contains("ledgerops-owner"), "{}", e.message);
+        }
+        other => panic!("alice changed the Budget's apiUrl: {other:?}"),
+    }
+    // An owner does it (or an owner's account is taken over); then a write that needs no
+    // approval is declared.
+    let budgets = s.api::<Budget>();
     budgets
         .patch("household", &PatchParams::default(), &Patch::Merge(&moved))
         .await

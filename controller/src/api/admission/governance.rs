@@ -1,0 +1,52 @@
+//! Governing: a Budget's whole spec (writes, approval policy, autopilot and its
+//! breaker, API URL, token Secret, request budget, closed months) and a governing ConfigRepo are
+//! an owner's. Creating, changing or deleting them needs the custom verb `govern` (ClusterRole
+//! `ledgerops-owner`), checked with the authorizer. Changes of metadata alone (labels,
+//! annotations, the controller's finalizer) are not governing.
+//!
+//! A ConfigRepo with `spec.authority: Propose` (the default) proposes only, and anyone RBAC lets
+//! write ConfigRepos may make one; `Govern`, or changing or deleting one that governs, is an
+//! owner's act.
+
+use super::{Definition, Rule, resource_rules, whole};
+
+/// Name of the policy and of its binding.
+pub const NAME: &str = "ledgerops-governance";
+
+const OPERATIONS: &[&str] = &["CREATE", "UPDATE", "DELETE"];
+
+// On DELETE `object` is null, on CREATE `oldObject`.
+const VARIABLES: &[(&str, &str)] = &[
+    ("name", "request.name"),
+    ("kind", "request.kind.kind"),
+    (
+        "changed",
+        "oldObject == null || object == null || object.spec != oldObject.spec",
+    ),
+    (
+        "governing",
+        "variables.kind == 'Budget' || (object != null && has(object.spec.authority) && object.spec.authority == 'Govern') || (oldObject != null && has(oldObject.spec.authority) && oldObject.spec.authority == 'Govern')",
+    ),
+    (
+        "mayGovern",
+        "authorizer.group('ledgerops.dev').resource(request.resource.resource).namespace(request.namespace).name(request.name).check('govern').allowed()",
+    ),
+];
+
+const RULES: &[Rule] = &[Rule {
+    expression: "variables.isController || !variables.changed || !variables.governing || variables.mayGovern",
+    message: "governing (a Budget, or a ConfigRepo with authority Govern) needs the verb govern, which the ClusterRole ledgerops-owner grants",
+    message_expression: "'user ' + variables.user + ' may not ' + variables.verb + ' ' + variables.kind + ' ' + variables.name + ' in namespace ' + request.namespace + ': ' + (variables.kind == 'Budget' ? 'a Budget\\'s spec (writes, approval policy, autopilot, API URL, token, request budget, closed months) is governed' : 'a ConfigRepo with authority Govern declares Budgets and blesses rules, and is governed') + ', which needs the verb govern on ' + request.resource.resource + ' (the ClusterRole ledgerops-owner grants it; edit and ledgerops-edit never do). Ask an owner to make the change.'",
+}];
+
+pub fn definition() -> Definition {
+    Definition {
+        name: NAME,
+        about: "Who may govern: a Budget's spec and a governing ConfigRepo are an owner's.",
+        match_constraints: resource_rules("ledgerops.dev", &["budgets", "configrepos"], OPERATIONS),
+        match_conditions: &[],
+        variables: VARIABLES,
+        rules: RULES,
+        bindings: whole(NAME),
+    }
+}

@@ -1,0 +1,140 @@
+//! Who holds which power, decided without trusting what anyone wrote into an object.
+//!
+//! Powers are kept apart: proposing (RBAC `create`/`update`), approving (the custom verb
+//! `approve` on `approvalrequests`), blessing (`bless` on `categorizationrules`) and governing
+//! (`govern` on `budgets` and `configrepos`). Admission checks the verbs when a person acts; the
+//! controller asks the API server's authorizer again (a SubjectAccessReview) right before a write,
+//! with the questions these functions pick. A name the controller wrote on someone's behalf
+//! (`gitea:`, `configrepo:`, `ledgerops:`) is resolved to the authority it stands for.
+
+/// A power beyond proposing, held through a custom verb.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Power {
+    Approve,
+    Bless,
+    Govern,
+}
+
+impl Power {
+    /// The custom verb the authorizer checks.
+    pub fn verb(self) -> &'static str {
+        match self {
+            Self::Approve => "approve",
+            Self::Bless => "bless",
+            Self::Govern => "govern",
+        }
+    }
+
+    /// The shipped ClusterRole that grants it.
+    pub fn role(self) -> &'static str {
+        match self {
+            Self::Approve | Self::Bless => "ledgerops-approver",
+            Self::Govern => "ledgerops-owner",
+        }
+    }
+}
+
+/// Who a name written into a decision or a blessing stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Actor {
+    /// A Kubernetes user (or ServiceAccount): the authorizer answers for them.
+    Person(String),
+    /// A Gitea user, whose write permission on the repository was checked when the comment came.
+    Gitea(String),
+    /// The ConfigRepo of that name, in the same namespace: its own authority decides.
+    ConfigRepo(String),
+    /// ledgerops itself (the autopilot, rule learning): it proposes, never decides.
+    Controller(String),
+}
+
+/// Reads `name` as written by admission (a person's own user name) or by the controller.
+pub fn actor(name: &str) -> Actor {
+    let prefixed = |prefix: &str| name.strip_prefix(prefix).map(str::to_owned);
+    if let Some(login) = prefixed("gitea:") {
+        Actor::Gitea(login)
+    } else if let Some(repo) = prefixed("configrepo:") {
+        Actor::ConfigRepo(repo)
+    } else if let Some(part) = prefixed("ledgerops:") {
+        Actor::Controller(part)
+    } else {
+        Actor::Person(name.to_owned())
+    }
+}
+
+/// A question for the authorizer: may `user` use `power` on `resource` in the namespace?
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question {
+    pub user: String,
+    pub power: Power,
+    pub resource: &'static str,
+}
+
+impl Question {
+    /// What status says when the answer is no: who, which verb, which role grants it.
+    pub fn refusal(&self, namespace: &str, what: &str) -> String {
+        format!(
+            "{what}: user {} does not hold the verb {} on {} in namespace {namespace} (the ClusterRole {} grants it). Nothing is written; bind {} to them, or have someone who holds it act.",
+            self.user,
+            self.power.verb(),
+            self.resource,
+            self.power.role(),
+            self.power.role(),
+        )
+    }
+}
+
+/// What must hold before a person's decision is followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecisionCheck {
+    /// Ask the authorizer this, then follow the decision if it says yes.
+    Ask(Question),
+    /// Decided in Gitea by a commenter whose write permission was checked then.
+    Gitea,
+    /// Refused, with the message status shows.
+    Refused(String),
+}
+
+/// Whether the decision `by` on ApprovalRequest `request` may be followed.
+pub fn decision(request: &str, by: &str) -> DecisionCheck {
+    match actor(by) {
+        Actor::Person(user) => DecisionCheck::Ask(Question {
+            user,
+            power: Power::Approve,
+            resource: "approvalrequests",
+        }),
+        Actor::Gitea(_) => DecisionCheck::Gitea,
+        Actor::ConfigRepo(_) | Actor::Controller(_) => DecisionCheck::Refused(format!(
+            "ApprovalRequest {request} was decided by {by}, which is not a person: only a person decides. Nothing is written."
+        )),
+    }
+}
+
+/// What must hold before a blessing lets a rule speak.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlessingCheck {
+    /// Ask the authorizer this.
+    Ask(Question),
+    /// Blessed by merging into the ConfigRepo of this name: it must govern.
+    ConfigRepo(String),
+    /// Not a blessing that counts, and why.
+    Refused(String),
+}
+
+/// Whether the blessing `by` of rule `rule` counts.
+pub fn blessing(rule: &str, by: &str) -> BlessingCheck {
+    match actor(by) {
+        Actor::Person(user) => BlessingCheck::Ask(Question {
+            user,
+            power: Power::Bless,
+            resource: "categorizationrules",
+        }),
+        Actor::ConfigRepo(repo) => BlessingCheck::ConfigRepo(repo),
+        Actor::Gitea(_) | Actor::Controller(_) => BlessingCheck::Refused(format!(
+            "CategorizationRule {rule} carries a blessing by {by}, which only a person or a governing ConfigRepo gives"
+        )),
+    }
+}
+
+#[cfg(test)]
+#[path = "authority_tests.rs"]
+mod tests;

@@ -1,0 +1,96 @@
+//! Whether the authority behind a write still holds, asked right before it: the questions
+//! `logic::authority` picks, put to the API server's authorizer. Any answer but yes holds the
+//! write (fail closed), with a message naming the user, the verb and the role.
+
+use kube::{Api, ResourceExt};
+
+use super::{Context, Error};
+use crate::api::approval::ApprovalRequest;
+use crate::api::config_repo::{ConfigRepo, RepoAuthority};
+use crate::api::rule::CategorizationRule;
+use crate::k8s::access;
+use crate::logic::authority::{self, BlessingCheck, DecisionCheck, Question};
+
+/// `Err(message)`: the authority does not hold, and why.
+pub type Verdict = Result<(), String>;
+
+/// Whether the approval on `request` may be followed: its decider holds `approve` in the
+/// request's namespace now (asked afresh).
+pub async fn decision_followed(ctx: &Context, request: &ApprovalRequest) -> Result<Verdict, Error> {
+    let Some(decision) = &request.spec.decision else {
+        return Ok(Err("no decision".into()));
+    };
+    let name = request.name_any();
+    match authority::decision(&name, &decision.by) {
+        DecisionCheck::Ask(q) => {
+            let what = format!("The approval of ApprovalRequest {name} cannot be followed");
+            let namespace = request.namespace().unwrap_or_default();
+            ask(ctx, &q, &namespace, &what, false).await
+        }
+        DecisionCheck::Gitea => Ok(Ok(())),
+        DecisionCheck::Refused(message) => Ok(Err(message)),
+    }
+}
+
+/// Whether `rule`'s blessing counts: its blesser holds `bless` (or, for a merge, the ConfigRepo
+/// still governs).
+pub async fn blessing_counts(ctx: &Context, rule: &CategorizationRule) -> Result<Verdict, Error> {
+    let Some(blessing) = &rule.spec.blessing else {
+        return Ok(Err("not blessed".into()));
+    };
+    let namespace = rule.namespace().unwrap_or_default();
+    let name = rule.name_any();
+    match authority::blessing(&name, &blessing.by) {
+        BlessingCheck::Ask(q) => {
+            let what = format!("The blessing of CategorizationRule {name} does not count");
+            ask(ctx, &q, &namespace, &what, true).await
+        }
+        BlessingCheck::ConfigRepo(repo) => repo_governs(ctx, &namespace, &repo).await,
+        BlessingCheck::Refused(message) => Ok(Err(message)),
+    }
+}
+
+/// Whether the ConfigRepo `name` of `namespace` governs (read afresh).
+async fn repo_governs(ctx: &Context, namespace: &str, name: &str) -> Result<Verdict, Error> {
+    let repos = Api::<ConfigRepo>::namespaced(ctx.client.clone(), namespace);
+    Ok(match repos.get_opt(name).await? {
+        Some(repo) => governs(&repo),
+        None => Err(format!(
+            "ConfigRepo {name} is gone: what it blessed is no longer backed by an owner"
+        )),
+    })
+}
+
+/// Whether `repo` governs: only an owner (the verb `govern`, checked at admission) sets
+/// `spec.authority: Govern`, or changes a ConfigRepo that has it.
+pub fn governs(repo: &ConfigRepo) -> Verdict {
+    match repo.spec.authority {
+        RepoAuthority::Govern => Ok(()),
+        RepoAuthority::Propose => Err(format!(
+            "ConfigRepo {} has authority Propose: it declares Transactions, CategorizationPlans and unblessed CategorizationRules only (an owner, holding govern, sets spec.authority: Govern)",
+            repo.name_any()
+        )),
+    }
+}
+
+async fn ask(
+    ctx: &Context,
+    q: &Question,
+    namespace: &str,
+    what: &str,
+    reuse: bool,
+) -> Result<Verdict, Error> {
+    let verb = q.power.verb();
+    let allowed = if reuse {
+        ctx.authorizer
+            .allowed_recently(&ctx.client, &q.user, verb, q.resource, namespace)
+            .await?
+    } else {
+        access::allowed(&ctx.client, &q.user, verb, q.resource, namespace).await?
+    };
+    Ok(if allowed {
+        Ok(())
+    } else {
+        Err(q.refusal(namespace, what))
+    })
+}

@@ -1,0 +1,343 @@
+//! Separate powers: proposing is an editor's, deciding an approver's (the verb `approve`),
+//! governing an owner's (`govern`). Played by `alice` (an editor with over-broad RBAC besides),
+//! an automation holding only the built-in `edit` role, `bob` (approver) and `carol` (owner), on
+//! the real API server against `ledgerops run` and the simulator. Every refusal is asserted with
+//! its message, and YNAB sees no write until the person who may decides.
+
+use std::time::Duration;
+
+use kube::Api;
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use ledgerops::api::approval::ApprovalRequest;
+use ledgerops::api::budget::Budget;
+use ledgerops::api::config_repo::ConfigRepo;
+use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
+use ledgerops_e2e::attacker::{approver, attacker, automation, owner, unbind};
+use ledgerops_e2e::scenario::{PATCH, Scenario, household, seed_002};
+use ledgerops_e2e::wait;
+use ledgerops_testenv::ControlPlane;
+use serde_json::{Value, json};
+
+/// Every write asks a person.
+fn asking() -> Value {
+    json!({"writes": {"enabled": true}})
+}
+
+fn forbidden(what: &str, result: Result<impl std::fmt::Debug, kube::Error>) -> String {
+    match result {
+        Err(kube::Error::Api(e)) if e.code == 403 => e.message,
+        other => panic!("{what}: expected a 403 refusal, got {other:?}"),
+    }
+}
+
+fn assert_says(message: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(message.contains(part), "{part:?} missing from: {message}");
+    }
+}
+
+fn approve_as(user: &str) -> Value {
+    json!({"spec": {"decision": {"verdict": "Approve", "by": user, "comment": "fine"}}})
+}
+
+/// The one request of `plan`, once ledgerops has issued it.
+async fn request_of(s: &Scenario, plan: &str) -> String {
+    s.wait_plan(plan, PlanPhase::AwaitingApproval).await;
+    let name = s
+        .approval_requests()
+        .await
+        .into_iter()
+        .find(|r| r.spec.subject.name == plan)
+        .and_then(|r| r.metadata.name)
+        .expect("the plan's request");
+    wait::until(
+        &s.api::<ApprovalRequest>(),
+        &name,
+        Duration::from_secs(30),
+        |r| r.status.as_ref().is_some_and(|st| st.issued_for.is_some()),
+    )
+    .await;
+    name
+}
+
+#[tokio::test]
+async fn a_proposer_with_editing_rights_never_approves() {
+    let s = household("auth-approve", asking()).await;
+    let plane = ControlPlane::shared();
+    let alice = attacker(plane, &s.ns, "alice").await;
+    let robot = automation(plane, &s.ns, "ci").await;
+    // Alice proposes, as an editor may.
+    let plan: CategorizationPlan = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
+        "metadata": {"name": "september"},
+        "spec": {"budgetRef": {"name": "household"}, "assignments": seed_002()["assignments"]},
+    }))
+    .unwrap();
+    Api::<CategorizationPlan>::namespaced(alice.clone(), &s.ns)
+        .create(&PostParams::default(), &plan)
+        .await
+        .expect("alice proposes a plan");
+    let request = request_of(&s, "september").await;
+
+    // Neither she nor an automation with the built-in edit role approves it, in their own name.
+    let robot_user = format!("system:serviceaccount:{}:ci", s.ns);
+    for (who, client) in [("alice", alice), (robot_user.as_str(), robot)] {
+        let message = forbidden(
+            &format!("{who} approving"),
+            Api::<ApprovalRequest>::namespaced(client, &s.ns)
+                .patch(
+                    &request,
+                    &PatchParams::default(),
+                    &Patch::Merge(&approve_as(who)),
+                )
+                .await,
+        );
+        assert_says(
+            &message,
+            &[
+                &format!("user {who} may not decide ApprovalRequest {request}"),
+                "the verb approve on approvalrequests",
+                "ClusterRole ledgerops-approver",
+            ],
+        );
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(s.writes().await, 0);
+    let stored = s.api::<ApprovalRequest>().get(&request).await.unwrap();
+    assert_eq!(stored.spec.decision, None);
+
+    // The control: bob, an approver, decides, and the plan is written once.
+    let bob = approver(plane, &s.ns, "bob").await;
+    Api::<ApprovalRequest>::namespaced(bob, &s.ns)
+        .patch(
+            &request,
+            &PatchParams::default(),
+            &Patch::Merge(&approve_as("bob")),
+        )
+        .await
+        .expect("bob approves");
+    s.wait_plan("september", PlanPhase::Applied).await;
+    assert_eq!(s.requests(PATCH).await, 1);
+}
+
+#[tokio::test]
+async fn only_an_owner_governs_a_budget_or_a_governing_config_repo() {
+    let s = household("auth-govern", asking()).await;
+    let plane = ControlPlane::shared();
+    let alice = attacker(plane, &s.ns, "alice").await;
+    let budgets = Api::<Budget>::namespaced(alice.clone(), &s.ns);
+    let loosen = json!({"spec": {"approval": {"autoApproveBelow": "100000", "askOnNewPayee": false}}});
+    let govern = [
+        "verb govern on budgets",
+        "ClusterRole ledgerops-owner",
+        "Ask an owner",
+    ];
+    let message = forbidden(
+        "alice loosening the policy",
+        budgets
+            .patch("household", &PatchParams::default(), &Patch::Merge(&loosen))
+            .await,
+    );
+    assert_says(
+        &message,
+        &[&["user alice may not change Budget household"], &govern[..]].concat(),
+    );
+    let mut other = s.api::<Budget>().get("household").await.unwrap();
+    other.metadata = kube::api::ObjectMeta {
+        name: Some("second".into()),
+        ..Default::default()
+    };
+    other.status = None;
+    let message = forbidden(
+        "alice creating a Budget",
+        budgets.create(&PostParams::default(), &other).await,
+    );
+    assert_says(
+        &message,
+        &[&["user alice may not create Budget second"], &govern[..]].concat(),
+    );
+    let message = forbidden(
+        "alice deleting the Budget",
+        budgets.delete("household", &DeleteParams::default()).await,
+    );
+    assert_says(&message, &["user alice may not delete Budget household"]);
+
+    // A ConfigRepo that would declare Budgets and bless rules is an owner's; one that proposes
+    // is hers to make.
+    let repo = |authority: &str| -> ConfigRepo {
+        serde_json::from_value(json!({
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ConfigRepo",
+            "metadata": {"name": format!("hers-{}", authority.to_lowercase())},
+            "spec": {"url": "https://git.example.com/alice/ledger.git", "suspend": true,
+                     "authority": authority},
+        }))
+        .unwrap()
+    };
+    let repos = Api::<ConfigRepo>::namespaced(alice.clone(), &s.ns);
+    let message = forbidden(
+        "alice making a governing ConfigRepo",
+        repos.create(&PostParams::default(), &repo("Govern")).await,
+    );
+    assert_says(
+        &message,
+        &[
+            "user alice may not create ConfigRepo hers-govern",
+            "verb govern on configrepos",
+        ],
+    );
+    repos
+        .create(&PostParams::default(), &repo("Propose"))
+        .await
+        .expect("alice makes a ConfigRepo that proposes");
+    let message = forbidden(
+        "alice promoting her ConfigRepo",
+        repos
+            .patch(
+                "hers-propose",
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {"authority": "Govern"}})),
+            )
+            .await,
+    );
+    assert_says(&message, &["verb govern on configrepos"]);
+
+    // Nothing loosened: a plan still asks, and nothing is written.
+    s.create_plan("september", "household", seed_002()).await;
+    s.wait_plan("september", PlanPhase::AwaitingApproval).await;
+    assert_eq!(s.writes().await, 0);
+
+    // The control: carol, an owner, changes the policy.
+    let carol = owner(plane, &s.ns, "carol").await;
+    Api::<Budget>::namespaced(carol, &s.ns)
+        .patch(
+            "household",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"syncInterval": "10m"}})),
+        )
+        .await
+        .expect("carol governs the Budget");
+}
+
+#[tokio::test]
+async fn a_decided_request_outlives_its_plan_and_nobody_repoints_it() {
+    let s = household("auth-record", asking()).await;
+    let plane = ControlPlane::shared();
+    s.create_plan("september", "household", seed_002()).await;
+    let request = request_of(&s, "september").await;
+    let bob = approver(plane, &s.ns, "bob").await;
+    let as_bob = Api::<ApprovalRequest>::namespaced(bob, &s.ns);
+    let reject = json!({"spec": {"decision": {"verdict": "Reject", "by": "bob", "comment": "not this month"}}});
+    as_bob
+        .patch(&request, &PatchParams::default(), &Patch::Merge(&reject))
+        .await
+        .expect("bob rejects");
+    // ledgerops releases the decided request from its plan.
+    wait::until(
+        &s.api::<ApprovalRequest>(),
+        &request,
+        Duration::from_secs(30),
+        |r| r.metadata.owner_references.as_ref().is_none_or(Vec::is_empty),
+    )
+    .await;
+
+    // Bob points it at an owner that does not exist, for the garbage collector to delete it.
+    let missing = json!({"metadata": {"ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap",
+        "name": "gone", "uid": "00000000-0000-0000-0000-000000000000"}]}});
+    let message = forbidden(
+        "bob adding an owner reference",
+        as_bob
+            .patch(&request, &PatchParams::default(), &Patch::Merge(&missing))
+            .await,
+    );
+    assert_says(
+        &message,
+        &[
+            &format!("user bob may not change the owner references or finalizers of ApprovalRequest {request}"),
+            "records who decided",
+        ],
+    );
+    let finalizer = json!({"metadata": {"finalizers": ["example.com/hold"]}});
+    forbidden(
+        "bob adding a finalizer",
+        as_bob
+            .patch(&request, &PatchParams::default(), &Patch::Merge(&finalizer))
+            .await,
+    );
+
+    // The plan goes; the record of who decided stays.
+    s.api::<CategorizationPlan>()
+        .delete("september", &DeleteParams::background())
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let kept = s.api::<ApprovalRequest>().get(&request).await.unwrap();
+    assert_eq!(kept.spec.decision.unwrap().by, "bob");
+    assert_eq!(s.writes().await, 0);
+}
+
+#[tokio::test]
+async fn a_decision_whose_author_lost_approve_is_not_followed() {
+    let s = household("auth-revoked", asking()).await;
+    let plane = ControlPlane::shared();
+    s.create_plan("september", "household", seed_002()).await;
+    let request = request_of(&s, "september").await;
+    // The Budget is paused while bob decides and then leaves the household.
+    let pause = |on: bool| json!({"spec": {"suspend": on}});
+    s.api::<Budget>()
+        .patch("household", &PatchParams::default(), &Patch::Merge(&pause(true)))
+        .await
+        .unwrap();
+    let bob = approver(plane, &s.ns, "bob").await;
+    Api::<ApprovalRequest>::namespaced(bob, &s.ns)
+        .patch(
+            &request,
+            &PatchParams::default(),
+            &Patch::Merge(&approve_as("bob")),
+        )
+        .await
+        .expect("bob approves while he may");
+    unbind(plane, &s.ns, "bob", "ledgerops-approver").await;
+    s.api::<Budget>()
+        .patch("household", &PatchParams::default(), &Patch::Merge(&pause(false)))
+        .await
+        .unwrap();
+
+    // Right before the write, the controller asks the authorizer: bob no longer holds approve.
+    let held = wait::until(
+        &s.api::<CategorizationPlan>(),
+        "september",
+        Duration::from_secs(60),
+        |p| {
+            p.status.as_ref().is_some_and(|st| {
+                st.conditions
+                    .iter()
+                    .any(|c| c.reason == "NotAuthorized" && c.status == "False")
+            })
+        },
+    )
+    .await;
+    let message = held
+        .status
+        .unwrap()
+        .conditions
+        .into_iter()
+        .find(|c| c.reason == "NotAuthorized")
+        .unwrap()
+        .message;
+    assert_says(
+        &message,
+        &[
+            &format!("The approval of ApprovalRequest {request} cannot be followed"),
+            "user bob does not hold the verb approve",
+            "ledgerops-approver",
+        ],
+    );
+    assert_eq!(s.writes().await, 0);
+
+    // Bound again, his decision is followed, once.
+    approver(plane, &s.ns, "bob").await;
+    s.annotate::<CategorizationPlan>("september", "tests.ledgerops.dev/nudge", "1")
+        .await;
+    s.wait_plan("september", PlanPhase::Applied).await;
+    assert_eq!(s.requests(PATCH).await, 1);
+}
