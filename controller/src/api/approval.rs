@@ -66,6 +66,15 @@ pub struct ApprovalRequestSpec {
     /// Whom to tell if it expires.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub escalate_to: Vec<String>,
+    /// Who proposed the change (the subject's `ledgerops.dev/proposed-by` when the request was
+    /// opened): with `fourEyes`, they cannot approve it.
+    #[serde(default)]
+    #[x_kube(validation = Rule::new("self == oldSelf").message("proposedBy is set by ledgerops and cannot change"))]
+    pub proposed_by: String,
+    /// The Budget asked for four eyes when the request was opened: its proposer cannot decide it.
+    #[serde(default)]
+    #[x_kube(validation = Rule::new("self == oldSelf").message("fourEyes is set by ledgerops and cannot change"))]
+    pub four_eyes: bool,
     /// The person's answer. Set once; it cannot be changed afterwards.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<Decision>,

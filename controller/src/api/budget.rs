@@ -158,6 +158,11 @@ pub struct ApprovalPolicy {
     /// Whom to tell when a request expires unanswered (user names or addresses).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub escalate_to: Vec<String>,
+    /// Four eyes: whoever proposed a change (created or last changed the plan or Transaction)
+    /// cannot approve it, and whoever wrote a rule cannot bless it. Turn off only for a
+    /// household of one person; only an owner (`govern`) may.
+    #[serde(default = "default_true")]
+    pub four_eyes: bool,
 }
 
 impl Default for ApprovalPolicy {
@@ -170,6 +175,7 @@ impl Default for ApprovalPolicy {
             blocked_category_ids: Vec::new(),
             expiry: default_expiry(),
             escalate_to: Vec::new(),
+            four_eyes: true,
         }
     }
 }

@@ -9,6 +9,13 @@ pub const GROUP: &str = "ledgerops.dev";
 /// The version of every ledgerops resource.
 pub const VERSION: &str = "v1alpha1";
 
+/// The annotation naming who proposed an object: the user who created it or last changed what it
+/// asks for. The admission policy `ledgerops-proposals` makes it the sender's own user name on
+/// every create and change of what it covers, so that four eyes need not trust what a proposer
+/// wrote. The controller writes `configrepo:<name>`, `gitea:<login>` or `ledgerops:<part>` for
+/// what it makes on someone's behalf.
+pub const PROPOSED_BY: &str = "ledgerops.dev/proposed-by";
+
 /// A decimal amount in currency units, such as `-8.40` or `1250`. YNAB stores amounts in
 /// milliunits, so at most three decimals are meaningful; ledgerops never uses floating point.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash, schemars::JsonSchema)]

@@ -88,7 +88,9 @@ pub struct ConfigRepoSpec {
 }
 
 /// What a ConfigRepo's repository may declare.
-#[derive(KubeSchema, Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(
+    Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, schemars::JsonSchema,
+)]
 pub enum RepoAuthority {
     /// Proposals only: Transactions, CategorizationPlans, unblessed CategorizationRules.
     #[default]

@@ -289,6 +289,8 @@ mod tests {
                 change_count: 0,
                 expires_at: Time(at(100)),
                 escalate_to: vec![],
+                proposed_by: String::new(),
+                four_eyes: false,
                 decision: decision.map(|(verdict, by)| Decision {
                     verdict,
                     by: by.into(),

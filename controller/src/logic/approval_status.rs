@@ -208,6 +208,8 @@ mod tests {
             change_count: 0,
             expires_at: Time(at(100)),
             escalate_to: vec!["finance-manager".into()],
+            proposed_by: String::new(),
+            four_eyes: false,
             decision,
         }
     }

@@ -1,11 +1,17 @@
-//! Who holds which power, decided without trusting what anyone wrote into an object.
+//! Who holds which power, decided without trusting what a proposer wrote: the proposer an
+//! object names (`ledgerops.dev/proposed-by`) is the sender's own user name, admission sees to
+//! that.
 //!
-//! Powers are kept apart: proposing (RBAC `create`/`update`), approving (the custom verb
+//! Four powers are kept apart: proposing (RBAC `create`/`update`), approving (the custom verb
 //! `approve` on `approvalrequests`), blessing (`bless` on `categorizationrules`) and governing
 //! (`govern` on `budgets` and `configrepos`). Admission checks the verbs when a person acts; the
 //! controller asks the API server's authorizer again (a SubjectAccessReview) right before a write,
-//! with the questions these functions pick. A name the controller wrote on someone's behalf
+//! from the names these functions pick. A name the controller wrote on someone's behalf
 //! (`gitea:`, `configrepo:`, `ledgerops:`) is resolved to the authority it stands for.
+
+use std::collections::BTreeMap;
+
+use crate::api::common::PROPOSED_BY;
 
 /// A power beyond proposing, held through a custom verb.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +40,7 @@ impl Power {
     }
 }
 
-/// Who a name written into a decision or a blessing stands for.
+/// Who a name written into a decision, blessing or `ledgerops.dev/proposed-by` stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Actor {
     /// A Kubernetes user (or ServiceAccount): the authorizer answers for them.
@@ -59,6 +65,14 @@ pub fn actor(name: &str) -> Actor {
     } else {
         Actor::Person(name.to_owned())
     }
+}
+
+/// The proposer an object's annotations name, if any.
+pub fn proposer(annotations: Option<&BTreeMap<String, String>>) -> Option<&str> {
+    annotations?
+        .get(PROPOSED_BY)
+        .map(String::as_str)
+        .filter(|p| !p.trim().is_empty())
 }
 
 /// A question for the authorizer: may `user` use `power` on `resource` in the namespace?
@@ -94,8 +108,20 @@ pub enum DecisionCheck {
     Refused(String),
 }
 
-/// Whether the decision `by` on ApprovalRequest `request` may be followed.
-pub fn decision(request: &str, by: &str) -> DecisionCheck {
+/// Whether the decision `by` on ApprovalRequest `request` may be followed: four eyes against
+/// everyone who proposed it (the proposer the request recorded and the subject's current one,
+/// who may have changed it since), then the `approve` verb.
+pub fn decision(
+    request: &str,
+    by: &str,
+    proposers: &[&str],
+    four_eyes: bool,
+) -> DecisionCheck {
+    if four_eyes && let Some(p) = proposers.iter().find(|p| **p == by) {
+        return DecisionCheck::Refused(format!(
+            "{by} proposed the change that ApprovalRequest {request} asks about ({PROPOSED_BY}: {p}) and cannot also approve it (four eyes, spec.approval.fourEyes of the Budget). Nothing is written; another person holding approve must decide a new request: change the object to ask again."
+        ));
+    }
     match actor(by) {
         Actor::Person(user) => DecisionCheck::Ask(Question {
             user,
@@ -120,8 +146,13 @@ pub enum BlessingCheck {
     Refused(String),
 }
 
-/// Whether the blessing `by` of rule `rule` counts.
-pub fn blessing(rule: &str, by: &str) -> BlessingCheck {
+/// Whether the blessing `by` of rule `rule`, written by `proposer`, counts.
+pub fn blessing(rule: &str, by: &str, proposer: Option<&str>, four_eyes: bool) -> BlessingCheck {
+    if four_eyes && proposer == Some(by) {
+        return BlessingCheck::Refused(format!(
+            "{by} wrote CategorizationRule {rule} ({PROPOSED_BY}) and cannot also bless it (four eyes, spec.approval.fourEyes of the Budget): another person holding bless must bless it"
+        ));
+    }
     match actor(by) {
         Actor::Person(user) => BlessingCheck::Ask(Question {
             user,
@@ -131,6 +162,23 @@ pub fn blessing(rule: &str, by: &str) -> BlessingCheck {
         Actor::ConfigRepo(repo) => BlessingCheck::ConfigRepo(repo),
         Actor::Gitea(_) | Actor::Controller(_) => BlessingCheck::Refused(format!(
             "CategorizationRule {rule} carries a blessing by {by}, which only a person or a governing ConfigRepo gives"
+        )),
+    }
+}
+
+/// The user whose `govern` a ConfigRepo asking for `Govern` acts under, or why it cannot.
+pub fn repo_governor(repo: &str, proposer: Option<&str>) -> Result<Question, String> {
+    match proposer.map(|p| (p, actor(p))) {
+        Some((_, Actor::Person(user))) => Ok(Question {
+            user,
+            power: Power::Govern,
+            resource: "configrepos",
+        }),
+        Some((other, _)) => Err(format!(
+            "ConfigRepo {repo} was last changed by {other}, not by a person: it acts with Propose authority until an owner applies it again"
+        )),
+        None => Err(format!(
+            "ConfigRepo {repo} names nobody ({PROPOSED_BY} is missing): it acts with Propose authority until an owner applies it again"
         )),
     }
 }

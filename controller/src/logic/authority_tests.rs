@@ -1,3 +1,5 @@
+use std::collections::BTreeMap;
+
 use super::*;
 
 fn ask(user: &str, power: Power, resource: &'static str) -> Question {
@@ -26,59 +28,117 @@ fn names_are_read_as_the_actor_they_stand_for() {
 }
 
 #[test]
-fn a_decision_is_followed_only_from_a_person_holding_approve_or_through_gitea() {
-    let cases = [
+fn the_proposer_is_the_annotation_when_it_names_someone() {
+    let with = |v: &str| BTreeMap::from([(PROPOSED_BY.to_owned(), v.to_owned())]);
+    assert_eq!(proposer(Some(&with("alice"))), Some("alice"));
+    assert_eq!(proposer(Some(&with("  "))), None);
+    assert_eq!(proposer(Some(&BTreeMap::new())), None);
+    assert_eq!(proposer(None), None);
+}
+
+#[test]
+fn a_decision_is_checked_for_four_eyes_then_for_the_verb() {
+    let approve = |u: &str| DecisionCheck::Ask(ask(u, Power::Approve, "approvalrequests"));
+    type Case<'a> = (&'a str, &'a str, Vec<&'a str>, bool, Option<DecisionCheck>);
+    let cases: Vec<Case> = vec![
+        ("another person", "bob", vec!["alice"], true, Some(approve("bob"))),
+        ("the proposer", "alice", vec!["alice"], true, None),
         (
+            "whoever changed the subject since",
             "bob",
-            Some(DecisionCheck::Ask(ask("bob", Power::Approve, "approvalrequests"))),
+            vec!["alice", "bob"],
+            true,
+            None,
         ),
         (
-            "system:serviceaccount:home:ci",
-            Some(DecisionCheck::Ask(ask(
-                "system:serviceaccount:home:ci",
-                Power::Approve,
-                "approvalrequests",
-            ))),
+            "the proposer, four eyes off",
+            "alice",
+            vec!["alice"],
+            false,
+            Some(approve("alice")),
         ),
-        ("gitea:bob", Some(DecisionCheck::Gitea)),
-        ("configrepo:x", None),
-        ("ledgerops:autopilot", None),
+        ("no proposer known", "bob", vec![], true, Some(approve("bob"))),
+        (
+            "through Gitea",
+            "gitea:bob",
+            vec!["alice"],
+            true,
+            Some(DecisionCheck::Gitea),
+        ),
+        (
+            "through Gitea by the commenter who proposed",
+            "gitea:bob",
+            vec!["gitea:bob"],
+            true,
+            None,
+        ),
+        ("a config repo", "configrepo:x", vec![], true, None),
+        ("the controller", "ledgerops:autopilot", vec![], false, None),
     ];
-    for (by, want) in cases {
-        let got = decision("req-1", by);
+    for (what, by, proposers, four_eyes, want) in cases {
+        let got = decision("req-1", by, &proposers, four_eyes);
         match want {
-            Some(want) => assert_eq!(got, want, "{by}"),
+            Some(want) => assert_eq!(got, want, "{what}"),
+            None => {
+                let DecisionCheck::Refused(message) = got else {
+                    panic!("{what}: expected a refusal, got {got:?}")
+                };
+                assert!(message.contains("req-1"), "{what}: {message}");
+                assert!(message.contains(by), "{what}: {message}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_four_eyes_refusal_says_who_and_what_to_do() {
+    let DecisionCheck::Refused(m) = decision("req-1", "alice", &["alice"], true) else {
+        panic!("refused")
+    };
+    assert!(m.contains("alice proposed the change"), "{m}");
+    assert!(m.contains("fourEyes"), "{m}");
+}
+
+#[test]
+fn a_blessing_counts_from_an_approver_other_than_its_author_or_a_governing_repo() {
+    let bless = |u: &str| BlessingCheck::Ask(ask(u, Power::Bless, "categorizationrules"));
+    let cases = [
+        ("bob", Some("alice"), true, Some(bless("bob"))),
+        ("alice", Some("alice"), true, None),
+        ("alice", Some("alice"), false, Some(bless("alice"))),
+        ("bob", None, true, Some(bless("bob"))),
+        (
+            "configrepo:household",
+            Some("configrepo:household"),
+            false,
+            Some(BlessingCheck::ConfigRepo("household".into())),
+        ),
+        ("gitea:bob", Some("alice"), true, None),
+        ("ledgerops:learning", None, true, None),
+    ];
+    for (by, author, four_eyes, want) in cases {
+        let got = blessing("groceries", by, author, four_eyes);
+        match want {
+            Some(want) => assert_eq!(got, want, "{by} {author:?} {four_eyes}"),
             None => assert!(
-                matches!(&got, DecisionCheck::Refused(m) if m.contains("req-1") && m.contains(by)),
-                "{by}: {got:?}"
+                matches!(&got, BlessingCheck::Refused(m) if m.contains("groceries")),
+                "{by} {author:?}: {got:?}"
             ),
         }
     }
 }
 
 #[test]
-fn a_blessing_counts_from_a_person_holding_bless_or_a_governing_repo() {
-    let cases = [
-        (
-            "bob",
-            Some(BlessingCheck::Ask(ask("bob", Power::Bless, "categorizationrules"))),
-        ),
-        (
-            "configrepo:household",
-            Some(BlessingCheck::ConfigRepo("household".into())),
-        ),
-        ("gitea:bob", None),
-        ("ledgerops:learning", None),
-    ];
-    for (by, want) in cases {
-        let got = blessing("groceries", by);
-        match want {
-            Some(want) => assert_eq!(got, want, "{by}"),
-            None => assert!(
-                matches!(&got, BlessingCheck::Refused(m) if m.contains("groceries")),
-                "{by}: {got:?}"
-            ),
-        }
+fn a_repo_governs_under_its_last_changer_only_when_a_person() {
+    assert_eq!(
+        repo_governor("home", Some("carol")),
+        Ok(ask("carol", Power::Govern, "configrepos"))
+    );
+    for other in [None, Some("configrepo:other"), Some("gitea:carol")] {
+        let Err(m) = repo_governor("home", other) else {
+            panic!("{other:?}")
+        };
+        assert!(m.contains("Propose authority"), "{m}");
     }
 }
 
@@ -87,8 +147,7 @@ fn a_refusal_names_the_user_the_verb_and_the_role() {
     let m = ask("alice", Power::Approve, "approvalrequests")
         .refusal("home", "ApprovalRequest r-1 cannot be followed");
     for part in [
-        "ApprovalRequest r-1 cannot be followed",
-        "user alice",
+        "alice",
         "verb approve",
         "approvalrequests",
         "namespace home",
@@ -97,6 +156,5 @@ fn a_refusal_names_the_user_the_verb_and_the_role() {
         assert!(m.contains(part), "{part}: {m}");
     }
     assert_eq!(Power::Govern.role(), "ledgerops-owner");
-    assert_eq!(Power::Govern.verb(), "govern");
     assert_eq!(Power::Bless.verb(), "bless");
 }

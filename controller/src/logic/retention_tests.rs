@@ -70,6 +70,8 @@ fn request(name: &str, subject: &str, created: i64) -> ApprovalRequest {
             change_count: 0,
             expires_at: Time(at(100_000)),
             escalate_to: vec![],
+            proposed_by: String::new(),
+            four_eyes: false,
             decision: None,
         },
     );

@@ -17,6 +17,7 @@ use crate::api::common::{DecisionRecord, LocalRef};
 use crate::k8s::{objects, status};
 use crate::logic::approval_authority::{self as authority, Authority, Expected, Next};
 use crate::logic::approval_status;
+use crate::logic::authority::proposer;
 use crate::logic::duration;
 use crate::logic::gate::Hold;
 use crate::logic::plan::PlannedChange;
@@ -177,8 +178,17 @@ where
             )));
         }
         Next::Proceed(i) => {
-            // Right before the write: the decider must still hold approve.
-            if let Err(why) = super::authority::decision_followed(ctx, &existing[i]).await? {
+            // Right before the write: four eyes, and the decider still holds approve.
+            let subject_proposer = proposer(ask.subject.meta().annotations.as_ref());
+            let four_eyes = ask.budget.spec.approval.four_eyes;
+            let followed = super::authority::decision_followed(
+                ctx,
+                &existing[i],
+                subject_proposer,
+                four_eyes,
+            )
+            .await?;
+            if let Err(why) = followed {
                 return Ok(Gate::Wait(Hold::NotAuthorized(why)));
             }
             return Ok(Gate::Proceed(grant(
@@ -456,6 +466,10 @@ fn new_request<K: Resource<DynamicType = ()>>(
             change_count: u32::try_from(ask.changes.len()).unwrap_or(u32::MAX),
             expires_at: Time(expires),
             escalate_to: policy.escalate_to.clone(),
+            proposed_by: proposer(ask.subject.meta().annotations.as_ref())
+                .unwrap_or_default()
+                .to_owned(),
+            four_eyes: policy.four_eyes,
             decision: None,
         },
     );

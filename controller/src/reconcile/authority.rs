@@ -9,19 +9,31 @@ use crate::api::approval::ApprovalRequest;
 use crate::api::config_repo::{ConfigRepo, RepoAuthority};
 use crate::api::rule::CategorizationRule;
 use crate::k8s::access;
-use crate::logic::authority::{self, BlessingCheck, DecisionCheck, Question};
+use crate::logic::authority::{self, BlessingCheck, DecisionCheck, Question, proposer};
 
 /// `Err(message)`: the authority does not hold, and why.
 pub type Verdict = Result<(), String>;
 
-/// Whether the approval on `request` may be followed: its decider holds `approve` in the
-/// request's namespace now (asked afresh).
-pub async fn decision_followed(ctx: &Context, request: &ApprovalRequest) -> Result<Verdict, Error> {
+/// Whether the approval on `request` may be followed for a subject now proposed by
+/// `subject_proposer`: four eyes against everyone who proposed it (when the Budget, now or when
+/// the request was opened, asks for them), then `approve`, asked afresh.
+pub async fn decision_followed(
+    ctx: &Context,
+    request: &ApprovalRequest,
+    subject_proposer: Option<&str>,
+    four_eyes: bool,
+) -> Result<Verdict, Error> {
     let Some(decision) = &request.spec.decision else {
         return Ok(Err("no decision".into()));
     };
     let name = request.name_any();
-    match authority::decision(&name, &decision.by) {
+    let proposers: Vec<&str> = [Some(request.spec.proposed_by.as_str()), subject_proposer]
+        .into_iter()
+        .flatten()
+        .filter(|p| !p.is_empty())
+        .collect();
+    let four_eyes = four_eyes || request.spec.four_eyes;
+    match authority::decision(&name, &decision.by, &proposers, four_eyes) {
         DecisionCheck::Ask(q) => {
             let what = format!("The approval of ApprovalRequest {name} cannot be followed");
             let namespace = request.namespace().unwrap_or_default();
@@ -32,15 +44,20 @@ pub async fn decision_followed(ctx: &Context, request: &ApprovalRequest) -> Resu
     }
 }
 
-/// Whether `rule`'s blessing counts: its blesser holds `bless` (or, for a merge, the ConfigRepo
-/// still governs).
-pub async fn blessing_counts(ctx: &Context, rule: &CategorizationRule) -> Result<Verdict, Error> {
+/// Whether `rule`'s blessing counts: four eyes against its author when `four_eyes`, then
+/// `bless` (or, for a merge, the ConfigRepo still governs).
+pub async fn blessing_counts(
+    ctx: &Context,
+    rule: &CategorizationRule,
+    four_eyes: bool,
+) -> Result<Verdict, Error> {
     let Some(blessing) = &rule.spec.blessing else {
         return Ok(Err("not blessed".into()));
     };
     let namespace = rule.namespace().unwrap_or_default();
     let name = rule.name_any();
-    match authority::blessing(&name, &blessing.by) {
+    let author = proposer(rule.metadata.annotations.as_ref());
+    match authority::blessing(&name, &blessing.by, author, four_eyes) {
         BlessingCheck::Ask(q) => {
             let what = format!("The blessing of CategorizationRule {name} does not count");
             ask(ctx, &q, &namespace, &what, true).await
@@ -53,23 +70,30 @@ pub async fn blessing_counts(ctx: &Context, rule: &CategorizationRule) -> Result
 /// Whether the ConfigRepo `name` of `namespace` governs (read afresh).
 async fn repo_governs(ctx: &Context, namespace: &str, name: &str) -> Result<Verdict, Error> {
     let repos = Api::<ConfigRepo>::namespaced(ctx.client.clone(), namespace);
-    Ok(match repos.get_opt(name).await? {
-        Some(repo) => governs(&repo),
-        None => Err(format!(
+    match repos.get_opt(name).await? {
+        Some(repo) => governs(ctx, &repo).await,
+        None => Ok(Err(format!(
             "ConfigRepo {name} is gone: what it blessed is no longer backed by an owner"
-        )),
-    })
+        ))),
+    }
 }
 
-/// Whether `repo` governs: only an owner (the verb `govern`, checked at admission) sets
-/// `spec.authority: Govern`, or changes a ConfigRepo that has it.
-pub fn governs(repo: &ConfigRepo) -> Verdict {
-    match repo.spec.authority {
-        RepoAuthority::Govern => Ok(()),
-        RepoAuthority::Propose => Err(format!(
-            "ConfigRepo {} has authority Propose: it declares Transactions, CategorizationPlans and unblessed CategorizationRules only (an owner, holding govern, sets spec.authority: Govern)",
-            repo.name_any()
-        )),
+/// Whether `repo` governs: it asks for `Govern` (which admission lets only an owner set), and
+/// whoever last changed it still holds `govern` on configrepos.
+pub async fn governs(ctx: &Context, repo: &ConfigRepo) -> Result<Verdict, Error> {
+    let name = repo.name_any();
+    if repo.spec.authority != RepoAuthority::Govern {
+        return Ok(Err(format!(
+            "ConfigRepo {name} has authority Propose: it declares Transactions, CategorizationPlans and unblessed CategorizationRules only (an owner, holding govern, sets spec.authority: Govern)"
+        )));
+    }
+    match authority::repo_governor(&name, proposer(repo.metadata.annotations.as_ref())) {
+        Ok(q) => {
+            let namespace = repo.namespace().unwrap_or_default();
+            let what = format!("ConfigRepo {name} cannot govern");
+            ask(ctx, &q, &namespace, &what, true).await
+        }
+        Err(message) => Ok(Err(message)),
     }
 }
 

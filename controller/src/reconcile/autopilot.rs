@@ -12,6 +12,7 @@ use kube::api::{ObjectMeta, PostParams};
 use kube::{Api, ResourceExt};
 use serde_json::json;
 
+use crate::api::common::PROPOSED_BY;
 use super::{Context, Error};
 use crate::api::autopilot::AUTOPILOT_LABEL;
 use crate::api::budget::Budget;
@@ -181,6 +182,9 @@ async fn make_plan(
                     ),
                 ]
                 .into(),
+            ),
+            annotations: Some(
+                [(PROPOSED_BY.to_owned(), "ledgerops:autopilot".to_owned())].into(),
             ),
             ..ObjectMeta::default()
         },

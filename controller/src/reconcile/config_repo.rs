@@ -177,7 +177,11 @@ async fn sync(
     let name = repo.name_any();
     let source = Source {
         repo: &name,
-        governs: super::authority::governs(repo),
+        proposer: match &spec.service_account_name {
+            Some(account) => format!("system:serviceaccount:{namespace}:{account}"),
+            None => format!("configrepo:{name}"),
+        },
+        governs: super::authority::governs(ctx, repo).await?,
     };
     let documents = match documents::parse(&fetched.files, &namespace, &source) {
         Ok(d) => d,

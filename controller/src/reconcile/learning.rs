@@ -19,6 +19,7 @@ use serde_json::json;
 use tokio_stream::wrappers::BroadcastStream;
 
 use super::budget_scoped::{BudgetScoped, of_budget};
+use crate::api::common::PROPOSED_BY;
 use super::{Context, Error, autopilot};
 use crate::api::budget::Budget;
 use crate::api::plan::CategorizationPlan;
@@ -220,6 +221,9 @@ async fn create_candidate(
                     "ledgerops".to_owned(),
                 )]
                 .into(),
+            ),
+            annotations: Some(
+                [(PROPOSED_BY.to_owned(), "ledgerops:learning".to_owned())].into(),
             ),
             ..ObjectMeta::default()
         },

@@ -7,9 +7,12 @@ use std::sync::Arc;
 
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::Controller;
+use kube::ResourceExt;
 use kube::runtime::controller::Action;
+use kube::runtime::reflector::ObjectRef;
 
 use super::{Context, Error};
+use crate::api::budget::Budget;
 use crate::api::rule::CategorizationRule;
 use crate::k8s::status;
 use crate::k8s::watches::{Watches, changes_of};
@@ -34,7 +37,10 @@ async fn reconcile(rule: Arc<CategorizationRule>, ctx: Arc<Context>) -> Result<A
     let admission = ctx.admission.verified();
     // Whether the blessing counts, asked afresh (and again below, while it is blessed).
     let authority = match (&admission, &rule.spec.blessing) {
-        (Ok(()), Some(_)) => super::authority::blessing_counts(&ctx, &rule).await?,
+        (Ok(()), Some(_)) => {
+            let four_eyes = budget_of(&ctx, &rule).is_none_or(|b| b.spec.approval.four_eyes);
+            super::authority::blessing_counts(&ctx, &rule, four_eyes).await?
+        }
         _ => Ok(()),
     };
     let next = rule::status(
@@ -62,6 +68,13 @@ async fn reconcile(rule: Arc<CategorizationRule>, ctx: Arc<Context>) -> Result<A
 
 /// How often a blessed rule's blessing is checked again with the authorizer.
 const RECHECK: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The Budget the rule is about, from the shared cache (none: four eyes, the default).
+fn budget_of(ctx: &Context, rule: &CategorizationRule) -> Option<Arc<Budget>> {
+    let namespace = rule.namespace().unwrap_or_default();
+    ctx.budgets
+        .get(&ObjectRef::new(&rule.spec.budget_ref.name).within(&namespace))
+}
 
 /// A hash of the demotion learning recorded, so that the rule is looked at again when it
 /// changes.

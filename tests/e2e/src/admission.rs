@@ -43,17 +43,42 @@ pub async fn install_params(admin: &Client, controller_user: &str) {
         Err(kube::Error::Api(e)) if e.code == 409 => {}
         Err(e) => panic!("creating namespace {PARAMS_NAMESPACE}: {e}"),
     }
-    let params: ConfigMap = serde_json::from_value(json!({
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": {"name": PARAMS_NAME, "namespace": PARAMS_NAMESPACE},
-        "data": {CONTROLLER_USER_KEY: controller_user},
-    }))
-    .unwrap();
-    Api::<ConfigMap>::namespaced(admin.clone(), PARAMS_NAMESPACE)
-        .patch(PARAMS_NAME, &apply(), &Patch::Apply(&params))
-        .await
-        .expect("applying the params ConfigMap");
+    let api = Api::<ConfigMap>::namespaced(admin.clone(), PARAMS_NAMESPACE);
+    let current = api.get_opt(PARAMS_NAME).await.expect("reading the params");
+    let named = |cm: &ConfigMap| {
+        cm.data
+            .as_ref()
+            .and_then(|d| d.get(CONTROLLER_USER_KEY))
+            .map(String::as_str)
+    };
+    if current.as_ref().and_then(named) == Some(controller_user) {
+        return;
+    }
+    // As an administrator who is not the controller: the policy `ledgerops-params` refuses the
+    // controller's user (admin, in these suites) any change of the parameters that name it.
+    let url = format!("/api/v1/namespaces/{PARAMS_NAMESPACE}/configmaps");
+    let answer = match current {
+        None => {
+            let params = json!({
+                "apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": PARAMS_NAME, "namespace": PARAMS_NAMESPACE},
+                "data": {CONTROLLER_USER_KEY: controller_user},
+            });
+            impersonated(admin, "POST", &url, Some(params)).await
+        }
+        Some(_) => {
+            let patch = json!({"data": {CONTROLLER_USER_KEY: controller_user}});
+            impersonated(admin, "PATCH", &format!("{url}/{PARAMS_NAME}"), Some(patch)).await
+        }
+    };
+    match answer {
+        Ok(_) => {}
+        // Another suite of this binary created it meanwhile: look again.
+        Err(kube::Error::Api(e)) if e.code == 409 => {
+            Box::pin(install_params(admin, controller_user)).await
+        }
+        Err(e) => panic!("writing the params ConfigMap: {e}"),
+    }
 }
 
 /// Every policy and binding, from the files `ledgerops crdgen` writes into `crds/`.
@@ -128,7 +153,15 @@ async fn first_unrefused(admin: &Client) -> Option<String> {
         "name": "ledgerops-admission-probe", "labels": {configmaps::JOURNAL_LABEL: "true"}}});
     let sequence = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
         "name": configmaps::SEQUENCE_CONFIGMAP}});
+    let mut transaction = example_documents("transaction.yaml").remove(0);
+    transaction["metadata"] = json!({"name": "ledgerops-admission-probe"});
     let probes = [
+        (
+            "POST",
+            format!("{base}/transactions"),
+            Some(transaction),
+            "may not create Transaction ledgerops-admission-probe",
+        ),
         (
             "POST",
             format!("{base}/approvalrequests"),

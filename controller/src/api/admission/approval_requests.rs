@@ -10,6 +10,9 @@
 //!   labels;
 //! - deciding needs the custom verb `approve` on `approvalrequests` (ClusterRole
 //!   `ledgerops-approver`), checked with the authorizer: `update` or `patch` alone never decides;
+//! - four eyes: when the request says so (`spec.fourEyes`, copied from the Budget), the decider is
+//!   not its proposer (`spec.proposedBy`, copied by ledgerops from the subject's
+//!   `ledgerops.dev/proposed-by`, which admission made truthful);
 //! - only the controller changes owner references and finalizers (Kubernetes' cleanup too, on a
 //!   request nobody decided): a decided request is a record, not a dependent to collect.
 //!
@@ -59,6 +62,14 @@ const VARIABLES: &[(&str, &str)] = &[
         "has(object.spec.escalateTo) ? object.spec.escalateTo : []",
     ),
     (
+        "proposedBy",
+        "has(object.spec.proposedBy) ? object.spec.proposedBy : ''",
+    ),
+    (
+        "fourEyes",
+        "has(object.spec.fourEyes) && object.spec.fourEyes",
+    ),
+    (
         "mayApprove",
         "authorizer.group('ledgerops.dev').resource('approvalrequests').namespace(request.namespace).name(request.name).check('approve').allowed()",
     ),
@@ -92,6 +103,11 @@ const RULES: &[Rule] = &[
         expression: "!variables.decisionAdded || variables.isController || variables.mayApprove",
         message: "deciding an ApprovalRequest needs the verb approve on approvalrequests, which the ClusterRole ledgerops-approver grants; editing rights alone never decide",
         message_expression: "'user ' + variables.user + ' may not decide ApprovalRequest ' + variables.name + ' in namespace ' + request.namespace + ': deciding needs the verb approve on approvalrequests, which the ClusterRole ledgerops-approver grants (the edit role and ledgerops-edit propose but never decide). Ask someone bound to ledgerops-approver to decide it.'",
+    },
+    Rule {
+        expression: "!variables.decisionAdded || !variables.fourEyes || variables.proposedBy == '' || variables.by != variables.proposedBy",
+        message: "the proposer of a change cannot approve it (four eyes): another approver must decide",
+        message_expression: "'user ' + variables.user + ' may not decide ApprovalRequest ' + variables.name + ': ' + variables.by + ' proposed the change it asks about, and the Budget asks for four eyes (spec.approval.fourEyes), so the proposer cannot also decide it. Ask another person bound to ledgerops-approver.'",
     },
     Rule {
         expression: "!variables.ownersChanged || variables.isController || (variables.isCleanup && !variables.oldDecided)",

@@ -1,7 +1,8 @@
 //! Governing: a Budget's whole spec (writes, approval policy, autopilot and its
 //! breaker, API URL, token Secret, request budget, closed months) and a governing ConfigRepo are
 //! an owner's. Creating, changing or deleting them needs the custom verb `govern` (ClusterRole
-//! `ledgerops-owner`), checked with the authorizer. Changes of metadata alone (labels,
+//! `ledgerops-owner`), checked with the authorizer; so does naming someone else as their proposer,
+//! which would change who answers for them. Changes of other metadata (labels, other
 //! annotations, the controller's finalizer) are not governing.
 //!
 //! A ConfigRepo with `spec.authority: Propose` (the default) proposes only, and anyone RBAC lets
@@ -20,8 +21,16 @@ const VARIABLES: &[(&str, &str)] = &[
     ("name", "request.name"),
     ("kind", "request.kind.kind"),
     (
+        "proposer",
+        "object != null && has(object.metadata.annotations) && 'ledgerops.dev/proposed-by' in object.metadata.annotations ? object.metadata.annotations['ledgerops.dev/proposed-by'] : ''",
+    ),
+    (
+        "oldProposer",
+        "oldObject != null && has(oldObject.metadata.annotations) && 'ledgerops.dev/proposed-by' in oldObject.metadata.annotations ? oldObject.metadata.annotations['ledgerops.dev/proposed-by'] : ''",
+    ),
+    (
         "changed",
-        "oldObject == null || object == null || object.spec != oldObject.spec",
+        "oldObject == null || object == null || object.spec != oldObject.spec || variables.proposer != variables.oldProposer",
     ),
     (
         "governing",
@@ -36,7 +45,7 @@ const VARIABLES: &[(&str, &str)] = &[
 const RULES: &[Rule] = &[Rule {
     expression: "variables.isController || !variables.changed || !variables.governing || variables.mayGovern",
     message: "governing (a Budget, or a ConfigRepo with authority Govern) needs the verb govern, which the ClusterRole ledgerops-owner grants",
-    message_expression: "'user ' + variables.user + ' may not ' + variables.verb + ' ' + variables.kind + ' ' + variables.name + ' in namespace ' + request.namespace + ': ' + (variables.kind == 'Budget' ? 'a Budget\\'s spec (writes, approval policy, autopilot, API URL, token, request budget, closed months) is governed' : 'a ConfigRepo with authority Govern declares Budgets and blesses rules, and is governed') + ', which needs the verb govern on ' + request.resource.resource + ' (the ClusterRole ledgerops-owner grants it; edit and ledgerops-edit never do). Ask an owner to make the change.'",
+    message_expression: "'user ' + variables.user + ' may not ' + variables.verb + ' ' + variables.kind + ' ' + variables.name + ' in namespace ' + request.namespace + ': ' + (variables.kind == 'Budget' ? 'a Budget\\'s spec (writes, approval policy, four eyes, autopilot, API URL, token, request budget, closed months) is governed' : 'a ConfigRepo with authority Govern declares Budgets and blesses rules, and is governed') + ', which needs the verb govern on ' + request.resource.resource + ' (the ClusterRole ledgerops-owner grants it; edit and ledgerops-edit never do). Ask an owner to make the change.'",
 }];
 
 pub fn definition() -> Definition {

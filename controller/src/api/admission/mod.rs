@@ -15,6 +15,8 @@
 //! - [`status`]: only the controller writes the `status` of any ledgerops kind;
 //! - [`configmaps`]: only the controller writes the journal ConfigMaps and the `/agent` receive
 //!   sequence;
+//! - [`proposals`]: `ledgerops.dev/proposed-by` names whoever created or last changed what an
+//!   object proposes (four eyes rest on it);
 //! - [`governance`]: a Budget's spec and a governing ConfigRepo need the verb `govern`;
 //! - [`params`]: the controller never changes the parameters that name it.
 //!
@@ -40,6 +42,7 @@ pub mod approval_requests;
 pub mod configmaps;
 pub mod governance;
 pub mod params;
+pub mod proposals;
 pub mod rules;
 pub mod status;
 
@@ -161,6 +164,7 @@ fn definitions() -> Vec<Definition> {
         status::definition(),
         configmaps::definition(),
         rules::definition(),
+        proposals::definition(),
         governance::definition(),
         params::definition(),
     ]

@@ -7,12 +7,18 @@
 //!   changer's name (or by the controller): otherwise a person's blessing would vouch for a rule
 //!   they never saw;
 //! - blessing needs the custom verb `bless` on `categorizationrules` (ClusterRole
-//!   `ledgerops-approver`), checked with the authorizer.
+//!   `ledgerops-approver`), checked with the authorizer;
+//! - `ledgerops.dev/proposed-by` names whoever created the rule or last changed its match or
+//!   category (see [`super::proposals`]); a blessing alone keeps the author.
+//!
+//! Four eyes on rules (the author cannot bless their own rule) depend on the Budget, which
+//! admission cannot read: the controller checks them before the rule may speak.
 
 //!
 //! Anyone may write a rule without a blessing (a Candidate, which never acts). Status writes
 //! are [`super::status`]'s.
 
+use super::proposals::{PROPOSER_RULE, PROPOSER_VARIABLES};
 use super::{Definition, Rule, resource_rules, whole};
 
 /// Name of the policy and of its binding.
@@ -31,6 +37,13 @@ const VARIABLES: &[(&str, &str)] = &[
     (
         "mayBless",
         "authorizer.group('ledgerops.dev').resource('categorizationrules').namespace(request.namespace).name(request.name).check('bless').allowed()",
+    ),
+    PROPOSER_VARIABLES[0],
+    PROPOSER_VARIABLES[1],
+    // A blessing alone does not make the blesser the rule's author.
+    (
+        "proposalChanged",
+        "oldObject == null || object.spec.match != oldObject.spec.match || object.spec.categoryId != oldObject.spec.categoryId",
     ),
     (
         "ruleChanged",
@@ -59,6 +72,7 @@ const RULES: &[Rule] = &[
         message: "the match or category of a blessed rule changes only with a new blessing in your own name; set spec.blessing (by: you, a new at) in the same change, or remove the blessing",
         message_expression: "'user ' + variables.user + ' may not change the match or category of CategorizationRule ' + variables.name + ' under the blessing of ' + object.spec.blessing.by + ': a blessing vouches for the rule as it was blessed. Bless it again in the same change (spec.blessing.by \"' + variables.user + '\", a new spec.blessing.at), or remove spec.blessing and let someone bless it.'",
     },
+    PROPOSER_RULE,
 ];
 
 pub fn definition() -> Definition {

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::RepoKind;
+use crate::api::common::PROPOSED_BY;
 
 /// The apiVersion of every kind a repository may declare.
 const API_VERSION: &str = "ledgerops.dev/v1alpha1";
@@ -59,6 +60,9 @@ impl fmt::Display for Refusal {
 pub struct Source<'a> {
     /// The ConfigRepo's name.
     pub repo: &'a str,
+    /// What each object's `ledgerops.dev/proposed-by` says: `configrepo:<repo>`, or the
+    /// ServiceAccount's user name the repository applies as.
+    pub proposer: String,
     /// `Ok`: the repository governs (declares Budgets, blesses the rules merged into it);
     /// `Err(why)`: it proposes only.
     pub governs: Result<(), String>,
@@ -226,6 +230,13 @@ fn document(
         .unwrap_or_default()
         .to_owned();
     metadata.insert("namespace".into(), Value::String(namespace.to_owned()));
+    // The repository proposes: whatever a file says, the proposer is the repository.
+    let annotations = metadata
+        .entry("annotations")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(a) = annotations {
+        a.insert(PROPOSED_BY.into(), Value::String(source.proposer.clone()));
+    }
     if let (RepoKind::Budget, Err(why)) = (kind, &source.governs) {
         return Err(refuse(
             at,

@@ -3,6 +3,7 @@ use super::*;
 fn governing() -> Source<'static> {
     Source {
         repo: "ledger-config",
+        proposer: "configrepo:ledger-config".into(),
         governs: Ok(()),
     }
 }
@@ -46,7 +47,7 @@ fn reads_every_document_of_every_file_with_its_line_and_this_namespace() {
         ]
     );
     assert_eq!(
-        docs[0].body["metadata"]["namespace"], "home", &governing());
+        docs[0].body["metadata"]["namespace"], "home");
     assert_eq!(docs[0].digest.len(), 64);
 }
 
@@ -227,4 +228,17 @@ fn a_repository_that_proposes_only_declares_no_budget_and_blesses_no_rule() {
         refusals[0].message
     );
     assert!(parse(&[file("budget.yaml", budget)], "home", &governing()).is_ok());
+}
+
+#[test]
+fn every_object_names_the_repository_as_its_proposer() {
+    let written = TX.replace(
+        "metadata:",
+        "metadata:\n  annotations:\n    ledgerops.dev/proposed-by: mallory",
+    );
+    let docs = parse(&[file("a.yaml", &written)], "home", &governing()).unwrap();
+    assert_eq!(
+        docs[0].body["metadata"]["annotations"][PROPOSED_BY],
+        "configrepo:ledger-config"
+    );
 }

@@ -164,6 +164,8 @@ mod tests {
                 change_count: 0,
                 expires_at: Time(Timestamp::from_second(1_790_100_000).unwrap()),
                 escalate_to: vec![],
+                proposed_by: String::new(),
+                four_eyes: false,
                 decision: decided.then(|| Decision {
                     verdict: Verdict::Approve,
                     by: "alice".into(),

@@ -394,7 +394,7 @@ fn the_status_says_whether_the_rule_may_act_and_keeps_its_transition_time() {
     );
     assert_eq!(ready.observed_generation, Some(1));
     // Nothing changed: the same status, transition time kept.
-    assert_eq!(status(&candidate, &first, Some(1), Ok(()), t1), first);
+    assert_eq!(status(&candidate, &first, Some(1), Ok(()), Ok(()), t1), first);
     let blessed = spec(normalised("Trader Joe's"), "groceries", true);
     let second = status(&blessed, &first, Some(2), Ok(()), Ok(()), t1);
     let ready = conditions::get(&second.conditions, conditions::READY).unwrap();
@@ -413,12 +413,12 @@ fn the_status_says_whether_the_rule_may_act_and_keeps_its_transition_time() {
     let (warning, reason, _) = announcement(&first, &second).unwrap();
     assert_eq!((warning, reason.as_str()), (false, "Blessed"));
     assert_eq!(
-        announcement(&second, &status(&blessed, &second, Some(3), Ok(()), t1)),
+        announcement(&second, &status(&blessed, &second, Some(3), Ok(()), Ok(()), t1)),
         None
     );
     let broken = spec(pattern("*"), "groceries", true);
     let (warning, reason, note) =
-        announcement(&second, &status(&broken, &second, Some(4), Ok(()), t1)).unwrap();
+        announcement(&second, &status(&broken, &second, Some(4), Ok(()), Ok(()), t1)).unwrap();
     assert_eq!((warning, reason.as_str()), (true, "Invalid"));
     assert!(note.contains("payeePattern"), "{note}");
     assert!(announcement(&CategorizationRuleStatus::default(), &first).is_some());
@@ -440,13 +440,38 @@ fn the_status_says_whether_the_rule_may_act_and_keeps_its_transition_time() {
 
 #[test]
 fn a_budgets_book_holds_its_own_blessed_rules_only() {
+    // As the controller leaves them: their status says where each stands.
+    let now = Timestamp::from_second(1_790_000_000).unwrap();
     let object = |name: &str, namespace: &str, budget: &str, blessed: bool| {
         let mut s = spec(payee("Costco"), "bulk", blessed);
         s.budget_ref.name = budget.into();
         let mut r = CategorizationRule::new(name, s);
         r.metadata.namespace = Some(namespace.into());
+        r.metadata.generation = Some(1);
+        let standing = status(
+            &r.spec,
+            &CategorizationRuleStatus::default(),
+            Some(1),
+            Ok(()),
+            Ok(()),
+            now,
+        );
+        r.status = Some(standing);
         r
     };
+    // Blessed in its spec, but ledgerops has not vouched for it (no status yet, or its blessing
+    // did not count): it does not speak.
+    let mut unvouched = object("unvouched", "home", "household", true);
+    unvouched.status = None;
+    let mut refused = object("refused", "home", "household", true);
+    refused.status = Some(status(
+        &refused.spec,
+        &CategorizationRuleStatus::default(),
+        Some(1),
+        Ok(()),
+        Err("alice does not hold bless"),
+        now,
+    ));
     let mut demoted = object("demoted", "home", "household", true);
     demoted.metadata.generation = Some(3);
     demoted.status = Some(CategorizationRuleStatus {
@@ -459,6 +484,8 @@ fn a_budgets_book_holds_its_own_blessed_rules_only() {
         demoted,
         object("other-budget", "home", "travel", true),
         object("other-namespace", "elsewhere", "household", true),
+        unvouched,
+        refused,
     ];
     let book = RuleBook::of_budget(&rules, "home", "household");
     let costco = txn("Costco", -1);
@@ -549,6 +576,7 @@ fn a_rule_acts_since_its_ready_turned_true_and_not_once_demoted() {
         &CategorizationRuleStatus::default(),
         Some(2),
         Ok(()),
+        Ok(()),
         now,
     ));
     assert_eq!(acting_since(&rule), Some(now));
@@ -568,6 +596,7 @@ fn a_rule_acts_since_its_ready_turned_true_and_not_once_demoted() {
         &CategorizationRuleStatus::default(),
         Some(2),
         Err("missing"),
+        Ok(()),
         now,
     ));
     assert_eq!(acting_since(&unguarded), None);
