@@ -47,6 +47,13 @@ pub enum Format {
 pub enum Command {
     /// The ApprovalRequests waiting for a person, oldest first.
     Queue,
+    /// Propose what the files declare (Transactions, plans, rules, Budgets, ConfigRepos), in your
+    /// own name: each gets `ledgerops.dev/proposed-by: <you>`, which admission requires.
+    Apply {
+        /// A YAML file of one or more documents (repeatable).
+        #[arg(short = 'f', long = "filename", required = true, value_name = "FILE")]
+        files: Vec<String>,
+    },
     /// The preview of an ApprovalRequest or a CategorizationPlan.
     Show { name: String },
     /// Approve a request in your own name, after showing its preview.

@@ -162,6 +162,31 @@ impl Cluster {
             .map_err(PluginError::kube(action))
     }
 
+    /// Server-side applies a proposal as `kubectl-ledgerops`, taking over fields another manager
+    /// set (as `kubectl apply --server-side --force-conflicts` does).
+    pub async fn apply_dynamic(
+        &self,
+        p: &crate::logic::propose::Proposal,
+    ) -> Result<serde_json::Value, PluginError> {
+        let gvk = kube::api::GroupVersionKind::gvk(
+            ledgerops::api::common::GROUP,
+            ledgerops::api::common::VERSION,
+            &p.kind,
+        );
+        let resource = kube::api::ApiResource::from_gvk(&gvk);
+        let api: Api<kube::api::DynamicObject> =
+            Api::namespaced_with(self.client.clone(), &p.namespace, &resource);
+        let params = PatchParams::apply("kubectl-ledgerops").force();
+        let applied = api
+            .patch(&p.name, &params, &Patch::Apply(&p.body))
+            .await
+            .map_err(PluginError::kube(format!(
+                "apply {} {} in namespace {}",
+                p.kind, p.name, p.namespace
+            )))?;
+        serde_json::to_value(applied).map_err(|e| PluginError::Output(e.to_string()))
+    }
+
     /// Creates `object` in the namespace.
     pub async fn create<K>(&self, action: String, object: &K) -> Result<K, PluginError>
     where

@@ -66,6 +66,7 @@ async fn run(cli: Cli) -> Result<u8, PluginError> {
     let all = cli.global.all_namespaces;
     match cli.command {
         Command::Queue => commands::queue::queue(&cluster, &out, all).await,
+        Command::Apply { files } => commands::apply::apply(&cluster, &out, &files).await,
         Command::Status => commands::status::status(&cluster, &out).await,
         Command::Show { name } => commands::show::show(&cluster, &out, &name).await,
         Command::Diff { plan } => commands::show::diff(&cluster, &out, &plan).await,

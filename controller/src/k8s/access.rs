@@ -36,7 +36,9 @@ pub async fn allowed(
     let answer = Api::<SubjectAccessReview>::all(client.clone())
         .create(&PostParams::default(), &review)
         .await?;
-    Ok(answer.status.is_some_and(|s| s.allowed && s.denied != Some(true)))
+    Ok(answer
+        .status
+        .is_some_and(|s| s.allowed && s.denied != Some(true)))
 }
 
 /// The authorizer's answers, each reused for a few seconds where a write follows a standing

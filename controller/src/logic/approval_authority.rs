@@ -378,7 +378,11 @@ mod tests {
         assert_eq!(in_flight_attempt(&r, "uid-2"), None, "another subject's");
         let mut foreign = r.clone();
         foreign.metadata.owner_references.as_mut().unwrap()[0].uid = "uid-2".into();
-        assert_eq!(in_flight_attempt(&foreign, "uid-1"), None, "owned elsewhere");
+        assert_eq!(
+            in_flight_attempt(&foreign, "uid-1"),
+            None,
+            "owned elsewhere"
+        );
         let mut orphaned = r.clone();
         orphaned.metadata.owner_references = None;
         assert_eq!(

@@ -111,12 +111,7 @@ pub enum DecisionCheck {
 /// Whether the decision `by` on ApprovalRequest `request` may be followed: four eyes against
 /// everyone who proposed it (the proposer the request recorded and the subject's current one,
 /// who may have changed it since), then the `approve` verb.
-pub fn decision(
-    request: &str,
-    by: &str,
-    proposers: &[&str],
-    four_eyes: bool,
-) -> DecisionCheck {
+pub fn decision(request: &str, by: &str, proposers: &[&str], four_eyes: bool) -> DecisionCheck {
     if four_eyes && let Some(p) = proposers.iter().find(|p| **p == by) {
         return DecisionCheck::Refused(format!(
             "{by} proposed the change that ApprovalRequest {request} asks about ({PROPOSED_BY}: {p}) and cannot also approve it (four eyes, spec.approval.fourEyes of the Budget). Nothing is written; another person holding approve must decide a new request: change the object to ask again."

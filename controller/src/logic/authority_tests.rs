@@ -19,7 +19,10 @@ fn names_are_read_as_the_actor_they_stand_for() {
             Actor::Person("system:serviceaccount:home:ci".into()),
         ),
         ("gitea:bob", Actor::Gitea("bob".into())),
-        ("configrepo:household", Actor::ConfigRepo("household".into())),
+        (
+            "configrepo:household",
+            Actor::ConfigRepo("household".into()),
+        ),
         ("ledgerops:autopilot", Actor::Controller("autopilot".into())),
     ];
     for (name, want) in cases {
@@ -41,7 +44,13 @@ fn a_decision_is_checked_for_four_eyes_then_for_the_verb() {
     let approve = |u: &str| DecisionCheck::Ask(ask(u, Power::Approve, "approvalrequests"));
     type Case<'a> = (&'a str, &'a str, Vec<&'a str>, bool, Option<DecisionCheck>);
     let cases: Vec<Case> = vec![
-        ("another person", "bob", vec!["alice"], true, Some(approve("bob"))),
+        (
+            "another person",
+            "bob",
+            vec!["alice"],
+            true,
+            Some(approve("bob")),
+        ),
         ("the proposer", "alice", vec!["alice"], true, None),
         (
             "whoever changed the subject since",
@@ -57,7 +66,13 @@ fn a_decision_is_checked_for_four_eyes_then_for_the_verb() {
             false,
             Some(approve("alice")),
         ),
-        ("no proposer known", "bob", vec![], true, Some(approve("bob"))),
+        (
+            "no proposer known",
+            "bob",
+            vec![],
+            true,
+            Some(approve("bob")),
+        ),
         (
             "through Gitea",
             "gitea:bob",

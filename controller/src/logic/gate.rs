@@ -114,9 +114,7 @@ impl Hold {
             Self::PolicyBlocked { why } => {
                 format!("The Budget's policy blocks this write: {why}.")
             }
-            Self::AdmissionPolicyMissing(message) | Self::NotAuthorized(message) => {
-                message.clone()
-            }
+            Self::AdmissionPolicyMissing(message) | Self::NotAuthorized(message) => message.clone(),
             Self::NameTaken { subject, base } => format!(
                 "Every name ledgerops would give the ApprovalRequest for {subject} is taken by an object it did not issue: delete the ApprovalRequests named {base}-* that you created"
             ),

@@ -56,12 +56,14 @@ pub fn agent_job(
 /// The gate follows a subject's open or newest request, and the decision is kept by the subject's
 /// status and the journal. A request the gate may still follow is never deleted: Pending,
 /// Approved, or spent on a write whose outcome is not recorded. A settled request not yet
-/// replaced is looked at again after `retention`. One whose subject is gone is removed by
-/// Kubernetes' garbage collector (the subject owns it).
+/// replaced is looked at again after `retention`, unless its subject is gone (`subject_gone`): a
+/// decided request outlives its subject as the record of who decided (nobody else may delete
+/// it), and goes by age alone, `retention` after it settled.
 pub fn approval_request(
     request: &ApprovalRequest,
     status: &ApprovalRequestStatus,
     namespace_requests: &[&ApprovalRequest],
+    subject_gone: bool,
     retention: Duration,
     now: Timestamp,
 ) -> Retention {
@@ -71,6 +73,12 @@ pub fn approval_request(
     let (Some(subject), Some(born)) = (subject_of(request), created(request)) else {
         return Retention::Keep;
     };
+    let settled_at = conditions::get(&status.conditions, conditions::READY)
+        .filter(|c| c.status == "True")
+        .map_or(born, |c| c.last_transition_time.0);
+    if subject_gone {
+        return after(settled_at, retention, now);
+    }
     let replaced = namespace_requests.iter().any(|other| {
         let open = other.status.as_ref().is_none_or(|s| !settled(s));
         other.metadata.name != request.metadata.name
@@ -80,9 +88,6 @@ pub fn approval_request(
     if !replaced {
         return Retention::LookAgainIn(retention);
     }
-    let settled_at = conditions::get(&status.conditions, conditions::READY)
-        .filter(|c| c.status == "True")
-        .map_or(born, |c| c.last_transition_time.0);
     after(settled_at, retention, now)
 }
 
@@ -105,9 +110,9 @@ fn settled(status: &ApprovalRequestStatus) -> bool {
     done && !in_use
 }
 
-/// The uid of the object a request asks about: its controlling owner, else what ledgerops
+/// The uid of the object a request asks about (`None`: it names none ledgerops knows of): its controlling owner, else what ledgerops
 /// recorded issuing it for.
-fn subject_of(request: &ApprovalRequest) -> Option<&str> {
+pub fn subject_of(request: &ApprovalRequest) -> Option<&str> {
     let owner = request
         .metadata
         .owner_references

@@ -218,7 +218,7 @@ fn a_request_goes_only_when_settled_replaced_and_old_enough() {
     ];
     for (name, status, namespace, want) in cases {
         assert_eq!(
-            approval_request(&old, &status, &namespace, HOUR, now),
+            approval_request(&old, &status, &namespace, false, HOUR, now),
             want,
             "{name}"
         );
@@ -232,13 +232,89 @@ fn a_request_without_subject_or_creation_time_is_kept() {
     let newer = request("newer", "plan-1", 50);
     let settled = status(ApprovalPhase::Stale, 0, None);
     assert_eq!(
-        approval_request(&orphan, &settled, &[&orphan, &newer], HOUR, at(99_999)),
+        approval_request(
+            &orphan,
+            &settled,
+            &[&orphan, &newer],
+            true,
+            HOUR,
+            at(99_999)
+        ),
         Retention::Keep
     );
     let mut undated = request("undated", "plan-1", 0);
     undated.metadata.creation_timestamp = None;
     assert_eq!(
-        approval_request(&undated, &settled, &[&undated, &newer], HOUR, at(99_999)),
+        approval_request(
+            &undated,
+            &settled,
+            &[&undated, &newer],
+            true,
+            HOUR,
+            at(99_999)
+        ),
         Retention::Keep
     );
+}
+
+#[test]
+fn a_record_whose_subject_is_gone_goes_by_age_alone() {
+    use ApprovalPhase::*;
+    let mut record = request("record", "plan-1", 0);
+    record.metadata.owner_references = None;
+    // Released from its plan, as ledgerops leaves a decided request: issuedFor names the plan.
+    record.status = Some(ApprovalRequestStatus {
+        issued_for: Some(crate::api::approval::Issuance {
+            subject_uid: "plan-1".into(),
+            preview_hash: "h".into(),
+            at: Time(at(0)),
+        }),
+        ..ApprovalRequestStatus::default()
+    });
+    let cases = [
+        (
+            "subject gone, not old enough",
+            Rejected,
+            true,
+            3_000,
+            Retention::LookAgainIn(Duration::from_secs(610)),
+        ),
+        (
+            "subject gone, old enough",
+            Rejected,
+            true,
+            3_610,
+            Retention::Delete,
+        ),
+        (
+            "subject gone, applied",
+            Applied,
+            true,
+            99_999,
+            Retention::Delete,
+        ),
+        (
+            "subject still there, not replaced",
+            Rejected,
+            false,
+            99_999,
+            Retention::LookAgainIn(HOUR),
+        ),
+        (
+            "subject gone, still waiting",
+            Pending,
+            true,
+            99_999,
+            Retention::Keep,
+        ),
+    ];
+    for (what, phase, gone, now, want) in cases {
+        let mut settled = status(phase, 10, None);
+        settled.issued_for = record.status.as_ref().unwrap().issued_for.clone();
+        assert_eq!(
+            approval_request(&record, &settled, &[&record], gone, HOUR, at(now)),
+            want,
+            "{what}"
+        );
+    }
 }

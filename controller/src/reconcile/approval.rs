@@ -15,6 +15,8 @@ use kube::{Api, ResourceExt};
 
 use super::{Context, Error};
 use crate::api::approval::{ApprovalPhase, ApprovalRequest};
+use crate::api::plan::CategorizationPlan;
+use crate::api::transaction::Transaction;
 use crate::k8s::status;
 use crate::k8s::watches::Watches;
 use crate::logic::approval_status;
@@ -31,15 +33,44 @@ pub fn run(
     let requests = watches.approvals.store();
     let controller = Controller::for_shared_stream(watches.approvals.subscribe(), requests.clone())
         .shutdown_on_signal();
-    // Who replaced whom is read from the shared cache of every request.
-    let reconcile_one = move |request, ctx| reconcile(request, ctx, requests.clone(), retention);
+    // Who replaced whom, and whether a subject is gone, are read from the shared caches.
+    let caches = Caches {
+        requests,
+        plans: watches.plans.store(),
+        transactions: watches.transactions.store(),
+    };
+    let reconcile_one = move |request, ctx| reconcile(request, ctx, caches.clone(), retention);
     super::drain(controller.run(reconcile_one, super::error_policy, ctx))
+}
+
+#[derive(Clone)]
+struct Caches {
+    requests: Store<ApprovalRequest>,
+    plans: Store<CategorizationPlan>,
+    transactions: Store<Transaction>,
+}
+
+impl Caches {
+    /// Whether the object `request` asks about is gone, once both caches have been listed.
+    async fn subject_gone(&self, request: &ApprovalRequest) -> bool {
+        let Some(uid) = retention::subject_of(request) else {
+            return false;
+        };
+        if self.plans.wait_until_ready().await.is_err()
+            || self.transactions.wait_until_ready().await.is_err()
+        {
+            return false;
+        }
+        let here = |uid_of: Option<String>| uid_of.as_deref() == Some(uid);
+        !(self.plans.state().iter().any(|p| here(p.uid()))
+            || self.transactions.state().iter().any(|t| here(t.uid())))
+    }
 }
 
 async fn reconcile(
     request: Arc<ApprovalRequest>,
     ctx: Arc<Context>,
-    requests: Store<ApprovalRequest>,
+    caches: Caches,
     retention: Duration,
 ) -> Result<Action, Error> {
     let _measure = super::measure::<ApprovalRequest>(&ctx);
@@ -60,13 +91,14 @@ async fn reconcile(
             .await;
     }
     let namespace = request.namespace();
-    let all = requests.state();
+    let all = caches.requests.state();
     let neighbours: Vec<&ApprovalRequest> = all
         .iter()
         .filter(|r| r.namespace() == namespace)
         .map(Arc::as_ref)
         .collect();
-    match retention::approval_request(&request, &next, &neighbours, retention, now) {
+    let subject_gone = caches.subject_gone(&request).await;
+    match retention::approval_request(&request, &next, &neighbours, subject_gone, retention, now) {
         Retention::Delete => {
             delete(&ctx, &request).await?;
             return Ok(Action::await_change());
@@ -97,7 +129,11 @@ async fn release(ctx: &Context, request: &ApprovalRequest) -> Result<(), Error> 
         "resourceVersion": request.resource_version(),
     }});
     match api
-        .patch(&request.name_any(), &PatchParams::default(), &Patch::Merge(&patch))
+        .patch(
+            &request.name_any(),
+            &PatchParams::default(),
+            &Patch::Merge(&patch),
+        )
         .await
     {
         Ok(_) => Ok(()),

@@ -181,13 +181,9 @@ where
             // Right before the write: four eyes, and the decider still holds approve.
             let subject_proposer = proposer(ask.subject.meta().annotations.as_ref());
             let four_eyes = ask.budget.spec.approval.four_eyes;
-            let followed = super::authority::decision_followed(
-                ctx,
-                &existing[i],
-                subject_proposer,
-                four_eyes,
-            )
-            .await?;
+            let followed =
+                super::authority::decision_followed(ctx, &existing[i], subject_proposer, four_eyes)
+                    .await?;
             if let Err(why) = followed {
                 return Ok(Gate::Wait(Hold::NotAuthorized(why)));
             }

@@ -105,12 +105,23 @@ async fn ask(
     reuse: bool,
 ) -> Result<Verdict, Error> {
     let verb = q.power.verb();
-    let allowed = if reuse {
+    let answer = if reuse {
         ctx.authorizer
             .allowed_recently(&ctx.client, &q.user, verb, q.resource, namespace)
-            .await?
+            .await
     } else {
-        access::allowed(&ctx.client, &q.user, verb, q.resource, namespace).await?
+        access::allowed(&ctx.client, &q.user, verb, q.resource, namespace).await
+    };
+    let allowed = match answer {
+        Ok(allowed) => allowed,
+        // No right to ask: nothing can be checked, so nothing is followed, and status says why.
+        Err(kube::Error::Api(e)) if e.code == 403 => {
+            return Ok(Err(format!(
+                "{what}: ledgerops may not ask the API server whether {} holds the verb {verb} (it needs create on subjectaccessreviews.authorization.k8s.io, which the chart's ClusterRole grants); nothing is followed until it may",
+                q.user
+            )));
+        }
+        Err(e) => return Err(e.into()),
     };
     Ok(if allowed {
         Ok(())

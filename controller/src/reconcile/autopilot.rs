@@ -12,11 +12,11 @@ use kube::api::{ObjectMeta, PostParams};
 use kube::{Api, ResourceExt};
 use serde_json::json;
 
-use crate::api::common::PROPOSED_BY;
 use super::{Context, Error};
 use crate::api::autopilot::AUTOPILOT_LABEL;
 use crate::api::budget::Budget;
 use crate::api::common::LocalRef;
+use crate::api::common::PROPOSED_BY;
 use crate::api::plan::{CategorizationPlan, CategorizationPlanSpec};
 use crate::api::rule::CategorizationRule;
 use crate::api::transaction::Transaction;
@@ -183,9 +183,7 @@ async fn make_plan(
                 ]
                 .into(),
             ),
-            annotations: Some(
-                [(PROPOSED_BY.to_owned(), "ledgerops:autopilot".to_owned())].into(),
-            ),
+            annotations: Some([(PROPOSED_BY.to_owned(), "ledgerops:autopilot".to_owned())].into()),
             ..ObjectMeta::default()
         },
         spec: CategorizationPlanSpec {

@@ -287,6 +287,7 @@ async fn sync(
     Ok(Outcome::Applied {
         revision,
         inventory: owned.into_values().collect(),
+        proposes_only: source.governs.err(),
     })
 }
 

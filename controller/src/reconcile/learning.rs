@@ -19,9 +19,9 @@ use serde_json::json;
 use tokio_stream::wrappers::BroadcastStream;
 
 use super::budget_scoped::{BudgetScoped, of_budget};
-use crate::api::common::PROPOSED_BY;
 use super::{Context, Error, autopilot};
 use crate::api::budget::Budget;
+use crate::api::common::PROPOSED_BY;
 use crate::api::plan::CategorizationPlan;
 use crate::api::rule::{CategorizationRule, CategorizationRuleSpec, Demotion};
 use crate::api::transaction::Transaction;
@@ -222,9 +222,7 @@ async fn create_candidate(
                 )]
                 .into(),
             ),
-            annotations: Some(
-                [(PROPOSED_BY.to_owned(), "ledgerops:learning".to_owned())].into(),
-            ),
+            annotations: Some([(PROPOSED_BY.to_owned(), "ledgerops:learning".to_owned())].into()),
             ..ObjectMeta::default()
         },
         spec,

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use k8s_openapi::jiff::Timestamp;
-use kube::runtime::Controller;
 use kube::ResourceExt;
+use kube::runtime::Controller;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::ObjectRef;
 

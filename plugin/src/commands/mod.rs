@@ -1,6 +1,7 @@
 //! One module per group of commands: read through the cluster adapter, decide with `logic`,
 //! print through the printer.
 
+pub mod apply;
 pub mod decide;
 pub mod nudge;
 pub mod queue;

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use serde_json::json;
 
@@ -30,9 +31,11 @@ pub async fn undo(
         )));
     }
     let undo_name: String = format!("undo-{name}").chars().take(253).collect();
+    // Proposed in your own name, as admission requires.
+    let user = cluster.whoami().await?;
     let undo: CategorizationPlan = serde_json::from_value(json!({
         "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
-        "metadata": {"name": undo_name},
+        "metadata": {"name": undo_name, "annotations": {PROPOSED_BY: user}},
         "spec": {
             "budgetRef": plan.spec.budget_ref,
             "undoOf": name,

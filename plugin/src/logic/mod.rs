@@ -8,6 +8,7 @@ pub mod describe;
 pub mod health;
 pub mod outcome;
 pub mod preview;
+pub mod propose;
 pub mod queue;
 pub mod table;
 pub mod time;

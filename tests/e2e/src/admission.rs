@@ -45,13 +45,11 @@ pub async fn install_params(admin: &Client, controller_user: &str) {
     }
     let api = Api::<ConfigMap>::namespaced(admin.clone(), PARAMS_NAMESPACE);
     let current = api.get_opt(PARAMS_NAME).await.expect("reading the params");
-    let named = |cm: &ConfigMap| {
-        cm.data
-            .as_ref()
-            .and_then(|d| d.get(CONTROLLER_USER_KEY))
-            .map(String::as_str)
-    };
-    if current.as_ref().and_then(named) == Some(controller_user) {
+    let named = current
+        .as_ref()
+        .and_then(|cm| cm.data.as_ref())
+        .and_then(|d| d.get(CONTROLLER_USER_KEY));
+    if named.map(String::as_str) == Some(controller_user) {
         return;
     }
     // As an administrator who is not the controller: the policy `ledgerops-params` refuses the

@@ -74,7 +74,11 @@ pub async fn automation(plane: &ControlPlane, ns: &str, name: &str) -> Client {
     }
     let mut kubeconfig =
         kube::config::Kubeconfig::read_from(plane.kubeconfig()).expect("the kubeconfig");
-    for auth in kubeconfig.auth_infos.iter_mut().filter(|a| a.name == "admin") {
+    for auth in kubeconfig
+        .auth_infos
+        .iter_mut()
+        .filter(|a| a.name == "admin")
+    {
         if let Some(info) = auth.auth_info.as_mut() {
             info.impersonate = Some(user.clone());
             info.impersonate_groups = None;

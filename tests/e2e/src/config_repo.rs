@@ -1,8 +1,10 @@
 //! ConfigRepos in a test namespace: the documents a repository declares, creating a ConfigRepo,
 //! and waiting until it has applied a commit.
 
+use k8s_openapi::api::authentication::v1::SelfSubjectReview;
 use kube::Client;
 use kube::api::{Api, PostParams};
+use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::config_repo::{ConfigRepo, RepoPhase};
 use serde_json::{Value, json};
 
@@ -16,11 +18,13 @@ pub fn transaction(name: &str, memo: &str) -> String {
     )
 }
 
-/// Creates the ConfigRepo `name` in `namespace` as `client`.
+/// Creates the ConfigRepo `name` in `namespace` as `client`, in its user's own name
+/// (`ledgerops.dev/proposed-by`, as admission requires).
 pub async fn create(client: &Client, namespace: &str, name: &str, spec: Value) {
+    let user = whoami(client).await;
     let repo: ConfigRepo = serde_json::from_value(json!({
         "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ConfigRepo",
-        "metadata": {"name": name}, "spec": spec,
+        "metadata": {"name": name, "annotations": {PROPOSED_BY: user}}, "spec": spec,
     }))
     .unwrap();
     Api::<ConfigRepo>::namespaced(client.clone(), namespace)
@@ -39,4 +43,17 @@ pub async fn wait_applied(api: &Api<ConfigRepo>, name: &str, commit: &str) -> Co
         })
     })
     .await
+}
+
+/// The user `client` is authenticated as (a SelfSubjectReview, what `kubectl auth whoami` says).
+pub async fn whoami(client: &Client) -> String {
+    let review = Api::<SelfSubjectReview>::all(client.clone())
+        .create(&PostParams::default(), &SelfSubjectReview::default())
+        .await
+        .expect("a SelfSubjectReview");
+    review
+        .status
+        .and_then(|s| s.user_info)
+        .and_then(|u| u.username)
+        .expect("the API server names the user")
 }

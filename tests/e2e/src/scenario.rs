@@ -10,6 +10,7 @@ use kube::{Client, Resource};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::autopilot::AUTOPILOT_LABEL;
 use ledgerops::api::budget::{Budget, BudgetPhase};
+use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
@@ -77,10 +78,13 @@ impl Scenario {
             .create(&PostParams::default(), &secret)
             .await
             .unwrap();
-        let mut full = json!({"planId": demo::PLAN_ID, "tokenSecretRef": {"name": format!("{name}-token")}, "apiUrl": self.sim.api_url()});
+        // The suites' admin both proposes and decides, as a household of one would: four eyes
+        // off unless a test asks for them (tests/attacks/authority.rs does).
+        let mut full = json!({"planId": demo::PLAN_ID, "tokenSecretRef": {"name": format!("{name}-token")}, "apiUrl": self.sim.api_url(),
+                              "approval": {"fourEyes": false}});
         merge(&mut full, spec);
         let budget: Budget = serde_json::from_value(json!({
-            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget", "metadata": {"name": name}, "spec": full
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget", "metadata": by_admin(name), "spec": full
         }))
         .unwrap();
         self.api::<Budget>()
@@ -111,7 +115,7 @@ impl Scenario {
         let mut full = json!({"budgetRef": {"name": budget}, "transactionId": id});
         merge(&mut full, spec);
         let tx: Transaction = serde_json::from_value(json!({
-            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Transaction", "metadata": {"name": name}, "spec": full
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Transaction", "metadata": by_admin(name), "spec": full
         }))
         .unwrap();
         self.api::<Transaction>()
@@ -133,7 +137,7 @@ impl Scenario {
         let mut full = json!({"budgetRef": {"name": budget}});
         merge(&mut full, spec);
         let plan: CategorizationPlan = serde_json::from_value(json!({
-            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan", "metadata": {"name": name}, "spec": full
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan", "metadata": by_admin(name), "spec": full
         }))
         .unwrap();
         self.api::<CategorizationPlan>()
@@ -154,7 +158,7 @@ impl Scenario {
             .patch(
                 plan,
                 &PatchParams::default(),
-                &Patch::Merge(&json!({"spec": more})),
+                &Patch::Merge(&json!({"metadata": by_admin(plan), "spec": more})),
             )
             .await
             .unwrap();
@@ -324,7 +328,7 @@ impl Scenario {
         }
         let rule: CategorizationRule = serde_json::from_value(json!({
             "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationRule",
-            "metadata": {"name": name}, "spec": spec
+            "metadata": by_admin(name), "spec": spec
         }))
         .unwrap();
         self.api::<CategorizationRule>()
@@ -413,6 +417,12 @@ impl Scenario {
 }
 
 /// The id of the demo plan's category called `name`.
+/// Metadata naming `name`, proposed by the suites' `admin` (`ledgerops.dev/proposed-by`, which
+/// admission requires of everyone but the controller's user).
+pub fn by_admin(name: &str) -> Value {
+    json!({"name": name, "annotations": {PROPOSED_BY: "admin"}})
+}
+
 pub fn category(name: &str) -> String {
     demo::category(name)
 }

@@ -35,8 +35,8 @@ fn requests(client: &Client, ns: &str) -> Api<ApprovalRequest> {
     Api::namespaced(client.clone(), ns)
 }
 
-/// A fresh namespace where alice and bob may read, patch and delete ApprovalRequests and patch
-/// their status.
+/// A fresh namespace where alice and bob may read, patch, decide (`approve`) and delete
+/// ApprovalRequests and patch their status: what is checked here is in whose name and when.
 async fn namespace_for_people(admin: &Client, prefix: &str) -> String {
     let ns = plane().namespace(prefix).await.expect("namespace");
     let role: Role = serde_json::from_value(json!({
@@ -44,7 +44,7 @@ async fn namespace_for_people(admin: &Client, prefix: &str) -> String {
         "rules": [{
             "apiGroups": ["ledgerops.dev"],
             "resources": ["approvalrequests", "approvalrequests/status"],
-            "verbs": ["get", "list", "watch", "patch", "update", "delete"],
+            "verbs": ["get", "list", "watch", "patch", "update", "delete", "approve"],
         }],
     }))
     .unwrap();

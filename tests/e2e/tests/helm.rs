@@ -22,6 +22,7 @@ use ledgerops::api::admission::{PARAMS_NAME, PARAMS_NAMESPACE};
 use ledgerops::api::agent_job::{AgentJob, JobPhase};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::{Budget, BudgetPhase};
+use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::controller::Ledgerops;
@@ -547,6 +548,111 @@ async fn install_upgrade_and_uninstall_keep_the_crds_policies_and_journal() {
         .create(&PostParams::default(), &journal)
         .await
         .expect("the chart's ServiceAccount writes the journal");
+    // The controller's own rights, least: never the parameters that name it, never a person's
+    // power (approve, bless, govern); it asks the authorizer about people instead.
+    let can_i = |args: &[&str]| -> bool {
+        let out = plane
+            .kubectl()
+            .args(["auth", "can-i"])
+            .args(args)
+            .args(["--as", SERVICE_ACCOUNT_USER])
+            .output()
+            .expect("kubectl auth can-i");
+        String::from_utf8_lossy(&out.stdout).trim() == "yes"
+    };
+    for (args, want) in [
+        (
+            &[
+                "update",
+                "configmap/ledgerops-admission",
+                "-n",
+                PARAMS_NAMESPACE,
+            ][..],
+            false,
+        ),
+        (
+            &[
+                "patch",
+                "configmap/ledgerops-admission",
+                "-n",
+                PARAMS_NAMESPACE,
+            ][..],
+            false,
+        ),
+        (
+            &[
+                "delete",
+                "configmap/ledgerops-admission",
+                "-n",
+                PARAMS_NAMESPACE,
+            ][..],
+            false,
+        ),
+        (
+            &["update", "configmap/some-other", "-n", PARAMS_NAMESPACE][..],
+            false,
+        ),
+        (
+            &[
+                "update",
+                "configmap/ledgerops-agentjob-sequence",
+                "-n",
+                PARAMS_NAMESPACE,
+            ][..],
+            true,
+        ),
+        (
+            &["create", "subjectaccessreviews.authorization.k8s.io"][..],
+            true,
+        ),
+        (
+            &[
+                "approve",
+                "approvalrequests.ledgerops.dev",
+                "-n",
+                PARAMS_NAMESPACE,
+            ][..],
+            false,
+        ),
+        (
+            &[
+                "bless",
+                "categorizationrules.ledgerops.dev",
+                "-n",
+                PARAMS_NAMESPACE,
+            ][..],
+            false,
+        ),
+        (
+            &["govern", "budgets.ledgerops.dev", "-n", PARAMS_NAMESPACE][..],
+            false,
+        ),
+        (
+            &[
+                "govern",
+                "configrepos.ledgerops.dev",
+                "-n",
+                PARAMS_NAMESPACE,
+            ][..],
+            false,
+        ),
+    ] {
+        assert_eq!(
+            can_i(args),
+            want,
+            "kubectl auth can-i {args:?} as the chart's ServiceAccount"
+        );
+    }
+    forbidden(
+        "the controller changing its own admission parameters",
+        Api::<ConfigMap>::namespaced(controller.clone(), PARAMS_NAMESPACE)
+            .patch(
+                PARAMS_NAME,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"data": {"controllerUser": "system:serviceaccount:x:y"}})),
+            )
+            .await,
+    );
     // Anyone else is refused by the policies the chart installed.
     let alice = plane.client_as("alice").await.unwrap();
     let mut forged = journal.clone();
@@ -627,7 +733,7 @@ async fn install_upgrade_and_uninstall_keep_the_crds_policies_and_journal() {
     // A Budget declared before the uninstall.
     let budget: Budget = serde_json::from_value(json!({
         "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget",
-        "metadata": {"name": "household"},
+        "metadata": {"name": "household", "annotations": {PROPOSED_BY: "admin"}},
         "spec": {"planId": demo::PLAN_ID, "tokenSecretRef": {"name": "ynab-token"}}
     }))
     .unwrap();

@@ -224,10 +224,10 @@ async fn alice_cannot_approve_in_bobs_name_through_the_plugin() {
         .kubectl_ok(&[
             "create",
             "rolebinding",
-            "alice-edit",
+            "alice-approver",
             "-n",
             &s.ns,
-            "--clusterrole=ledgerops-edit",
+            "--clusterrole=ledgerops-approver",
             "--user=alice",
         ])
         .unwrap();
@@ -459,4 +459,56 @@ fn strip_colour(screen: &str) -> String {
         }
     }
     out
+}
+
+#[tokio::test]
+async fn apply_proposes_in_the_senders_own_name() {
+    let s = household("plugin-apply", json!({"writes": {"enabled": true}})).await;
+    editor(ControlPlane::shared(), &s.ns, "alice").await;
+    let file = ledgerops_e2e::example("categorization-plan.yaml");
+    let file = file.to_str().unwrap();
+
+    // Plain kubectl apply names nobody: admission refuses it, saying what to set.
+    let refused = ControlPlane::shared()
+        .kubectl_ok(&["--context", "alice", "apply", "-n", &s.ns, "-f", file])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("ledgerops.dev/proposed-by") && refused.contains("\"alice\""),
+        "{refused}"
+    );
+    // The plugin stamps the sender.
+    let (code, out, err) = text(&plugin("alice", &["apply", "-n", &s.ns, "-f", file]).await);
+    println!("$ kubectl ledgerops apply -f examples/categorization-plan.yaml\n{out}");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("categorizationplan.ledgerops.dev/september-cleanup applied")
+            && out.contains("proposed by alice"),
+        "{out}"
+    );
+    let plan = s
+        .api::<ledgerops::api::plan::CategorizationPlan>()
+        .get("september-cleanup")
+        .await
+        .unwrap();
+    assert_eq!(
+        plan.metadata.annotations.unwrap()[ledgerops::api::common::PROPOSED_BY],
+        "alice"
+    );
+    let request = request_of(&s, "september-cleanup").await;
+    let stored = s.api::<ApprovalRequest>().get(&request).await.unwrap();
+    assert_eq!(stored.spec.proposed_by, "alice");
+
+    // Anything but what ledgerops proposes is refused before anything is sent.
+    let secret = ledgerops_e2e::example("admission-params.yaml");
+    let (code, _, err) = text(
+        &plugin(
+            "alice",
+            &["apply", "-n", &s.ns, "-f", secret.to_str().unwrap()],
+        )
+        .await,
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("v1 ConfigMap is not something"), "{err}");
+    assert_eq!(s.writes().await, 0);
 }

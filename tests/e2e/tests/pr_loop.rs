@@ -12,6 +12,7 @@ use kube::api::{Api, PostParams};
 use ledgerops::api::agent_job::{AgentJob, JobPhase};
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::common::LocalRef;
+use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::rule::{CategorizationRule, CategorizationRuleSpec, RuleMatch, RulePhase};
@@ -93,7 +94,8 @@ impl World {
         }
         let repo: ConfigRepo = serde_json::from_value(json!({
             "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ConfigRepo",
-            "metadata": {"name": "household"}, "spec": spec,
+            "metadata": {"name": "household", "annotations": {PROPOSED_BY: "admin"}},
+            "spec": spec,
         }))
         .unwrap();
         self.sc

@@ -238,14 +238,10 @@ fn document(
         a.insert(PROPOSED_BY.into(), Value::String(source.proposer.clone()));
     }
     if let (RepoKind::Budget, Err(why)) = (kind, &source.governs) {
-        return Err(refuse(
-            at,
-            format!("Budget {name} is not applied: {why}"),
-        ));
+        return Err(refuse(at, format!("Budget {name} is not applied: {why}")));
     }
     if kind == RepoKind::CategorizationRule {
-        bless(&mut object, source)
-            .map_err(|m| refuse(chunk.key_line("blessing", false), m))?;
+        bless(&mut object, source).map_err(|m| refuse(chunk.key_line("blessing", false), m))?;
     }
     let body = Value::Object(object);
     let digest = hex::encode(Sha256::digest(body.to_string().as_bytes()));

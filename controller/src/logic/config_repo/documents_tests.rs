@@ -15,7 +15,6 @@ fn proposing() -> Source<'static> {
     }
 }
 
-
 fn file(path: &str, text: &str) -> File {
     File {
         path: path.into(),
@@ -46,8 +45,7 @@ fn reads_every_document_of_every_file_with_its_line_and_this_namespace() {
             ("b/plans.yml", 12, RepoKind::Budget, "household"),
         ]
     );
-    assert_eq!(
-        docs[0].body["metadata"]["namespace"], "home");
+    assert_eq!(docs[0].body["metadata"]["namespace"], "home");
     assert_eq!(docs[0].digest.len(), 64);
 }
 
@@ -217,12 +215,17 @@ fn a_merged_rule_is_blessed_by_its_repository_and_never_in_a_persons_name() {
 #[test]
 fn a_repository_that_proposes_only_declares_no_budget_and_blesses_no_rule() {
     let docs = parse(&[file("rules.yaml", RULE)], "home", &proposing()).unwrap();
-    assert!(docs[0].body["spec"].get("blessing").is_none(), "a Candidate");
+    assert!(
+        docs[0].body["spec"].get("blessing").is_none(),
+        "a Candidate"
+    );
     let budget = "apiVersion: ledgerops.dev/v1alpha1\nkind: Budget\nmetadata:\n  name: household\nspec:\n  planId: last-used\n  tokenSecretRef:\n    name: t\n";
     let refusals = parse(&[file("budget.yaml", budget)], "home", &proposing()).unwrap_err();
     assert_eq!(refusals.len(), 1);
     assert!(
-        refusals[0].message.contains("Budget household is not applied")
+        refusals[0]
+            .message
+            .contains("Budget household is not applied")
             && refusals[0].message.contains("authority Propose"),
         "{}",
         refusals[0].message

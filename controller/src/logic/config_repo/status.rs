@@ -45,6 +45,8 @@ pub enum Outcome {
     Applied {
         revision: String,
         inventory: Vec<InventoryEntry>,
+        /// Why the repository proposes only (`None`: it governs).
+        proposes_only: Option<String>,
     },
 }
 
@@ -137,12 +139,17 @@ pub fn next(
         Outcome::Applied {
             revision,
             inventory,
+            proposes_only,
         } => {
             next.last_attempted_revision = Some(revision.clone());
             next.last_applied_revision = Some(revision.clone());
             next.inventory = inventory.clone();
+            let authority = match proposes_only {
+                Some(why) => format!("; it proposes only: {why}"),
+                None => "; it governs (declares Budgets, blesses merged rules)".into(),
+            };
             let message = format!(
-                "revision {revision} is applied: {} object(s) from the repository",
+                "revision {revision} is applied: {} object(s) from the repository{authority}",
                 inventory.len()
             );
             (

@@ -23,6 +23,7 @@ fn applied(rev: &str, n: usize) -> Outcome {
     Outcome::Applied {
         revision: rev.into(),
         inventory: inventory(n),
+        proposes_only: None,
     }
 }
 
@@ -49,7 +50,7 @@ fn applied_records_the_revision_and_the_inventory() {
         (
             "True".into(),
             "Applied".into(),
-            "revision main@sha1:1111 is applied: 2 object(s) from the repository".into()
+            "revision main@sha1:1111 is applied: 2 object(s) from the repository; it governs (declares Budgets, blesses merged rules)".into()
         )
     );
     assert_eq!(s.conditions[0].observed_generation, Some(3));
@@ -197,4 +198,31 @@ fn suspended() {
     );
     assert_eq!(s.phase, Some(RepoPhase::Suspended));
     assert_eq!(ready(&s).1, "Suspended");
+}
+
+#[test]
+fn an_applied_revision_says_whether_the_repository_governs() {
+    let governing = next(
+        &ConfigRepoStatus::default(),
+        &applied(REV1, 1),
+        Some(1),
+        at(0),
+    );
+    assert!(
+        ready(&governing).2.contains("it governs"),
+        "{:?}",
+        ready(&governing)
+    );
+    let proposing = Outcome::Applied {
+        revision: REV1.into(),
+        inventory: inventory(1),
+        proposes_only: Some("ConfigRepo home has authority Propose".into()),
+    };
+    let status = next(&ConfigRepoStatus::default(), &proposing, Some(1), at(0));
+    let (_, reason, message) = ready(&status);
+    assert_eq!(reason, "Applied");
+    assert!(
+        message.contains("it proposes only: ConfigRepo home has authority Propose"),
+        "{message}"
+    );
 }

@@ -394,7 +394,10 @@ fn the_status_says_whether_the_rule_may_act_and_keeps_its_transition_time() {
     );
     assert_eq!(ready.observed_generation, Some(1));
     // Nothing changed: the same status, transition time kept.
-    assert_eq!(status(&candidate, &first, Some(1), Ok(()), Ok(()), t1), first);
+    assert_eq!(
+        status(&candidate, &first, Some(1), Ok(()), Ok(()), t1),
+        first
+    );
     let blessed = spec(normalised("Trader Joe's"), "groceries", true);
     let second = status(&blessed, &first, Some(2), Ok(()), Ok(()), t1);
     let ready = conditions::get(&second.conditions, conditions::READY).unwrap();
@@ -413,17 +416,30 @@ fn the_status_says_whether_the_rule_may_act_and_keeps_its_transition_time() {
     let (warning, reason, _) = announcement(&first, &second).unwrap();
     assert_eq!((warning, reason.as_str()), (false, "Blessed"));
     assert_eq!(
-        announcement(&second, &status(&blessed, &second, Some(3), Ok(()), Ok(()), t1)),
+        announcement(
+            &second,
+            &status(&blessed, &second, Some(3), Ok(()), Ok(()), t1)
+        ),
         None
     );
     let broken = spec(pattern("*"), "groceries", true);
-    let (warning, reason, note) =
-        announcement(&second, &status(&broken, &second, Some(4), Ok(()), Ok(()), t1)).unwrap();
+    let (warning, reason, note) = announcement(
+        &second,
+        &status(&broken, &second, Some(4), Ok(()), Ok(()), t1),
+    )
+    .unwrap();
     assert_eq!((warning, reason.as_str()), (true, "Invalid"));
     assert!(note.contains("payeePattern"), "{note}");
     assert!(announcement(&CategorizationRuleStatus::default(), &first).is_some());
     // Without the admission policies a blessing proves nothing: the rule does not act.
-    let unguarded = status(&blessed, &second, Some(2), Err("policy missing"), Ok(()), t1);
+    let unguarded = status(
+        &blessed,
+        &second,
+        Some(2),
+        Err("policy missing"),
+        Ok(()),
+        t1,
+    );
     let ready = conditions::get(&unguarded.conditions, conditions::READY).unwrap();
     assert_eq!(
         (ready.status.as_str(), ready.reason.as_str()),
@@ -605,7 +621,12 @@ fn a_rule_acts_since_its_ready_turned_true_and_not_once_demoted() {
 #[test]
 fn a_blessing_that_does_not_count_leaves_a_candidate_that_says_why() {
     let blessed = spec(normalised("Trader Joe's"), "groceries", true);
-    let s = standing(&blessed, None, Ok(()), Err("alice wrote it and cannot bless it"));
+    let s = standing(
+        &blessed,
+        None,
+        Ok(()),
+        Err("alice wrote it and cannot bless it"),
+    );
     assert_eq!(s.phase, RulePhase::Candidate);
     assert!(!s.ready);
     assert_eq!(s.reason, "NotAuthorized");

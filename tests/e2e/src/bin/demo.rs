@@ -1,8 +1,10 @@
 //! The local demo: a private Kubernetes control plane set up as a cluster should be (the CRDs, the
-//! admission policies naming the controller's user, the people roles with `alice` as editor and
-//! `bob` as approver), the YNAB simulator loaded with the demo household plan, and `ledgerops
-//! run`; then seed 002's plan is applied and previewed, alice's try to approve in bob's name is
-//! refused, bob approves with `kubectl ledgerops approve`, and the plan is written to YNAB in one request.
+//! admission policies naming the controller's user, the people roles with `alice` as editor,
+//! `bob` as approver and `carol` as owner), the YNAB simulator loaded with the demo household
+//! plan, and `ledgerops run`; then carol declares the Budget, alice's try to loosen it is
+//! refused, alice proposes seed 002's plan, her tries to approve it (in bob's name, then in her
+//! own) are refused, bob approves with `kubectl ledgerops approve`, and the plan is written to
+//! YNAB in one request.
 //!
 //! `cargo run -p ledgerops-e2e --bin demo` (`--keep` leaves everything running until Ctrl-C)
 //!
@@ -13,15 +15,15 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use kube::api::{Api, ListParams};
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, ListParams, PostParams};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops_e2e::controller::{Invoked, Ledgerops, invoked, kubectl_with_plugin};
-use ledgerops_e2e::scenario::Scenario;
+use ledgerops_e2e::scenario::{Scenario, token_secret};
 use ledgerops_e2e::{example, wait};
 use ledgerops_testenv::ControlPlane;
-use serde_json::json;
 use ynab_sim::demo;
 
 fn step(text: &str) {
@@ -75,10 +77,16 @@ async fn demo() {
     println!("simulator: {}   namespace: {}", s.sim.api_url(), s.ns);
     print!("{}", kubectl(&["get", "validatingadmissionpolicybindings"]));
 
-    step("kubectl apply -f examples/people-roles.yaml; alice edits, bob approves in the namespace");
+    step(
+        "kubectl apply -f examples/people-roles.yaml; alice proposes (ledgerops-edit), bob approves (ledgerops-approver), carol governs (ledgerops-owner)",
+    );
     let roles = example("people-roles.yaml");
     print!("{}", kubectl(&["apply", "-f", roles.to_str().unwrap()]));
-    for (user, role) in [("alice", "ledgerops-edit"), ("bob", "ledgerops-approver")] {
+    for (user, role) in [
+        ("alice", "ledgerops-edit"),
+        ("bob", "ledgerops-approver"),
+        ("carol", "ledgerops-owner"),
+    ] {
         print!(
             "{}",
             kubectl(&[
@@ -93,32 +101,73 @@ async fn demo() {
         );
     }
 
-    step("A Budget on the simulator (writes enabled, every write asks a person)");
-    s.create_budget(
-        "household",
-        demo::TOKEN,
-        json!({"writes": {"enabled": true}, "approval": {"escalateTo": ["finance-manager"]}}),
+    step(
+        "carol, the owner, declares the Budget on the simulator (writes enabled, every write asks a person, four eyes): kubectl ledgerops --context carol apply -f budget.yaml",
+    );
+    s.api::<Secret>()
+        .create(
+            &PostParams::default(),
+            &token_secret("household-token", demo::TOKEN),
+        )
+        .await
+        .unwrap();
+    let budget_file = std::env::temp_dir().join(format!("ledgerops-demo-{}.yaml", s.ns));
+    let budget = format!(
+        "apiVersion: ledgerops.dev/v1alpha1\nkind: Budget\nmetadata:\n  name: household\nspec:\n  planId: {}\n  tokenSecretRef:\n    name: household-token\n  apiUrl: {}\n  writes:\n    enabled: true\n  approval:\n    escalateTo: [finance-manager]\n",
+        demo::PLAN_ID,
+        s.sim.api_url()
+    );
+    std::fs::write(&budget_file, budget).expect("writing the demo Budget");
+    let budget_path = budget_file.to_str().unwrap().to_owned();
+    kubectl_ledgerops(
+        &plane,
+        &[
+            "--context",
+            "carol",
+            "apply",
+            "-n",
+            &s.ns,
+            "-f",
+            &budget_path,
+        ],
     )
     .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
     print!("{}", kubectl(&["get", "budgets", "-n", &s.ns]));
+    let loosen = r#"{"spec":{"approval":{"autoApproveBelow":"100000"}}}"#;
+    step(&format!(
+        "alice tries to loosen the policy: kubectl --context alice patch budget household --type=merge -p '{loosen}'"
+    ));
+    refused(plane.kubectl_ok(&[
+        "--context",
+        "alice",
+        "patch",
+        "budget",
+        "household",
+        "-n",
+        &s.ns,
+        "--type=merge",
+        "-p",
+        loosen,
+    ]));
 
     step(
-        "alice: kubectl --context alice apply -f examples/categorization-plan.yaml (seed 002's two assignments)",
+        "alice proposes, in her own name: kubectl ledgerops --context alice apply -f examples/categorization-plan.yaml (seed 002's two assignments)",
     );
     let plan_file = example("categorization-plan.yaml");
-    print!(
-        "{}",
-        kubectl(&[
+    kubectl_ledgerops(
+        &plane,
+        &[
             "--context",
             "alice",
             "apply",
             "-n",
             &s.ns,
             "-f",
-            plan_file.to_str().unwrap()
-        ])
-    );
+            plan_file.to_str().unwrap(),
+        ],
+    )
+    .await;
     let plans: Api<CategorizationPlan> = s.api();
     let waiting = wait::until(&plans, "september-cleanup", Duration::from_secs(60), |p| {
         p.status.as_ref().and_then(|s| s.phase) == Some(PlanPhase::AwaitingApproval)
@@ -161,7 +210,7 @@ async fn demo() {
     step(&format!(
         "alice tries to approve in bob's name: kubectl --context alice patch approvalrequest {request} --type=merge -p '{forged}'"
     ));
-    match plane.kubectl_ok(&[
+    refused(plane.kubectl_ok(&[
         "--context",
         "alice",
         "patch",
@@ -172,10 +221,23 @@ async fn demo() {
         "--type=merge",
         "-p",
         forged,
-    ]) {
-        Ok(out) => panic!("the API server accepted alice's forgery: {out}"),
-        Err(refused) => println!("{refused}"),
-    }
+    ]));
+    let own = r#"{"spec":{"decision":{"verdict":"Approve","by":"alice"}}}"#;
+    step(&format!(
+        "alice tries to approve her own proposal in her own name: kubectl --context alice patch approvalrequest {request} --type=merge -p '{own}'"
+    ));
+    refused(plane.kubectl_ok(&[
+        "--context",
+        "alice",
+        "patch",
+        "approvalrequest",
+        &request,
+        "-n",
+        &s.ns,
+        "--type=merge",
+        "-p",
+        own,
+    ]));
     step(&format!(
         "bob approves with the plugin: kubectl ledgerops --context bob approve {request} --yes -m 'looks right' (it fills in \"by\" from who bob is)"
     ));
@@ -224,4 +286,12 @@ async fn demo() {
         let _ = tokio::signal::ctrl_c().await;
     }
     drop(ledgerops);
+}
+
+/// Prints the API server's refusal; an answer that went through ends the demo.
+fn refused(answer: Result<String, ledgerops_testenv::Error>) {
+    match answer {
+        Ok(out) => panic!("the API server accepted it: {out}"),
+        Err(refused) => println!("{refused}"),
+    }
 }

@@ -13,6 +13,7 @@ use kube::{Client, Resource};
 use ledgerops::api::agent_job::AgentJob;
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::budget::{Budget, BudgetPhase};
+use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
@@ -239,7 +240,7 @@ async fn alice_cannot_write_the_status_of_any_kind() {
             &PostParams::default(),
             &object(json!({
                 "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Transaction",
-                "metadata": {"name": "bakery"},
+                "metadata": {"name": "bakery", "annotations": {PROPOSED_BY: "alice"}},
                 "spec": {"budgetRef": {"name": "household"}, "transactionId": "tx-050",
                          "categoryId": category("Groceries")},
             })),
@@ -248,6 +249,7 @@ async fn alice_cannot_write_the_status_of_any_kind() {
         .expect("alice declares a Transaction");
     let mut repo = example_documents("config-repo.yaml").remove(0);
     repo["metadata"]["namespace"] = json!(ns);
+    repo["metadata"]["annotations"] = json!({PROPOSED_BY: "alice"});
     // One that proposes only: governing is an owner's.
     repo["spec"]["authority"] = json!("Propose");
     w.as_alice::<ConfigRepo>()
@@ -337,7 +339,8 @@ async fn alice_cannot_write_the_status_of_any_kind() {
 /// `examples/categorization-rule.yaml` as `name`, leading to `category`, blessed by `by`.
 fn rule(name: &str, category: &str, by: Option<&str>) -> CategorizationRule {
     let mut doc = example_documents("categorization-rule.yaml").remove(0);
-    doc["metadata"] = json!({"name": name});
+    // Alice writes every rule of these tests, in her own name.
+    doc["metadata"] = json!({"name": name, "annotations": {PROPOSED_BY: "alice"}});
     doc["spec"]["categoryId"] = json!(category);
     if let Some(by) = by {
         doc["spec"]["blessing"] = json!({"by": by, "at": "2026-09-20T10:00:00Z"});
@@ -390,15 +393,20 @@ async fn a_rule_is_blessed_only_in_ones_own_name_and_changed_only_with_a_new_ble
         .patch("rail", &PatchParams::default(), &Patch::Merge(&blessing))
         .await
         .expect("alice blesses the rule in her own name");
-    let blessed = wait::until(&rules, "rail", Duration::from_secs(30), |r| {
-        r.status.as_ref().and_then(|s| s.phase) == Some(RulePhase::Blessed)
+    // Hers to record, but she wrote the rule: under four eyes her blessing does not count.
+    let unblessed = wait::until(&rules, "rail", Duration::from_secs(30), |r| {
+        r.status
+            .as_ref()
+            .is_some_and(|s| s.conditions.iter().any(|c| c.reason == "NotAuthorized"))
     })
     .await;
-    let ready = blessed.status.unwrap().conditions;
+    let status = unblessed.status.unwrap();
+    assert_eq!(status.phase, Some(RulePhase::Candidate));
+    let ready = status.conditions;
     assert!(
-        ready
-            .iter()
-            .any(|c| c.type_ == "Ready" && c.status == "True" && c.message.contains("alice")),
+        ready.iter().any(|c| c.type_ == "Ready"
+            && c.status == "False"
+            && c.message.contains("alice wrote CategorizationRule rail")),
         "{ready:?}"
     );
 
@@ -431,7 +439,8 @@ async fn a_rule_is_blessed_only_in_ones_own_name_and_changed_only_with_a_new_ble
     assert_eq!(kept.spec.blessing.unwrap().by, "alice");
 
     // With a blessing of his own, the change is his to make.
-    let his = json!({"spec": {"categoryId": groceries,
+    let his = json!({"metadata": {"annotations": {PROPOSED_BY: "bob"}},
+        "spec": {"categoryId": groceries,
         "blessing": {"by": "bob", "at": "2026-09-22T08:00:00Z"}}});
     as_bob
         .patch("rail", &PatchParams::default(), &Patch::Merge(&his))

@@ -10,10 +10,12 @@ use kube::Api;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::Budget;
+use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
+use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops_e2e::attacker::{approver, attacker, automation, owner, unbind};
-use ledgerops_e2e::scenario::{PATCH, Scenario, household, seed_002};
+use ledgerops_e2e::scenario::{PATCH, Scenario, category, household, seed_002};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
@@ -69,7 +71,7 @@ async fn a_proposer_with_editing_rights_never_approves() {
     // Alice proposes, as an editor may.
     let plan: CategorizationPlan = serde_json::from_value(json!({
         "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
-        "metadata": {"name": "september"},
+        "metadata": {"name": "september", "annotations": {PROPOSED_BY: "alice"}},
         "spec": {"budgetRef": {"name": "household"}, "assignments": seed_002()["assignments"]},
     }))
     .unwrap();
@@ -79,28 +81,43 @@ async fn a_proposer_with_editing_rights_never_approves() {
         .expect("alice proposes a plan");
     let request = request_of(&s, "september").await;
 
-    // Neither she nor an automation with the built-in edit role approves it, in their own name.
+    // She cannot approve it in her own name: admission asks the authorizer for approve, which
+    // her over-broad patch rights do not carry.
+    let message = forbidden(
+        "alice approving",
+        Api::<ApprovalRequest>::namespaced(alice, &s.ns)
+            .patch(
+                &request,
+                &PatchParams::default(),
+                &Patch::Merge(&approve_as("alice")),
+            )
+            .await,
+    );
+    assert_says(
+        &message,
+        &[
+            &format!("user alice may not decide ApprovalRequest {request}"),
+            "the verb approve on approvalrequests",
+            "ClusterRole ledgerops-approver",
+        ],
+    );
+    // An automation holding the namespace's built-in edit role cannot even patch the request:
+    // edit aggregates ledgerops-edit, which proposes and never decides.
     let robot_user = format!("system:serviceaccount:{}:ci", s.ns);
-    for (who, client) in [("alice", alice), (robot_user.as_str(), robot)] {
-        let message = forbidden(
-            &format!("{who} approving"),
-            Api::<ApprovalRequest>::namespaced(client, &s.ns)
-                .patch(
-                    &request,
-                    &PatchParams::default(),
-                    &Patch::Merge(&approve_as(who)),
-                )
-                .await,
-        );
-        assert_says(
-            &message,
-            &[
-                &format!("user {who} may not decide ApprovalRequest {request}"),
-                "the verb approve on approvalrequests",
-                "ClusterRole ledgerops-approver",
-            ],
-        );
-    }
+    let message = forbidden(
+        "the automation approving",
+        Api::<ApprovalRequest>::namespaced(robot, &s.ns)
+            .patch(
+                &request,
+                &PatchParams::default(),
+                &Patch::Merge(&approve_as(&robot_user)),
+            )
+            .await,
+    );
+    assert_says(
+        &message,
+        &[&robot_user, "cannot patch resource \"approvalrequests\""],
+    );
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(s.writes().await, 0);
     let stored = s.api::<ApprovalRequest>().get(&request).await.unwrap();
@@ -126,7 +143,8 @@ async fn only_an_owner_governs_a_budget_or_a_governing_config_repo() {
     let plane = ControlPlane::shared();
     let alice = attacker(plane, &s.ns, "alice").await;
     let budgets = Api::<Budget>::namespaced(alice.clone(), &s.ns);
-    let loosen = json!({"spec": {"approval": {"autoApproveBelow": "100000", "askOnNewPayee": false}}});
+    let loosen =
+        json!({"spec": {"approval": {"autoApproveBelow": "100000", "askOnNewPayee": false}}});
     let govern = [
         "verb govern on budgets",
         "ClusterRole ledgerops-owner",
@@ -167,7 +185,8 @@ async fn only_an_owner_governs_a_budget_or_a_governing_config_repo() {
     let repo = |authority: &str| -> ConfigRepo {
         serde_json::from_value(json!({
             "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ConfigRepo",
-            "metadata": {"name": format!("hers-{}", authority.to_lowercase())},
+            "metadata": {"name": format!("hers-{}", authority.to_lowercase()),
+                         "annotations": {PROPOSED_BY: "alice"}},
             "spec": {"url": "https://git.example.com/alice/ledger.git", "suspend": true,
                      "authority": authority},
         }))
@@ -212,7 +231,8 @@ async fn only_an_owner_governs_a_budget_or_a_governing_config_repo() {
         .patch(
             "household",
             &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"syncInterval": "10m"}})),
+            &Patch::Merge(json!({"metadata": {"annotations": {PROPOSED_BY: "carol"}},
+                                 "spec": {"syncInterval": "10m"}})),
         )
         .await
         .expect("carol governs the Budget");
@@ -236,7 +256,12 @@ async fn a_decided_request_outlives_its_plan_and_nobody_repoints_it() {
         &s.api::<ApprovalRequest>(),
         &request,
         Duration::from_secs(30),
-        |r| r.metadata.owner_references.as_ref().is_none_or(Vec::is_empty),
+        |r| {
+            r.metadata
+                .owner_references
+                .as_ref()
+                .is_none_or(Vec::is_empty)
+        },
     )
     .await;
 
@@ -252,7 +277,9 @@ async fn a_decided_request_outlives_its_plan_and_nobody_repoints_it() {
     assert_says(
         &message,
         &[
-            &format!("user bob may not change the owner references or finalizers of ApprovalRequest {request}"),
+            &format!(
+                "user bob may not change the owner references or finalizers of ApprovalRequest {request}"
+            ),
             "records who decided",
         ],
     );
@@ -284,7 +311,11 @@ async fn a_decision_whose_author_lost_approve_is_not_followed() {
     // The Budget is paused while bob decides and then leaves the household.
     let pause = |on: bool| json!({"spec": {"suspend": on}});
     s.api::<Budget>()
-        .patch("household", &PatchParams::default(), &Patch::Merge(&pause(true)))
+        .patch(
+            "household",
+            &PatchParams::default(),
+            &Patch::Merge(&pause(true)),
+        )
         .await
         .unwrap();
     let bob = approver(plane, &s.ns, "bob").await;
@@ -298,7 +329,11 @@ async fn a_decision_whose_author_lost_approve_is_not_followed() {
         .expect("bob approves while he may");
     unbind(plane, &s.ns, "bob", "ledgerops-approver").await;
     s.api::<Budget>()
-        .patch("household", &PatchParams::default(), &Patch::Merge(&pause(false)))
+        .patch(
+            "household",
+            &PatchParams::default(),
+            &Patch::Merge(&pause(false)),
+        )
         .await
         .unwrap();
 
@@ -340,4 +375,262 @@ async fn a_decision_whose_author_lost_approve_is_not_followed() {
         .await;
     s.wait_plan("september", PlanPhase::Applied).await;
     assert_eq!(s.requests(PATCH).await, 1);
+}
+
+#[tokio::test]
+async fn nobody_approves_their_own_proposal() {
+    let s = household("auth-four-eyes", asking()).await;
+    let plane = ControlPlane::shared();
+    // Bob both proposes and approves (an editor and an approver); carol approves too.
+    let bob = attacker(plane, &s.ns, "bob").await;
+    approver(plane, &s.ns, "bob").await;
+    let carol = approver(plane, &s.ns, "carol").await;
+    let plans = Api::<CategorizationPlan>::namespaced(bob.clone(), &s.ns);
+    let plan = |by: &str| -> CategorizationPlan {
+        serde_json::from_value(json!({
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
+            "metadata": {"name": "september", "annotations": {PROPOSED_BY: by}},
+            "spec": {"budgetRef": {"name": "household"}, "assignments": seed_002()["assignments"]},
+        }))
+        .unwrap()
+    };
+    // He cannot propose in someone else's name, to approve it afterwards.
+    let message = forbidden(
+        "bob proposing as carol",
+        plans.create(&PostParams::default(), &plan("carol")).await,
+    );
+    assert_says(
+        &message,
+        &[
+            "user bob may not create CategorizationPlan september with ledgerops.dev/proposed-by \"carol\"",
+            "Set metadata.annotations[\"ledgerops.dev/proposed-by\"] to \"bob\"",
+        ],
+    );
+    let message = forbidden(
+        "bob proposing as nobody",
+        plans
+            .create(&PostParams::default(), &{
+                let mut p = plan("bob");
+                p.metadata.annotations = None;
+                p
+            })
+            .await,
+    );
+    assert_says(
+        &message,
+        &["user bob may not create CategorizationPlan september"],
+    );
+    plans
+        .create(&PostParams::default(), &plan("bob"))
+        .await
+        .expect("bob proposes in his own name");
+    let request = request_of(&s, "september").await;
+    let stored = s.api::<ApprovalRequest>().get(&request).await.unwrap();
+    assert_eq!(stored.spec.proposed_by, "bob");
+    assert!(stored.spec.four_eyes);
+    let as_bob = Api::<ApprovalRequest>::namespaced(bob.clone(), &s.ns);
+    let message = forbidden(
+        "bob approving his own proposal",
+        as_bob
+            .patch(
+                &request,
+                &PatchParams::default(),
+                &Patch::Merge(&approve_as("bob")),
+            )
+            .await,
+    );
+    assert_says(
+        &message,
+        &[
+            &format!("user bob may not decide ApprovalRequest {request}"),
+            "bob proposed the change",
+            "four eyes",
+        ],
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(s.writes().await, 0);
+
+    // The control: carol approves it, and it is written once.
+    Api::<ApprovalRequest>::namespaced(carol, &s.ns)
+        .patch(
+            &request,
+            &PatchParams::default(),
+            &Patch::Merge(&approve_as("carol")),
+        )
+        .await
+        .expect("carol approves bob's proposal");
+    s.wait_plan("september", PlanPhase::Applied).await;
+    assert_eq!(s.requests(PATCH).await, 1);
+}
+
+#[tokio::test]
+async fn whoever_last_changed_a_proposal_cannot_approve_it() {
+    let s = household("auth-last-change", asking()).await;
+    let plane = ControlPlane::shared();
+    let alice = attacker(plane, &s.ns, "alice").await;
+    let bob = attacker(plane, &s.ns, "bob").await;
+    approver(plane, &s.ns, "bob").await;
+    let plan: CategorizationPlan = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
+        "metadata": {"name": "september", "annotations": {PROPOSED_BY: "alice"}},
+        "spec": {"budgetRef": {"name": "household"}, "assignments": seed_002()["assignments"]},
+    }))
+    .unwrap();
+    Api::<CategorizationPlan>::namespaced(alice, &s.ns)
+        .create(&PostParams::default(), &plan)
+        .await
+        .expect("alice proposes");
+    let request = request_of(&s, "september").await;
+    // Bob changes the plan (a new description: the preview, and so the request, stay), which
+    // makes him its proposer; then he approves the request alice's proposal opened.
+    let plans = Api::<CategorizationPlan>::namespaced(bob.clone(), &s.ns);
+    let described = json!({"metadata": {"annotations": {PROPOSED_BY: "bob"}},
+                           "spec": {"description": "reviewed"}});
+    plans
+        .patch(
+            "september",
+            &PatchParams::default(),
+            &Patch::Merge(&described),
+        )
+        .await
+        .expect("bob changes the plan in his own name");
+    Api::<ApprovalRequest>::namespaced(bob, &s.ns)
+        .patch(
+            &request,
+            &PatchParams::default(),
+            &Patch::Merge(&approve_as("bob")),
+        )
+        .await
+        .expect("admission sees alice as the request's proposer");
+    // Right before the write, the controller sees that bob changed the plan last.
+    let held = wait::until(
+        &s.api::<CategorizationPlan>(),
+        "september",
+        Duration::from_secs(60),
+        |p| {
+            p.status
+                .as_ref()
+                .is_some_and(|st| st.conditions.iter().any(|c| c.reason == "NotAuthorized"))
+        },
+    )
+    .await;
+    let message = held
+        .status
+        .unwrap()
+        .conditions
+        .into_iter()
+        .find(|c| c.reason == "NotAuthorized")
+        .unwrap()
+        .message;
+    assert_says(
+        &message,
+        &[
+            "bob proposed the change",
+            &format!("ApprovalRequest {request}"),
+            "four eyes",
+        ],
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(s.writes().await, 0);
+}
+
+#[tokio::test]
+async fn a_rule_is_blessed_by_an_approver_who_did_not_write_it() {
+    let s = household("auth-bless", asking()).await;
+    let plane = ControlPlane::shared();
+    let alice = attacker(plane, &s.ns, "alice").await;
+    let bob = attacker(plane, &s.ns, "bob").await;
+    approver(plane, &s.ns, "bob").await;
+    let carol = approver(plane, &s.ns, "carol").await;
+    let rule = |name: &str, by: &str| -> CategorizationRule {
+        serde_json::from_value(json!({
+            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationRule",
+            "metadata": {"name": name, "annotations": {PROPOSED_BY: by}},
+            "spec": {"budgetRef": {"name": "household"}, "match": {"payeeNormalised": "RAIL CO"},
+                     "categoryId": category("Transport")},
+        }))
+        .unwrap()
+    };
+    let blessing =
+        |by: &str| json!({"spec": {"blessing": {"by": by, "at": "2026-09-21T08:00:00Z"}}});
+    let as_alice = Api::<CategorizationRule>::namespaced(alice, &s.ns);
+    as_alice
+        .create(&PostParams::default(), &rule("rail", "alice"))
+        .await
+        .expect("alice writes a rule");
+    // An editor never blesses, not even her own rule in her own name.
+    let message = forbidden(
+        "alice blessing",
+        as_alice
+            .patch(
+                "rail",
+                &PatchParams::default(),
+                &Patch::Merge(&blessing("alice")),
+            )
+            .await,
+    );
+    assert_says(
+        &message,
+        &[
+            "user alice may not bless CategorizationRule rail",
+            "the verb bless on categorizationrules",
+            "ClusterRole ledgerops-approver",
+        ],
+    );
+    // Bob writes and blesses a rule of his own: the blessing does not count (four eyes).
+    let as_bob = Api::<CategorizationRule>::namespaced(bob, &s.ns);
+    as_bob
+        .create(&PostParams::default(), &rule("bobs", "bob"))
+        .await
+        .expect("bob writes a rule");
+    as_bob
+        .patch(
+            "bobs",
+            &PatchParams::default(),
+            &Patch::Merge(&blessing("bob")),
+        )
+        .await
+        .expect("admission lets an approver bless in his own name");
+    let bobs = wait::until(
+        &s.api::<CategorizationRule>(),
+        "bobs",
+        Duration::from_secs(30),
+        |r| {
+            r.status
+                .as_ref()
+                .is_some_and(|st| st.conditions.iter().any(|c| c.reason == "NotAuthorized"))
+        },
+    )
+    .await;
+    let status = bobs.status.unwrap();
+    assert_eq!(status.phase, Some(RulePhase::Candidate));
+    let message = &status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Ready")
+        .unwrap()
+        .message;
+    assert_says(
+        message,
+        &["bob wrote CategorizationRule bobs", "cannot also bless it"],
+    );
+    // Carol blesses alice's rule: it is Blessed, and acts.
+    Api::<CategorizationRule>::namespaced(carol, &s.ns)
+        .patch(
+            "rail",
+            &PatchParams::default(),
+            &Patch::Merge(&blessing("carol")),
+        )
+        .await
+        .expect("carol blesses alice's rule");
+    let rail = wait::until(
+        &s.api::<CategorizationRule>(),
+        "rail",
+        Duration::from_secs(30),
+        |r| r.status.as_ref().and_then(|st| st.phase) == Some(RulePhase::Blessed),
+    )
+    .await;
+    // A blessing alone keeps the rule's author.
+    assert_eq!(rail.metadata.annotations.unwrap()[PROPOSED_BY], "alice");
+    assert_eq!(s.writes().await, 0);
 }

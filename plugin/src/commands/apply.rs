@@ -1,0 +1,34 @@
+//! `apply -f FILE…`: proposes what the files declare, in your own name. Each document is stamped
+//! with `ledgerops.dev/proposed-by: <you>` (the admission policy requires it, so that nobody
+//! approves their own proposal) and server-side applied as `kubectl-ledgerops`.
+
+use crate::cluster::Cluster;
+use crate::error::PluginError;
+use crate::logic::propose;
+use crate::output::Printer;
+
+pub async fn apply(cluster: &Cluster, out: &Printer, files: &[String]) -> Result<u8, PluginError> {
+    let user = cluster.whoami().await?;
+    let mut all = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| PluginError::Usage(format!("cannot read {file}: {e}")))?;
+        all.extend(
+            propose::proposals(file, &text, &user, cluster.namespace())
+                .map_err(PluginError::Usage)?,
+        );
+    }
+    let mut applied = Vec::new();
+    for p in &all {
+        let object = cluster.apply_dynamic(p).await?;
+        out.text(&format!(
+            "{}.ledgerops.dev/{} applied in namespace {} (proposed by {user})\n",
+            p.kind.to_lowercase(),
+            p.name,
+            p.namespace
+        ));
+        applied.push(object);
+    }
+    out.value(&applied)?;
+    Ok(0)
+}

@@ -1,0 +1,158 @@
+//! What `kubectl ledgerops apply` sends: each document of the files, a ledgerops kind a person
+//! proposes, stamped with the sender as its proposer (`ledgerops.dev/proposed-by`), which the
+//! admission policy `ledgerops-proposals` requires on every create and change.
+
+use ledgerops::api::common::{GROUP, PROPOSED_BY};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+/// The kinds `apply` sends.
+pub const KINDS: &[&str] = &[
+    "Transaction",
+    "CategorizationPlan",
+    "CategorizationRule",
+    "Budget",
+    "ConfigRepo",
+];
+
+/// One document ready to apply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Proposal {
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
+    pub body: Value,
+}
+
+/// Every document of `text` (from `file`), stamped with `user` as proposer, in `namespace`
+/// unless a document names its own; an error names the file, the document and what to fix.
+pub fn proposals(
+    file: &str,
+    text: &str,
+    user: &str,
+    namespace: &str,
+) -> Result<Vec<Proposal>, String> {
+    let mut out = Vec::new();
+    for (i, document) in serde_yaml::Deserializer::from_str(text).enumerate() {
+        let at = format!("{file}, document {}", i + 1);
+        let yaml = serde_yaml::Value::deserialize(document).map_err(|e| format!("{at}: {e}"))?;
+        let value = serde_json::to_value(yaml).map_err(|e| format!("{at}: {e}"))?;
+        if value.is_null() {
+            continue;
+        }
+        out.push(proposal(&at, value, user, namespace)?);
+    }
+    if out.is_empty() {
+        return Err(format!("{file} holds no document to apply"));
+    }
+    Ok(out)
+}
+
+fn proposal(at: &str, mut body: Value, user: &str, namespace: &str) -> Result<Proposal, String> {
+    let api_version = body["apiVersion"].as_str().unwrap_or_default();
+    let kind = body["kind"].as_str().unwrap_or_default().to_owned();
+    if api_version.split('/').next() != Some(GROUP) || !KINDS.contains(&kind.as_str()) {
+        return Err(format!(
+            "{at}: {} {kind} is not something kubectl ledgerops apply proposes (one of {}, apiVersion {GROUP}/v1alpha1); use kubectl apply for it",
+            if api_version.is_empty() {
+                "no apiVersion,"
+            } else {
+                api_version
+            },
+            KINDS.join(", ")
+        ));
+    }
+    let Some(metadata) = body.get_mut("metadata").and_then(Value::as_object_mut) else {
+        return Err(format!(
+            "{at}: {kind} has no metadata: give it metadata.name"
+        ));
+    };
+    let name = metadata
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| format!("{at}: {kind} has no metadata.name: name it"))?
+        .to_owned();
+    let namespace = metadata
+        .get("namespace")
+        .and_then(Value::as_str)
+        .unwrap_or(namespace)
+        .to_owned();
+    metadata.insert("namespace".into(), json!(namespace));
+    let annotations = metadata
+        .entry("annotations")
+        .or_insert_with(|| Value::Object(Map::new()));
+    match annotations {
+        Value::Object(a) => {
+            a.insert(PROPOSED_BY.into(), json!(user));
+        }
+        _ => {
+            return Err(format!(
+                "{at}: metadata.annotations of {kind} {name} is not a map"
+            ));
+        }
+    }
+    Ok(Proposal {
+        kind,
+        name,
+        namespace,
+        body,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLAN: &str = "apiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationPlan\nmetadata:\n  name: september\nspec:\n  budgetRef:\n    name: household\n";
+
+    #[test]
+    fn each_document_is_stamped_with_the_sender_in_the_namespace() {
+        let text = format!(
+            "{PLAN}---\n---\napiVersion: ledgerops.dev/v1alpha1\nkind: Transaction\nmetadata:\n  name: bakery\n  namespace: other\n  annotations:\n    ledgerops.dev/proposed-by: mallory\n    note: kept\nspec: {{}}\n"
+        );
+        let got = proposals("p.yaml", &text, "alice", "home").unwrap();
+        assert_eq!(got.len(), 2, "the empty document is skipped");
+        assert_eq!(
+            (
+                got[0].kind.as_str(),
+                got[0].name.as_str(),
+                got[0].namespace.as_str()
+            ),
+            ("CategorizationPlan", "september", "home")
+        );
+        assert_eq!(got[0].body["metadata"]["annotations"][PROPOSED_BY], "alice");
+        assert_eq!(got[1].namespace, "other");
+        assert_eq!(got[1].body["metadata"]["annotations"][PROPOSED_BY], "alice");
+        assert_eq!(got[1].body["metadata"]["annotations"]["note"], "kept");
+    }
+
+    #[test]
+    fn anything_else_is_refused_naming_the_file_and_document() {
+        let cases = [
+            (
+                "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n",
+                "document 1: v1 Secret is not something",
+            ),
+            (
+                "apiVersion: ledgerops.dev/v1alpha1\nkind: ApprovalRequest\nmetadata:\n  name: r\n",
+                "ApprovalRequest is not something",
+            ),
+            (
+                "apiVersion: ledgerops.dev/v1alpha1\nkind: Transaction\nspec: {}\n",
+                "Transaction has no metadata",
+            ),
+            (
+                "apiVersion: ledgerops.dev/v1alpha1\nkind: Transaction\nmetadata:\n  labels: {}\n",
+                "has no metadata.name",
+            ),
+            ("", "holds no document"),
+            ("kind: [", "p.yaml"),
+        ];
+        for (text, says) in cases {
+            let err = proposals("p.yaml", text, "alice", "home").unwrap_err();
+            assert!(err.contains(says), "{text:?}: {err}");
+            assert!(err.contains("p.yaml"), "{err}");
+        }
+    }
+}
