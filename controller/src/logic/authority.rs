@@ -143,7 +143,10 @@ pub enum BlessingCheck {
 
 /// Whether the blessing `by` of rule `rule`, written by `proposer`, counts.
 pub fn blessing(rule: &str, by: &str, proposer: Option<&str>, four_eyes: bool) -> BlessingCheck {
-    if four_eyes && proposer == Some(by) {
+    // A merge blesses what the repository declares: the person who merged is Gitea's to know,
+    // and its branch protection is where that four eyes lives.
+    let person = matches!(actor(by), Actor::Person(_));
+    if four_eyes && person && proposer == Some(by) {
         return BlessingCheck::Refused(format!(
             "{by} wrote CategorizationRule {rule} ({PROPOSED_BY}) and cannot also bless it (four eyes, spec.approval.fourEyes of the Budget): another person holding bless must bless it"
         ));

@@ -128,6 +128,12 @@ fn a_blessing_counts_from_an_approver_other_than_its_author_or_a_governing_repo(
             false,
             Some(BlessingCheck::ConfigRepo("household".into())),
         ),
+        (
+            "configrepo:household",
+            Some("configrepo:household"),
+            true,
+            Some(BlessingCheck::ConfigRepo("household".into())),
+        ),
         ("gitea:bob", Some("alice"), true, None),
         ("ledgerops:learning", None, true, None),
     ];

@@ -294,16 +294,20 @@ impl Scenario {
             .unwrap();
     }
 
-    /// Approves the one request of plan `plan` as `admin` and waits for the plan to be applied.
-    pub async fn approve_plan(&self, plan: &str) -> CategorizationPlan {
+    /// The name of the request plan `plan` waits on, once it waits.
+    pub async fn plan_request(&self, plan: &str) -> String {
         self.wait_plan(plan, PlanPhase::AwaitingApproval).await;
-        let request = self
-            .approval_requests()
+        self.approval_requests()
             .await
             .into_iter()
             .find(|r| r.spec.subject.name == plan)
             .and_then(|r| r.metadata.name)
-            .expect("the plan's request");
+            .expect("the plan's request")
+    }
+
+    /// Approves the one request of plan `plan` as `admin` and waits for the plan to be applied.
+    pub async fn approve_plan(&self, plan: &str) -> CategorizationPlan {
+        let request = self.plan_request(plan).await;
         self.decide(&request, "Approve", "yes").await;
         self.wait_plan(plan, PlanPhase::Applied).await
     }

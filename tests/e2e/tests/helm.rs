@@ -951,7 +951,8 @@ async fn ledgerops_runs_as_the_charts_service_account_and_may_do_no_more() {
         .unwrap();
     // A Budget there is told why its token is not read, and nothing is asked of the API server.
     let budget: Budget = serde_json::from_value(json!({
-        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget", "metadata": {"name": "sneaky"},
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget",
+        "metadata": {"name": "sneaky", "annotations": {PROPOSED_BY: "admin"}},
         "spec": {"planId": demo::PLAN_ID, "tokenSecretRef": {"name": "database"}, "apiUrl": s.sim.api_url()}
     }))
     .unwrap();

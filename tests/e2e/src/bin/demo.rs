@@ -138,18 +138,7 @@ async fn demo() {
     step(&format!(
         "alice tries to loosen the policy: kubectl --context alice patch budget household --type=merge -p '{loosen}'"
     ));
-    refused(plane.kubectl_ok(&[
-        "--context",
-        "alice",
-        "patch",
-        "budget",
-        "household",
-        "-n",
-        &s.ns,
-        "--type=merge",
-        "-p",
-        loosen,
-    ]));
+    alice_is_refused(&plane, &s.ns, "budget", "household", loosen);
 
     step(
         "alice proposes, in her own name: kubectl ledgerops --context alice apply -f examples/categorization-plan.yaml (seed 002's two assignments)",
@@ -210,34 +199,12 @@ async fn demo() {
     step(&format!(
         "alice tries to approve in bob's name: kubectl --context alice patch approvalrequest {request} --type=merge -p '{forged}'"
     ));
-    refused(plane.kubectl_ok(&[
-        "--context",
-        "alice",
-        "patch",
-        "approvalrequest",
-        &request,
-        "-n",
-        &s.ns,
-        "--type=merge",
-        "-p",
-        forged,
-    ]));
+    alice_is_refused(&plane, &s.ns, "approvalrequest", &request, forged);
     let own = r#"{"spec":{"decision":{"verdict":"Approve","by":"alice"}}}"#;
     step(&format!(
         "alice tries to approve her own proposal in her own name: kubectl --context alice patch approvalrequest {request} --type=merge -p '{own}'"
     ));
-    refused(plane.kubectl_ok(&[
-        "--context",
-        "alice",
-        "patch",
-        "approvalrequest",
-        &request,
-        "-n",
-        &s.ns,
-        "--type=merge",
-        "-p",
-        own,
-    ]));
+    alice_is_refused(&plane, &s.ns, "approvalrequest", &request, own);
     step(&format!(
         "bob approves with the plugin: kubectl ledgerops --context bob approve {request} --yes -m 'looks right' (it fills in \"by\" from who bob is)"
     ));
@@ -288,10 +255,23 @@ async fn demo() {
     drop(ledgerops);
 }
 
-/// Prints the API server's refusal; an answer that went through ends the demo.
-fn refused(answer: Result<String, ledgerops_testenv::Error>) {
-    match answer {
-        Ok(out) => panic!("the API server accepted it: {out}"),
+/// alice's merge patch of `kind` `name`: prints the API server's refusal; an answer that went
+/// through ends the demo.
+fn alice_is_refused(plane: &ControlPlane, ns: &str, kind: &str, name: &str, patch: &str) {
+    let args = [
+        "--context",
+        "alice",
+        "patch",
+        kind,
+        name,
+        "-n",
+        ns,
+        "--type=merge",
+        "-p",
+        patch,
+    ];
+    match plane.kubectl_ok(&args) {
+        Ok(out) => panic!("the API server accepted alice's patch: {out}"),
         Err(refused) => println!("{refused}"),
     }
 }

@@ -393,20 +393,17 @@ async fn a_rule_is_blessed_only_in_ones_own_name_and_changed_only_with_a_new_ble
         .patch("rail", &PatchParams::default(), &Patch::Merge(&blessing))
         .await
         .expect("alice blesses the rule in her own name");
-    // Hers to record, but she wrote the rule: under four eyes her blessing does not count.
-    let unblessed = wait::until(&rules, "rail", Duration::from_secs(30), |r| {
-        r.status
-            .as_ref()
-            .is_some_and(|s| s.conditions.iter().any(|c| c.reason == "NotAuthorized"))
+    // Hers to give (the suites' household has four eyes off: tests/attacks/authority.rs plays
+    // them), and the controller says so.
+    let blessed = wait::until(&rules, "rail", Duration::from_secs(30), |r| {
+        r.status.as_ref().and_then(|s| s.phase) == Some(RulePhase::Blessed)
     })
     .await;
-    let status = unblessed.status.unwrap();
-    assert_eq!(status.phase, Some(RulePhase::Candidate));
-    let ready = status.conditions;
+    let ready = blessed.status.unwrap().conditions;
     assert!(
-        ready.iter().any(|c| c.type_ == "Ready"
-            && c.status == "False"
-            && c.message.contains("alice wrote CategorizationRule rail")),
+        ready
+            .iter()
+            .any(|c| c.type_ == "Ready" && c.status == "True" && c.message.contains("alice")),
         "{ready:?}"
     );
 

@@ -20,9 +20,9 @@ use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
 
-/// Every write asks a person.
+/// Every write asks a person, and four eyes hold (as they do by default).
 fn asking() -> Value {
-    json!({"writes": {"enabled": true}})
+    json!({"writes": {"enabled": true}, "approval": {"fourEyes": true}})
 }
 
 fn forbidden(what: &str, result: Result<impl std::fmt::Debug, kube::Error>) -> String {
@@ -44,14 +44,7 @@ fn approve_as(user: &str) -> Value {
 
 /// The one request of `plan`, once ledgerops has issued it.
 async fn request_of(s: &Scenario, plan: &str) -> String {
-    s.wait_plan(plan, PlanPhase::AwaitingApproval).await;
-    let name = s
-        .approval_requests()
-        .await
-        .into_iter()
-        .find(|r| r.spec.subject.name == plan)
-        .and_then(|r| r.metadata.name)
-        .expect("the plan's request");
+    let name = s.plan_request(plan).await;
     wait::until(
         &s.api::<ApprovalRequest>(),
         &name,
@@ -60,6 +53,30 @@ async fn request_of(s: &Scenario, plan: &str) -> String {
     )
     .await;
     name
+}
+
+/// The message of plan `plan`'s condition with reason `NotAuthorized`, once it has one.
+async fn not_authorized(s: &Scenario, plan: &str) -> String {
+    let held = wait::until(
+        &s.api::<CategorizationPlan>(),
+        plan,
+        Duration::from_secs(60),
+        |p| {
+            p.status.as_ref().is_some_and(|st| {
+                st.conditions
+                    .iter()
+                    .any(|c| c.reason == "NotAuthorized" && c.status == "False")
+            })
+        },
+    )
+    .await;
+    held.status
+        .unwrap()
+        .conditions
+        .into_iter()
+        .find(|c| c.reason == "NotAuthorized")
+        .unwrap()
+        .message
 }
 
 #[tokio::test]
@@ -338,27 +355,7 @@ async fn a_decision_whose_author_lost_approve_is_not_followed() {
         .unwrap();
 
     // Right before the write, the controller asks the authorizer: bob no longer holds approve.
-    let held = wait::until(
-        &s.api::<CategorizationPlan>(),
-        "september",
-        Duration::from_secs(60),
-        |p| {
-            p.status.as_ref().is_some_and(|st| {
-                st.conditions
-                    .iter()
-                    .any(|c| c.reason == "NotAuthorized" && c.status == "False")
-            })
-        },
-    )
-    .await;
-    let message = held
-        .status
-        .unwrap()
-        .conditions
-        .into_iter()
-        .find(|c| c.reason == "NotAuthorized")
-        .unwrap()
-        .message;
+    let message = not_authorized(&s, "september").await;
     assert_says(
         &message,
         &[
@@ -503,25 +500,7 @@ async fn whoever_last_changed_a_proposal_cannot_approve_it() {
         .await
         .expect("admission sees alice as the request's proposer");
     // Right before the write, the controller sees that bob changed the plan last.
-    let held = wait::until(
-        &s.api::<CategorizationPlan>(),
-        "september",
-        Duration::from_secs(60),
-        |p| {
-            p.status
-                .as_ref()
-                .is_some_and(|st| st.conditions.iter().any(|c| c.reason == "NotAuthorized"))
-        },
-    )
-    .await;
-    let message = held
-        .status
-        .unwrap()
-        .conditions
-        .into_iter()
-        .find(|c| c.reason == "NotAuthorized")
-        .unwrap()
-        .message;
+    let message = not_authorized(&s, "september").await;
     assert_says(
         &message,
         &[
