@@ -160,8 +160,9 @@ async fn only_an_owner_governs_a_budget_or_a_governing_config_repo() {
     let plane = ControlPlane::shared();
     let alice = attacker(plane, &s.ns, "alice").await;
     let budgets = Api::<Budget>::namespaced(alice.clone(), &s.ns);
-    let loosen =
-        json!({"spec": {"approval": {"autoApproveBelow": "100000", "askOnNewPayee": false}}});
+    // In her own name, as admission requires of any change: what refuses her is governing.
+    let loosen = json!({"metadata": {"annotations": {PROPOSED_BY: "alice"}},
+        "spec": {"approval": {"autoApproveBelow": "100000", "askOnNewPayee": false}}});
     let govern = [
         "verb govern on budgets",
         "ClusterRole ledgerops-owner",
@@ -180,6 +181,7 @@ async fn only_an_owner_governs_a_budget_or_a_governing_config_repo() {
     let mut other = s.api::<Budget>().get("household").await.unwrap();
     other.metadata = kube::api::ObjectMeta {
         name: Some("second".into()),
+        annotations: Some([(PROPOSED_BY.to_owned(), "alice".to_owned())].into()),
         ..Default::default()
     };
     other.status = None;
@@ -231,7 +233,8 @@ async fn only_an_owner_governs_a_budget_or_a_governing_config_repo() {
             .patch(
                 "hers-propose",
                 &PatchParams::default(),
-                &Patch::Merge(json!({"spec": {"authority": "Govern"}})),
+                &Patch::Merge(json!({"metadata": {"annotations": {PROPOSED_BY: "alice"}},
+                                     "spec": {"authority": "Govern"}})),
             )
             .await,
     );
