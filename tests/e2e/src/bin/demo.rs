@@ -134,7 +134,7 @@ async fn demo() {
     .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
     print!("{}", kubectl(&["get", "budgets", "-n", &s.ns]));
-    let loosen = r#"{"spec":{"approval":{"autoApproveBelow":"100000"}}}"#;
+    let loosen = r#"{"metadata":{"annotations":{"ledgerops.dev/proposed-by":"alice"}},"spec":{"approval":{"autoApproveBelow":"100000"}}}"#;
     step(&format!(
         "alice tries to loosen the policy: kubectl --context alice patch budget household --type=merge -p '{loosen}'"
     ));
