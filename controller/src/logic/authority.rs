@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::api::approval::ApprovalRequest;
 use crate::api::common::PROPOSED_BY;
 
 /// A power beyond proposing, held through a custom verb.
@@ -128,6 +129,31 @@ pub fn decision(request: &str, by: &str, proposers: &[&str], four_eyes: bool) ->
             "ApprovalRequest {request} was decided by {by}, which is not a person: only a person decides. Nothing is written."
         )),
     }
+}
+
+/// [`decision`] for `request`, whose subject is now proposed by `subject_proposer`: four eyes
+/// hold when the Budget asks for them now (`four_eyes`) or did when the request was opened, and
+/// count both its recorded proposer and the subject's current one.
+pub fn decision_on(
+    request: &ApprovalRequest,
+    subject_proposer: Option<&str>,
+    four_eyes: bool,
+) -> DecisionCheck {
+    let name = request.metadata.name.as_deref().unwrap_or_default();
+    let Some(decided) = &request.spec.decision else {
+        return DecisionCheck::Refused(format!("ApprovalRequest {name} has no decision"));
+    };
+    let proposers: Vec<&str> = [Some(request.spec.proposed_by.as_str()), subject_proposer]
+        .into_iter()
+        .flatten()
+        .filter(|p| !p.is_empty())
+        .collect();
+    decision(
+        name,
+        &decided.by,
+        &proposers,
+        four_eyes || request.spec.four_eyes,
+    )
 }
 
 /// What must hold before a blessing lets a rule speak.

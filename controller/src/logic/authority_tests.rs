@@ -179,3 +179,75 @@ fn a_refusal_names_the_user_the_verb_and_the_role() {
     assert_eq!(Power::Govern.role(), "ledgerops-owner");
     assert_eq!(Power::Bless.verb(), "bless");
 }
+
+#[test]
+fn a_requests_decision_counts_its_recorded_and_its_current_proposer() {
+    use crate::api::approval::{ApprovalRequestSpec, Decision, Subject, SubjectKind, Verdict};
+    use crate::api::common::LocalRef;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+    let request = |proposed_by: &str, four_eyes: bool, by: Option<&str>| {
+        ApprovalRequest::new(
+            "req-1",
+            ApprovalRequestSpec {
+                budget_ref: LocalRef {
+                    name: "household".into(),
+                },
+                subject: Subject {
+                    kind: SubjectKind::CategorizationPlan,
+                    name: "september".into(),
+                },
+                preview_hash: "h".into(),
+                summary: "s".into(),
+                reason: "r".into(),
+                changes: vec![],
+                change_count: 0,
+                expires_at: Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH),
+                escalate_to: vec![],
+                proposed_by: proposed_by.into(),
+                four_eyes,
+                decision: by.map(|by| Decision {
+                    verdict: Verdict::Approve,
+                    by: by.into(),
+                    comment: None,
+                }),
+            },
+        )
+    };
+    let approve = |u: &str| DecisionCheck::Ask(ask(u, Power::Approve, "approvalrequests"));
+    let refused = |c: &DecisionCheck| matches!(c, DecisionCheck::Refused(_));
+    // The recorded proposer, under the request's own four eyes or the Budget's now.
+    assert!(refused(&decision_on(
+        &request("bob", true, Some("bob")),
+        None,
+        false
+    )));
+    assert!(refused(&decision_on(
+        &request("bob", false, Some("bob")),
+        None,
+        true
+    )));
+    assert_eq!(
+        decision_on(&request("bob", false, Some("bob")), None, false),
+        approve("bob")
+    );
+    // Whoever changed the subject since.
+    assert!(refused(&decision_on(
+        &request("alice", true, Some("bob")),
+        Some("bob"),
+        false
+    )));
+    assert_eq!(
+        decision_on(&request("alice", true, Some("bob")), Some("alice"), true),
+        approve("bob")
+    );
+    // No proposer known (made by the controller's own user), and no decision at all.
+    assert_eq!(
+        decision_on(&request("", true, Some("bob")), None, true),
+        approve("bob")
+    );
+    assert!(refused(&decision_on(
+        &request("alice", true, None),
+        None,
+        true
+    )));
+}

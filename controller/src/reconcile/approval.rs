@@ -10,11 +10,11 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::{DeleteParams, Patch, PatchParams, Preconditions};
 use kube::runtime::Controller;
 use kube::runtime::controller::Action;
-use kube::runtime::reflector::Store;
+use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Api, ResourceExt};
 
 use super::{Context, Error};
-use crate::api::approval::{ApprovalPhase, ApprovalRequest};
+use crate::api::approval::{ApprovalPhase, ApprovalRequest, SubjectKind};
 use crate::api::plan::CategorizationPlan;
 use crate::api::transaction::Transaction;
 use crate::k8s::status;
@@ -51,7 +51,8 @@ struct Caches {
 }
 
 impl Caches {
-    /// Whether the object `request` asks about is gone, once both caches have been listed.
+    /// Whether the object `request` asks about is gone, once both caches have been listed: the
+    /// subject ledgerops named in it, looked up by name, is missing or is another object.
     async fn subject_gone(&self, request: &ApprovalRequest) -> bool {
         let Some(uid) = retention::subject_of(request) else {
             return false;
@@ -61,9 +62,19 @@ impl Caches {
         {
             return false;
         }
-        let here = |uid_of: Option<String>| uid_of.as_deref() == Some(uid);
-        !(self.plans.state().iter().any(|p| here(p.uid()))
-            || self.transactions.state().iter().any(|t| here(t.uid())))
+        let namespace = request.namespace().unwrap_or_default();
+        let subject = &request.spec.subject.name;
+        let found = match request.spec.subject.kind {
+            SubjectKind::CategorizationPlan => self
+                .plans
+                .get(&ObjectRef::new(subject).within(&namespace))
+                .and_then(|p| p.uid()),
+            SubjectKind::Transaction => self
+                .transactions
+                .get(&ObjectRef::new(subject).within(&namespace))
+                .and_then(|t| t.uid()),
+        };
+        found.as_deref() != Some(uid)
     }
 }
 

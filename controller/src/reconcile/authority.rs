@@ -2,7 +2,8 @@
 //! `logic::authority` picks, put to the API server's authorizer. Any answer but yes holds the
 //! write (fail closed), with a message naming the user, the verb and the role.
 
-use kube::{Api, ResourceExt};
+use kube::ResourceExt;
+use kube::runtime::reflector::ObjectRef;
 
 use super::{Context, Error};
 use crate::api::approval::ApprovalRequest;
@@ -23,17 +24,8 @@ pub async fn decision_followed(
     subject_proposer: Option<&str>,
     four_eyes: bool,
 ) -> Result<Verdict, Error> {
-    let Some(decision) = &request.spec.decision else {
-        return Ok(Err("no decision".into()));
-    };
     let name = request.name_any();
-    let proposers: Vec<&str> = [Some(request.spec.proposed_by.as_str()), subject_proposer]
-        .into_iter()
-        .flatten()
-        .filter(|p| !p.is_empty())
-        .collect();
-    let four_eyes = four_eyes || request.spec.four_eyes;
-    match authority::decision(&name, &decision.by, &proposers, four_eyes) {
+    match authority::decision_on(request, subject_proposer, four_eyes) {
         DecisionCheck::Ask(q) => {
             let what = format!("The approval of ApprovalRequest {name} cannot be followed");
             let namespace = request.namespace().unwrap_or_default();
@@ -67,10 +59,10 @@ pub async fn blessing_counts(
     }
 }
 
-/// Whether the ConfigRepo `name` of `namespace` governs (read afresh).
+/// Whether the ConfigRepo `name` of `namespace` governs, as the shared cache has it (the
+/// authorizer is asked afresh).
 async fn repo_governs(ctx: &Context, namespace: &str, name: &str) -> Result<Verdict, Error> {
-    let repos = Api::<ConfigRepo>::namespaced(ctx.client.clone(), namespace);
-    match repos.get_opt(name).await? {
+    match ctx.repos.get(&ObjectRef::new(name).within(namespace)) {
         Some(repo) => governs(ctx, &repo).await,
         None => Ok(Err(format!(
             "ConfigRepo {name} is gone: what it blessed is no longer backed by an owner"

@@ -25,6 +25,7 @@ use kube::{Resource, ResourceExt};
 
 use crate::api::approval::ApprovalRequest;
 use crate::api::budget::Budget;
+use crate::api::config_repo::ConfigRepo;
 use crate::k8s::admission_guard::AdmissionGuard;
 use crate::k8s::events::Events;
 use crate::k8s::watches::Watches;
@@ -47,6 +48,8 @@ pub struct Context {
     /// Every Budget, kept current by the shared watch: reconcilers read them without asking
     /// the API.
     pub budgets: Store<Budget>,
+    /// Every ConfigRepo, from the shared watch: whether one governs is read here.
+    pub repos: Store<ConfigRepo>,
     /// Every ApprovalRequest, from the shared watch: the approval gate finds a subject's
     /// requests here. What it writes on a request is conditional on the version it read, so a
     /// cached copy that is behind is refused, never acted on.
@@ -80,6 +83,7 @@ impl Context {
         Self {
             admission: Arc::new(AdmissionGuard::default()),
             budgets: watches.budgets.store(),
+            repos: watches.repos.store(),
             approvals: watches.approvals.store(),
             events: Events::new(client.clone()),
             client,
@@ -93,6 +97,11 @@ impl Context {
             kube_config,
             authorizer: Arc::default(),
         }
+    }
+
+    /// The Budget `name` of `namespace`, from the shared cache.
+    pub fn budget(&self, namespace: &str, name: &str) -> Option<Arc<Budget>> {
+        self.budgets.get(&ObjectRef::new(name).within(namespace))
     }
 
     /// Where the Budget's writes go, with the token its last sync used; `None` before a sync,

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::controller::Action;
-use kube::runtime::reflector::ObjectRef;
 use kube::{Api, Resource, ResourceExt};
 
 use super::approval_gate::{self, Ask, Gate, Grant};
@@ -95,11 +94,7 @@ async fn advance(
     }
     let namespace = plan.namespace().unwrap_or_default();
     let budget_name = &plan.spec.budget_ref.name;
-    let Some(budget) = ctx
-        .budgets
-        .get(&ObjectRef::new(budget_name).within(&namespace))
-        .map(|b| (*b).clone())
-    else {
+    let Some(budget) = ctx.budget(&namespace, budget_name).map(|b| (*b).clone()) else {
         let message = format!(
             "Budget {budget_name} does not exist in namespace {namespace}: create it, or fix spec.budgetRef"
         );

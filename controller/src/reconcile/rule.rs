@@ -9,10 +9,8 @@ use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use kube::runtime::Controller;
 use kube::runtime::controller::Action;
-use kube::runtime::reflector::ObjectRef;
 
 use super::{Context, Error};
-use crate::api::budget::Budget;
 use crate::api::rule::CategorizationRule;
 use crate::k8s::status;
 use crate::k8s::watches::{Watches, changes_of};
@@ -38,7 +36,11 @@ async fn reconcile(rule: Arc<CategorizationRule>, ctx: Arc<Context>) -> Result<A
     // Whether the blessing counts, asked afresh (and again below, while it is blessed).
     let authority = match (&admission, &rule.spec.blessing) {
         (Ok(()), Some(_)) => {
-            let four_eyes = budget_of(&ctx, &rule).is_none_or(|b| b.spec.approval.four_eyes);
+            // No Budget (yet): four eyes, the default.
+            let namespace = rule.namespace().unwrap_or_default();
+            let four_eyes = ctx
+                .budget(&namespace, &rule.spec.budget_ref.name)
+                .is_none_or(|b| b.spec.approval.four_eyes);
             super::authority::blessing_counts(&ctx, &rule, four_eyes).await?
         }
         _ => Ok(()),
@@ -68,13 +70,6 @@ async fn reconcile(rule: Arc<CategorizationRule>, ctx: Arc<Context>) -> Result<A
 
 /// How often a blessed rule's blessing is checked again with the authorizer.
 const RECHECK: std::time::Duration = std::time::Duration::from_secs(60);
-
-/// The Budget the rule is about, from the shared cache (none: four eyes, the default).
-fn budget_of(ctx: &Context, rule: &CategorizationRule) -> Option<Arc<Budget>> {
-    let namespace = rule.namespace().unwrap_or_default();
-    ctx.budgets
-        .get(&ObjectRef::new(&rule.spec.budget_ref.name).within(&namespace))
-}
 
 /// A hash of the demotion learning recorded, so that the rule is looked at again when it
 /// changes.

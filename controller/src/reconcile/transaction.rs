@@ -205,10 +205,7 @@ async fn read_facts(
 ) -> Result<Result<Facts, Verdict>, Error> {
     let namespace = tx.namespace().unwrap_or_default();
     let budget_name = &tx.spec.budget_ref.name;
-    let Some(budget) = ctx
-        .budgets
-        .get(&ObjectRef::new(budget_name).within(&namespace))
-    else {
+    let Some(budget) = ctx.budget(&namespace, budget_name) else {
         let message = format!(
             "Budget {budget_name} does not exist in namespace {namespace}: create it, or fix spec.budgetRef"
         );
