@@ -38,6 +38,16 @@ fn assert_says(message: &str, parts: &[&str]) {
     }
 }
 
+/// Seed 002's plan `september` of Budget `household`, proposed by `by`.
+fn september_by(by: &str) -> CategorizationPlan {
+    serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
+        "metadata": {"name": "september", "annotations": {PROPOSED_BY: by}},
+        "spec": {"budgetRef": {"name": "household"}, "assignments": seed_002()["assignments"]},
+    }))
+    .unwrap()
+}
+
 fn approve_as(user: &str) -> Value {
     json!({"spec": {"decision": {"verdict": "Approve", "by": user, "comment": "fine"}}})
 }
@@ -86,12 +96,7 @@ async fn a_proposer_with_editing_rights_never_approves() {
     let alice = attacker(plane, &s.ns, "alice").await;
     let robot = automation(plane, &s.ns, "ci").await;
     // Alice proposes, as an editor may.
-    let plan: CategorizationPlan = serde_json::from_value(json!({
-        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
-        "metadata": {"name": "september", "annotations": {PROPOSED_BY: "alice"}},
-        "spec": {"budgetRef": {"name": "household"}, "assignments": seed_002()["assignments"]},
-    }))
-    .unwrap();
+    let plan = september_by("alice");
     Api::<CategorizationPlan>::namespaced(alice.clone(), &s.ns)
         .create(&PostParams::default(), &plan)
         .await
@@ -192,6 +197,23 @@ async fn only_an_owner_governs_a_budget_or_a_governing_config_repo() {
     assert_says(
         &message,
         &[&["user alice may not create Budget second"], &govern[..]].concat(),
+    );
+    // Nor can she have the garbage collector delete it for her.
+    let missing = json!({"metadata": {"ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap",
+        "name": "gone", "uid": "00000000-0000-0000-0000-000000000000"}]}});
+    let message = forbidden(
+        "alice pointing the Budget at a missing owner",
+        budgets
+            .patch(
+                "household",
+                &PatchParams::default(),
+                &Patch::Merge(&missing),
+            )
+            .await,
+    );
+    assert_says(
+        &message,
+        &[&["user alice may not change Budget household"], &govern[..]].concat(),
     );
     let message = forbidden(
         "alice deleting the Budget",
@@ -386,18 +408,12 @@ async fn nobody_approves_their_own_proposal() {
     approver(plane, &s.ns, "bob").await;
     let carol = approver(plane, &s.ns, "carol").await;
     let plans = Api::<CategorizationPlan>::namespaced(bob.clone(), &s.ns);
-    let plan = |by: &str| -> CategorizationPlan {
-        serde_json::from_value(json!({
-            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
-            "metadata": {"name": "september", "annotations": {PROPOSED_BY: by}},
-            "spec": {"budgetRef": {"name": "household"}, "assignments": seed_002()["assignments"]},
-        }))
-        .unwrap()
-    };
     // He cannot propose in someone else's name, to approve it afterwards.
     let message = forbidden(
         "bob proposing as carol",
-        plans.create(&PostParams::default(), &plan("carol")).await,
+        plans
+            .create(&PostParams::default(), &september_by("carol"))
+            .await,
     );
     assert_says(
         &message,
@@ -410,7 +426,7 @@ async fn nobody_approves_their_own_proposal() {
         "bob proposing as nobody",
         plans
             .create(&PostParams::default(), &{
-                let mut p = plan("bob");
+                let mut p = september_by("bob");
                 p.metadata.annotations = None;
                 p
             })
@@ -421,7 +437,7 @@ async fn nobody_approves_their_own_proposal() {
         &["user bob may not create CategorizationPlan september"],
     );
     plans
-        .create(&PostParams::default(), &plan("bob"))
+        .create(&PostParams::default(), &september_by("bob"))
         .await
         .expect("bob proposes in his own name");
     let request = request_of(&s, "september").await;
@@ -470,12 +486,7 @@ async fn whoever_last_changed_a_proposal_cannot_approve_it() {
     let alice = attacker(plane, &s.ns, "alice").await;
     let bob = attacker(plane, &s.ns, "bob").await;
     approver(plane, &s.ns, "bob").await;
-    let plan: CategorizationPlan = serde_json::from_value(json!({
-        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
-        "metadata": {"name": "september", "annotations": {PROPOSED_BY: "alice"}},
-        "spec": {"budgetRef": {"name": "household"}, "assignments": seed_002()["assignments"]},
-    }))
-    .unwrap();
+    let plan = september_by("alice");
     Api::<CategorizationPlan>::namespaced(alice, &s.ns)
         .create(&PostParams::default(), &plan)
         .await
