@@ -202,6 +202,13 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
+            let git_urls = match config_repos.url_policy() {
+                Ok(p) => p,
+                Err(e) => {
+                    tracing::error!("{e}");
+                    return ExitCode::FAILURE;
+                }
+            };
             crate::git::set_timeouts();
             let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
             match runtime.block_on(crate::run::run(crate::run::Options {
@@ -212,6 +219,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 token_namespaces,
                 election,
                 config_repos,
+                git_urls,
             })) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

@@ -54,6 +54,8 @@ pub struct Options {
     /// `None`: this is the only replica, and it acts at once.
     pub election: Option<Election>,
     pub config_repos: crate::git::options::ConfigRepoArgs,
+    /// Which Git URLs ConfigRepos may fetch (checked at start-up).
+    pub git_urls: crate::logic::config_repo::url::UrlPolicy,
 }
 
 /// Runs until a shutdown signal, or until this replica loses the leader lease (an error, so the
@@ -67,6 +69,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         token_namespaces,
         election,
         config_repos,
+        git_urls,
     } = options;
     tracing::info!(allowed = %api_urls.describe(), "YNAB tokens go only to these API base URLs");
     let metrics = Arc::new(Metrics::default());
@@ -145,6 +148,11 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         leadership,
         ..Context::new(client, kube_config, &watches, api_urls)
     });
+    let repo_setup = reconcile::config_repo::Setup {
+        options: config_repos,
+        urls: git_urls,
+        gitea_url: agent.as_ref().map(|a| a.gitea_url.clone()),
+    };
     let agent = agent
         .zip(attached)
         .map(|(options, attached)| crate::agent::start(options, attached, &ctx, &watches));
@@ -164,7 +172,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         reconcile::plan::run(ctx.clone(), &watches).instrument(controller("CategorizationPlan")),
         reconcile::approval::run(ctx.clone(), &watches, approval_retention)
             .instrument(controller("ApprovalRequest")),
-        reconcile::config_repo::run(ctx.clone(), &mut watches, config_repos, pushes)
+        reconcile::config_repo::run(ctx.clone(), &mut watches, repo_setup, pushes)
             .instrument(controller("ConfigRepo")),
     );
     let watching = watches.spawn();

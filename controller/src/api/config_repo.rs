@@ -46,19 +46,23 @@ pub struct ConfigRepoSpec {
     #[schemars(length(min = 1, max = 1024))]
     #[x_kube(validation = Rule::new("!self.contains('..')").message("path must stay inside the repository: remove '..'"))]
     pub path: String,
-    /// How often to fetch.
+    /// How often to fetch: 30s or more (a shorter interval would make the controller a load
+    /// generator against the Git server).
     #[serde(default = "default_interval")]
+    #[x_kube(validation = Rule::new("duration(self) >= duration('30s')").message("interval must be 30s or more"))]
     pub interval: DurationString,
     /// Secret with `username` and `password` (or `token`) for HTTP(S) remotes. It must carry the
-    /// label `ledgerops.dev/git-credentials: "true"`: a ConfigRepo cannot send just any Secret of
-    /// its namespace to a server it names.
+    /// label `ledgerops.dev/git-credentials: "true"` and name the URL prefixes it serves in the
+    /// annotation `ledgerops.dev/git-url-prefixes`: a ConfigRepo cannot send just any Secret of
+    /// its namespace, or a Git Secret to any server, by naming them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<LocalRef>,
     /// Delete what this repository applied before and no longer declares.
     #[serde(default = "default_true")]
     pub prune: bool,
-    /// A revision that would prune more than this percentage of the inventory (or all of it) is
-    /// held (`Ready=False`, reason `PruneGuard`) until a person confirms it with the annotation
+    /// Revisions that together prune more than this percentage of the objects a person last
+    /// confirmed (`status.pruneBaseline`), or all of the inventory, are held (`Ready=False`,
+    /// reason `PruneGuard`) until a person confirms with the annotation
     /// `ledgerops.dev/confirm-prune: <revision>`.
     #[serde(default = "default_max_prune_percent")]
     #[schemars(range(max = 100))]
@@ -146,9 +150,35 @@ pub struct ConfigRepoStatus {
     /// When a fetch last changed this status (an unchanged revision writes nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_fetch_time: Option<Time>,
-    /// Every object applied from the repository: what prune compares against.
+    /// Every object applied from the repository: what prune compares against, and the only
+    /// objects the repository may change or delete.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inventory: Vec<InventoryEntry>,
+    /// How many objects the inventory held when a person last confirmed a prune (or when the
+    /// first revision was applied): what the prune guard measures against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prune_baseline: Option<u32>,
+    /// Objects pruned since then, across revisions.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pruned_since_baseline: u32,
+    /// Rules of the repository demoted by a person's override: applied without the merge's
+    /// blessing while the repository declares them unchanged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub demoted: Vec<DemotedRule>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// A rule a person's override demoted, by what it says.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+pub struct DemotedRule {
+    /// The CategorizationRule's name.
+    pub name: String,
+    /// A hash of its match and category: a changed rule is a new one.
+    pub key: String,
 }
 
 /// A ConfigRepo's state.
@@ -164,6 +194,9 @@ pub enum RepoPhase {
     ApplyFailed,
     /// The revision would prune too much of the inventory; waiting for a person to confirm.
     PruneHeld,
+    /// The branch was rewritten (the revision does not descend from the applied one); waiting
+    /// for a person to confirm.
+    RewriteHeld,
     /// `spec.suspend` is true.
     Suspended,
 }
@@ -186,4 +219,8 @@ pub struct InventoryEntry {
     /// The commit the document was last applied from: where what became of it is reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
+    /// The object's uid once applied: an object of the same name someone else made is not this
+    /// repository's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
 }

@@ -2,6 +2,9 @@
 
 use std::path::PathBuf;
 
+use crate::logic::config_repo::url::UrlPolicy;
+use crate::logic::url_prefix::Prefixes;
+
 /// Where ConfigRepos are fetched to, and which local repositories they may name.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ConfigRepoArgs {
@@ -16,4 +19,20 @@ pub struct ConfigRepoArgs {
     /// default): `file://` is refused, so no ConfigRepo can read the controller's disk.
     #[arg(long, env = "LEDGEROPS_CONFIG_REPO_FILE_ROOT")]
     pub config_repo_file_root: Option<PathBuf>,
+    /// Git URL prefixes ConfigRepos may fetch besides public `https://` hosts (repeat, or
+    /// comma-separate), as `scheme://host[:port]/path-prefix` with `*` for any port: an
+    /// in-cluster Gitea, or a loopback server in a test. Unset: only https hosts whose every
+    /// address is public.
+    #[arg(long, env = "LEDGEROPS_CONFIG_REPO_URL_ALLOW", value_delimiter = ',')]
+    pub config_repo_url_allow: Vec<String>,
+}
+
+impl ConfigRepoArgs {
+    /// The Git URL policy these flags make, or what is wrong with an entry.
+    pub fn url_policy(&self) -> Result<UrlPolicy, String> {
+        let allowed = Prefixes::parse(&self.config_repo_url_allow).map_err(|(entry, shape)| {
+            format!("{} {entry:?}: {shape}", crate::logic::config_repo::url::FLAG)
+        })?;
+        Ok(UrlPolicy::new(allowed, self.config_repo_file_root.clone()))
+    }
 }

@@ -1,7 +1,10 @@
 //! Reading a ConfigRepo's Git credentials from a Secret that opted in to being them.
 
+use kube::ResourceExt;
+
 use super::secrets::{OptedIn, read_opted_in};
 use crate::git::Credentials;
+use crate::logic::config_repo::url::{self, ScopeError};
 
 /// The label a Secret must carry, with the value `"true"`, before a ConfigRepo sends it to a Git
 /// server: without it, anyone who can create a ConfigRepo could send any Secret of the namespace
@@ -31,6 +34,14 @@ pub enum CredentialsError {
         name: String,
         allowed: String,
     },
+    #[error(
+        "Secret {name} in namespace {namespace} was not sent to the Git server: {why}"
+    )]
+    NotForUrl {
+        namespace: String,
+        name: String,
+        why: ScopeError,
+    },
     #[error("reading Secret {name}: {source}")]
     Kube { name: String, source: kube::Error },
 }
@@ -40,18 +51,20 @@ impl CredentialsError {
     pub fn reason(&self) -> &'static str {
         match self {
             CredentialsError::NotOptedIn { .. } => "CredentialsNotOptedIn",
+            CredentialsError::NotForUrl { .. } => "CredentialsNotForUrl",
             _ => "CredentialsMissing",
         }
     }
 }
 
-/// The credentials in Secret `name` of `namespace`: `username` (default `git`) and `password` or
-/// `token`.
+/// The credentials in Secret `name` of `namespace` for the repository at `repo_url`: `username`
+/// (default `git`) and `password` or `token`, if the Secret serves that URL.
 pub async fn read(
     client: &kube::Client,
     allowed: &[String],
     namespace: &str,
     name: &str,
+    repo_url: &str,
 ) -> Result<Credentials, CredentialsError> {
     let (ns, n) = (namespace.to_owned(), name.to_owned());
     let found = read_opted_in(client, allowed, namespace, name, GIT_CREDENTIALS_LABEL)
@@ -82,6 +95,15 @@ pub async fn read(
             });
         }
     };
+    let scope = url::scope(
+        secret.annotations().get(url::SERVES).map(String::as_str),
+        repo_url,
+    )
+    .map_err(|why| CredentialsError::NotForUrl {
+        namespace: ns.clone(),
+        name: n.clone(),
+        why,
+    })?;
     let key = |k: &str| {
         secret
             .data

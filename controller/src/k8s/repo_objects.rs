@@ -9,11 +9,12 @@ use kube::{Resource, ResourceExt};
 
 use crate::api::budget::Budget;
 use crate::api::plan::CategorizationPlan;
-use crate::api::rule::CategorizationRule;
+use crate::api::rule::{CategorizationRule, CategorizationRuleSpec};
 use crate::api::transaction::Transaction;
 use crate::logic::config_repo::decide::{Live, write_in_flight};
 use crate::logic::config_repo::documents::Document;
 use crate::logic::config_repo::{PRUNE, RepoKind};
+use crate::logic::rule::proposal;
 
 /// The field manager of everything a ConfigRepo applies.
 pub const FIELD_MANAGER: &str = "ledgerops-configrepo";
@@ -46,25 +47,39 @@ pub async fn live(client: &kube::Client, namespace: &str) -> Result<Vec<Live>, k
             generation: o.meta().generation,
             opted_out: o.annotations().get(PRUNE).is_some_and(|v| v == "disabled"),
             applying: write_in_flight(kind, o.data["status"]["phase"].as_str()),
+            demoted: demoted_key(&o),
+            proposed_to: o.data["status"]["proposal"]["repository"]
+                .as_str()
+                .map(str::to_owned),
         }));
     }
     Ok(out)
 }
 
+/// A rule's content key while the demotion its status records holds at its generation.
+fn demoted_key(object: &DynamicObject) -> Option<String> {
+    let demoted_at = object.data["status"]["demotion"]["generation"].as_i64()?;
+    if Some(demoted_at) != object.meta().generation {
+        return None;
+    }
+    let spec: CategorizationRuleSpec = serde_json::from_value(object.data["spec"].clone()).ok()?;
+    Some(proposal::key(&spec))
+}
+
 /// Server-side applies `document`; with `dry_run`, only asks the API server whether it would.
-/// Returns the object's generation after the apply.
+/// Returns the object's generation and uid after the apply.
 pub async fn apply(
     client: &kube::Client,
     namespace: &str,
     document: &Document,
     dry_run: bool,
-) -> Result<Option<i64>, kube::Error> {
+) -> Result<(Option<i64>, Option<String>), kube::Error> {
     let mut params = PatchParams::apply(FIELD_MANAGER).force();
     params.dry_run = dry_run;
     let applied = api(client, namespace, document.kind)
         .patch(&document.name, &params, &Patch::Apply(&document.body))
         .await?;
-    Ok(applied.meta().generation)
+    Ok((applied.meta().generation, applied.uid()))
 }
 
 /// Deletes `object` only if it is still the one read (same uid and resourceVersion): a plan that

@@ -36,3 +36,4 @@ pub mod transaction_check;
 pub mod transaction_status;
 pub mod transaction_step;
 pub mod transaction_view;
+pub mod url_prefix;

@@ -15,24 +15,39 @@ use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
 
 use super::{Context, Error};
-use crate::api::config_repo::{ConfigRepo, InventoryEntry};
+use crate::api::config_repo::{ConfigRepo, ConfigRepoStatus, InventoryEntry};
 use crate::git::{self, options::ConfigRepoArgs};
 use crate::k8s::watches::{self, Watches};
 use crate::k8s::{git_credentials, repo_objects, status};
-use crate::logic::config_repo::decide::{self, Live, PrunePolicy};
+use crate::logic::config_repo::decide::{self, Live, PrunePolicy, Stop};
+use crate::logic::config_repo::demotion;
+use crate::logic::config_repo::feedback::gitea_repository;
 use crate::logic::config_repo::documents::{self, Document, Refusal, Source};
 use crate::logic::config_repo::push::{self, Push};
 use crate::logic::config_repo::status::{self as repo_status, Outcome};
-use crate::logic::config_repo::{CONFIRM_PRUNE, revision, url};
+use crate::logic::config_repo::url::{self, UrlPolicy};
+use crate::logic::config_repo::{CONFIRM_PRUNE, revision};
 use crate::logic::duration;
 
 /// How many documents are dry-run or applied at once.
 const PARALLEL: usize = 8;
+/// The shortest interval between fetches, as the CRD says.
+const MIN_INTERVAL: Duration = Duration::from_secs(30);
+
+/// How the ConfigRepo reconciler was set up.
+pub struct Setup {
+    pub options: ConfigRepoArgs,
+    /// Which Git URLs may be fetched.
+    pub urls: UrlPolicy,
+    /// The Gitea of the `/agent` integration, if any: a rule proposed to a repository of it may
+    /// be taken over by the ConfigRepo following that repository.
+    pub gitea_url: Option<String>,
+}
 
 /// What the ConfigRepo reconciler works with.
 struct Repos {
     ctx: Arc<Context>,
-    options: ConfigRepoArgs,
+    setup: Setup,
     /// One client (one connection pool) per impersonated ServiceAccount, by namespace and name.
     accounts: Mutex<HashMap<(String, String), kube::Client>>,
 }
@@ -42,15 +57,20 @@ struct Repos {
 pub fn run(
     ctx: Arc<Context>,
     watches: &mut Watches,
-    options: ConfigRepoArgs,
+    setup: Setup,
     pushes: broadcast::Receiver<Push>,
 ) -> impl Future<Output = ()> + use<> {
     let reader = watches.repos.store();
     // A deleted ConfigRepo's fetched history goes with it (deletions while the watch was down
-    // show up at the end of the next full list).
-    let cache_root = options.config_repo_cache.clone();
+    // show up at the end of the next full list), and an Event keeps the trail of what it made.
+    let cache_root = setup.options.config_repo_cache.clone();
     let known = reader.clone();
+    let events = ctx.events.clone();
     watches.repos.on_event(Box::new(move |event| {
+        if let watcher::Event::Delete(repo) = event {
+            let (repo, events) = (repo.clone(), events.clone());
+            tokio::spawn(async move { left_behind(&events, &repo).await });
+        }
         if matches!(event, watcher::Event::Delete(_) | watcher::Event::InitDone) {
             let keep: Vec<String> = known.state().iter().filter_map(|r| r.uid()).collect();
             git::forget_caches(&cache_root, &keep);
@@ -68,7 +88,7 @@ pub fn run(
         .shutdown_on_signal();
     let repos = Arc::new(Repos {
         ctx,
-        options,
+        setup,
         accounts: Mutex::default(),
     });
     super::drain(controller.run(reconcile, on_error, repos))
@@ -87,6 +107,17 @@ fn impersonating(repos: &Repos, namespace: &str, account: &str) -> Result<kube::
     let client = crate::k8s::client::build(config)?;
     accounts.insert(key, client.clone());
     Ok(client)
+}
+
+/// The Event a deleted ConfigRepo leaves: the objects it had applied stay, and no other
+/// repository takes them over, so a person needs to know which they were.
+async fn left_behind(events: &crate::k8s::events::Events, repo: &ConfigRepo) {
+    let inventory = repo.status.as_ref().map(|s| s.inventory.as_slice()).unwrap_or_default();
+    if inventory.is_empty() {
+        return;
+    }
+    let note = repo_status::left_behind(&repo.name_any(), inventory);
+    events.publish(repo, false, "Deleted", "Delete", note).await;
 }
 
 fn on_error(repo: Arc<ConfigRepo>, error: &Error, repos: Arc<Repos>) -> Action {
@@ -110,7 +141,7 @@ async fn reconcile(repo: Arc<ConfigRepo>, repos: Arc<Repos>) -> Result<Action, E
     let outcome = if repo.spec.suspend {
         Outcome::Suspended
     } else {
-        sync(&repo, &repos, &previous.inventory).await?
+        sync(&repo, &repos, &previous).await?
     };
     let next = repo_status::next(
         &previous,
@@ -129,7 +160,10 @@ async fn reconcile(repo: Arc<ConfigRepo>, repos: Arc<Repos>) -> Result<Action, E
     if repo.spec.suspend {
         return Ok(Action::await_change());
     }
-    let interval = duration::parse(&repo.spec.interval.0).unwrap_or(Duration::from_secs(60));
+    // Objects made before the CRD's minimum still wait at least that long.
+    let interval = duration::parse(&repo.spec.interval.0)
+        .unwrap_or(Duration::from_secs(60))
+        .max(MIN_INTERVAL);
     Ok(Action::requeue(interval))
 }
 
@@ -141,18 +175,26 @@ fn fetch_failed(reason: &'static str, message: String) -> Outcome {
 async fn sync(
     repo: &ConfigRepo,
     repos: &Repos,
-    inventory: &[InventoryEntry],
+    previous: &ConfigRepoStatus,
 ) -> Result<Outcome, Error> {
     let (ctx, spec) = (&repos.ctx, &repo.spec);
+    let inventory = previous.inventory.as_slice();
     let namespace = repo.namespace().unwrap_or_default();
-    if let Err(e) = url::check(&spec.url, repos.options.config_repo_file_root.as_deref()) {
-        return Ok(fetch_failed(e.reason(), e.to_string()));
-    }
+    let public_only = match repos.setup.urls.check(&spec.url) {
+        Ok(url::Source::Remote { public_only, .. }) => public_only,
+        Ok(url::Source::Local(_)) => false,
+        Err(e) => return Ok(fetch_failed(e.reason(), e.to_string())),
+    };
     let credentials = match &spec.secret_ref {
         Some(r) => {
-            match git_credentials::read(&ctx.client, &ctx.token_namespaces, &namespace, &r.name)
-                .await
-            {
+            let read = git_credentials::read(
+                &ctx.client,
+                &ctx.token_namespaces,
+                &namespace,
+                &r.name,
+                &spec.url,
+            );
+            match read.await {
                 Ok(c) => Some(c),
                 Err(e) => return Ok(fetch_failed(e.reason(), e.to_string())),
             }
@@ -160,6 +202,7 @@ async fn sync(
         None => None,
     };
     let cache = repos
+        .setup
         .options
         .config_repo_cache
         .join(repo.uid().unwrap_or_default());
@@ -175,6 +218,8 @@ async fn sync(
     };
     let revision = revision(&spec.branch, &fetched.commit);
     let name = repo.name_any();
+    let live = repo_objects::live(&ctx.client, &namespace).await?;
+    let demoted = demotion::keys(&previous.demoted, &live, inventory);
     let source = Source {
         repo: &name,
         proposer: match &spec.service_account_name {
@@ -182,6 +227,7 @@ async fn sync(
             None => format!("configrepo:{name}"),
         },
         governs: super::authority::governs(ctx, repo).await?,
+        demoted,
     };
     let documents = match documents::parse(&fetched.files, &namespace, &source) {
         Ok(d) => d,
@@ -193,15 +239,34 @@ async fn sync(
             });
         }
     };
-    let live = repo_objects::live(&ctx.client, &namespace).await?;
     let policy = PrunePolicy {
         enabled: spec.prune,
         max_percent: spec.max_prune_percent,
         confirmed: repo.annotations().get(CONFIRM_PRUNE) == Some(&revision),
+        baseline: previous.prune_baseline.map(|b| b as usize),
+        pruned_since: previous.pruned_since_baseline as usize,
     };
-    let changes = match decide::decide(&documents, inventory, &live, &policy) {
+    let gitea_repository = repos
+        .setup
+        .gitea_url
+        .as_deref()
+        .and_then(|g| gitea_repository(&spec.url, g));
+    let changes = match decide::decide(
+        &documents,
+        inventory,
+        &live,
+        &policy,
+        gitea_repository.as_deref(),
+    ) {
         Ok(c) => c,
-        Err(guard) => return Ok(Outcome::Held { revision, guard }),
+        Err(Stop::Guard(guard)) => return Ok(Outcome::Held { revision, guard }),
+        Err(Stop::Conflicts(refusals)) => {
+            return Ok(Outcome::Refused {
+                revision,
+                reason: "Conflict",
+                refusals,
+            });
+        }
     };
     let writer = match &spec.service_account_name {
         Some(account) => impersonating(repos, &namespace, account)?,
@@ -225,8 +290,8 @@ async fn sync(
     let mut failure = None;
     for (d, generation) in applied {
         match generation {
-            Ok(generation) => {
-                let e = entry(d, generation, &fetched.commit);
+            Ok((generation, uid)) => {
+                let e = entry(d, generation, uid, &fetched.commit);
                 owned.insert((e.kind.clone(), e.name.clone()), e);
             }
             Err(e) => {
@@ -288,6 +353,8 @@ async fn sync(
         revision,
         inventory: owned.into_values().collect(),
         proposes_only: source.governs.err(),
+        baseline: changes.baseline,
+        demoted: demotion::still_declared(&source.demoted, &documents),
     })
 }
 
@@ -326,7 +393,7 @@ async fn apply_all<'a>(
     namespace: &str,
     documents: &[&'a Document],
     dry_run: bool,
-) -> Vec<(&'a Document, Result<Option<i64>, kube::Error>)> {
+) -> Vec<(&'a Document, Result<(Option<i64>, Option<String>), kube::Error>)> {
     // The futures are built first: a closure inside the stream would not be Send for every
     // lifetime the controller needs.
     let calls: Vec<_> = documents
@@ -336,13 +403,14 @@ async fn apply_all<'a>(
     stream::iter(calls).buffered(PARALLEL).collect().await
 }
 
-fn entry(d: &Document, generation: Option<i64>, commit: &str) -> InventoryEntry {
+fn entry(d: &Document, generation: Option<i64>, uid: Option<String>, commit: &str) -> InventoryEntry {
     InventoryEntry {
         kind: d.kind.as_str().to_owned(),
         name: d.name.clone(),
         digest: d.digest.clone(),
         generation,
         commit: Some(commit.to_owned()),
+        uid,
     }
 }
 
@@ -354,5 +422,6 @@ fn tracked(object: &Live) -> InventoryEntry {
         digest: String::new(),
         generation: object.generation,
         commit: None,
+        uid: Some(object.uid.clone()),
     }
 }

@@ -3,8 +3,9 @@
 //! an owner's. Creating, changing or deleting them needs the custom verb `govern` (ClusterRole
 //! `ledgerops-owner`), checked with the authorizer; so does naming someone else as their proposer,
 //! which would change who answers for them, and changing their owner references, which would let
-//! the garbage collector delete them (Kubernetes' own cleanup may still remove one). Changes of
-//! other metadata (labels, other annotations, the controller's finalizer) are not governing.
+//! the garbage collector delete them (Kubernetes' own cleanup may still remove one), and
+//! confirming a governing ConfigRepo's held revision (a large prune, a rewritten branch). Changes
+//! of other metadata (labels, other annotations, the controller's finalizer) are not governing.
 //!
 //! A ConfigRepo with `spec.authority: Propose` (the default) proposes only, and anyone RBAC lets
 //! write ConfigRepos may make one; `Govern`, or changing or deleting one that governs, is an
@@ -38,9 +39,14 @@ const VARIABLES: &[(&str, &str)] = &[
         "ownersChanged",
         "object != null && oldObject != null && (has(object.metadata.ownerReferences) ? object.metadata.ownerReferences : []) != (has(oldObject.metadata.ownerReferences) ? oldObject.metadata.ownerReferences : [])",
     ),
+    // Confirming a held revision (a large prune, a rewritten branch) lets it through.
+    (
+        "confirmChanged",
+        "object != null && oldObject != null && ['ledgerops.dev/confirm-prune', 'ledgerops.dev/confirm-rewrite'].exists(k, (has(object.metadata.annotations) && k in object.metadata.annotations ? object.metadata.annotations[k] : '') != (has(oldObject.metadata.annotations) && k in oldObject.metadata.annotations ? oldObject.metadata.annotations[k] : ''))",
+    ),
     (
         "changed",
-        "variables.specChanged || variables.ownersChanged",
+        "variables.specChanged || variables.ownersChanged || variables.confirmChanged",
     ),
     (
         "governing",
@@ -55,7 +61,7 @@ const VARIABLES: &[(&str, &str)] = &[
 const RULES: &[Rule] = &[Rule {
     expression: "variables.isController || !variables.changed || !variables.governing || variables.mayGovern || (variables.isCleanup && !variables.specChanged)",
     message: "governing (a Budget, or a ConfigRepo with authority Govern) needs the verb govern, which the ClusterRole ledgerops-owner grants",
-    message_expression: "'user ' + variables.user + ' may not ' + variables.verb + ' ' + variables.kind + ' ' + variables.name + ' in namespace ' + request.namespace + ': ' + (variables.kind == 'Budget' ? 'a Budget\\'s spec (writes, approval policy, four eyes, autopilot, API URL, token, request budget, closed months) is governed' : 'a ConfigRepo with authority Govern declares Budgets and blesses rules, and is governed') + ' (owner references included), which needs the verb govern on ' + request.resource.resource + ' (the ClusterRole ledgerops-owner grants it; edit and ledgerops-edit never do). Ask an owner to make the change.'",
+    message_expression: "'user ' + variables.user + ' may not ' + variables.verb + ' ' + variables.kind + ' ' + variables.name + ' in namespace ' + request.namespace + ': ' + (variables.kind == 'Budget' ? 'a Budget\\'s spec (writes, approval policy, four eyes, autopilot, API URL, token, request budget, closed months) is governed' : 'a ConfigRepo with authority Govern declares Budgets and blesses rules, and is governed') + ' (owner references and confirmations of held revisions included), which needs the verb govern on ' + request.resource.resource + ' (the ClusterRole ledgerops-owner grants it; edit and ledgerops-edit never do). Ask an owner to make the change.'",
 }];
 
 pub fn definition() -> Definition {

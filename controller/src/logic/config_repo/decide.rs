@@ -1,10 +1,12 @@
 //! What a revision changes: the documents to apply (new, changed, or changed or deleted by someone
-//! since), the objects to prune, and whether the prune is too large to go ahead without a person.
+//! since), the objects to prune, and whether the revision must wait for a person: it names an
+//! object that is not this repository's, or it prunes too much.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::RepoKind;
-use super::documents::Document;
+use super::documents::{Document, Refusal};
+use super::ownership::{self, Claim};
 use crate::api::config_repo::InventoryEntry;
 
 /// What the API server holds of one object of a repository kind in the namespace.
@@ -19,6 +21,10 @@ pub struct Live {
     pub opted_out: bool,
     /// Its write is in flight (see [`write_in_flight`]).
     pub applying: bool,
+    /// A rule's content key while a demotion is in force at its generation.
+    pub demoted: Option<String>,
+    /// The Gitea repository (`owner/name`) a learned rule was proposed to, as its status says.
+    pub proposed_to: Option<String>,
 }
 
 /// Whether an object of `kind` in status phase `phase` has a YNAB write in flight: a plan
@@ -40,6 +46,10 @@ pub struct PrunePolicy {
     pub max_percent: u8,
     /// The person confirmed this revision's prune (the confirm annotation names it).
     pub confirmed: bool,
+    /// `status.pruneBaseline`: the inventory a person last confirmed (none: the current one).
+    pub baseline: Option<usize>,
+    /// `status.prunedSinceBaseline`.
+    pub pruned_since: usize,
 }
 
 /// What to do with a revision.
@@ -57,24 +67,39 @@ pub struct Changes<'a> {
     /// Objects no longer declared whose write is in flight: kept in the inventory and pruned by
     /// a later sync once they are done.
     pub waiting: Vec<InventoryEntry>,
+    /// The prune guard after this revision: (baseline, pruned since).
+    pub baseline: (usize, usize),
 }
 
-/// The revision would delete too much: held until a person confirms.
+/// Why a revision is not applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// Documents name objects that are not this repository's: never adopted.
+    Conflicts(Vec<Refusal>),
+    /// The revision would delete too much: held until a person confirms.
+    Guard(Guard),
+}
+
+/// The revisions since the baseline would delete too much.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Guard {
     pub would_prune: Vec<String>,
-    pub inventory: usize,
+    /// The inventory a person last confirmed.
+    pub baseline: usize,
+    /// Pruned since by earlier revisions.
+    pub pruned_before: usize,
     pub max_percent: u8,
 }
 
 /// Decides what `documents` change against the `inventory` of the last applied revision and the
-/// `live` objects.
+/// `live` objects; `repository` is this ConfigRepo's Gitea repository, if it has one.
 pub fn decide<'a>(
     documents: &'a [Document],
     inventory: &[InventoryEntry],
     live: &[Live],
     policy: &PrunePolicy,
-) -> Result<Changes<'a>, Guard> {
+    repository: Option<&str>,
+) -> Result<Changes<'a>, Stop> {
     let live: BTreeMap<(RepoKind, &str), &Live> = live
         .iter()
         .map(|l| ((l.kind, l.name.as_str()), l))
@@ -93,37 +118,59 @@ pub fn decide<'a>(
         prune: Vec::new(),
         left: Vec::new(),
         waiting: Vec::new(),
+        baseline: (0, 0),
     };
+    let mut conflicts = Vec::new();
     for d in documents {
         let key = (d.kind, d.name.as_str());
-        match (owned.get(&key), live.get(&key)) {
-            (Some(entry), Some(object))
-                if entry.digest == d.digest && entry.generation == object.generation =>
-            {
-                changes.unchanged.push((*entry).clone())
-            }
-            _ => changes.apply.push(d),
+        let (entry, object) = (owned.get(&key).copied(), live.get(&key).copied());
+        match ownership::claim(entry, object, repository) {
+            Claim::Foreign(why) => conflicts.push(Refusal {
+                file: d.file.clone(),
+                line: d.line,
+                message: format!(
+                    "{}/{} exists and is not this repository's ({why}): a ConfigRepo never takes over an object it did not create; rename it in the repository, or delete the object if it should be the repository's",
+                    d.kind.as_str(),
+                    d.name
+                ),
+            }),
+            Claim::Ours | Claim::Free => match (entry, object) {
+                (Some(e), Some(o)) if e.digest == d.digest && e.generation == o.generation => {
+                    changes.unchanged.push(with_uid(e, o))
+                }
+                _ => changes.apply.push(d),
+            },
         }
     }
+    if !conflicts.is_empty() {
+        return Err(Stop::Conflicts(conflicts));
+    }
+    let mut ours = 0;
     for (key, entry) in &owned {
-        if declared.contains(key) {
-            continue;
-        }
-        // Gone already: nothing to prune, nothing to track.
+        // Gone already, or replaced by someone else's object: nothing to prune, nothing to track.
         let Some(object) = live.get(key) else {
             continue;
         };
+        if ownership::claim(Some(entry), Some(object), None) != Claim::Ours {
+            continue;
+        }
+        ours += 1;
+        if declared.contains(key) {
+            continue;
+        }
         if !policy.enabled || object.opted_out {
-            changes.left.push((*entry).clone());
+            changes.left.push(with_uid(entry, object));
         } else if object.applying {
-            changes.waiting.push((*entry).clone());
+            changes.waiting.push(with_uid(entry, object));
         } else {
             changes.prune.push((*object).clone());
         }
     }
     let pruning = changes.prune.len() + changes.waiting.len();
-    let too_many = pruning * 100 > usize::from(policy.max_percent) * owned.len()
-        || (pruning > 0 && pruning == owned.len());
+    let baseline = policy.baseline.unwrap_or(ours);
+    let too_many = pruning > 0
+        && ((policy.pruned_since + pruning) * 100 > usize::from(policy.max_percent) * baseline
+            || pruning == ours);
     if too_many && !policy.confirmed {
         let would_prune = changes
             .prune
@@ -136,13 +183,30 @@ pub fn decide<'a>(
                     .map(|e| format!("{}/{}", e.kind, e.name)),
             )
             .collect();
-        return Err(Guard {
+        return Err(Stop::Guard(Guard {
             would_prune,
-            inventory: owned.len(),
+            baseline,
+            pruned_before: policy.pruned_since,
             max_percent: policy.max_percent,
-        });
+        }));
     }
+    // What stays in force after the revision: a person's confirmation (or the first revision
+    // under the guard) makes it the new baseline. Objects waiting for their write are counted
+    // when they are pruned, not each time they wait.
+    let after = documents.len() + changes.left.len() + changes.waiting.len();
+    changes.baseline = match (policy.confirmed, policy.baseline) {
+        (true, _) | (false, None) => (after, 0),
+        (false, Some(b)) => (b, policy.pruned_since + changes.prune.len()),
+    };
     Ok(changes)
+}
+
+/// The entry, with the uid of the object it stands for.
+fn with_uid(entry: &InventoryEntry, object: &Live) -> InventoryEntry {
+    InventoryEntry {
+        uid: Some(object.uid.clone()),
+        ..entry.clone()
+    }
 }
 
 #[cfg(test)]

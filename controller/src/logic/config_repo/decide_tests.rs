@@ -10,6 +10,7 @@ fn doc(kind: RepoKind, name: &str, digest: &str) -> Document {
         name: name.into(),
         body: json!({}),
         digest: digest.into(),
+        rule_key: None,
     }
 }
 
@@ -20,6 +21,7 @@ fn entry(kind: RepoKind, name: &str, digest: &str, generation: i64) -> Inventory
         digest: digest.into(),
         generation: Some(generation),
         commit: None,
+        uid: Some(format!("uid-{name}")),
     }
 }
 
@@ -32,6 +34,8 @@ fn live(kind: RepoKind, name: &str, generation: i64) -> Live {
         generation: Some(generation),
         opted_out: false,
         applying: false,
+        demoted: None,
+        proposed_to: None,
     }
 }
 
@@ -39,6 +43,8 @@ const ON: PrunePolicy = PrunePolicy {
     enabled: true,
     max_percent: 50,
     confirmed: false,
+    baseline: None,
+    pruned_since: 0,
 };
 
 use RepoKind::{Budget, CategorizationPlan as Plan, Transaction as Tx};
@@ -55,7 +61,6 @@ fn applies_only_what_is_new_changed_or_changed_by_someone_since() {
         doc(Tx, "new", "d3"),
         doc(Tx, "edited-by-kubectl", "d4"),
         doc(Tx, "deleted-by-kubectl", "d5"),
-        doc(Budget, "adopted", "d6"),
     ];
     let inventory = [
         entry(Tx, "same", "d1", 1),
@@ -67,9 +72,8 @@ fn applies_only_what_is_new_changed_or_changed_by_someone_since() {
         live(Tx, "same", 1),
         live(Tx, "edited-in-git", 1),
         live(Tx, "edited-by-kubectl", 2),
-        live(Budget, "adopted", 4),
     ];
-    let c = decide(&docs, &inventory, &objects, &ON).unwrap();
+    let c = decide(&docs, &inventory, &objects, &ON, None).unwrap();
     assert_eq!(
         names(&c.apply),
         [
@@ -77,7 +81,6 @@ fn applies_only_what_is_new_changed_or_changed_by_someone_since() {
             "new",
             "edited-by-kubectl",
             "deleted-by-kubectl",
-            "adopted"
         ]
     );
     assert_eq!(c.unchanged, [entry(Tx, "same", "d1", 1)]);
@@ -89,7 +92,7 @@ fn an_unchanged_revision_changes_nothing() {
     let docs = [doc(Tx, "a", "d1"), doc(Plan, "p", "d2")];
     let inventory = [entry(Tx, "a", "d1", 3), entry(Plan, "p", "d2", 1)];
     let objects = [live(Tx, "a", 3), live(Plan, "p", 1)];
-    let c = decide(&docs, &inventory, &objects, &ON).unwrap();
+    let c = decide(&docs, &inventory, &objects, &ON, None).unwrap();
     assert!(c.apply.is_empty() && c.prune.is_empty());
     assert_eq!(c.unchanged, inventory);
 }
@@ -120,7 +123,7 @@ fn what_happens_to_an_object_no_longer_declared() {
             });
         }
         let policy = PrunePolicy { enabled, ..ON };
-        let c = decide(&docs, &inventory, &objects, &policy).unwrap();
+        let c = decide(&docs, &inventory, &objects, &policy, None).unwrap();
         assert_eq!(
             (c.prune.len(), c.left.len(), c.waiting.len()),
             want,
@@ -161,21 +164,22 @@ fn the_mass_deletion_guard() {
             .collect();
         let objects: Vec<Live> = (0..size).map(|i| live(Tx, &format!("t{i}"), 1)).collect();
         let policy = PrunePolicy {
-            enabled: true,
             max_percent,
             confirmed,
+            ..ON
         };
-        let got = decide(&docs, &inventory, &objects, &policy);
+        let got = decide(&docs, &inventory, &objects, &policy, None);
         assert_eq!(
             got.is_err(),
             held,
             "{size} {removed} {max_percent} {confirmed}"
         );
         match got {
-            Err(g) => {
-                assert_eq!((g.would_prune.len(), g.inventory), (removed, size));
+            Err(Stop::Guard(g)) => {
+                assert_eq!((g.would_prune.len(), g.baseline), (removed, size));
                 assert_eq!(g.would_prune[0], "Transaction/t0");
             }
+            Err(other) => panic!("{other:?}"),
             Ok(c) => assert_eq!(c.prune.len(), removed),
         }
     }
@@ -197,7 +201,7 @@ fn opted_out_objects_do_not_count_towards_the_guard() {
         },
         live(Tx, "c", 1),
     ];
-    let c = decide(&docs, &inventory, &objects, &ON).unwrap();
+    let c = decide(&docs, &inventory, &objects, &ON, None).unwrap();
     assert_eq!((c.prune.len(), c.left.len()), (1, 1));
 }
 
@@ -221,4 +225,113 @@ fn only_a_plan_applying_or_a_transaction_writing_has_a_write_in_flight() {
     for (kind, phase, want) in rows {
         assert_eq!(write_in_flight(kind, phase), want, "{kind:?} {phase:?}");
     }
+}
+
+#[test]
+fn an_object_the_repository_did_not_create_is_never_adopted() {
+    let docs = [doc(Budget, "household", "d"), doc(Tx, "mine", "d")];
+    let inventory = [entry(Tx, "mine", "d", 1)];
+    let objects = [live(Budget, "household", 4), live(Tx, "mine", 1)];
+    let Err(Stop::Conflicts(c)) = decide(&docs, &inventory, &objects, &ON, None) else {
+        panic!("a conflict")
+    };
+    assert_eq!(c.len(), 1);
+    assert_eq!((c[0].file.as_str(), c[0].line), ("household.yaml", 1));
+    assert!(c[0].message.contains("Budget/household exists and is not this repository's"));
+}
+
+#[test]
+fn an_object_made_again_by_someone_else_is_neither_applied_nor_pruned() {
+    // Declared: a conflict.
+    let docs = [doc(Tx, "a", "d")];
+    let inventory = [entry(Tx, "a", "d", 1), entry(Tx, "b", "d", 1)];
+    let objects = [
+        Live {
+            uid: "someone-elses".into(),
+            ..live(Tx, "a", 1)
+        },
+        live(Tx, "b", 1),
+    ];
+    assert!(matches!(
+        decide(&docs, &inventory, &objects, &ON, None),
+        Err(Stop::Conflicts(_))
+    ));
+    // No longer declared: left alone, and out of the inventory.
+    let docs = [doc(Tx, "b", "d")];
+    let objects = [
+        Live {
+            uid: "someone-elses".into(),
+            ..live(Tx, "a", 1)
+        },
+        live(Tx, "b", 1),
+    ];
+    let c = decide(&docs, &inventory, &objects, &ON, None).unwrap();
+    assert!(c.prune.is_empty() && c.left.is_empty() && c.waiting.is_empty());
+    assert_eq!(c.unchanged, [entry(Tx, "b", "d", 1)]);
+}
+
+/// A repository of `size` objects t0.. of which the first `removed` are dropped, under `policy`.
+fn prune_step(size: usize, removed: usize, policy: &PrunePolicy) -> Result<(usize, usize), Stop> {
+    let docs: Vec<Document> = (removed..size)
+        .map(|i| doc(Tx, &format!("t{i}"), "d"))
+        .collect();
+    let inventory: Vec<InventoryEntry> = (0..size)
+        .map(|i| entry(Tx, &format!("t{i}"), "d", 1))
+        .collect();
+    let objects: Vec<Live> = (0..size).map(|i| live(Tx, &format!("t{i}"), 1)).collect();
+    decide(&docs, &inventory, &objects, policy, None).map(|c| c.baseline)
+}
+
+#[test]
+fn the_guard_counts_prunes_across_revisions_until_a_person_confirms() {
+    // The first revision under the guard sets the baseline to what stays in force.
+    assert_eq!(prune_step(10, 2, &ON), Ok((8, 0)));
+    let mut policy = PrunePolicy {
+        baseline: Some(10),
+        ..ON
+    };
+    // 4 of 10 this push, then 2 more: 6 of 10 in all is held, though 2 of 6 alone is not.
+    assert_eq!(prune_step(10, 4, &policy), Ok((10, 4)));
+    policy.pruned_since = 4;
+    let Err(Stop::Guard(g)) = prune_step(6, 2, &policy) else {
+        panic!("held")
+    };
+    assert_eq!((g.baseline, g.pruned_before, g.would_prune.len()), (10, 4, 2));
+    // Confirmed: the baseline is what stays, and the count starts again.
+    policy.confirmed = true;
+    assert_eq!(prune_step(6, 2, &policy), Ok((4, 0)));
+    // Adding documents never raises the baseline by itself.
+    policy = PrunePolicy {
+        baseline: Some(4),
+        pruned_since: 0,
+        ..ON
+    };
+    assert_eq!(prune_step(4, 0, &policy), Ok((4, 0)));
+}
+
+#[test]
+fn padding_the_repository_does_not_dilute_the_guard() {
+    // 40 real objects confirmed; 60 padding documents added in one file; then the 40 dropped.
+    let policy = PrunePolicy {
+        baseline: Some(40),
+        ..ON
+    };
+    let docs: Vec<Document> = (0..60)
+        .map(|i| Document {
+            file: "padding.yaml".into(),
+            ..doc(Tx, &format!("pad{i}"), "d")
+        })
+        .collect();
+    let inventory: Vec<InventoryEntry> = (0..40)
+        .map(|i| entry(Tx, &format!("real{i}"), "d", 1))
+        .chain((0..60).map(|i| entry(Tx, &format!("pad{i}"), "d", 1)))
+        .collect();
+    let objects: Vec<Live> = (0..40)
+        .map(|i| live(Tx, &format!("real{i}"), 1))
+        .chain((0..60).map(|i| live(Tx, &format!("pad{i}"), 1)))
+        .collect();
+    let Err(Stop::Guard(g)) = decide(&docs, &inventory, &objects, &policy, None) else {
+        panic!("held")
+    };
+    assert_eq!((g.would_prune.len(), g.baseline), (40, 40));
 }

@@ -2,7 +2,7 @@
 //! line) every document that is not a ledgerops kind, names another namespace, or sets what only
 //! the controller sets.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -10,6 +10,8 @@ use sha2::{Digest, Sha256};
 
 use super::RepoKind;
 use crate::api::common::PROPOSED_BY;
+use crate::api::rule::CategorizationRuleSpec;
+use crate::logic::rule::proposal;
 
 /// The apiVersion of every kind a repository may declare.
 const API_VERSION: &str = "ledgerops.dev/v1alpha1";
@@ -32,6 +34,8 @@ pub struct Document {
     pub body: Value,
     /// Hex SHA-256 of `body`: an unchanged document is not applied again.
     pub digest: String,
+    /// A rule's content key (its match and category, as [`crate::logic::rule::proposal::key`]).
+    pub rule_key: Option<String>,
 }
 
 impl Document {
@@ -66,6 +70,8 @@ pub struct Source<'a> {
     /// `Ok`: the repository governs (declares Budgets, blesses the rules merged into it);
     /// `Err(why)`: it proposes only.
     pub governs: Result<(), String>,
+    /// Content keys of rules a person's override demoted: not blessed by the merge.
+    pub demoted: BTreeSet<String>,
 }
 
 /// Every document of `files` for the namespace `namespace` from `source`, or every refusal
@@ -240,9 +246,11 @@ fn document(
     if let (RepoKind::Budget, Err(why)) = (kind, &source.governs) {
         return Err(refuse(at, format!("Budget {name} is not applied: {why}")));
     }
-    if kind == RepoKind::CategorizationRule {
-        bless(&mut object, source).map_err(|m| refuse(chunk.key_line("blessing", false), m))?;
-    }
+    let rule_key = if kind == RepoKind::CategorizationRule {
+        bless(&mut object, source).map_err(|m| refuse(chunk.key_line("blessing", false), m))?
+    } else {
+        None
+    };
     let body = Value::Object(object);
     let digest = hex::encode(Sha256::digest(body.to_string().as_bytes()));
     Ok(Some(Document {
@@ -252,29 +260,35 @@ fn document(
         name,
         body,
         digest,
+        rule_key,
     }))
 }
 
 /// A rule merged into a governing repository is blessed by the merge: as `configrepo:<repo>`;
-/// one merged into a repository that proposes only stays a Candidate. A blessing written in the
-/// file would speak for a person who never gave it, so it is refused.
-fn bless(object: &mut Map<String, Value>, source: &Source<'_>) -> Result<(), String> {
+/// one merged into a repository that proposes only, or one a person's override demoted, stays
+/// a Candidate. A blessing written in the file would speak for a person who never gave it, so
+/// it is refused. Returns the rule's content key (none: a spec the API server will refuse).
+fn bless(object: &mut Map<String, Value>, source: &Source<'_>) -> Result<Option<String>, String> {
     let repo = source.repo;
     let Some(Value::Object(spec)) = object.get_mut("spec") else {
-        return Ok(());
+        return Ok(None);
     };
     if spec.contains_key("blessing") {
         return Err(format!(
             "spec.blessing is not written in a config repository: merging the rule blesses it (as configrepo:{repo}); remove spec.blessing"
         ));
     }
-    if source.governs.is_ok() {
+    let key = serde_json::from_value::<CategorizationRuleSpec>(Value::Object(spec.clone()))
+        .ok()
+        .map(|s| proposal::key(&s));
+    let demoted = key.as_ref().is_some_and(|k| source.demoted.contains(k));
+    if source.governs.is_ok() && !demoted {
         spec.insert(
             "blessing".into(),
             serde_json::json!({"by": format!("configrepo:{repo}")}),
         );
     }
-    Ok(())
+    Ok(key)
 }
 
 /// Only a name, this namespace, labels and annotations; no `ledgerops.dev/` label (those are the

@@ -5,6 +5,7 @@ fn governing() -> Source<'static> {
         repo: "ledger-config",
         proposer: "configrepo:ledger-config".into(),
         governs: Ok(()),
+        demoted: Default::default(),
     }
 }
 
@@ -244,4 +245,24 @@ fn every_object_names_the_repository_as_its_proposer() {
         docs[0].body["metadata"]["annotations"][PROPOSED_BY],
         "configrepo:ledger-config"
     );
+}
+
+#[test]
+fn a_demoted_rule_is_not_blessed_by_the_merge_until_it_changes() {
+    let docs = parse(&[file("rules.yaml", RULE)], "home", &governing()).unwrap();
+    let key = docs[0].rule_key.clone().expect("a rule has a content key");
+    let demoted = Source {
+        demoted: [key.clone()].into(),
+        ..governing()
+    };
+    let again = parse(&[file("renamed.yaml", &RULE.replace("rail-co", "rail-co-2"))], "home", &demoted).unwrap();
+    assert!(again[0].body["spec"].get("blessing").is_none(), "same content, any name");
+    assert_eq!(again[0].rule_key.as_deref(), Some(key.as_str()));
+    let changed = RULE.replace("transport", "travel");
+    let merged = parse(&[file("rules.yaml", &changed)], "home", &demoted).unwrap();
+    assert_eq!(
+        merged[0].body["spec"]["blessing"],
+        serde_json::json!({"by": "configrepo:ledger-config"})
+    );
+    assert_ne!(merged[0].rule_key.as_deref(), Some(key.as_str()));
 }

@@ -3,8 +3,10 @@
 //! Gitea push concerns.
 
 pub mod decide;
+pub mod demotion;
 pub mod documents;
 pub mod feedback;
+pub mod ownership;
 pub mod push;
 pub mod status;
 pub mod url;
@@ -48,5 +50,7 @@ pub fn revision(branch: &str, commit: &str) -> String {
 
 /// The annotation a person sets to the held revision to let its prune go ahead.
 pub const CONFIRM_PRUNE: &str = "ledgerops.dev/confirm-prune";
+/// The annotation a person sets to a revision that rewrote the branch to let it be applied.
+pub const CONFIRM_REWRITE: &str = "ledgerops.dev/confirm-rewrite";
 /// The annotation that keeps an object when the repository stops declaring it (value `disabled`).
 pub const PRUNE: &str = "ledgerops.dev/prune";

@@ -5,7 +5,7 @@ use k8s_openapi::jiff::Timestamp;
 
 use super::decide::Guard;
 use super::documents::Refusal;
-use crate::api::config_repo::{ConfigRepoStatus, InventoryEntry, RepoPhase};
+use crate::api::config_repo::{ConfigRepoStatus, DemotedRule, InventoryEntry, RepoPhase};
 use crate::logic::conditions::{self, Observed, READY};
 use crate::logic::outside_text;
 
@@ -35,6 +35,12 @@ pub enum Outcome {
         revision: String,
         guard: Guard,
     },
+    /// The revision does not descend from the applied one (the branch was rewritten); nothing
+    /// of it was applied.
+    Rewritten {
+        revision: String,
+        applied: String,
+    },
     /// An apply failed after the dry-run passed: what did get applied is in the inventory.
     Interrupted {
         revision: String,
@@ -47,6 +53,10 @@ pub enum Outcome {
         inventory: Vec<InventoryEntry>,
         /// Why the repository proposes only (`None`: it governs).
         proposes_only: Option<String>,
+        /// The prune guard's baseline and the objects pruned since.
+        baseline: (usize, usize),
+        /// The repository's rules that stay demoted.
+        demoted: Vec<DemotedRule>,
     },
 }
 
@@ -82,21 +92,11 @@ pub fn next(
             refusals,
         } => {
             next.last_attempted_revision = Some(revision.clone());
-            let listed: Vec<String> = refusals
-                .iter()
-                .take(MAX_LISTED)
-                .map(ToString::to_string)
-                .collect();
-            let more = refusals.len().saturating_sub(MAX_LISTED);
-            let tail = if more > 0 {
-                format!(" (and {more} more)")
-            } else {
-                String::new()
-            };
+            let texts: Vec<String> = refusals.iter().map(ToString::to_string).collect();
             let message = format!(
-                "revision {revision}: nothing applied, {} document(s) refused{tail}: {}",
+                "revision {revision}: nothing applied, {} document(s) refused: {}",
                 refusals.len(),
-                listed.join("; ")
+                listed(&texts, "; ")
             );
             (
                 RepoPhase::ApplyFailed,
@@ -106,16 +106,28 @@ pub fn next(
         Outcome::Held { revision, guard } => {
             next.last_attempted_revision = Some(revision.clone());
             let message = format!(
-                "revision {revision} would delete {} of the {} objects this repository applied (more than spec.maxPrunePercent {}%, or all of them): {}. Nothing of it is applied. If that is intended: kubectl annotate configrepo <name> --overwrite {}={revision}",
+                "revision {revision} would delete {} object(s) ({}), {} were deleted by earlier revisions: more than spec.maxPrunePercent {}% of the {} objects in force when a person last confirmed (status.pruneBaseline), or all of them. Nothing of it is applied. If that is intended: kubectl annotate configrepo <name> --overwrite {}={revision}",
                 guard.would_prune.len(),
-                guard.inventory,
+                listed(&guard.would_prune, ", "),
+                guard.pruned_before,
                 guard.max_percent,
-                guard.would_prune.join(", "),
+                guard.baseline,
                 super::CONFIRM_PRUNE,
             );
             (
                 RepoPhase::PruneHeld,
                 Observed::new(READY, false, "PruneGuard", kept(previous, &message)),
+            )
+        }
+        Outcome::Rewritten { revision, applied } => {
+            next.last_attempted_revision = Some(revision.clone());
+            let message = format!(
+                "revision {revision} does not descend from the applied revision {applied}: the branch was rewritten (a force-push, or a reset to an older commit), which could roll back what the repository declares. Nothing of it is applied. If that is intended: kubectl annotate configrepo <name> --overwrite {}={revision}",
+                super::CONFIRM_REWRITE,
+            );
+            (
+                RepoPhase::RewriteHeld,
+                Observed::new(READY, false, "HistoryRewritten", kept(previous, &message)),
             )
         }
         Outcome::Interrupted {
@@ -140,16 +152,30 @@ pub fn next(
             revision,
             inventory,
             proposes_only,
+            baseline,
+            demoted,
         } => {
             next.last_attempted_revision = Some(revision.clone());
             next.last_applied_revision = Some(revision.clone());
             next.inventory = inventory.clone();
+            next.prune_baseline = Some(u32::try_from(baseline.0).unwrap_or(u32::MAX));
+            next.pruned_since_baseline = u32::try_from(baseline.1).unwrap_or(u32::MAX);
+            next.demoted = demoted.clone();
             let authority = match proposes_only {
                 Some(why) => format!("; it proposes only: {why}"),
                 None => "; it governs (declares Budgets, blesses merged rules)".into(),
             };
+            let still = if demoted.is_empty() {
+                String::new()
+            } else {
+                let names: Vec<String> = demoted.iter().map(|d| d.name.clone()).collect();
+                format!(
+                    "; demoted by a person's override, applied without the merge's blessing until a changed rule is merged (or an approver blesses it): {}",
+                    listed(&names, ", ")
+                )
+            };
             let message = format!(
-                "revision {revision} is applied: {} object(s) from the repository{authority}",
+                "revision {revision} is applied: {} object(s) from the repository{authority}{still}",
                 inventory.len()
             );
             (
@@ -161,6 +187,34 @@ pub fn next(
     next.phase = Some(phase);
     next.conditions = conditions::set(&previous.conditions, ready, generation, now);
     next
+}
+
+/// What a deleted ConfigRepo `name` leaves behind: its objects stay, and are nobody's to change.
+pub fn left_behind(name: &str, inventory: &[InventoryEntry]) -> String {
+    let names: Vec<String> = inventory
+        .iter()
+        .map(|e| format!("{}/{}", e.kind, e.name))
+        .collect();
+    format!(
+        "ConfigRepo {name} was deleted; the {} object(s) it applied stay in place, and no other ConfigRepo takes them over: {}. Delete the ones no longer wanted; a repository that should manage one again creates it after it is deleted.",
+        names.len(),
+        listed(&names, ", ")
+    )
+}
+
+/// At most [`MAX_LISTED`] names, and how many more.
+fn listed(names: &[String], separator: &str) -> String {
+    let more = names.len().saturating_sub(MAX_LISTED);
+    let mut text = names
+        .iter()
+        .take(MAX_LISTED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(separator);
+    if more > 0 {
+        text.push_str(&format!(" (and {more} more)"));
+    }
+    text
 }
 
 /// The previous revision's state stays in force, and says so.

@@ -12,6 +12,7 @@ fn inventory(n: usize) -> Vec<InventoryEntry> {
             digest: "d".into(),
             generation: Some(1),
             commit: None,
+            uid: Some(format!("u{i}")),
         })
         .collect()
 }
@@ -24,6 +25,8 @@ fn applied(rev: &str, n: usize) -> Outcome {
         revision: rev.into(),
         inventory: inventory(n),
         proposes_only: None,
+        baseline: (n, 0),
+        demoted: Vec::new(),
     }
 }
 
@@ -72,7 +75,8 @@ fn failures_keep_the_previous_revision_in_force() {
     };
     let guard = Guard {
         would_prune: vec!["Transaction/t0".into(), "Transaction/t1".into()],
-        inventory: 3,
+        baseline: 3,
+        pruned_before: 0,
         max_percent: 50,
     };
     let cases = [
@@ -104,7 +108,17 @@ fn failures_keep_the_previous_revision_in_force() {
             },
             RepoPhase::PruneHeld,
             "PruneGuard",
-            "revision main@sha1:2222 would delete 2 of the 3 objects this repository applied (more than spec.maxPrunePercent 50%, or all of them): Transaction/t0, Transaction/t1. Nothing of it is applied. If that is intended: kubectl annotate configrepo <name> --overwrite ledgerops.dev/confirm-prune=main@sha1:2222. Revision main@sha1:1111 stays applied.",
+            "revision main@sha1:2222 would delete 2 object(s) (Transaction/t0, Transaction/t1), 0 were deleted by earlier revisions: more than spec.maxPrunePercent 50% of the 3 objects in force when a person last confirmed (status.pruneBaseline), or all of them. Nothing of it is applied. If that is intended: kubectl annotate configrepo <name> --overwrite ledgerops.dev/confirm-prune=main@sha1:2222. Revision main@sha1:1111 stays applied.",
+            REV2,
+        ),
+        (
+            Outcome::Rewritten {
+                revision: REV2.into(),
+                applied: REV1.into(),
+            },
+            RepoPhase::RewriteHeld,
+            "HistoryRewritten",
+            "revision main@sha1:2222 does not descend from the applied revision main@sha1:1111: the branch was rewritten (a force-push, or a reset to an older commit), which could roll back what the repository declares. Nothing of it is applied. If that is intended: kubectl annotate configrepo <name> --overwrite ledgerops.dev/confirm-rewrite=main@sha1:2222. Revision main@sha1:1111 stays applied.",
             REV2,
         ),
     ];
@@ -154,7 +168,7 @@ fn refusals_are_listed_up_to_ten() {
     let s = next(&ConfigRepoStatus::default(), &outcome, None, at(0));
     let message = ready(&s).2;
     assert!(
-        message.contains("13 document(s) refused (and 3 more)"),
+        message.contains("13 document(s) refused: ") && message.contains("(and 3 more)"),
         "{message}"
     );
     assert!(message.contains("f9.yaml:1: bad") && !message.contains("f10.yaml"));
@@ -217,6 +231,11 @@ fn an_applied_revision_says_whether_the_repository_governs() {
         revision: REV1.into(),
         inventory: inventory(1),
         proposes_only: Some("ConfigRepo home has authority Propose".into()),
+        baseline: (1, 0),
+        demoted: vec![DemotedRule {
+            name: "coffee".into(),
+            key: "k".into(),
+        }],
     };
     let status = next(&ConfigRepoStatus::default(), &proposing, Some(1), at(0));
     let (_, reason, message) = ready(&status);
@@ -225,4 +244,16 @@ fn an_applied_revision_says_whether_the_repository_governs() {
         message.contains("it proposes only: ConfigRepo home has authority Propose"),
         "{message}"
     );
+    assert!(message.contains("until a changed rule is merged (or an approver blesses it): coffee"));
+    assert_eq!(
+        (status.prune_baseline, status.pruned_since_baseline, status.demoted.len()),
+        (Some(1), 0, 1)
+    );
+}
+
+#[test]
+fn a_deleted_repository_says_what_it_leaves_behind() {
+    let note = left_behind("home", &inventory(12));
+    assert!(note.starts_with("ConfigRepo home was deleted; the 12 object(s)"), "{note}");
+    assert!(note.contains("Transaction/t0, Transaction/t1") && note.contains("(and 2 more)"));
 }

@@ -1,13 +1,29 @@
-//! Which repository URLs a ConfigRepo may fetch: HTTP(S) anywhere, `file://` only under the
-//! directory the operator named (`--config-repo-file-root`), never credentials in the URL.
+//! Which repository URLs a ConfigRepo may fetch, and where its credentials may go.
+//!
+//! A remote is fetched when it is on the operator's list (`--config-repo-url-allow`, URL
+//! prefixes as for `--ynab-api-url-allow`), or when it is `https://` and its host resolves only
+//! to public addresses (the adapter checks those before connecting): no cluster Service, no
+//! loopback, no cloud metadata endpoint unless the operator says so. `file://` only under the
+//! directory the operator named (`--config-repo-file-root`); never credentials in the URL.
+//! A Secret serves only the URL prefixes its annotation names.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use url::Url;
+
+use crate::logic::url_prefix::{Prefixes, Shape, canonical};
+
+/// The flag that lists the Git URLs allowed besides public `https://` hosts.
+pub const FLAG: &str = "--config-repo-url-allow";
+/// The annotation of a Git credentials Secret naming the URL prefixes it serves.
+pub const SERVES: &str = "ledgerops.dev/git-url-prefixes";
 
 /// Where to fetch from, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
-    /// An `http://` or `https://` remote.
-    Remote(String),
+    /// An `http://` or `https://` remote; `public_only`: fetched only if its host resolves to
+    /// public addresses alone (it is not on the operator's list).
+    Remote { url: String, public_only: bool },
     /// A repository on the controller's disk.
     Local(PathBuf),
 }
@@ -17,6 +33,8 @@ pub enum Source {
 pub enum UrlError {
     #[error("spec.url {0} is not a URL: write it as https://host/owner/repo.git")]
     Malformed(String),
+    #[error("spec.url {url} is not in canonical form: write it as {canonical}")]
+    NotCanonical { url: String, canonical: String },
     #[error(
         "spec.url carries credentials: remove them from the URL and put them in a Secret named by spec.secretRef"
     )]
@@ -25,6 +43,10 @@ pub enum UrlError {
         "spec.url {0}: ssh remotes are not supported; use the repository's https:// URL with a token in spec.secretRef"
     )]
     Ssh(String),
+    #[error(
+        "spec.url {url}: http:// sends everything in the clear and is fetched only from servers the operator allows ({allowed}); use the repository's https:// URL, or have the operator add it with `ledgerops run {FLAG} <URL prefix>`"
+    )]
+    PlainHttp { url: String, allowed: String },
     #[error(
         "spec.url {url}: file:// repositories are not enabled on this controller; use the repository's https:// URL (an operator can allow a directory with --config-repo-file-root)"
     )]
@@ -42,84 +64,163 @@ impl UrlError {
     }
 }
 
-/// Checks `url` against the allowed `file_root` (none: `file://` is refused).
-pub fn check(url: &str, file_root: Option<&Path>) -> Result<Source, UrlError> {
-    let parsed = url::Url::parse(url).map_err(|_| UrlError::Malformed(url.to_owned()))?;
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err(UrlError::UserInfo);
+/// Why a Secret's credentials are not sent to a URL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScopeError {
+    #[error(
+        "it does not say which servers it is for: annotate it with {SERVES}=<URL prefix>, e.g. https://git.example/household/"
+    )]
+    Unscoped,
+    #[error("its annotation {SERVES} has an entry {entry:?} that is refused ({shape})")]
+    BadEntry { entry: String, shape: Shape },
+    #[error(
+        "it serves {serves} ({SERVES}), not {url}: add the repository's URL prefix to the annotation if this Secret is meant for it"
+    )]
+    Elsewhere { url: String, serves: String },
+}
+
+/// The operator's rules for Git URLs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlPolicy {
+    allowed: Prefixes,
+    file_root: Option<PathBuf>,
+}
+
+impl UrlPolicy {
+    /// The policy of the operator's `allowed` prefixes (beyond public https hosts) and file root.
+    pub fn new(allowed: Prefixes, file_root: Option<PathBuf>) -> UrlPolicy {
+        UrlPolicy { allowed, file_root }
     }
-    match parsed.scheme() {
-        "http" | "https" if parsed.host().is_some() => Ok(Source::Remote(url.to_owned())),
-        "ssh" => Err(UrlError::Ssh(url.to_owned())),
-        "file" => {
-            let Some(root) = file_root else {
-                return Err(UrlError::FileNotEnabled {
-                    url: url.to_owned(),
-                });
-            };
-            // The parser has already resolved `.` and `..`: this path is where git would look.
-            let path = parsed
-                .to_file_path()
-                .map_err(|()| UrlError::Malformed(url.to_owned()))?;
-            if path.starts_with(root) && path != root {
-                Ok(Source::Local(path))
-            } else {
-                Err(UrlError::FileOutsideRoot {
-                    url: url.to_owned(),
-                    root: root.display().to_string(),
-                })
-            }
+
+    /// Checks `url`.
+    pub fn check(&self, url: &str) -> Result<Source, UrlError> {
+        let parsed = Url::parse(url).map_err(|_| UrlError::Malformed(url.to_owned()))?;
+        if !parsed.username().is_empty() || parsed.password().is_some() {
+            return Err(UrlError::UserInfo);
         }
-        _ => Err(UrlError::Malformed(url.to_owned())),
+        match parsed.scheme() {
+            "http" | "https" if parsed.host().is_some() => self.remote(url),
+            "ssh" => Err(UrlError::Ssh(url.to_owned())),
+            "file" => self.local(url, &parsed),
+            _ => Err(UrlError::Malformed(url.to_owned())),
+        }
     }
+
+    fn remote(&self, url: &str) -> Result<Source, UrlError> {
+        // What libgit2 sends must be what was checked: no spelling two parsers could read apart.
+        let parsed = canonical(url).map_err(|shape| match shape {
+            Shape::NotCanonical(canonical) => UrlError::NotCanonical {
+                url: url.to_owned(),
+                canonical,
+            },
+            _ => UrlError::Malformed(url.to_owned()),
+        })?;
+        let public_only = !self.allowed.allows(&parsed);
+        if public_only && parsed.scheme() != "https" {
+            return Err(UrlError::PlainHttp {
+                url: url.to_owned(),
+                allowed: self.allowed.describe(),
+            });
+        }
+        Ok(Source::Remote {
+            url: url.to_owned(),
+            public_only,
+        })
+    }
+
+    fn local(&self, url: &str, parsed: &Url) -> Result<Source, UrlError> {
+        let Some(root) = self.file_root.as_deref() else {
+            return Err(UrlError::FileNotEnabled {
+                url: url.to_owned(),
+            });
+        };
+        // The parser has already resolved `.` and `..`: this path is where git would look.
+        let path = parsed
+            .to_file_path()
+            .map_err(|()| UrlError::Malformed(url.to_owned()))?;
+        if path.starts_with(root) && path != root {
+            Ok(Source::Local(path))
+        } else {
+            Err(UrlError::FileOutsideRoot {
+                url: url.to_owned(),
+                root: root.display().to_string(),
+            })
+        }
+    }
+}
+
+/// The URL prefixes a Secret serves, from its [`SERVES`] annotation (entries separated by
+/// commas or white space), checked to include `url`.
+pub fn scope(annotation: Option<&str>, url: &str) -> Result<Prefixes, ScopeError> {
+    let entries: Vec<&str> = annotation
+        .unwrap_or_default()
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|e| !e.is_empty())
+        .collect();
+    if entries.is_empty() {
+        return Err(ScopeError::Unscoped);
+    }
+    let serves =
+        Prefixes::parse(entries).map_err(|(entry, shape)| ScopeError::BadEntry { entry, shape })?;
+    let within = Url::parse(url).is_ok_and(|u| serves.allows(&u));
+    if !within {
+        return Err(ScopeError::Elsewhere {
+            url: url.to_owned(),
+            serves: serves.describe(),
+        });
+    }
+    Ok(serves)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn policy(allowed: &[&str], root: Option<&str>) -> UrlPolicy {
+        UrlPolicy::new(Prefixes::parse(allowed).unwrap(), root.map(PathBuf::from))
+    }
+
+    fn remote(url: &str, public_only: bool) -> Result<Source, &'static str> {
+        Ok(Source::Remote {
+            url: url.into(),
+            public_only,
+        })
+    }
+
     #[test]
     fn table() {
-        let root = Path::new("/srv/repos");
-        let cases: &[(&str, Option<&Path>, Result<Source, &str>)] = &[
-            (
-                "https://git.example/h/c.git",
-                None,
-                Ok(Source::Remote("https://git.example/h/c.git".into())),
-            ),
-            (
-                "http://127.0.0.1:3000/h/c.git",
-                Some(root),
-                Ok(Source::Remote("http://127.0.0.1:3000/h/c.git".into())),
-            ),
-            ("https://me:secret@git.example/c.git", None, Err("UserInfo")),
-            ("https://tok@git.example/c.git", None, Err("UserInfo")),
-            ("ssh://git@git.example/c.git", None, Err("UserInfo")),
-            ("ssh://git.example/c.git", None, Err("Ssh")),
-            ("file:///srv/repos/c", None, Err("FileNotEnabled")),
-            (
-                "file:///srv/repos/c",
-                Some(root),
-                Ok(Source::Local("/srv/repos/c".into())),
-            ),
-            ("file:///srv/repos", Some(root), Err("FileOutsideRoot")),
-            (
-                "file:///srv/repos-other/c",
-                Some(root),
-                Err("FileOutsideRoot"),
-            ),
-            (
-                "file:///srv/repos/../cache/x",
-                Some(root),
-                Err("FileOutsideRoot"),
-            ),
-            ("file:///etc", Some(root), Err("FileOutsideRoot")),
-            ("https://", None, Err("Malformed")),
-            ("not a url", None, Err("Malformed")),
-            ("ftp://git.example/c", None, Err("Malformed")),
+        let default = policy(&[], None);
+        let local = policy(&["http://127.0.0.1:*/"], Some("/srv/repos"));
+        let cases: &[(&UrlPolicy, &str, Result<Source, &str>)] = &[
+            (&default, "https://git.example/h/c.git", remote("https://git.example/h/c.git", true)),
+            // Any https host, checked for public addresses when fetched.
+            (&default, "https://10.0.0.7/h/c.git", remote("https://10.0.0.7/h/c.git", true)),
+            (&default, "http://git.example/h/c.git", Err("PlainHttp")),
+            (&default, "http://169.254.169.254/latest", Err("PlainHttp")),
+            (&default, "http://127.0.0.1:3000/h/c.git", Err("PlainHttp")),
+            (&local, "http://127.0.0.1:3000/h/c.git", remote("http://127.0.0.1:3000/h/c.git", false)),
+            (&local, "http://127.0.0.2:3000/h/c.git", Err("PlainHttp")),
+            (&local, "https://git.example/c.git", remote("https://git.example/c.git", true)),
+            (&default, "https://GIT.example/c.git", Err("NotCanonical")),
+            (&default, "https://git.example:443/c.git", Err("NotCanonical")),
+            (&default, "https://git.example/a/../c.git", Err("NotCanonical")),
+            (&default, "https://git.example/c.git?x=1", Err("Malformed")),
+            (&default, "https://me:secret@git.example/c.git", Err("UserInfo")),
+            (&default, "https://tok@git.example/c.git", Err("UserInfo")),
+            (&default, "ssh://git@git.example/c.git", Err("UserInfo")),
+            (&default, "ssh://git.example/c.git", Err("Ssh")),
+            (&default, "file:///srv/repos/c", Err("FileNotEnabled")),
+            (&local, "file:///srv/repos/c", Ok(Source::Local("/srv/repos/c".into()))),
+            (&local, "file:///srv/repos", Err("FileOutsideRoot")),
+            (&local, "file:///srv/repos-other/c", Err("FileOutsideRoot")),
+            (&local, "file:///srv/repos/../cache/x", Err("FileOutsideRoot")),
+            (&local, "file:///etc", Err("FileOutsideRoot")),
+            (&default, "https://", Err("Malformed")),
+            (&default, "not a url", Err("Malformed")),
+            (&default, "ftp://git.example/c", Err("Malformed")),
         ];
-        for (url, root, want) in cases {
-            let got = check(url, *root);
+        for (policy, url, want) in cases {
+            let got = policy.check(url);
             match (want, &got) {
                 (Ok(w), Ok(g)) => assert_eq!(w, g, "{url}"),
                 (Err(w), Err(e)) => assert!(format!("{e:?}").starts_with(w), "{url}: {e:?}"),
@@ -130,8 +231,44 @@ mod tests {
 
     #[test]
     fn messages_say_what_to_do_and_never_repeat_credentials() {
-        let e = check("https://me:hunter2@git.example/c.git", None).unwrap_err();
+        let e = policy(&[], None)
+            .check("https://me:hunter2@git.example/c.git")
+            .unwrap_err();
         assert!(!e.to_string().contains("hunter2"));
         assert!(e.to_string().contains("spec.secretRef"));
+        let e = policy(&[], None)
+            .check("http://10.96.0.1/c.git")
+            .unwrap_err();
+        assert!(e.to_string().contains(FLAG), "{e}");
+    }
+
+    #[test]
+    fn a_secret_serves_only_the_prefixes_it_names() {
+        let home = "https://git.example/household/";
+        let cases: &[(Option<&str>, &str, Result<(), &str>)] = &[
+            (None, "https://git.example/household/config.git", Err("Unscoped")),
+            (Some(" , "), "https://git.example/household/config.git", Err("Unscoped")),
+            (Some(home), "https://git.example/household/config.git", Ok(())),
+            (Some(home), "https://git.example/household", Ok(())),
+            (Some(home), "https://git.example/householder/x.git", Err("Elsewhere")),
+            (Some(home), "https://evil.example/household/config.git", Err("Elsewhere")),
+            (Some(home), "http://git.example/household/config.git", Err("Elsewhere")),
+            (Some(home), "https://git.example:8443/household/c.git", Err("Elsewhere")),
+            (
+                Some("https://a.example/x, http://127.0.0.1:*/h"),
+                "http://127.0.0.1:3000/h/c.git",
+                Ok(()),
+            ),
+            (Some("https://A.example/"), "https://a.example/c.git", Err("BadEntry")),
+            (Some("git.example"), "https://git.example/c.git", Err("BadEntry")),
+        ];
+        for (annotation, url, want) in cases {
+            let got = scope(*annotation, url).map(|_| ());
+            match (want, &got) {
+                (Ok(()), Ok(())) => {}
+                (Err(w), Err(e)) => assert!(format!("{e:?}").starts_with(w), "{url}: {e:?}"),
+                _ => panic!("{annotation:?} {url}: got {got:?}, want {want:?}"),
+            }
+        }
     }
 }
