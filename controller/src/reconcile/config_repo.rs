@@ -16,6 +16,8 @@ use tokio_stream::wrappers::BroadcastStream;
 
 use super::{Context, Error};
 use crate::api::config_repo::{ConfigRepo, ConfigRepoStatus, InventoryEntry};
+use crate::api::rule::CategorizationRule;
+use crate::logic::rule::standing;
 use crate::git::{self, options::ConfigRepoArgs};
 use crate::k8s::watches::{self, Watches};
 use crate::k8s::{git_credentials, repo_objects, status};
@@ -83,8 +85,16 @@ pub fn run(
     let pushed = BroadcastStream::new(pushes)
         .filter_map(|p| futures::future::ready(p.ok()))
         .flat_map(move |p| stream::iter(concerned(&followed, &p)));
+    // A rule of a repository demoted by a person's override: recorded by its ConfigRepo at once,
+    // so that the demotion outlives the rule object.
+    let recording = reader.clone();
+    let demoted = watches
+        .rules
+        .subscribe()
+        .flat_map(move |rule| stream::iter(recording_demotion(&recording, &rule)));
     let controller = Controller::for_shared_stream(changes, reader)
         .reconcile_on(pushed)
+        .reconcile_on(demoted)
         .shutdown_on_signal();
     let repos = Arc::new(Repos {
         ctx,
@@ -122,6 +132,30 @@ async fn left_behind(events: &crate::k8s::events::Events, repo: &ConfigRepo) {
 
 fn on_error(repo: Arc<ConfigRepo>, error: &Error, repos: Arc<Repos>) -> Action {
     super::error_policy(repo, error, repos.ctx.clone())
+}
+
+/// The ConfigRepos of `rule`'s namespace that applied it and have not recorded its demotion,
+/// while one is in force.
+fn recording_demotion(
+    store: &Store<ConfigRepo>,
+    rule: &CategorizationRule,
+) -> Vec<ObjectRef<ConfigRepo>> {
+    if !standing::is_demoted(rule) {
+        return Vec::new();
+    }
+    let name = rule.name_any();
+    store
+        .state()
+        .iter()
+        .filter(|r| r.namespace() == rule.namespace())
+        .filter(|r| {
+            r.status.as_ref().is_some_and(|s| {
+                s.inventory.iter().any(|e| e.kind == "CategorizationRule" && e.name == name)
+                    && !s.demoted.iter().any(|d| d.name == name)
+            })
+        })
+        .map(|r| ObjectRef::from_obj(r.as_ref()))
+        .collect()
 }
 
 /// The ConfigRepos that follow the branch `push` moved.

@@ -3,7 +3,7 @@
 
 use k8s_openapi::api::authentication::v1::SelfSubjectReview;
 use kube::Client;
-use kube::api::{Api, PostParams};
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::config_repo::{ConfigRepo, RepoPhase};
 use serde_json::{Value, json};
@@ -36,7 +36,7 @@ pub async fn create(client: &Client, namespace: &str, name: &str, spec: Value) {
 /// Waits until the ConfigRepo `name` has applied `commit` of `main` and is Ready.
 pub async fn wait_applied(api: &Api<ConfigRepo>, name: &str, commit: &str) -> ConfigRepo {
     let revision = format!("main@sha1:{commit}");
-    wait::until(api, name, WAIT, |r| {
+    until_synced(api, name, |r| {
         r.status.as_ref().is_some_and(|s| {
             s.last_applied_revision.as_deref() == Some(revision.as_str())
                 && s.phase == Some(RepoPhase::Ready)
@@ -44,6 +44,34 @@ pub async fn wait_applied(api: &Api<ConfigRepo>, name: &str, commit: &str) -> Co
     })
     .await
 }
+
+/// Waits until the ConfigRepo `name` satisfies `done`, asking it to sync every 2 s meanwhile
+/// (a ConfigRepo fetches every 30 s at the most often; a person would run `kubectl ledgerops
+/// sync`, which sets the same annotation).
+pub async fn until_synced(
+    api: &Api<ConfigRepo>,
+    name: &str,
+    done: impl Fn(&ConfigRepo) -> bool,
+) -> ConfigRepo {
+    let poke = async {
+        for i in 0u64.. {
+            let now = format!("{i}-{:?}", std::time::SystemTime::now());
+            let patch = json!({"metadata": {"annotations": {SYNC_REQUESTED: now}}});
+            // The ConfigRepo may not exist yet, or be gone: the wait says what matters.
+            let _ = api
+                .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+                .await;
+            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        }
+    };
+    tokio::select! {
+        repo = wait::until(api, name, WAIT, done) => repo,
+        () = poke => unreachable!("the pokes never end"),
+    }
+}
+
+/// The annotation that asks a ConfigRepo (or a Budget) to sync now.
+const SYNC_REQUESTED: &str = "ledgerops.dev/sync-requested-at";
 
 /// The user `client` is authenticated as (a SelfSubjectReview, what `kubectl auth whoami` says).
 pub async fn whoami(client: &Client) -> String {

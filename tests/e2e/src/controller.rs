@@ -107,6 +107,13 @@ fn named(name: &str) -> PathBuf {
 /// The allowlist every suite's controller gets unless it sets its own: any simulator on
 /// 127.0.0.1, whatever its port, under `/v1` (the simulator's controls, outside `/v1`, are not).
 pub const TEST_API_URLS: &str = "http://127.0.0.1:*/v1";
+/// The Git URLs test controllers may fetch: any loopback port.
+pub const TEST_GIT_URLS: &str = "http://127.0.0.1:*/";
+
+/// The directory whose repositories the shared controller's ConfigRepos may name with `file://`.
+pub fn shared_file_root() -> PathBuf {
+    ControlPlane::shared().dir().join("repos")
+}
 
 /// A running `ledgerops run`. Dropping it kills the process with SIGKILL, like a crash.
 pub struct Ledgerops {
@@ -156,6 +163,11 @@ impl Ledgerops {
         if !own_allowlist {
             cmd.args(["--ynab-api-url-allow", TEST_API_URLS]);
         }
+        // Test Git servers (Gitea, smart HTTP servers of the attack suites) listen on loopback.
+        let own_git_allowlist = extra_args.contains(&"--config-repo-url-allow");
+        if !own_git_allowlist {
+            cmd.args(["--config-repo-url-allow", TEST_GIT_URLS]);
+        }
         cmd.args(extra_args)
             .env("KUBECONFIG", plane.kubeconfig())
             .env("RUST_LOG", "info,ledgerops=debug,kube=warn")
@@ -181,11 +193,18 @@ impl Ledgerops {
     }
 
     /// One controller per test binary, for suites that share the control plane. Tests that kill
-    /// the controller start their own plane and process instead.
+    /// the controller start their own plane and process instead. ConfigRepos may name `file://`
+    /// repositories under [`shared_file_root`].
     pub async fn shared() -> &'static Ledgerops {
         static SHARED: tokio::sync::OnceCell<Ledgerops> = tokio::sync::OnceCell::const_new();
         SHARED
-            .get_or_init(|| Ledgerops::start(ControlPlane::shared()))
+            .get_or_init(|| async {
+                let plane = ControlPlane::shared();
+                let root = shared_file_root();
+                std::fs::create_dir_all(&root).expect("the repositories' directory");
+                let root = root.display().to_string();
+                Ledgerops::start_with(plane, &["--config-repo-file-root", &root], &[]).await
+            })
             .await
     }
 
@@ -210,16 +229,25 @@ impl Ledgerops {
         self.process.exited()
     }
 
-    /// Resident memory of the process, in KiB, from /proc.
     /// The controller's process id.
     pub fn pid(&self) -> u32 {
         self.process.pid()
     }
 
+    /// Resident memory of the process, in KiB, from /proc.
     pub fn rss_kib(&self) -> Option<u64> {
+        self.memory_kib("VmRSS:")
+    }
+
+    /// The most resident memory the process ever had, in KiB, from /proc.
+    pub fn peak_rss_kib(&self) -> Option<u64> {
+        self.memory_kib("VmHWM:")
+    }
+
+    fn memory_kib(&self, field: &str) -> Option<u64> {
         let status =
             std::fs::read_to_string(format!("/proc/{}/status", self.process.pid())).ok()?;
-        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        let line = status.lines().find(|l| l.starts_with(field))?;
         line.split_whitespace().nth(1)?.parse().ok()
     }
 

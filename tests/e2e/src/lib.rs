@@ -11,6 +11,7 @@ pub mod git_work;
 pub mod gitea_api;
 pub mod helm;
 pub mod scenario;
+pub mod stranger;
 pub mod wait;
 
 use std::path::PathBuf;

@@ -135,7 +135,7 @@ impl World {
 
     /// Waits until `Ready` has `reason` (and the ConfigRepo describes its generation).
     async fn wait_reason(&self, name: &str, reason: &str) -> ConfigRepo {
-        wait::until(&self.repos(), name, WAIT, |r| {
+        config_repo::until_synced(&self.repos(), name, |r| {
             let s = r.status.clone().unwrap_or_default();
             s.observed_generation == r.metadata.generation
                 && conditions::get(&s.conditions, "Ready").is_some_and(|c| c.reason == reason)
@@ -193,7 +193,7 @@ async fn file_repository_applies_recursively_then_an_unchanged_revision_writes_n
     w.create(
         &w.sc.client,
         "household",
-        json!({"url": url, "path": "ledger", "interval": "1s"}),
+        json!({"url": url, "path": "ledger", "interval": "30s"}),
     )
     .await;
     let repo = w.wait_applied("household", &head).await;
@@ -283,7 +283,7 @@ async fn bad_yaml_and_forbidden_documents_apply_nothing_and_are_named() {
     let (_, url) = bare(&w.root, "household.git");
     let work = Work::new(w.root.join("work"), &url);
     let first = work.commit(&[("tx.yaml", &transaction("rent", "may"))], false);
-    w.create(&alice, "household", json!({"url": url, "interval": "1s"}))
+    w.create(&alice, "household", json!({"url": url, "interval": "30s"}))
         .await;
     w.wait_applied("household", &first).await;
 
@@ -404,7 +404,7 @@ async fn a_repository_cannot_reach_secrets_or_the_controllers_disk() {
     w.create(
         &alice,
         "exfiltrate",
-        json!({"url": format!("http://127.0.0.1:{port}/x.git"), "interval": "1s", "secretRef": {"name": "household-token"}}),
+        json!({"url": format!("http://127.0.0.1:{port}/x.git"), "interval": "30s", "secretRef": {"name": "household-token"}}),
     )
     .await;
     let refused = w.wait_reason("exfiltrate", "CredentialsNotOptedIn").await;
@@ -420,7 +420,7 @@ async fn a_repository_cannot_reach_secrets_or_the_controllers_disk() {
         ("disk", "file:///etc".to_owned()),
         ("climb", format!("file://{}/../", w.root.display())),
     ] {
-        w.create(&alice, name, json!({"url": url, "interval": "1s"}))
+        w.create(&alice, name, json!({"url": url, "interval": "30s"}))
             .await;
         let refused = w.wait_reason(name, "UrlNotAllowed").await;
         assert!(ready(&refused).1.contains("must be under"), "{name}");
@@ -458,7 +458,7 @@ async fn prune_keeps_opted_out_objects_and_holds_a_mass_deletion_for_a_person() 
     w.create(
         &w.sc.client,
         "household",
-        json!({"url": url, "path": "tx", "interval": "1s"}),
+        json!({"url": url, "path": "tx", "interval": "30s"}),
     )
     .await;
     w.wait_applied("household", &first).await;
@@ -654,7 +654,10 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
     )
     .await;
     w.wait_reason("household", "CredentialsNotOptedIn").await;
-    let label = json!({"metadata": {"labels": {"ledgerops.dev/git-credentials": "true"}}});
+    let label = json!({"metadata": {
+        "labels": {"ledgerops.dev/git-credentials": "true"},
+        "annotations": {"ledgerops.dev/git-url-prefixes": format!("{}/", gitea.url())},
+    }});
     w.sc.api::<Secret>()
         .patch("gitea", &PatchParams::default(), &Patch::Merge(&label))
         .await
@@ -676,7 +679,8 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
     w.wait_applied("household", &second).await;
     assert_eq!(w.transactions().await, ["a", "b", "c"]);
 
-    // A force-push rewriting that commit: followed, and `c` (no longer declared) pruned.
+    // A force-push rewriting that commit: held until a person confirms it, then followed, and
+    // `c` (no longer declared) pruned.
     let rewritten = work.commit(
         &[
             ("tx/a.yaml", &transaction("a", "m")),
@@ -685,6 +689,15 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
         true,
     );
     assert_ne!(rewritten, second);
+    let held = w.wait_reason("household", "HistoryRewritten").await;
+    assert_eq!(held.status.unwrap().phase, Some(RepoPhase::RewriteHeld));
+    assert_eq!(w.transactions().await, ["a", "b", "c"]);
+    w.sc.annotate::<ConfigRepo>(
+        "household",
+        "ledgerops.dev/confirm-rewrite",
+        &format!("main@sha1:{rewritten}"),
+    )
+    .await;
     w.wait_applied("household", &rewritten).await;
     assert_eq!(w.transactions().await, ["a", "b"]);
     let b = w.sc.api::<Transaction>().get("b").await.unwrap();
@@ -741,7 +754,7 @@ async fn the_example_repository_applies() {
     w.create(
         &w.sc.client,
         "household",
-        json!({"url": url, "interval": "1s", "authority": "Govern"}),
+        json!({"url": url, "interval": "30s", "authority": "Govern"}),
     )
     .await;
     let repo = w.wait_applied("household", &head).await;
@@ -792,7 +805,7 @@ async fn a_service_account_limits_what_a_repository_may_do() {
     w.create(
         &w.sc.client,
         "household",
-        json!({"url": url, "interval": "1s", "serviceAccountName": "repo-writer"}),
+        json!({"url": url, "interval": "30s", "serviceAccountName": "repo-writer"}),
     )
     .await;
 

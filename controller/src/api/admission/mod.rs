@@ -40,6 +40,7 @@ pub mod agent_jobs;
 pub mod approval_deletion;
 pub mod approval_requests;
 pub mod configmaps;
+pub mod demotions;
 pub mod governance;
 pub mod params;
 pub mod proposals;
@@ -164,6 +165,7 @@ fn definitions() -> Vec<Definition> {
         status::definition(),
         configmaps::definition(),
         rules::definition(),
+        demotions::definition(),
         proposals::definition(),
         governance::definition(),
         params::definition(),

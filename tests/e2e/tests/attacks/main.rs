@@ -5,5 +5,6 @@
 mod admission;
 mod approvals;
 mod authority;
+mod config_repo;
 mod gitea;
 mod secrets;

@@ -1,12 +1,6 @@
 //! Item 6 of issue 9: a token goes only to an allowed API URL, only from a Secret that opted in,
 //! and nothing an outside server answers reaches a Budget's status or Events.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::events::v1::Event;
 use kube::Client;
@@ -17,64 +11,12 @@ use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops::logic::conditions;
 use ledgerops_e2e::attacker::{attacker, owner};
 use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::stranger::Listener;
 use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, token_secret};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
 use ynab_sim::{RequestMatch, StatusFault, demo};
-
-/// What a stranger's server answers, and what it saw.
-struct Listener {
-    port: u16,
-    connections: Arc<AtomicUsize>,
-    received: Arc<Mutex<Vec<u8>>>,
-}
-
-impl Listener {
-    /// Listens on 127.0.0.1 (a port the test allowlist allows) and answers every request with
-    /// `status` and `body`.
-    fn start(status: &'static str, body: &str) -> Listener {
-        let socket = TcpListener::bind("127.0.0.1:0").expect("a local port");
-        let port = socket.local_addr().unwrap().port();
-        let connections = Arc::new(AtomicUsize::new(0));
-        let received = Arc::new(Mutex::new(Vec::new()));
-        let answer = format!(
-            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        let (count, seen) = (connections.clone(), received.clone());
-        std::thread::spawn(move || {
-            for stream in socket.incoming() {
-                let Ok(mut stream) = stream else { continue };
-                count.fetch_add(1, Ordering::SeqCst);
-                let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-                let mut request = Vec::new();
-                let mut buf = [0u8; 4096];
-                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match stream.read(&mut buf) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => request.extend_from_slice(&buf[..n]),
-                    }
-                }
-                seen.lock().unwrap().extend_from_slice(&request);
-                let _ = stream.write_all(answer.as_bytes());
-            }
-        });
-        Listener {
-            port,
-            connections,
-            received,
-        }
-    }
-
-    fn connections(&self) -> usize {
-        self.connections.load(Ordering::SeqCst)
-    }
-
-    fn saw(&self, text: &str) -> bool {
-        String::from_utf8_lossy(&self.received.lock().unwrap()).contains(text)
-    }
-}
 
 async fn world(prefix: &str) -> (Scenario, Client) {
     let plane = ControlPlane::shared();
