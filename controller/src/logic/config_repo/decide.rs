@@ -138,6 +138,15 @@ pub fn decide<'a>(
                 (Some(e), Some(o)) if e.digest == d.digest && e.generation == o.generation => {
                     changes.unchanged.push(with_uid(e, o))
                 }
+                // A rule demoted as it stands is left as it is (Demoted, its status saying why)
+                // while the repository declares the same rule.
+                (Some(e), Some(o))
+                    if o.demoted.is_some()
+                        && o.demoted == d.rule_key
+                        && e.generation == o.generation =>
+                {
+                    changes.unchanged.push(with_uid(e, o))
+                }
                 _ => changes.apply.push(d),
             },
         }

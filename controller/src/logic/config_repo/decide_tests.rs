@@ -335,3 +335,30 @@ fn padding_the_repository_does_not_dilute_the_guard() {
     };
     assert_eq!((g.would_prune.len(), g.baseline), (40, 40));
 }
+
+#[test]
+fn a_demoted_rule_is_left_as_it_stands_while_the_same_rule_is_declared() {
+    let rule = |key: &str| Document {
+        digest: "without-blessing".into(),
+        rule_key: Some(key.into()),
+        ..doc(RepoKind::CategorizationRule, "rail-co", "")
+    };
+    let inventory = [entry(RepoKind::CategorizationRule, "rail-co", "with-blessing", 1)];
+    let demoted = Live {
+        demoted: Some("k1".into()),
+        ..live(RepoKind::CategorizationRule, "rail-co", 1)
+    };
+    let same = [rule("k1")];
+    let c = decide(&same, &inventory, &[demoted.clone()], &ON, None).unwrap();
+    assert!(c.apply.is_empty(), "left Demoted");
+    let changed = [rule("k2")];
+    let c = decide(&changed, &inventory, &[demoted.clone()], &ON, None).unwrap();
+    assert_eq!(names(&c.apply), ["rail-co"], "a changed rule is applied");
+    // Its blessing taken off since (a new generation): applied again, as declared.
+    let taken_off = Live {
+        demoted: None,
+        ..live(RepoKind::CategorizationRule, "rail-co", 2)
+    };
+    let c = decide(&same, &inventory, &[taken_off], &ON, None).unwrap();
+    assert_eq!(names(&c.apply), ["rail-co"]);
+}

@@ -508,7 +508,7 @@ async fn a_demotion_survives_deleting_the_rule() {
         r.status.as_ref().is_some_and(|s| {
             s.inventory
                 .iter()
-                .any(|e| e.name == "rail-co" && e.generation > taken_off)
+                .any(|e| e.name == "rail-co" && e.generation >= taken_off)
         }) && recorded(r)
     })
     .await;
