@@ -333,11 +333,11 @@ async fn resource_bombs_are_refused_before_the_work_and_the_controller_stays_sma
     }
     for (name, _, reasons, says) in &cases {
         let repo = until_synced(&w.repos(), name, |r| reasons.contains(&ready(r).0.as_str())).await;
-        let message = ready(&repo).1;
+        let (reason, message) = ready(&repo);
         assert!(message.contains(says), "{name}: {message}");
         assert_eq!(
             repo.status.unwrap().phase,
-            Some(if ready(&repo).0 == "InvalidRepository" {
+            Some(if reason == "InvalidRepository" {
                 RepoPhase::FetchFailed
             } else {
                 RepoPhase::ApplyFailed

@@ -1,6 +1,8 @@
 //! Item 6 of issue 9: a token goes only to an allowed API URL, only from a Secret that opted in,
 //! and nothing an outside server answers reaches a Budget's status or Events.
 
+use std::time::Duration;
+
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::events::v1::Event;
 use kube::Client;
