@@ -220,6 +220,8 @@ fn rule(name: &str, category_name: &str) -> String {
 #[tokio::test]
 async fn a_repository_never_takes_over_what_it_did_not_create() {
     let w = world("crepo-adopt").await;
+    w.s.create_writing_budget("household", json!({})).await;
+    w.s.wait_budget("household", BudgetPhase::Ready).await;
     // alice's own Transaction, and a rule a person blessed.
     let rent: Transaction = serde_json::from_value(json!({
         "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Transaction",
