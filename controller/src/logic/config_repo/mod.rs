@@ -8,6 +8,7 @@ pub mod feedback;
 pub mod push;
 pub mod status;
 pub mod url;
+pub mod yaml;
 
 /// The kinds a repository may declare. Nothing else: a repository never creates Secrets, RBAC,
 /// ApprovalRequests (only the controller opens those, and a person answers them) or AgentJobs.
