@@ -2,6 +2,11 @@
 
 use std::path::PathBuf;
 
+use super::Limits;
+
+/// `--config-repo-max-bytes` unless set: 32 MiB.
+pub const DEFAULT_MAX_BYTES: u64 = 32 << 20;
+
 /// Where ConfigRepos are fetched to, and which local repositories they may name.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ConfigRepoArgs {
@@ -16,4 +21,18 @@ pub struct ConfigRepoArgs {
     /// default): `file://` is refused, so no ConfigRepo can read the controller's disk.
     #[arg(long, env = "LEDGEROPS_CONFIG_REPO_FILE_ROOT")]
     pub config_repo_file_root: Option<PathBuf>,
+    /// The most bytes one fetch of a ConfigRepo may download, and its cache may take on disk
+    /// (size the cache volume for this times the number of ConfigRepos).
+    #[arg(long, env = "LEDGEROPS_CONFIG_REPO_MAX_BYTES", default_value_t = DEFAULT_MAX_BYTES)]
+    pub config_repo_max_bytes: u64,
+}
+
+impl ConfigRepoArgs {
+    /// What one ConfigRepo may make the controller download, store and read.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            repo_bytes: self.config_repo_max_bytes,
+            ..Limits::default()
+        }
+    }
 }

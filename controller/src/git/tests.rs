@@ -57,6 +57,20 @@ fn url(dir: &Path) -> String {
     format!("file://{}", dir.display())
 }
 
+/// Branch `main`, the whole tree, no credentials, any host, nothing applied before.
+fn request<'a>(cache: &'a Path, url: &'a str, limits: &'a Limits) -> FetchRequest<'a> {
+    FetchRequest {
+        cache,
+        url,
+        branch: "main",
+        path: ".",
+        credentials: None,
+        public_only: false,
+        previous: None,
+        limits,
+    }
+}
+
 #[test]
 fn reads_the_yaml_files_under_the_path_of_the_branch() {
     let base = scratch("path");
@@ -72,18 +86,16 @@ fn reads_the_yaml_files_under_the_path_of_the_branch() {
         ],
         false,
     );
-    let fetched = fetch(
-        &base.join("cache"),
-        &url(&origin),
-        "main",
-        "household",
-        None,
-    )
+    let (cache, url, limits) = (base.join("cache"), url(&origin), Limits::default());
+    let fetched = fetch(&FetchRequest {
+        path: "household",
+        ..request(&cache, &url, &limits)
+    })
     .unwrap();
     assert_eq!(fetched.commit, head);
     let paths: Vec<&str> = fetched.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, ["household/b.yml", "household/nested/a.yaml"]);
-    let all = fetch(&base.join("cache"), &url(&origin), "main", ".", None).unwrap();
+    let all = fetch(&request(&cache, &url, &limits)).unwrap();
     assert_eq!(all.files.len(), 3);
 }
 
@@ -94,15 +106,11 @@ fn follows_new_and_force_pushed_commits() {
     let cache = base.join("cache");
     commit(&origin, "main", &[("a.yaml", "v: 1\n")], false);
     let second = commit(&origin, "main", &[("a.yaml", "v: 2\n")], true);
-    assert_eq!(
-        fetch(&cache, &url(&origin), "main", ".", None)
-            .unwrap()
-            .commit,
-        second
-    );
+    let (url, limits) = (url(&origin), Limits::default());
+    assert_eq!(fetch(&request(&cache, &url, &limits)).unwrap().commit, second);
     // A history rewritten from scratch: no common ancestor with what the cache holds.
     let rewritten = commit(&origin, "main", &[("a.yaml", "v: 3\n")], false);
-    let fetched = fetch(&cache, &url(&origin), "main", ".", None).unwrap();
+    let fetched = fetch(&request(&cache, &url, &limits)).unwrap();
     assert_eq!(fetched.commit, rewritten);
     assert_eq!(fetched.files[0].text, "v: 3\n");
 }
@@ -124,8 +132,14 @@ fn a_missing_branch_path_or_remote_is_named() {
             "Unreachable",
         ),
     ];
+    let limits = Limits::default();
     for (url, branch, path, reason) in cases {
-        let e = fetch(&cache, &url, branch, path, None).unwrap_err();
+        let e = fetch(&FetchRequest {
+            branch,
+            path,
+            ..request(&cache, &url, &limits)
+        })
+        .unwrap_err();
         assert_eq!(e.reason(), reason, "{url} {branch} {path}: {e}");
     }
 }
@@ -144,7 +158,8 @@ fn a_file_that_is_not_text_is_refused_by_name() {
     let me = Signature::now("test", "test@example.org").unwrap();
     let c = repo.commit(None, &me, &me, "binary", &tree, &[]).unwrap();
     repo.reference("refs/heads/main", c, true, "test").unwrap();
-    let e = fetch(&base.join("cache"), &url(&origin), "main", ".", None).unwrap_err();
+    let (cache, url, limits) = (base.join("cache"), url(&origin), Limits::default());
+    let e = fetch(&request(&cache, &url, &limits)).unwrap_err();
     assert_eq!(
         e.to_string(),
         "bad.yaml is not UTF-8 text: resources must be UTF-8 YAML"
@@ -156,6 +171,7 @@ fn credentials_never_show_in_debug_output() {
     let c = Credentials {
         username: "household".into(),
         password: "s3cret-token".into(),
+        serves: std::sync::Arc::new(|_| true),
     };
     assert!(!format!("{c:?}").contains("s3cret"));
 }

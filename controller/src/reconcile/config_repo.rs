@@ -164,8 +164,18 @@ async fn sync(
         .config_repo_cache
         .join(repo.uid().unwrap_or_default());
     let (url, branch, path) = (spec.url.clone(), spec.branch.clone(), spec.path.clone());
+    let limits = repos.options.limits();
     let fetched = tokio::task::spawn_blocking(move || {
-        git::fetch(&cache, &url, &branch, &path, credentials.as_ref())
+        git::fetch(&git::FetchRequest {
+            cache: &cache,
+            url: &url,
+            branch: &branch,
+            path: &path,
+            credentials: credentials.as_ref(),
+            public_only: false,
+            previous: None,
+            limits: &limits,
+        })
     })
     .await;
     let fetched = match fetched {

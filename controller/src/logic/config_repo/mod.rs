@@ -2,6 +2,7 @@
 //! and prune, when to hold a revision for a person, the status to write, and which ConfigRepos a
 //! Gitea push concerns.
 
+pub mod address;
 pub mod decide;
 pub mod documents;
 pub mod feedback;
