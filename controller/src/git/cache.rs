@@ -62,7 +62,7 @@ fn remove(cache: &Path) -> Result<(), GitError> {
 
 /// The bytes of the files under `dir` (symlinks are not followed; what cannot be read counts
 /// nothing, and a missing directory is empty).
-fn disk_usage(dir: &Path) -> u64 {
+pub(super) fn disk_usage(dir: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };

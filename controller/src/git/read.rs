@@ -118,7 +118,7 @@ fn yaml_blobs(
         if entries > limits.tree_entries {
             refused = Some(GitError::TooLarge {
                 what: format!(
-                    "{path} of revision {revision} holds more than {} files and directories (passed at {name})",
+                    "{path} of revision {revision} holds more than {} files and directories, passed at {name}",
                     limits.tree_entries
                 ),
                 limit: format!("{} entries", limits.tree_entries),
