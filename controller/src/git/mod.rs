@@ -2,35 +2,84 @@
 //! YAML files of a directory of that commit straight from the object database (nothing is
 //! checked out, so a symlink in the repository can never reach the controller's disk).
 //!
+//! Whoever can push to the branch or create a ConfigRepo chooses what this reads, so every
+//! amount is bounded by [`Limits`] before the work it bounds: the download as it arrives, the
+//! cache on disk, each object by the size in its header, and the entries of the tree as they are
+//! walked.
+//!
 //! libgit2 blocks: call [`fetch`] from `spawn_blocking`.
 
+mod cache;
+mod network;
 pub mod options;
+mod read;
 
-use std::cell::Cell;
-use std::path::{Path, PathBuf};
-
-use git2::{Cred, CredentialType, FetchOptions, RemoteCallbacks, Repository, TreeWalkMode};
+use std::net::IpAddr;
+use std::path::Path;
+use std::sync::Arc;
 
 use crate::logic::config_repo::documents::File;
+use crate::logic::outside_text;
+
+pub use cache::forget_caches;
 
 /// The local ref the fetched branch lands on (one cache directory per ConfigRepo).
 const FETCHED: &str = "refs/ledgerops/fetched";
-/// Limits on what a revision may hold, so a repository cannot exhaust the controller's memory.
-const MAX_FILES: usize = 5_000;
-const MAX_FILE_BYTES: usize = 1 << 20;
-const MAX_TOTAL_BYTES: usize = 64 << 20;
+
+/// How much one ConfigRepo may make the controller download, store and read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Bytes of one object read: a YAML file, a directory listing, the commit.
+    pub file_bytes: usize,
+    /// Bytes of all the YAML files read of a revision.
+    pub total_bytes: usize,
+    /// Entries (files and directories, at any depth) under the path of a revision.
+    pub tree_entries: usize,
+    /// Bytes of one fetch's download, and of the ConfigRepo's cache on disk.
+    pub repo_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            file_bytes: 1 << 20,
+            total_bytes: 16 << 20,
+            tree_entries: 20_000,
+            repo_bytes: options::DEFAULT_MAX_BYTES,
+        }
+    }
+}
 
 /// HTTP basic-auth credentials from the ConfigRepo's Secret.
 #[derive(Clone)]
 pub struct Credentials {
     pub username: String,
     pub password: String,
+    /// Whether the credentials may be sent to a URL: asked of each URL libgit2 authenticates to.
+    pub serves: Arc<dyn Fn(&str) -> bool + Send + Sync>,
 }
 
 impl std::fmt::Debug for Credentials {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Credentials(<redacted>)")
     }
+}
+
+/// What to fetch, where to, and within which bounds.
+#[derive(Debug, Clone, Copy)]
+pub struct FetchRequest<'a> {
+    /// The ConfigRepo's bare cache (created if needed).
+    pub cache: &'a Path,
+    pub url: &'a str,
+    pub branch: &'a str,
+    /// The directory of the revision whose YAML files are read.
+    pub path: &'a str,
+    pub credentials: Option<&'a Credentials>,
+    /// Refuse a host that resolves to any address that is not public.
+    pub public_only: bool,
+    /// The commit applied before, hex: whether the new one descends from it.
+    pub previous: Option<&'a str>,
+    pub limits: &'a Limits,
 }
 
 /// What one fetch found.
@@ -40,6 +89,9 @@ pub struct Fetched {
     pub commit: String,
     /// The `*.yaml` / `*.yml` files under the path, sorted by path.
     pub files: Vec<File>,
+    /// The commit is the previous one or descends from it (true when there was none): false
+    /// after a force-push that rewrote or rewound the branch.
+    pub fast_forward: bool,
 }
 
 /// Why a fetch gave nothing. Messages never carry credentials: libgit2's own messages name the
@@ -55,6 +107,14 @@ pub enum GitError {
     #[error("cannot fetch {url}: {message}; the controller tries again at the next interval")]
     Unreachable { url: String, message: String },
     #[error(
+        "spec.url {url}: host {host} resolves to {address}, which is not a public address, and this ConfigRepo may reach public hosts only; use a public host (an operator can allow this one with --config-repo-url-allow)"
+    )]
+    NotPublic {
+        url: String,
+        host: String,
+        address: IpAddr,
+    },
+    #[error(
         "{url} has no branch {branch}: it was deleted or never pushed; push it, or set spec.branch to an existing branch"
     )]
     BranchNotFound { url: String, branch: String },
@@ -64,8 +124,12 @@ pub enum GitError {
     PathNotFound { revision: String, path: String },
     #[error("{file} is not UTF-8 text: resources must be UTF-8 YAML")]
     NotText { file: String },
-    #[error("{what}: split the repository or point spec.path at a smaller directory")]
-    TooLarge { what: String },
+    #[error("{what} (at most {limit}): {remedy}")]
+    TooLarge {
+        what: String,
+        limit: String,
+        remedy: &'static str,
+    },
     #[error("reading the fetched commit: {0}")]
     Read(String),
 }
@@ -77,11 +141,17 @@ impl GitError {
             GitError::Cache { .. } | GitError::Read(_) => "FetchFailed",
             GitError::Auth { .. } => "AuthenticationFailed",
             GitError::Unreachable { .. } => "Unreachable",
+            GitError::NotPublic { .. } => "UrlNotAllowed",
             GitError::BranchNotFound { .. } => "BranchNotFound",
             GitError::PathNotFound { .. } => "PathNotFound",
             GitError::NotText { .. } | GitError::TooLarge { .. } => "InvalidRepository",
         }
     }
+}
+
+/// libgit2's message in a few words: it may carry what a server said.
+fn summary(e: &git2::Error) -> String {
+    outside_text::sanitize(e.message(), outside_text::MAX_CHARS)
 }
 
 /// Sets libgit2's network timeouts, so that a silent server fails a sync instead of holding it.
@@ -94,202 +164,33 @@ pub fn set_timeouts() {
     }
 }
 
-/// Fetches `branch` of `url` into the bare repository `cache` (created if needed) and reads the
-/// files under `path` of its commit. Asks the remote for the branch's commit first, and downloads
-/// only when the cache does not have it: an unchanged branch costs one small request.
-pub fn fetch(
-    cache: &Path,
-    url: &str,
-    branch: &str,
-    path: &str,
-    credentials: Option<&Credentials>,
-) -> Result<Fetched, GitError> {
-    let repo = open_cache(cache)?;
-    let wanted = format!("refs/heads/{branch}");
-    let unreachable = |e: git2::Error| classify(e, url);
-    let mut remote = repo.remote_anonymous(url).map_err(unreachable)?;
-    let commit = {
-        let tries = Cell::new(0);
-        let connection = remote
-            .connect_auth(
-                git2::Direction::Fetch,
-                Some(callbacks(credentials, &tries)),
-                None,
-            )
-            .map_err(unreachable)?;
-        let head = connection
-            .list()
-            .map_err(unreachable)?
-            .iter()
-            .find(|h| h.name() == wanted)
-            .map(|h| h.oid());
-        head.ok_or_else(|| GitError::BranchNotFound {
-            url: url.to_owned(),
-            branch: branch.to_owned(),
-        })?
-    };
-    if repo.find_commit(commit).is_err() {
-        let tries = Cell::new(0);
-        let mut options = FetchOptions::new();
-        options.remote_callbacks(callbacks(credentials, &tries));
-        let refspec = format!("+{wanted}:{FETCHED}");
-        remote
-            .fetch(&[refspec.as_str()], Some(&mut options), None)
-            .map_err(unreachable)?;
+/// Fetches the branch of the request into its cache and reads the files under its path. An
+/// unchanged branch costs the remote's listing only: libgit2 asks for no pack when the cache
+/// already has the commit.
+pub fn fetch(request: &FetchRequest<'_>) -> Result<Fetched, GitError> {
+    if request.public_only {
+        network::check_public(request.url)?;
     }
-    let revision = crate::logic::config_repo::revision(branch, &commit.to_string());
-    let files = read_tree(&repo, commit, path, &revision)?;
+    let (repo, commit) = cache::fetch_within(request)?;
+    let revision = crate::logic::config_repo::revision(request.branch, &commit.to_string());
+    let files = read::files(&repo, commit, request.path, &revision, request.limits)?;
     Ok(Fetched {
         commit: commit.to_string(),
         files,
+        fast_forward: fast_forward(&repo, request.previous, commit),
     })
 }
 
-/// Removes the caches under `root` of ConfigRepos that no longer exist: every directory named
-/// like a uid that is not in `keep`. Nothing else is touched, even if `root` is shared. What
-/// cannot be removed is logged and left.
-pub fn forget_caches(root: &Path, keep: &[String]) {
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return;
+/// Whether `commit` is `previous` or descends from it. A previous commit the cache lacks is no
+/// ancestor: the fetch brought the whole history of `commit`.
+fn fast_forward(repo: &git2::Repository, previous: Option<&str>, commit: git2::Oid) -> bool {
+    let Some(previous) = previous else {
+        return true;
     };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !is_uid(&name) || keep.contains(&name) {
-            continue;
-        }
-        if let Err(e) = std::fs::remove_dir_all(entry.path()) {
-            tracing::warn!(cache = %entry.path().display(), error = %e, "cannot remove the cache of a deleted ConfigRepo");
-        }
+    match git2::Oid::from_str(previous) {
+        Ok(p) => p == commit || repo.graph_descendant_of(commit, p).unwrap_or(false),
+        Err(_) => false,
     }
-}
-
-/// Whether `name` is spelled like a Kubernetes uid (8-4-4-4-12 hex digits).
-fn is_uid(name: &str) -> bool {
-    let parts: Vec<&str> = name.split('-').collect();
-    parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
-        && parts
-            .iter()
-            .all(|p| p.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-fn open_cache(cache: &Path) -> Result<Repository, GitError> {
-    let failed = |message: String| GitError::Cache {
-        dir: cache.display().to_string(),
-        message,
-    };
-    match Repository::open_bare(cache) {
-        Ok(r) => Ok(r),
-        Err(_) => {
-            std::fs::create_dir_all(cache).map_err(|e| failed(e.to_string()))?;
-            Repository::init_bare(cache).map_err(|e| failed(e.message().to_owned()))
-        }
-    }
-}
-
-/// Offers the credentials once: libgit2 asks again after a refusal, and would loop.
-fn callbacks<'a>(
-    credentials: Option<&'a Credentials>,
-    tries: &'a Cell<u32>,
-) -> RemoteCallbacks<'a> {
-    let mut callbacks = RemoteCallbacks::new();
-    callbacks.credentials(move |_url, _user, allowed| {
-        tries.set(tries.get() + 1);
-        match credentials {
-            Some(c)
-                if tries.get() == 1 && allowed.contains(CredentialType::USER_PASS_PLAINTEXT) =>
-            {
-                Cred::userpass_plaintext(&c.username, &c.password)
-            }
-            _ => Err(git2::Error::from_str("authentication required")),
-        }
-    });
-    callbacks
-}
-
-fn classify(e: git2::Error, url: &str) -> GitError {
-    if e.class() == git2::ErrorClass::Http && e.code() == git2::ErrorCode::Auth
-        || e.message().contains("authentication required")
-        || e.message().contains("status code: 401")
-    {
-        return GitError::Auth {
-            url: url.to_owned(),
-        };
-    }
-    GitError::Unreachable {
-        url: url.to_owned(),
-        message: e.message().to_owned(),
-    }
-}
-
-/// The YAML blobs under `path` of `commit`, sorted by path.
-fn read_tree(
-    repo: &Repository,
-    commit: git2::Oid,
-    path: &str,
-    revision: &str,
-) -> Result<Vec<File>, GitError> {
-    let read = |e: git2::Error| GitError::Read(e.message().to_owned());
-    let root = repo
-        .find_commit(commit)
-        .map_err(read)?
-        .tree()
-        .map_err(read)?;
-    let dir = PathBuf::from(path.trim_matches('/'));
-    let tree = if dir.as_os_str().is_empty() || dir == Path::new(".") {
-        root
-    } else {
-        let not_found = || GitError::PathNotFound {
-            revision: revision.to_owned(),
-            path: path.to_owned(),
-        };
-        let entry = root.get_path(&dir).map_err(|_| not_found())?;
-        repo.find_tree(entry.id()).map_err(|_| not_found())?
-    };
-    let mut blobs = Vec::new();
-    tree.walk(TreeWalkMode::PreOrder, |parent, entry| {
-        let name = entry.name().unwrap_or_default();
-        // Regular files only: symlinks and submodules are never followed.
-        let regular = matches!(entry.filemode(), 0o100644 | 0o100755);
-        if regular && (name.ends_with(".yaml") || name.ends_with(".yml")) {
-            blobs.push((format!("{parent}{name}"), entry.id()));
-        }
-        git2::TreeWalkResult::Ok
-    })
-    .map_err(read)?;
-    if blobs.len() > MAX_FILES {
-        return Err(GitError::TooLarge {
-            what: format!(
-                "{} YAML files under {path} (at most {MAX_FILES})",
-                blobs.len()
-            ),
-        });
-    }
-    let prefix = dir.to_string_lossy();
-    let mut total = 0;
-    let mut files = Vec::with_capacity(blobs.len());
-    for (relative, id) in blobs {
-        let file = if prefix.is_empty() || prefix == "." {
-            relative
-        } else {
-            format!("{prefix}/{relative}")
-        };
-        let blob = repo.find_blob(id).map_err(read)?;
-        let size = blob.size();
-        total += size;
-        if size > MAX_FILE_BYTES || total > MAX_TOTAL_BYTES {
-            return Err(GitError::TooLarge {
-                what: format!(
-                    "{file} is {size} bytes (at most {MAX_FILE_BYTES} a file, {MAX_TOTAL_BYTES} in all)"
-                ),
-            });
-        }
-        let text = std::str::from_utf8(blob.content())
-            .map_err(|_| GitError::NotText { file: file.clone() })?
-            .to_owned();
-        files.push(File { path: file, text });
-    }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(files)
 }
 
 #[cfg(test)]

@@ -2,8 +2,12 @@
 
 use std::path::PathBuf;
 
+use super::Limits;
 use crate::logic::config_repo::url::UrlPolicy;
 use crate::logic::url_prefix::Prefixes;
+
+/// `--config-repo-max-bytes` unless set: 32 MiB.
+pub const DEFAULT_MAX_BYTES: u64 = 32 << 20;
 
 /// Where ConfigRepos are fetched to, and which local repositories they may name.
 #[derive(clap::Args, Debug, Clone)]
@@ -25,6 +29,10 @@ pub struct ConfigRepoArgs {
     /// address is public.
     #[arg(long, env = "LEDGEROPS_CONFIG_REPO_URL_ALLOW", value_delimiter = ',')]
     pub config_repo_url_allow: Vec<String>,
+    /// The most bytes one fetch of a ConfigRepo may download, and its cache may take on disk
+    /// (size the cache volume for this times the number of ConfigRepos).
+    #[arg(long, env = "LEDGEROPS_CONFIG_REPO_MAX_BYTES", default_value_t = DEFAULT_MAX_BYTES)]
+    pub config_repo_max_bytes: u64,
 }
 
 impl ConfigRepoArgs {
@@ -34,5 +42,13 @@ impl ConfigRepoArgs {
             format!("{} {entry:?}: {shape}", crate::logic::config_repo::url::FLAG)
         })?;
         Ok(UrlPolicy::new(allowed, self.config_repo_file_root.clone()))
+    }
+
+    /// What one ConfigRepo may make the controller download, store and read.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            repo_bytes: self.config_repo_max_bytes,
+            ..Limits::default()
+        }
     }
 }

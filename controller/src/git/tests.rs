@@ -53,8 +53,44 @@ fn commit(dir: &Path, branch: &str, files: &[(&str, &str)], parent: bool) -> Str
     id.to_string()
 }
 
+/// Commits `tree` as the only commit of `main`; returns the commit.
+fn commit_tree(repo: &Repository, tree: git2::Oid) -> String {
+    let tree = repo.find_tree(tree).unwrap();
+    let me = Signature::now("test", "test@example.org").unwrap();
+    let id = repo.commit(None, &me, &me, "tree", &tree, &[]).unwrap();
+    repo.reference("refs/heads/main", id, true, "test").unwrap();
+    id.to_string()
+}
+
+/// `n` characters that compress poorly, so that a pack carries them at about their size.
+fn noise(n: usize, seed: u64) -> String {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            char::from(b'!' + (x >> 58) as u8)
+        })
+        .collect()
+}
+
 fn url(dir: &Path) -> String {
     format!("file://{}", dir.display())
+}
+
+/// Branch `main`, the whole tree, no credentials, any host, nothing applied before.
+fn request<'a>(cache: &'a Path, url: &'a str, limits: &'a Limits) -> FetchRequest<'a> {
+    FetchRequest {
+        cache,
+        url,
+        branch: "main",
+        path: ".",
+        credentials: None,
+        public_only: false,
+        previous: None,
+        limits,
+    }
 }
 
 #[test]
@@ -72,18 +108,16 @@ fn reads_the_yaml_files_under_the_path_of_the_branch() {
         ],
         false,
     );
-    let fetched = fetch(
-        &base.join("cache"),
-        &url(&origin),
-        "main",
-        "household",
-        None,
-    )
+    let (cache, url, limits) = (base.join("cache"), url(&origin), Limits::default());
+    let fetched = fetch(&FetchRequest {
+        path: "household",
+        ..request(&cache, &url, &limits)
+    })
     .unwrap();
     assert_eq!(fetched.commit, head);
     let paths: Vec<&str> = fetched.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, ["household/b.yml", "household/nested/a.yaml"]);
-    let all = fetch(&base.join("cache"), &url(&origin), "main", ".", None).unwrap();
+    let all = fetch(&request(&cache, &url, &limits)).unwrap();
     assert_eq!(all.files.len(), 3);
 }
 
@@ -94,15 +128,14 @@ fn follows_new_and_force_pushed_commits() {
     let cache = base.join("cache");
     commit(&origin, "main", &[("a.yaml", "v: 1\n")], false);
     let second = commit(&origin, "main", &[("a.yaml", "v: 2\n")], true);
+    let (url, limits) = (url(&origin), Limits::default());
     assert_eq!(
-        fetch(&cache, &url(&origin), "main", ".", None)
-            .unwrap()
-            .commit,
+        fetch(&request(&cache, &url, &limits)).unwrap().commit,
         second
     );
     // A history rewritten from scratch: no common ancestor with what the cache holds.
     let rewritten = commit(&origin, "main", &[("a.yaml", "v: 3\n")], false);
-    let fetched = fetch(&cache, &url(&origin), "main", ".", None).unwrap();
+    let fetched = fetch(&request(&cache, &url, &limits)).unwrap();
     assert_eq!(fetched.commit, rewritten);
     assert_eq!(fetched.files[0].text, "v: 3\n");
 }
@@ -124,8 +157,14 @@ fn a_missing_branch_path_or_remote_is_named() {
             "Unreachable",
         ),
     ];
+    let limits = Limits::default();
     for (url, branch, path, reason) in cases {
-        let e = fetch(&cache, &url, branch, path, None).unwrap_err();
+        let e = fetch(&FetchRequest {
+            branch,
+            path,
+            ..request(&cache, &url, &limits)
+        })
+        .unwrap_err();
         assert_eq!(e.reason(), reason, "{url} {branch} {path}: {e}");
     }
 }
@@ -140,11 +179,9 @@ fn a_file_that_is_not_text_is_refused_by_name() {
     let id = repo.blob(&[0xff, 0xfe, 0x00]).unwrap();
     let mut builder = repo.treebuilder(None).unwrap();
     builder.insert("bad.yaml", id, 0o100644).unwrap();
-    let tree = repo.find_tree(builder.write().unwrap()).unwrap();
-    let me = Signature::now("test", "test@example.org").unwrap();
-    let c = repo.commit(None, &me, &me, "binary", &tree, &[]).unwrap();
-    repo.reference("refs/heads/main", c, true, "test").unwrap();
-    let e = fetch(&base.join("cache"), &url(&origin), "main", ".", None).unwrap_err();
+    commit_tree(&repo, builder.write().unwrap());
+    let (cache, url, limits) = (base.join("cache"), url(&origin), Limits::default());
+    let e = fetch(&request(&cache, &url, &limits)).unwrap_err();
     assert_eq!(
         e.to_string(),
         "bad.yaml is not UTF-8 text: resources must be UTF-8 YAML"
@@ -156,6 +193,7 @@ fn credentials_never_show_in_debug_output() {
     let c = Credentials {
         username: "household".into(),
         password: "s3cret-token".into(),
+        serves: std::sync::Arc::new(|_| true),
     };
     assert!(!format!("{c:?}").contains("s3cret"));
 }
@@ -188,4 +226,343 @@ fn only_the_caches_of_deleted_config_repos_are_removed() {
         ]
     );
     let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_huge_blob_is_refused_by_the_size_in_its_header_before_it_is_inflated() {
+    let base = scratch("huge");
+    let origin = base.join("origin");
+    // 50 MB of zeros: a few dozen kilobytes in the pack, so only the header tells its size.
+    let zeros = "\0".repeat(50 << 20);
+    let head = commit(
+        &origin,
+        "main",
+        &[("a.yaml", "a: 1\n"), ("huge.yaml", &zeros)],
+        false,
+    );
+    let (cache, url, limits) = (base.join("cache"), url(&origin), Limits::default());
+    let e = fetch(&request(&cache, &url, &limits)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "huge.yaml of revision main@sha1:{head} is 52428800 bytes (at most 1048576 bytes a file or directory listing): split the repository, or point spec.path at a smaller directory"
+        )
+    );
+    assert_eq!(e.reason(), "InvalidRepository");
+    let stored = cache::disk_usage(&cache);
+    assert!(stored < 1 << 20, "{stored} bytes in the cache");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Files committed: path and text.
+type Files<'a> = Vec<(&'a str, &'a str)>;
+
+/// Each limit on what is read of a revision, small: the files committed, the path read, and the
+/// message, around the revision, that names what passed it.
+#[test]
+fn every_limit_on_what_is_read_names_what_passed_it() {
+    let limits = Limits {
+        file_bytes: 200,
+        total_bytes: 150,
+        tree_entries: 5,
+        ..Limits::default()
+    };
+    let sixty = format!("v: {}\n", "x".repeat(56));
+    let big = format!("v: {}\n", "x".repeat(197));
+    let names: Vec<String> = (0..8)
+        .map(|i| format!("many/an-entry-with-a-long-name-{i}.txt"))
+        .collect();
+    let listing: Files = names.iter().map(|n| (n.as_str(), "")).collect();
+    let six: Files = ["f0", "f1", "f2", "f3", "f4", "f5"]
+        .iter()
+        .map(|n| (*n, ""))
+        .collect();
+    let object = " is 472 bytes (at most 200 bytes a file or directory listing)";
+    let cases: Vec<(Files, &str, (&str, &str))> = vec![
+        (
+            vec![("big.yaml", &big)],
+            ".",
+            (
+                "big.yaml",
+                " is 201 bytes (at most 200 bytes a file or directory listing)",
+            ),
+        ),
+        (
+            vec![("a.yaml", &sixty), ("b.yaml", &sixty), ("c.yaml", &sixty)],
+            ".",
+            (
+                "the YAML files under .",
+                " pass 150 bytes at c.yaml (at most 150 bytes in all)",
+            ),
+        ),
+        (
+            six,
+            ".",
+            (
+                ".",
+                " holds more than 5 files and directories, passed at f5 (at most 5 entries)",
+            ),
+        ),
+        (listing.clone(), ".", ("many", object)),
+        (listing, "many", ("directory many", object)),
+    ];
+    for (i, (files, path, (what, limit))) in cases.into_iter().enumerate() {
+        let base = scratch(&format!("limit-{i}"));
+        let origin = base.join("origin");
+        let head = commit(&origin, "main", &files, false);
+        let (cache, url) = (base.join("cache"), url(&origin));
+        let e = fetch(&FetchRequest {
+            path,
+            ..request(&cache, &url, &limits)
+        })
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{what} of revision main@sha1:{head}{limit}: split the repository, or point spec.path at a smaller directory"
+            )
+        );
+        assert_eq!(e.reason(), "InvalidRepository");
+        let _ = std::fs::remove_dir_all(&base);
+    }
+}
+
+#[test]
+fn a_tree_of_thirty_thousand_entries_is_refused_while_it_is_walked() {
+    let base = scratch("wide");
+    let origin = base.join("origin");
+    let repo = Repository::init(&origin).unwrap();
+    // Three directories of 10,000 empty files each, none of them YAML: every entry counts.
+    let empty = repo.blob(b"").unwrap();
+    let mut root = repo.treebuilder(None).unwrap();
+    for d in 0..3 {
+        let mut dir = repo.treebuilder(None).unwrap();
+        for f in 0..10_000 {
+            dir.insert(format!("f{f}"), empty, 0o100644).unwrap();
+        }
+        root.insert(format!("d{d}"), dir.write().unwrap(), 0o040000)
+            .unwrap();
+    }
+    let head = commit_tree(&repo, root.write().unwrap());
+    let (cache, url, limits) = (base.join("cache"), url(&origin), Limits::default());
+    let e = fetch(&request(&cache, &url, &limits)).unwrap_err();
+    let message = e.to_string();
+    assert!(
+        message.starts_with(&format!(
+            ". of revision main@sha1:{head} holds more than 20000 files and directories, passed at d1/"
+        )),
+        "{message}"
+    );
+    assert!(message.ends_with("(at most 20000 entries): split the repository, or point spec.path at a smaller directory"), "{message}");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn a_download_over_the_limit_is_stopped_as_it_arrives() {
+    let base = scratch("pack");
+    let origin = base.join("origin");
+    commit(&origin, "main", &[("a.yaml", &noise(200_000, 1))], false);
+    let (cache, url) = (base.join("cache"), url(&origin));
+    let limits = Limits {
+        repo_bytes: 50_000,
+        ..Limits::default()
+    };
+    let e = fetch(&request(&cache, &url, &limits)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "fetching branch main of {url} downloads more than 50000 bytes (at most 50000 bytes a ConfigRepo, --config-repo-max-bytes): follow a repository with a smaller history, or ask the operator to raise --config-repo-max-bytes"
+        )
+    );
+    assert_eq!(e.reason(), "InvalidRepository");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn the_cache_of_a_config_repo_is_kept_within_its_limit() {
+    let base = scratch("cache-bound");
+    let origin = base.join("origin");
+    let (cache, url) = (base.join("cache"), url(&origin));
+    let limits = Limits {
+        repo_bytes: 100_000,
+        ..Limits::default()
+    };
+    // Over the limit before the fetch: it is only a cache, so it is emptied.
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::write(cache.join("leftover"), vec![0; 150_000]).unwrap();
+    commit(&origin, "main", &[("a.yaml", &noise(60_000, 1))], false);
+    fetch(&request(&cache, &url, &limits)).unwrap();
+    assert!(!cache.join("leftover").exists());
+    // A force-push of as much again: both histories together pass the limit, so the cache is
+    // fetched anew with the new one alone.
+    let second = commit(&origin, "main", &[("a.yaml", &noise(60_000, 2))], false);
+    assert_eq!(
+        fetch(&request(&cache, &url, &limits)).unwrap().commit,
+        second
+    );
+    let used = cache::disk_usage(&cache);
+    assert!(used <= limits.repo_bytes, "{used} bytes in the cache");
+    // A download within the limit whose cache (pack, index, the repository's own files) is not:
+    // refused, and no cache is left.
+    let pack = std::fs::read_dir(cache.join("objects/pack"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().extension().is_some_and(|x| x == "pack"))
+        .unwrap()
+        .metadata()
+        .unwrap()
+        .len();
+    let fresh = base.join("fresh");
+    let tight = Limits {
+        repo_bytes: pack,
+        ..Limits::default()
+    };
+    let e = fetch(&request(&fresh, &url, &tight)).unwrap_err();
+    assert!(
+        e.to_string().starts_with(&format!(
+            "branch main of {url} takes {} bytes on disk once fetched (at most {pack} bytes a ConfigRepo, --config-repo-max-bytes)",
+            used
+        )),
+        "{e}"
+    );
+    assert!(!fresh.exists());
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn credentials_are_offered_once_and_only_to_the_urls_they_serve() {
+    use std::cell::Cell;
+    let c = Credentials {
+        username: "household".into(),
+        password: "s3cret-token".into(),
+        serves: std::sync::Arc::new(|url| url.starts_with("https://git.example/")),
+    };
+    let plain = git2::CredentialType::USER_PASS_PLAINTEXT;
+    let refused = Cell::new(0);
+    assert!(network::offer(Some(&c), &refused, "https://evil.example/c.git", plain).is_err());
+    let served = Cell::new(0);
+    assert!(network::offer(Some(&c), &served, "https://git.example/h/c.git", plain).is_ok());
+    assert!(
+        network::offer(Some(&c), &served, "https://git.example/h/c.git", plain).is_err(),
+        "offered once"
+    );
+    let ssh = git2::CredentialType::SSH_KEY;
+    assert!(network::offer(Some(&c), &Cell::new(0), "https://git.example/c", ssh).is_err());
+    assert!(network::offer(None, &Cell::new(0), "https://git.example/c", plain).is_err());
+}
+
+#[test]
+fn fast_forward_tells_whether_the_commit_descends_from_the_one_applied() {
+    let base = scratch("fast-forward");
+    let origin = base.join("origin");
+    let (cache, url, limits) = (base.join("cache"), url(&origin), Limits::default());
+    let get = |previous: Option<&str>| {
+        let fetched = fetch(&FetchRequest {
+            previous,
+            ..request(&cache, &url, &limits)
+        })
+        .unwrap();
+        (fetched.commit, fetched.fast_forward)
+    };
+    let first = commit(&origin, "main", &[("a.yaml", "v: 1\n")], false);
+    let second = commit(&origin, "main", &[("a.yaml", "v: 2\n")], true);
+    assert_eq!(get(None), (second.clone(), true));
+    assert_eq!(get(Some(&first)), (second.clone(), true));
+    assert_eq!(get(Some(&second)), (second.clone(), true));
+    // Force-pushed back to an older commit.
+    let repo = Repository::open(&origin).unwrap();
+    let older = git2::Oid::from_str(&first).unwrap();
+    repo.reference("refs/heads/main", older, true, "rewind")
+        .unwrap();
+    assert_eq!(get(Some(&second)), (first.clone(), false));
+    // Force-pushed to an unrelated commit.
+    let unrelated = commit(&origin, "main", &[("a.yaml", "v: 3\n")], false);
+    assert_eq!(get(Some(&second)), (unrelated.clone(), false));
+    assert_eq!(get(Some(&first)), (unrelated.clone(), false));
+    // A commit the fetched history does not hold is no ancestor.
+    let elsewhere = commit(&base.join("other"), "main", &[("b.yaml", "b: 1\n")], false);
+    assert_eq!(get(Some(&elsewhere)), (unrelated, false));
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// A server that answers the first request with a redirect to another host, and whether that
+/// host was ever asked.
+#[test]
+fn a_redirect_to_another_host_is_not_followed() {
+    use std::io::{Read, Write};
+    let first = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    other.set_nonblocking(true).unwrap();
+    let (port, other_port) = (
+        first.local_addr().unwrap().port(),
+        other.local_addr().unwrap().port(),
+    );
+    std::thread::spawn(move || {
+        let (mut stream, _) = first.accept().unwrap();
+        let mut request = Vec::new();
+        let mut buf = [0; 1024];
+        while !request.ends_with(b"\r\n\r\n") {
+            match stream.read(&mut buf) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => request.extend_from_slice(&buf[..n]),
+            }
+        }
+        let answer = format!(
+            "HTTP/1.1 302 Found\r\nLocation: http://localhost:{other_port}/c.git/info/refs?service=git-upload-pack\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        );
+        let _ = stream.write_all(answer.as_bytes());
+    });
+    let base = scratch("redirect");
+    let (cache, limits) = (base.join("cache"), Limits::default());
+    let url = format!("http://127.0.0.1:{port}/c.git");
+    let e = fetch(&request(&cache, &url, &limits)).unwrap_err();
+    assert_eq!(e.reason(), "Unreachable", "{e}");
+    assert!(e.to_string().contains("cannot redirect"), "{e}");
+    assert!(other.accept().is_err(), "the other host was asked");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn a_config_repo_that_may_reach_public_hosts_only_is_refused_any_other() {
+    let base = scratch("public-only");
+    let (cache, limits) = (base.join("cache"), Limits::default());
+    let cases = [
+        ("http://127.0.0.1:9/h/c.git", "127.0.0.1", "127.0.0.1"),
+        ("http://localhost:9/h/c.git", "localhost", ""),
+        ("https://[::1]/h/c.git", "::1", "::1"),
+        (
+            "http://[::ffff:127.0.0.2]:9/c.git",
+            "::ffff:127.0.0.2",
+            "::ffff:127.0.0.2",
+        ),
+    ];
+    for (url, host, address) in cases {
+        let e = fetch(&FetchRequest {
+            public_only: true,
+            ..request(&cache, url, &limits)
+        })
+        .unwrap_err();
+        assert_eq!(e.reason(), "UrlNotAllowed", "{url}: {e}");
+        let message = e.to_string();
+        assert!(
+            message.contains(&format!("host {host} resolves to {address}")),
+            "{message}"
+        );
+        assert!(
+            message.ends_with(
+                "use a public host (an operator can allow this one with --config-repo-url-allow)"
+            ),
+            "{message}"
+        );
+    }
+    // A repository on disk has no host: --config-repo-file-root governs it.
+    let origin = base.join("origin");
+    commit(&origin, "main", &[("a.yaml", "a: 1\n")], false);
+    let local = url(&origin);
+    fetch(&FetchRequest {
+        public_only: true,
+        ..request(&cache, &local, &limits)
+    })
+    .unwrap();
+    let _ = std::fs::remove_dir_all(&base);
 }

@@ -122,5 +122,7 @@ pub async fn read(
     Ok(Credentials {
         username: key("username").unwrap_or_else(|| "git".into()),
         password,
+        // libgit2 asks for credentials with the URL it is talking to: only within the scope.
+        serves: std::sync::Arc::new(move |u| ::url::Url::parse(u).is_ok_and(|u| scope.allows(&u))),
     })
 }

@@ -28,7 +28,7 @@ use crate::logic::config_repo::documents::{self, Document, Refusal, Source};
 use crate::logic::config_repo::push::{self, Push};
 use crate::logic::config_repo::status::{self as repo_status, Outcome};
 use crate::logic::config_repo::url::{self, UrlPolicy};
-use crate::logic::config_repo::{CONFIRM_PRUNE, revision};
+use crate::logic::config_repo::{CONFIRM_PRUNE, CONFIRM_REWRITE, applied_commit, revision};
 use crate::logic::duration;
 
 /// How many documents are dry-run or applied at once.
@@ -241,8 +241,20 @@ async fn sync(
         .config_repo_cache
         .join(repo.uid().unwrap_or_default());
     let (url, branch, path) = (spec.url.clone(), spec.branch.clone(), spec.path.clone());
+    let applied = applied_commit(previous.last_applied_revision.as_deref(), &spec.branch);
+    let previous_commit = applied.map(str::to_owned);
+    let limits = repos.setup.options.limits();
     let fetched = tokio::task::spawn_blocking(move || {
-        git::fetch(&cache, &url, &branch, &path, credentials.as_ref())
+        git::fetch(&git::FetchRequest {
+            cache: &cache,
+            url: &url,
+            branch: &branch,
+            path: &path,
+            credentials: credentials.as_ref(),
+            public_only,
+            previous: previous_commit.as_deref(),
+            limits: &limits,
+        })
     })
     .await;
     let fetched = match fetched {
@@ -251,6 +263,12 @@ async fn sync(
         Err(e) => return Ok(fetch_failed("FetchFailed", e.to_string())),
     };
     let revision = revision(&spec.branch, &fetched.commit);
+    if !fetched.fast_forward && repo.annotations().get(CONFIRM_REWRITE) != Some(&revision) {
+        return Ok(Outcome::Rewritten {
+            revision,
+            applied: previous.last_applied_revision.clone().unwrap_or_default(),
+        });
+    }
     let name = repo.name_any();
     let live = repo_objects::live(&ctx.client, &namespace).await?;
     let demoted = demotion::keys(&previous.demoted, &live, inventory);

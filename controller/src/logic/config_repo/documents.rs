@@ -9,12 +9,16 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::RepoKind;
+use super::yaml::{self, Allowance};
 use crate::api::common::PROPOSED_BY;
 use crate::api::rule::CategorizationRuleSpec;
 use crate::logic::rule::proposal;
 
 /// The apiVersion of every kind a repository may declare.
 const API_VERSION: &str = "ledgerops.dev/v1alpha1";
+/// Documents a revision may declare (counted while its files are split, so a file of markers
+/// costs no more than this).
+pub const MAX_DOCUMENTS: usize = 5_000;
 
 /// One YAML file of the revision, by its path in the repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,7 +79,8 @@ pub struct Source<'a> {
 }
 
 /// Every document of `files` for the namespace `namespace` from `source`, or every refusal
-/// (nothing of the revision is applied when there is one).
+/// (nothing of the revision is applied when there is one). Reading stops at the first document
+/// past a limit of the revision: what follows could not be read anyway.
 pub fn parse(
     files: &[File],
     namespace: &str,
@@ -83,12 +88,30 @@ pub fn parse(
 ) -> Result<Vec<Document>, Vec<Refusal>> {
     let mut documents = Vec::new();
     let mut refusals = Vec::new();
-    for file in files {
+    let mut allowance = Allowance::default();
+    let mut count = 0;
+    'files: for file in files {
         for chunk in chunks(&file.text) {
-            match document(file, &chunk, namespace, source) {
+            count += 1;
+            if count > MAX_DOCUMENTS {
+                refusals.push(Refusal {
+                    file: file.path.clone(),
+                    line: chunk.content_line(),
+                    message: format!(
+                        "document {count} of the revision is past the limit of {MAX_DOCUMENTS} documents a revision: split the repository, or point spec.path at a smaller directory"
+                    ),
+                });
+                break 'files;
+            }
+            match document(file, &chunk, namespace, source, &mut allowance) {
                 Ok(Some(d)) => documents.push(d),
                 Ok(None) => {}
-                Err(r) => refusals.push(r),
+                Err(r) => {
+                    refusals.push(r);
+                    if allowance.passed() {
+                        break 'files;
+                    }
+                }
             }
         }
     }
@@ -116,27 +139,23 @@ pub fn parse(
 }
 
 /// One document's text and the file line its text starts on (1-based).
-struct Chunk {
+struct Chunk<'a> {
     first_line: usize,
-    lines: Vec<String>,
+    text: &'a str,
 }
 
-impl Chunk {
+impl Chunk<'_> {
     /// The line of the first content line (not blank, not a comment).
     fn content_line(&self) -> usize {
-        let offset = self
-            .lines
-            .iter()
-            .position(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-            .unwrap_or(0);
+        let offset = self.text.lines().position(is_content).unwrap_or(0);
         self.first_line + offset
     }
 
     /// The line of the first line whose text, after `indent` spaces or more, starts with `key:`.
     fn key_line(&self, key: &str, top_level: bool) -> usize {
         let wanted = format!("{key}:");
-        self.lines
-            .iter()
+        self.text
+            .lines()
             .position(|l| {
                 let trimmed = l.trim_start();
                 trimmed.starts_with(&wanted) && (!top_level || trimmed.len() == l.len())
@@ -146,51 +165,68 @@ impl Chunk {
     }
 }
 
-/// Splits a file at its `---` document markers (a marker always starts at column 0, so it can
-/// never be part of an indented block).
-fn chunks(text: &str) -> Vec<Chunk> {
-    let mut out = vec![Chunk {
-        first_line: 1,
-        lines: Vec::new(),
-    }];
-    for (i, line) in text.lines().enumerate() {
-        if line == "---" || line.starts_with("--- ") || line == "..." {
-            out.push(Chunk {
-                first_line: i + 2,
-                lines: Vec::new(),
-            });
-        } else if let Some(last) = out.last_mut() {
-            last.lines.push(line.to_owned());
+fn is_content(line: &str) -> bool {
+    let line = line.trim();
+    !line.is_empty() && !line.starts_with('#')
+}
+
+/// The documents of a file, split lazily at its `---` document markers (a marker always starts
+/// at column 0, so it can never be part of an indented block), so that counting them bounds the
+/// work. Blank and comment-only documents declare nothing and are left out.
+fn chunks(text: &str) -> impl Iterator<Item = Chunk<'_>> {
+    let mut rest = text;
+    let mut line = 1;
+    std::iter::from_fn(move || {
+        while !rest.is_empty() {
+            let first_line = line;
+            let (mut end, mut marker) = (0, 0);
+            for l in rest.split_inclusive('\n') {
+                let bare = l.strip_suffix('\n').unwrap_or(l);
+                let bare = bare.strip_suffix('\r').unwrap_or(bare);
+                line += 1;
+                if bare == "---" || bare.starts_with("--- ") || bare == "..." {
+                    marker = l.len();
+                    break;
+                }
+                end += l.len();
+            }
+            let chunk = Chunk {
+                first_line,
+                text: &rest[..end],
+            };
+            rest = &rest[end + marker..];
+            if chunk.text.lines().any(is_content) {
+                return Some(chunk);
+            }
         }
-    }
-    out
+        None
+    })
 }
 
 fn document(
     file: &File,
-    chunk: &Chunk,
+    chunk: &Chunk<'_>,
     namespace: &str,
     source: &Source<'_>,
+    allowance: &mut Allowance,
 ) -> Result<Option<Document>, Refusal> {
     let refuse = |line: usize, message: String| Refusal {
         file: file.path.clone(),
         line,
         message,
     };
-    let text = chunk.lines.join("\n");
-    let yaml: serde_yaml::Value = serde_yaml::from_str(&text).map_err(|e| {
-        let line = e
-            .location()
-            .map(|l| chunk.first_line + l.line() - 1)
-            .unwrap_or_else(|| chunk.content_line());
-        refuse(line, format!("not valid YAML: {e}"))
+    let value = yaml::read(chunk.text, allowance).map_err(|u| {
+        // What is found only at the end (an alias count) is named at the document's last line.
+        let last = chunk.first_line + chunk.text.lines().count().max(1) - 1;
+        let line = u
+            .line
+            .map_or_else(|| chunk.content_line(), |l| chunk.first_line + l - 1);
+        refuse(line.min(last), u.message)
     })?;
-    if yaml.is_null() {
+    if value.is_null() {
         return Ok(None);
     }
     let at = chunk.content_line();
-    let value = serde_json::to_value(&yaml)
-        .map_err(|e| refuse(at, format!("cannot be read as a Kubernetes object: {e}")))?;
     let Value::Object(mut object) = value else {
         return Err(refuse(
             at,
@@ -296,7 +332,7 @@ fn bless(object: &mut Map<String, Value>, source: &Source<'_>) -> Result<Option<
 fn check_metadata(
     metadata: &Map<String, Value>,
     namespace: &str,
-    chunk: &Chunk,
+    chunk: &Chunk<'_>,
 ) -> Result<(), (usize, String)> {
     match metadata.get("name").and_then(Value::as_str) {
         Some(name) if !name.is_empty() => {}

@@ -131,8 +131,8 @@ fn refuses_with_file_line_and_what_to_do() {
         ("# c\n- a\n- b\n", 2, "is not a Kubernetes object"),
         (
             "apiVersion: ledgerops.dev/v1alpha1\nkind: Budget\nmetadata:\n  name: [unclosed\n",
-            5,
-            "not valid YAML",
+            4,
+            "not valid YAML: unclosed bracket '['",
         ),
     ];
     for (text, line, phrase) in cases {
@@ -265,4 +265,121 @@ fn a_demoted_rule_is_not_blessed_by_the_merge_until_it_changes() {
         serde_json::json!({"by": "configrepo:ledger-config"})
     );
     assert_ne!(merged[0].rule_key.as_deref(), Some(key.as_str()));
+/// A 700 KB scalar aliased 60,000 times expands to 42 GB: it is refused at the alias where the
+/// revision's text passes its limit, having expanded no more than the limit.
+#[test]
+fn an_alias_bomb_is_refused_at_the_alias_that_passes_the_limit() {
+    let mut bomb = format!(
+        "{TX}---\napiVersion: ledgerops.dev/v1alpha1\nkind: Transaction\nmetadata:\n  name: bomb\nspec:\n  memo: &big {}\n  lines:\n",
+        "x".repeat(700_000)
+    );
+    for _ in 0..60_000 {
+        bomb.push_str("  - *big\n");
+    }
+    let started = std::time::Instant::now();
+    let refusals = parse(&[file("bomb.yaml", &bomb)], "home", &governing()).unwrap_err();
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(refusals.len(), 1, "{refusals:?}");
+    // The aliases start on line 15; the anchor and 23 copies pass 16 MiB.
+    assert_eq!(
+        refusals[0].to_string(),
+        format!(
+            "bomb.yaml:37: the revision's YAML holds more than 16 MiB of text here, aliases expanded (at most {} bytes a revision): repeat less through aliases, or split the repository",
+            16 << 20
+        )
+    );
+}
+
+/// Each limit of what a revision's YAML may hold: the files, the file and line named, and a
+/// phrase of the message.
+#[test]
+fn every_limit_on_the_yaml_of_a_revision_names_where_it_was_passed() {
+    let nested: String = (0..40)
+        .map(|depth| format!("{}a:\n", "  ".repeat(depth)))
+        .collect();
+    let aliases = format!("a: &a x\nb:\n{}", "  - *a\n".repeat(1_001));
+    let ratio = format!("a: &a x\nb:\n{}", "  - *a\n".repeat(100));
+    let list = |n: usize| format!("{TX}  l: [{}]\n", "a,".repeat(n));
+    let cases: Vec<(Vec<File>, (&str, usize), &str)> = vec![
+        (
+            vec![file("deep.yaml", &nested)],
+            ("deep.yaml", 33),
+            "nests deeper than 32 levels (the most a document may): flatten it",
+        ),
+        (
+            vec![file("aliases.yaml", &aliases)],
+            ("aliases.yaml", 1_003),
+            "uses more than 1000 aliases (the most a document may): write the values out",
+        ),
+        (
+            vec![file("ratio.yaml", &ratio)],
+            ("ratio.yaml", 102),
+            "uses 100 aliases of 1 anchors (at most 10 an anchor once a document has 100)",
+        ),
+        // The revision's allowance spans its files: each alone would be read.
+        (
+            vec![
+                file("a.yaml", &list(300_000)),
+                file("b.yaml", &list(300_000)),
+            ],
+            ("b.yaml", 7),
+            "holds more than 500000 values, lists and mappings here, aliases expanded",
+        ),
+        (
+            vec![
+                file("a.yaml", &"~\n---\n".repeat(3_000)),
+                file("b.yaml", &"# nulls\n~\n---\n".repeat(2_001)),
+            ],
+            ("b.yaml", 6_002),
+            "document 5001 of the revision is past the limit of 5000 documents a revision",
+        ),
+    ];
+    for (files, (path, line), phrase) in cases {
+        let refusals = parse(&files, "home", &governing()).unwrap_err();
+        assert_eq!(refusals.len(), 1, "{path}: {refusals:?}");
+        let r = &refusals[0];
+        assert_eq!((r.file.as_str(), r.line), (path, line), "{r}");
+        assert!(r.message.contains(phrase), "{r}");
+    }
+}
+
+/// Values read as serde_yaml read them (YAML 1.2): what a repository wrote means what it meant.
+#[test]
+fn values_keep_their_yaml_1_2_meaning() {
+    let text = format!(
+        "{TX}  flags: [yes, no, on, true, False]\n  codes: [0755, 1_000, 0x1F, 12, -1.5, ~]\n  \"<<\": kept\n"
+    );
+    let docs = parse(&[file("a.yaml", &text)], "home", &governing()).unwrap();
+    assert_eq!(
+        docs[0].body["spec"],
+        serde_json::json!({
+            "memo": "bread",
+            "flags": ["yes", "no", "on", true, false],
+            "codes": ["0755", "1_000", 31, 12, -1.5, null],
+            "<<": "kept",
+        })
+    );
+    let twice = format!("{TX}  memo: cake\n");
+    let refusals = parse(&[file("a.yaml", &twice)], "home", &governing()).unwrap_err();
+    assert_eq!(refusals[0].line, 7, "{}", refusals[0]);
+    assert!(
+        refusals[0].message.starts_with("not valid YAML: duplicate"),
+        "{}",
+        refusals[0]
+    );
+}
+
+#[test]
+fn a_repository_of_a_thousand_documents_is_well_within_the_limits() {
+    let files: Vec<File> = (0..1_000)
+        .map(|i| {
+            let rule = RULE.replace("rail-co", &format!("rule-{i}"));
+            file(
+                &format!("rules/{i}.yaml"),
+                &format!("# rule {i}\n---\n{rule}"),
+            )
+        })
+        .collect();
+    let docs = parse(&files, "home", &governing()).unwrap();
+    assert_eq!(docs.len(), 1_000);
 }

@@ -2,6 +2,7 @@
 //! and prune, when to hold a revision for a person, the status to write, and which ConfigRepos a
 //! Gitea push concerns.
 
+pub mod address;
 pub mod decide;
 pub mod demotion;
 pub mod documents;
@@ -10,6 +11,7 @@ pub mod ownership;
 pub mod push;
 pub mod status;
 pub mod url;
+pub mod yaml;
 
 /// The kinds a repository may declare. Nothing else: a repository never creates Secrets, RBAC,
 /// ApprovalRequests (only the controller opens those, and a person answers them) or AgentJobs.
@@ -48,9 +50,38 @@ pub fn revision(branch: &str, commit: &str) -> String {
     format!("{branch}@sha1:{commit}")
 }
 
+/// The commit of `last_applied` (a [`revision`]) when it is of `branch`: what a new revision of
+/// the branch must descend from. Another branch's commit says nothing about this one's history.
+pub fn applied_commit<'a>(last_applied: Option<&'a str>, branch: &str) -> Option<&'a str> {
+    last_applied?
+        .strip_prefix(branch)?
+        .strip_prefix("@sha1:")
+        .filter(|c| !c.is_empty())
+}
+
 /// The annotation a person sets to the held revision to let its prune go ahead.
 pub const CONFIRM_PRUNE: &str = "ledgerops.dev/confirm-prune";
 /// The annotation a person sets to a revision that rewrote the branch to let it be applied.
 pub const CONFIRM_REWRITE: &str = "ledgerops.dev/confirm-rewrite";
 /// The annotation that keeps an object when the repository stops declaring it (value `disabled`).
 pub const PRUNE: &str = "ledgerops.dev/prune";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_applied_commit_counts_only_on_its_branch() {
+        let cases = [
+            (Some("main@sha1:abc"), "main", Some("abc")),
+            (Some("main@sha1:abc"), "live", None),
+            (Some("main@sha1:abc"), "mai", None),
+            (Some("main-2@sha1:abc"), "main", None),
+            (Some("main@sha1:"), "main", None),
+            (None, "main", None),
+        ];
+        for (applied, branch, want) in cases {
+            assert_eq!(applied_commit(applied, branch), want, "{applied:?} {branch}");
+        }
+    }
+}
