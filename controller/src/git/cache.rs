@@ -6,7 +6,7 @@ use std::path::Path;
 
 use git2::{Oid, Repository};
 
-use super::{FETCHED, FetchRequest, GitError, network};
+use super::{FETCHED, FetchRequest, GitError, network, summary};
 
 /// Fetches the branch into the request's cache, which stays within `limits.repo_bytes`: a cache
 /// over it before the fetch is emptied; one over it after is removed, and the fetch tried once
@@ -48,7 +48,7 @@ fn open(cache: &Path) -> Result<Repository, GitError> {
         Ok(r) => Ok(r),
         Err(_) => {
             std::fs::create_dir_all(cache).map_err(|e| failed(e.to_string()))?;
-            Repository::init_bare(cache).map_err(|e| failed(e.message().to_owned()))
+            Repository::init_bare(cache).map_err(|e| failed(summary(&e)))
         }
     }
 }

@@ -130,3 +130,7 @@ fn classify(e: &git2::Error, url: &str) -> GitError {
         message: summary(e),
     }
 }
+
+#[cfg(test)]
+#[path = "network_tests.rs"]
+mod tests;
