@@ -265,6 +265,8 @@ fn a_demoted_rule_is_not_blessed_by_the_merge_until_it_changes() {
         serde_json::json!({"by": "configrepo:ledger-config"})
     );
     assert_ne!(merged[0].rule_key.as_deref(), Some(key.as_str()));
+}
+
 /// A 700 KB scalar aliased 60,000 times expands to 42 GB: it is refused at the alias where the
 /// revision's text passes its limit, having expanded no more than the limit.
 #[test]
