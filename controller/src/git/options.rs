@@ -39,7 +39,10 @@ impl ConfigRepoArgs {
     /// The Git URL policy these flags make, or what is wrong with an entry.
     pub fn url_policy(&self) -> Result<UrlPolicy, String> {
         let allowed = Prefixes::parse(&self.config_repo_url_allow).map_err(|(entry, shape)| {
-            format!("{} {entry:?}: {shape}", crate::logic::config_repo::url::FLAG)
+            format!(
+                "{} {entry:?}: {shape}",
+                crate::logic::config_repo::url::FLAG
+            )
         })?;
         Ok(UrlPolicy::new(allowed, self.config_repo_file_root.clone()))
     }

@@ -34,9 +34,7 @@ pub enum CredentialsError {
         name: String,
         allowed: String,
     },
-    #[error(
-        "Secret {name} in namespace {namespace} was not sent to the Git server: {why}"
-    )]
+    #[error("Secret {name} in namespace {namespace} was not sent to the Git server: {why}")]
     NotForUrl {
         namespace: String,
         name: String,

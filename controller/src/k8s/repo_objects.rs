@@ -39,18 +39,20 @@ pub async fn live(client: &kube::Client, namespace: &str) -> Result<Vec<Live>, k
         let list = api(client, namespace, kind)
             .list(&ListParams::default())
             .await?;
-        out.extend(list.items.into_iter().map(|o| Live {
-            kind,
-            name: o.name_any(),
-            uid: o.uid().unwrap_or_default(),
-            resource_version: o.resource_version().unwrap_or_default(),
-            generation: o.meta().generation,
-            opted_out: o.annotations().get(PRUNE).is_some_and(|v| v == "disabled"),
-            applying: write_in_flight(kind, o.data["status"]["phase"].as_str()),
-            demoted: demoted_key(&o),
-            proposed_to: o.data["status"]["proposal"]["repository"]
-                .as_str()
-                .map(str::to_owned),
+        out.extend(list.items.into_iter().map(|o| {
+            Live {
+                kind,
+                name: o.name_any(),
+                uid: o.uid().unwrap_or_default(),
+                resource_version: o.resource_version().unwrap_or_default(),
+                generation: o.meta().generation,
+                opted_out: o.annotations().get(PRUNE).is_some_and(|v| v == "disabled"),
+                applying: write_in_flight(kind, o.data["status"]["phase"].as_str()),
+                demoted: demoted_key(&o),
+                proposed_to: o.data["status"]["proposal"]["repository"]
+                    .as_str()
+                    .map(str::to_owned),
+            }
         }));
     }
     Ok(out)

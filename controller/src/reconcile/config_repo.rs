@@ -17,19 +17,19 @@ use tokio_stream::wrappers::BroadcastStream;
 use super::{Context, Error};
 use crate::api::config_repo::{ConfigRepo, ConfigRepoStatus, InventoryEntry};
 use crate::api::rule::CategorizationRule;
-use crate::logic::rule::standing;
 use crate::git::{self, options::ConfigRepoArgs};
 use crate::k8s::watches::{self, Watches};
 use crate::k8s::{git_credentials, repo_objects, status};
 use crate::logic::config_repo::decide::{self, Live, PrunePolicy, Stop};
 use crate::logic::config_repo::demotion;
-use crate::logic::config_repo::feedback::gitea_repository;
 use crate::logic::config_repo::documents::{self, Document, Refusal, Source};
+use crate::logic::config_repo::feedback::gitea_repository;
 use crate::logic::config_repo::push::{self, Push};
 use crate::logic::config_repo::status::{self as repo_status, Outcome};
 use crate::logic::config_repo::url::{self, UrlPolicy};
 use crate::logic::config_repo::{CONFIRM_PRUNE, CONFIRM_REWRITE, applied_commit, revision};
 use crate::logic::duration;
+use crate::logic::rule::standing;
 
 /// How many documents are dry-run or applied at once.
 const PARALLEL: usize = 8;
@@ -122,7 +122,11 @@ fn impersonating(repos: &Repos, namespace: &str, account: &str) -> Result<kube::
 /// The Event a deleted ConfigRepo leaves: the objects it had applied stay, and no other
 /// repository takes them over, so a person needs to know which they were.
 async fn left_behind(events: &crate::k8s::events::Events, repo: &ConfigRepo) {
-    let inventory = repo.status.as_ref().map(|s| s.inventory.as_slice()).unwrap_or_default();
+    let inventory = repo
+        .status
+        .as_ref()
+        .map(|s| s.inventory.as_slice())
+        .unwrap_or_default();
     if inventory.is_empty() {
         return;
     }
@@ -150,7 +154,9 @@ fn recording_demotion(
         .filter(|r| r.namespace() == rule.namespace())
         .filter(|r| {
             r.status.as_ref().is_some_and(|s| {
-                s.inventory.iter().any(|e| e.kind == "CategorizationRule" && e.name == name)
+                s.inventory
+                    .iter()
+                    .any(|e| e.kind == "CategorizationRule" && e.name == name)
                     && !s.demoted.iter().any(|d| d.name == name)
             })
         })
@@ -445,7 +451,10 @@ async fn apply_all<'a>(
     namespace: &str,
     documents: &[&'a Document],
     dry_run: bool,
-) -> Vec<(&'a Document, Result<(Option<i64>, Option<String>), kube::Error>)> {
+) -> Vec<(
+    &'a Document,
+    Result<(Option<i64>, Option<String>), kube::Error>,
+)> {
     // The futures are built first: a closure inside the stream would not be Send for every
     // lifetime the controller needs.
     let calls: Vec<_> = documents
@@ -455,7 +464,12 @@ async fn apply_all<'a>(
     stream::iter(calls).buffered(PARALLEL).collect().await
 }
 
-fn entry(d: &Document, generation: Option<i64>, uid: Option<String>, commit: &str) -> InventoryEntry {
+fn entry(
+    d: &Document,
+    generation: Option<i64>,
+    uid: Option<String>,
+    commit: &str,
+) -> InventoryEntry {
     InventoryEntry {
         kind: d.kind.as_str().to_owned(),
         name: d.name.clone(),

@@ -2,10 +2,11 @@
 //! and waiting until it has applied a commit.
 
 use k8s_openapi::api::authentication::v1::SelfSubjectReview;
-use kube::Client;
 use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::{Client, ResourceExt};
 use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::config_repo::{ConfigRepo, RepoPhase};
+use ledgerops::api::transaction::Transaction;
 use serde_json::{Value, json};
 
 use crate::scenario::WAIT;
@@ -31,6 +32,20 @@ pub async fn create(client: &Client, namespace: &str, name: &str, spec: Value) {
         .create(&PostParams::default(), &repo)
         .await
         .unwrap();
+}
+
+/// The names of the Transactions `api` lists, sorted.
+pub async fn transaction_names(api: &Api<Transaction>) -> Vec<String> {
+    let mut names: Vec<String> = api
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .map(|t| t.name_any())
+        .collect();
+    names.sort();
+    names
 }
 
 /// Waits until the ConfigRepo `name` has applied `commit` of `main` and is Ready.

@@ -64,4 +64,3 @@ impl Listener {
         String::from_utf8_lossy(&self.received.lock().unwrap()).contains(text)
     }
 }
-

@@ -149,18 +149,7 @@ impl World {
     }
 
     async fn transactions(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .sc
-            .api::<Transaction>()
-            .list(&Default::default())
-            .await
-            .unwrap()
-            .items
-            .iter()
-            .map(|t| t.name_any())
-            .collect();
-        names.sort();
-        names
+        config_repo::transaction_names(&self.sc.api()).await
     }
 }
 

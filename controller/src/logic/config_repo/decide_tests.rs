@@ -156,13 +156,7 @@ fn the_mass_deletion_guard() {
         ((0, 0, 50, false), false),
     ];
     for ((size, removed, max_percent, confirmed), held) in rows {
-        let docs: Vec<Document> = (removed..size)
-            .map(|i| doc(Tx, &format!("t{i}"), "d"))
-            .collect();
-        let inventory: Vec<InventoryEntry> = (0..size)
-            .map(|i| entry(Tx, &format!("t{i}"), "d", 1))
-            .collect();
-        let objects: Vec<Live> = (0..size).map(|i| live(Tx, &format!("t{i}"), 1)).collect();
+        let (docs, inventory, objects) = dropping(size, removed);
         let policy = PrunePolicy {
             max_percent,
             confirmed,
@@ -237,7 +231,10 @@ fn an_object_the_repository_did_not_create_is_never_adopted() {
     };
     assert_eq!(c.len(), 1);
     assert_eq!((c[0].file.as_str(), c[0].line), ("household.yaml", 1));
-    assert!(c[0].message.contains("Budget/household exists and is not this repository's"));
+    assert!(
+        c[0].message
+            .contains("Budget/household exists and is not this repository's")
+    );
 }
 
 #[test]
@@ -270,15 +267,22 @@ fn an_object_made_again_by_someone_else_is_neither_applied_nor_pruned() {
     assert_eq!(c.unchanged, [entry(Tx, "b", "d", 1)]);
 }
 
-/// A repository of `size` objects t0.. of which the first `removed` are dropped, under `policy`.
-fn prune_step(size: usize, removed: usize, policy: &PrunePolicy) -> Result<(usize, usize), Stop> {
-    let docs: Vec<Document> = (removed..size)
+/// A repository of `size` Transactions t0.. whose revision drops the first `removed`: its
+/// documents, inventory and live objects.
+fn dropping(size: usize, removed: usize) -> (Vec<Document>, Vec<InventoryEntry>, Vec<Live>) {
+    let docs = (removed..size)
         .map(|i| doc(Tx, &format!("t{i}"), "d"))
         .collect();
-    let inventory: Vec<InventoryEntry> = (0..size)
+    let inventory = (0..size)
         .map(|i| entry(Tx, &format!("t{i}"), "d", 1))
         .collect();
-    let objects: Vec<Live> = (0..size).map(|i| live(Tx, &format!("t{i}"), 1)).collect();
+    let objects = (0..size).map(|i| live(Tx, &format!("t{i}"), 1)).collect();
+    (docs, inventory, objects)
+}
+
+/// The guard's (baseline, pruned since) after [`dropping`] `removed` of `size` under `policy`.
+fn prune_step(size: usize, removed: usize, policy: &PrunePolicy) -> Result<(usize, usize), Stop> {
+    let (docs, inventory, objects) = dropping(size, removed);
     decide(&docs, &inventory, &objects, policy, None).map(|c| c.baseline)
 }
 
@@ -296,7 +300,10 @@ fn the_guard_counts_prunes_across_revisions_until_a_person_confirms() {
     let Err(Stop::Guard(g)) = prune_step(6, 2, &policy) else {
         panic!("held")
     };
-    assert_eq!((g.baseline, g.pruned_before, g.would_prune.len()), (10, 4, 2));
+    assert_eq!(
+        (g.baseline, g.pruned_before, g.would_prune.len()),
+        (10, 4, 2)
+    );
     // Confirmed: the baseline is what stays, and the count starts again.
     policy.confirmed = true;
     assert_eq!(prune_step(6, 2, &policy), Ok((4, 0)));
@@ -343,7 +350,12 @@ fn a_demoted_rule_is_left_as_it_stands_while_the_same_rule_is_declared() {
         rule_key: Some(key.into()),
         ..doc(RepoKind::CategorizationRule, "rail-co", "")
     };
-    let inventory = [entry(RepoKind::CategorizationRule, "rail-co", "with-blessing", 1)];
+    let inventory = [entry(
+        RepoKind::CategorizationRule,
+        "rail-co",
+        "with-blessing",
+        1,
+    )];
     let demoted = Live {
         demoted: Some("k1".into()),
         ..live(RepoKind::CategorizationRule, "rail-co", 1)

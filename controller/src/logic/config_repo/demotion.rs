@@ -12,7 +12,11 @@ use crate::api::config_repo::{DemotedRule, InventoryEntry};
 
 /// The content keys to apply without the merge's blessing: those `recorded` in the ConfigRepo's
 /// status, and those of the repository's own rules (`inventory`) that are demoted now.
-pub fn keys(recorded: &[DemotedRule], live: &[Live], inventory: &[InventoryEntry]) -> BTreeSet<String> {
+pub fn keys(
+    recorded: &[DemotedRule],
+    live: &[Live],
+    inventory: &[InventoryEntry],
+) -> BTreeSet<String> {
     let ours: BTreeSet<&str> = inventory
         .iter()
         .filter(|e| e.kind == RepoKind::CategorizationRule.as_str())
@@ -22,7 +26,11 @@ pub fn keys(recorded: &[DemotedRule], live: &[Live], inventory: &[InventoryEntry
         .iter()
         .filter(|l| l.kind == RepoKind::CategorizationRule && ours.contains(l.name.as_str()))
         .filter_map(|l| l.demoted.clone());
-    recorded.iter().map(|d| d.key.clone()).chain(demoted_now).collect()
+    recorded
+        .iter()
+        .map(|d| d.key.clone())
+        .chain(demoted_now)
+        .collect()
 }
 
 /// What stays recorded: the demoted keys the revision still declares, under the name that
@@ -107,7 +115,11 @@ mod tests {
     #[test]
     fn a_demotion_is_kept_while_the_same_rule_is_declared_under_any_name() {
         let keys = BTreeSet::from(["k1".to_owned(), "k2".to_owned(), "k3".to_owned()]);
-        let documents = [doc("same", "k1"), doc("renamed", "k2"), doc("changed", "k4")];
+        let documents = [
+            doc("same", "k1"),
+            doc("renamed", "k2"),
+            doc("changed", "k4"),
+        ];
         assert_eq!(
             still_declared(&keys, &documents),
             [recorded("same", "k1"), recorded("renamed", "k2")]

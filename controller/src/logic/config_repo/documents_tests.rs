@@ -255,8 +255,16 @@ fn a_demoted_rule_is_not_blessed_by_the_merge_until_it_changes() {
         demoted: [key.clone()].into(),
         ..governing()
     };
-    let again = parse(&[file("renamed.yaml", &RULE.replace("rail-co", "rail-co-2"))], "home", &demoted).unwrap();
-    assert!(again[0].body["spec"].get("blessing").is_none(), "same content, any name");
+    let again = parse(
+        &[file("renamed.yaml", &RULE.replace("rail-co", "rail-co-2"))],
+        "home",
+        &demoted,
+    )
+    .unwrap();
+    assert!(
+        again[0].body["spec"].get("blessing").is_none(),
+        "same content, any name"
+    );
     assert_eq!(again[0].rule_key.as_deref(), Some(key.as_str()));
     let changed = RULE.replace("transport", "travel");
     let merged = parse(&[file("rules.yaml", &changed)], "home", &demoted).unwrap();

@@ -81,7 +81,11 @@ mod tests {
             (None, "main", None),
         ];
         for (applied, branch, want) in cases {
-            assert_eq!(applied_commit(applied, branch), want, "{applied:?} {branch}");
+            assert_eq!(
+                applied_commit(applied, branch),
+                want,
+                "{applied:?} {branch}"
+            );
         }
     }
 }

@@ -78,13 +78,43 @@ mod tests {
         use RepoKind::{CategorizationRule as Rule, Transaction as Tx};
         let home = Some("household/config");
         let foreign = |c: &Claim| matches!(c, Claim::Foreign(_));
-        let cases: Vec<(&str, Option<InventoryEntry>, Option<Live>, Option<&str>, bool)> = vec![
+        let cases: Vec<(
+            &str,
+            Option<InventoryEntry>,
+            Option<Live>,
+            Option<&str>,
+            bool,
+        )> = vec![
             ("nothing there", None, None, home, false),
-            ("our uid", Some(entry(Some("u1"))), Some(live(Tx, "u1", None)), home, false),
-            ("legacy entry", Some(entry(None)), Some(live(Tx, "u1", None)), home, false),
-            ("re-made by someone", Some(entry(Some("u1"))), Some(live(Tx, "u2", None)), home, true),
+            (
+                "our uid",
+                Some(entry(Some("u1"))),
+                Some(live(Tx, "u1", None)),
+                home,
+                false,
+            ),
+            (
+                "legacy entry",
+                Some(entry(None)),
+                Some(live(Tx, "u1", None)),
+                home,
+                false,
+            ),
+            (
+                "re-made by someone",
+                Some(entry(Some("u1"))),
+                Some(live(Tx, "u2", None)),
+                home,
+                true,
+            ),
             ("never ours", None, Some(live(Tx, "u1", None)), home, true),
-            ("a rule proposed here", None, Some(live(Rule, "u1", home)), home, false),
+            (
+                "a rule proposed here",
+                None,
+                Some(live(Rule, "u1", home)),
+                home,
+                false,
+            ),
             (
                 "a rule proposed elsewhere",
                 None,
@@ -92,8 +122,20 @@ mod tests {
                 home,
                 true,
             ),
-            ("a rule, no Gitea repository", None, Some(live(Rule, "u1", None)), None, true),
-            ("a Transaction claiming a proposal", None, Some(live(Tx, "u1", home)), home, true),
+            (
+                "a rule, no Gitea repository",
+                None,
+                Some(live(Rule, "u1", None)),
+                None,
+                true,
+            ),
+            (
+                "a Transaction claiming a proposal",
+                None,
+                Some(live(Tx, "u1", home)),
+                home,
+                true,
+            ),
         ];
         for (what, e, l, repository, want_foreign) in cases {
             let got = claim(e.as_ref(), l.as_ref(), repository);

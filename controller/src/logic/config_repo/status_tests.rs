@@ -246,7 +246,11 @@ fn an_applied_revision_says_whether_the_repository_governs() {
     );
     assert!(message.contains("until a changed rule is merged (or an approver blesses it): coffee"));
     assert_eq!(
-        (status.prune_baseline, status.pruned_since_baseline, status.demoted.len()),
+        (
+            status.prune_baseline,
+            status.pruned_since_baseline,
+            status.demoted.len()
+        ),
         (Some(1), 0, 1)
     );
 }
@@ -254,6 +258,9 @@ fn an_applied_revision_says_whether_the_repository_governs() {
 #[test]
 fn a_deleted_repository_says_what_it_leaves_behind() {
     let note = left_behind("home", &inventory(12));
-    assert!(note.starts_with("ConfigRepo home was deleted; the 12 object(s)"), "{note}");
+    assert!(
+        note.starts_with("ConfigRepo home was deleted; the 12 object(s)"),
+        "{note}"
+    );
     assert!(note.contains("Transaction/t0, Transaction/t1") && note.contains("(and 2 more)"));
 }

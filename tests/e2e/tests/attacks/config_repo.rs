@@ -77,18 +77,7 @@ impl World {
     }
 
     async fn transactions(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .s
-            .api::<Transaction>()
-            .list(&ListParams::default())
-            .await
-            .unwrap()
-            .items
-            .iter()
-            .map(|t| t.name_any())
-            .collect();
-        names.sort();
-        names
+        config_repo::transaction_names(&self.s.api()).await
     }
 
     /// The controller is up and answers, never held more than [`PEAK_MIB`], and YNAB saw
@@ -99,7 +88,11 @@ impl World {
             .await
             .expect("the controller answers");
         assert!(ready.status().is_success());
-        let peak = self.controller.peak_rss_kib().expect("the controller's memory") / 1024;
+        let peak = self
+            .controller
+            .peak_rss_kib()
+            .expect("the controller's memory")
+            / 1024;
         assert!(peak < PEAK_MIB, "the controller held {peak} MiB");
         assert_eq!(self.s.writes().await, writes);
     }
@@ -145,13 +138,26 @@ async fn git_credentials_go_only_to_the_servers_their_secret_names() {
         "www-authenticate: Basic realm=\"git\"\r\n",
         "",
     );
-    git_secret(&w.s, "household-git", Some("https://git.household.example/household/")).await;
+    git_secret(
+        &w.s,
+        "household-git",
+        Some("https://git.household.example/household/"),
+    )
+    .await;
     // Labelled before Secrets named their servers: the label alone no longer sends it anywhere.
     git_secret(&w.s, "old-git", None).await;
     let url = format!("http://127.0.0.1:{}/household/config.git", stranger.port);
     for (name, secret, says) in [
-        ("exfiltrate", "household-git", "it serves https://git.household.example/household/"),
-        ("unscoped", "old-git", "it does not say which servers it is for"),
+        (
+            "exfiltrate",
+            "household-git",
+            "it serves https://git.household.example/household/",
+        ),
+        (
+            "unscoped",
+            "old-git",
+            "it does not say which servers it is for",
+        ),
     ] {
         w.create(&w.alice, name, &url, json!({"secretRef": {"name": secret}}))
             .await;
@@ -183,16 +189,31 @@ async fn a_config_repo_reaches_no_internal_address_and_polls_no_faster_than_30s(
         )
         .await
         .expect_err("an interval under 30s is refused");
-    assert!(refused.to_string().contains("interval must be 30s or more"), "{refused}");
+    assert!(
+        refused.to_string().contains("interval must be 30s or more"),
+        "{refused}"
+    );
 
     // The test controller allows plain http to loopback only; https to loopback, the cloud
     // metadata endpoint and a cluster Service address are refused before any connection.
     let stranger = Listener::start("200 OK", "{}");
     let port = stranger.port;
     let cases = [
-        ("loopback-https", format!("https://127.0.0.1:{port}/h/c.git"), "127.0.0.1"),
-        ("localhost", format!("https://localhost:{port}/h/c.git"), "localhost"),
-        ("metadata", "http://169.254.169.254/latest/meta-data/".to_owned(), "http://"),
+        (
+            "loopback-https",
+            format!("https://127.0.0.1:{port}/h/c.git"),
+            "127.0.0.1",
+        ),
+        (
+            "localhost",
+            format!("https://localhost:{port}/h/c.git"),
+            "localhost",
+        ),
+        (
+            "metadata",
+            "http://169.254.169.254/latest/meta-data/".to_owned(),
+            "http://",
+        ),
         ("service", "http://10.96.0.1/h/c.git".to_owned(), "http://"),
     ];
     for (name, url, _) in &cases {
@@ -233,9 +254,18 @@ async fn a_repository_never_takes_over_what_it_did_not_create() {
         .create(&PostParams::default(), &rent)
         .await
         .unwrap();
-    w.s.create_rule("rail-co", "RAIL CO", "Transport", Some("2026-09-20T10:00:00Z"))
-        .await;
-    let blessed = w.s.api::<CategorizationRule>().get("rail-co").await.unwrap();
+    w.s.create_rule(
+        "rail-co",
+        "RAIL CO",
+        "Transport",
+        Some("2026-09-20T10:00:00Z"),
+    )
+    .await;
+    let blessed =
+        w.s.api::<CategorizationRule>()
+            .get("rail-co")
+            .await
+            .unwrap();
 
     // An owner's governing repository declares both: refused, naming each, nothing changed.
     let (work, url) = w.repository("takeover");
@@ -246,8 +276,13 @@ async fn a_repository_never_takes_over_what_it_did_not_create() {
         ],
         false,
     );
-    w.create(&w.s.client, "takeover", &url, json!({"authority": "Govern"}))
-        .await;
+    w.create(
+        &w.s.client,
+        "takeover",
+        &url,
+        json!({"authority": "Govern"}),
+    )
+    .await;
     let message = w.until_reason("takeover", "Conflict").await;
     for says in [
         "rent.yaml:1: Transaction/rent exists and is not this repository's",
@@ -257,10 +292,20 @@ async fn a_repository_never_takes_over_what_it_did_not_create() {
     }
     let rent = w.s.api::<Transaction>().get("rent").await.unwrap();
     assert_eq!(rent.spec.memo.as_deref(), Some("mine"));
-    assert_eq!(rent.annotations().get(PROPOSED_BY).map(String::as_str), Some("alice"));
-    let rule_now = w.s.api::<CategorizationRule>().get("rail-co").await.unwrap();
+    assert_eq!(
+        rent.annotations().get(PROPOSED_BY).map(String::as_str),
+        Some("alice")
+    );
+    let rule_now =
+        w.s.api::<CategorizationRule>()
+            .get("rail-co")
+            .await
+            .unwrap();
     assert_eq!(rule_now.spec, blessed.spec, "the blessed rule is untouched");
-    assert_eq!(rule_now.annotations().get(PROPOSED_BY), blessed.annotations().get(PROPOSED_BY));
+    assert_eq!(
+        rule_now.annotations().get(PROPOSED_BY),
+        blessed.annotations().get(PROPOSED_BY)
+    );
 
     // One repository's object is not another's: the second is refused, the first keeps it.
     let (first, first_url) = w.repository("first");
@@ -278,20 +323,25 @@ async fn a_repository_never_takes_over_what_it_did_not_create() {
         .await
         .unwrap();
     let events: Api<Event> = w.s.api();
-    wait::eventually("the Event of what the deleted ConfigRepo left", WAIT, async || {
-        events
-            .list(&ListParams::default())
-            .await
-            .unwrap()
-            .items
-            .iter()
-            .any(|e| {
-                e.reason.as_deref() == Some("Deleted")
-                    && e.note.as_deref().is_some_and(|n| {
-                        n.contains("ConfigRepo first was deleted") && n.contains("Transaction/t1")
-                    })
-            })
-    })
+    wait::eventually(
+        "the Event of what the deleted ConfigRepo left",
+        WAIT,
+        async || {
+            events
+                .list(&ListParams::default())
+                .await
+                .unwrap()
+                .items
+                .iter()
+                .any(|e| {
+                    e.reason.as_deref() == Some("Deleted")
+                        && e.note.as_deref().is_some_and(|n| {
+                            n.contains("ConfigRepo first was deleted")
+                                && n.contains("Transaction/t1")
+                        })
+                })
+        },
+    )
     .await;
     let message = w.until_reason("second", "Conflict").await;
     assert!(message.contains("Transaction/t1 exists"), "{message}");
@@ -317,19 +367,39 @@ async fn resource_bombs_are_refused_before_the_work_and_the_controller_stays_sma
         .map(|i| format!("---\n{}", transaction(&format!("d{i}"), "m")))
         .collect();
     let cases: [(&str, Vec<(String, String)>, &[&str], &str); 4] = [
-        ("aliases", vec![("bomb.yaml".into(), alias_bomb)], &["InvalidDocument", "InvalidRepository"], "bomb.yaml"),
-        ("blob", vec![("big.yaml".into(), zeros)], &["InvalidRepository"], "big.yaml"),
+        (
+            "aliases",
+            vec![("bomb.yaml".into(), alias_bomb)],
+            &["InvalidDocument", "InvalidRepository"],
+            "bomb.yaml",
+        ),
+        (
+            "blob",
+            vec![("big.yaml".into(), zeros)],
+            &["InvalidRepository"],
+            "big.yaml",
+        ),
         (
             "tree",
-            (0..25_000).map(|i| (format!("t/{}/{i}.txt", i % 100), String::new())).collect(),
+            (0..25_000)
+                .map(|i| (format!("t/{}/{i}.txt", i % 100), String::new()))
+                .collect(),
             &["InvalidRepository"],
             "20000",
         ),
-        ("documents", vec![("many.yaml".into(), documents)], &["InvalidDocument", "InvalidRepository"], "many.yaml"),
+        (
+            "documents",
+            vec![("many.yaml".into(), documents)],
+            &["InvalidDocument", "InvalidRepository"],
+            "many.yaml",
+        ),
     ];
     for (name, files, _, _) in &cases {
         let (work, url) = w.repository(name);
-        let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
         work.commit(&refs, false);
         w.create(&w.alice, name, &url, json!({})).await;
     }
@@ -362,7 +432,10 @@ fn transactions(prefix: &str, range: std::ops::Range<usize>) -> Vec<(String, Str
 }
 
 fn refs(files: &[(String, String)]) -> Vec<(&str, &str)> {
-    files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect()
+    files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect()
 }
 
 #[tokio::test]
@@ -411,7 +484,10 @@ async fn a_rewritten_branch_is_held_until_an_owner_confirms() {
     let w = world("crepo-rewrite").await;
     let (work, url) = w.repository("policy");
     let first = work.commit(
-        &[("a.yaml", &transaction("a", "m")), ("b.yaml", &transaction("b", "m"))],
+        &[
+            ("a.yaml", &transaction("a", "m")),
+            ("b.yaml", &transaction("b", "m")),
+        ],
         false,
     );
     w.create(&w.s.client, "policy", &url, json!({"authority": "Govern"}))
@@ -427,7 +503,13 @@ async fn a_rewritten_branch_is_held_until_an_owner_confirms() {
     );
     config_repo::wait_applied(&w.repos(), "policy", &second).await;
     // Someone who can push resets the branch to the older commit.
-    work.git(&["push", "-q", "--force", &url, &format!("{first}:refs/heads/main")]);
+    work.git(&[
+        "push",
+        "-q",
+        "--force",
+        &url,
+        &format!("{first}:refs/heads/main"),
+    ]);
     let message = w.until_reason("policy", "HistoryRewritten").await;
     assert!(
         message.contains(&format!("revision main@sha1:{first} does not descend from the applied revision main@sha1:{second}")),
@@ -458,13 +540,19 @@ async fn a_demotion_survives_deleting_the_rule() {
     w.s.create_writing_budget("household", json!({})).await;
     w.s.wait_budget("household", BudgetPhase::Ready).await;
     let (work, url) = w.repository("rules");
-    let head = work.commit(&[("rules/rail-co.yaml", &rule("rail-co", "Transport"))], false);
+    let head = work.commit(
+        &[("rules/rail-co.yaml", &rule("rail-co", "Transport"))],
+        false,
+    );
     w.create(&w.s.client, "rules", &url, json!({"authority": "Govern"}))
         .await;
     config_repo::wait_applied(&w.repos(), "rules", &head).await;
     let rules: Api<CategorizationRule> = w.s.api();
     let phase = |r: &CategorizationRule| r.status.as_ref().and_then(|s| s.phase);
-    wait::until(&rules, "rail-co", WAIT, |r| phase(r) == Some(RulePhase::Blessed)).await;
+    wait::until(&rules, "rail-co", WAIT, |r| {
+        phase(r) == Some(RulePhase::Blessed)
+    })
+    .await;
     // The autopilot writes under the rule's blessing; a person overrides it by hand.
     w.s.api::<Budget>()
         .patch(
@@ -479,7 +567,10 @@ async fn a_demotion_survives_deleting_the_rule() {
     })
     .await;
     w.s.recategorise_in_ynab("tx-049", "Restaurants").await;
-    let demoted = wait::until(&rules, "rail-co", WAIT, |r| phase(r) == Some(RulePhase::Demoted)).await;
+    let demoted = wait::until(&rules, "rail-co", WAIT, |r| {
+        phase(r) == Some(RulePhase::Demoted)
+    })
+    .await;
 
     // Its repository records the demotion at once.
     let recorded = |r: &ConfigRepo| {
@@ -488,7 +579,11 @@ async fn a_demotion_survives_deleting_the_rule() {
             .is_some_and(|s| s.demoted.iter().any(|d| d.name == "rail-co"))
     };
     let repo = until_synced(&w.repos(), "rules", recorded).await;
-    assert!(ready(&repo).1.contains("demoted by a person's override"), "{:?}", ready(&repo));
+    assert!(
+        ready(&repo).1.contains("demoted by a person's override"),
+        "{:?}",
+        ready(&repo)
+    );
     // alice may not delete it (the repository would make it again, blessed by the merge).
     let alices: Api<CategorizationRule> = Api::namespaced(w.alice.clone(), &w.s.ns);
     let refused = alices
@@ -515,16 +610,35 @@ async fn a_demotion_survives_deleting_the_rule() {
     })
     .await;
     // An approver deletes it: made again, still not blessed by the merge.
-    rules.delete("rail-co", &DeleteParams::default()).await.unwrap();
+    rules
+        .delete("rail-co", &DeleteParams::default())
+        .await
+        .unwrap();
     let made_again = wait::until(&rules, "rail-co", WAIT, |r| r.uid() != demoted.uid()).await;
-    assert!(made_again.spec.blessing.is_none(), "not blessed by the merge again");
-    wait::until(&rules, "rail-co", WAIT, |r| phase(r) == Some(RulePhase::Candidate)).await;
-    assert_eq!(w.s.requests(PATCH).await, 1, "no write under the demoted rule");
+    assert!(
+        made_again.spec.blessing.is_none(),
+        "not blessed by the merge again"
+    );
+    wait::until(&rules, "rail-co", WAIT, |r| {
+        phase(r) == Some(RulePhase::Candidate)
+    })
+    .await;
+    assert_eq!(
+        w.s.requests(PATCH).await,
+        1,
+        "no write under the demoted rule"
+    );
 
     // A changed rule merged is blessed by the merge.
-    let head = work.commit(&[("rules/rail-co.yaml", &rule("rail-co", "Restaurants"))], false);
+    let head = work.commit(
+        &[("rules/rail-co.yaml", &rule("rail-co", "Restaurants"))],
+        false,
+    );
     let applied = config_repo::wait_applied(&w.repos(), "rules", &head).await;
     assert!(applied.status.unwrap().demoted.is_empty());
-    wait::until(&rules, "rail-co", WAIT, |r| phase(r) == Some(RulePhase::Blessed)).await;
+    wait::until(&rules, "rail-co", WAIT, |r| {
+        phase(r) == Some(RulePhase::Blessed)
+    })
+    .await;
     w.unharmed(1).await;
 }
