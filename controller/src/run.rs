@@ -145,9 +145,13 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         leadership,
         ..Context::new(client, kube_config, &watches, api_urls)
     });
+    // A push to a rule proposal's branch has the agent look at its pull request again.
     let agent = agent
         .zip(attached)
-        .map(|(options, attached)| crate::agent::start(options, attached, &ctx, &watches));
+        .zip(webhook.as_ref())
+        .map(|((options, attached), webhook)| {
+            crate::agent::start(options, attached, webhook.pushes(), &ctx, &watches)
+        });
     // Gitea pushes of a followed branch sync its ConfigRepos at once (with the webhook only).
     let pushes = match &webhook {
         Some(w) => w.pushes(),

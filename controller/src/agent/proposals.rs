@@ -4,10 +4,18 @@
 //! applies the rule as blessed by `configrepo:<name>`. What to propose, where and in which
 //! words is decided in [`crate::logic::rule::proposal`]; the pull request is recorded in the
 //! rule's status, so a rule is proposed once for what it says. Runs on the leader.
+//!
+//! Anyone who can push can push to a proposal's branch, so ledgerops vouches only for a branch
+//! that holds just its manifest ([`crate::logic::rule::vouch`]): looked at before its pull
+//! request is opened, and again at every push to a proposal's branch and every resync while the
+//! pull request is open. One found holding more is closed, saying what was found, and the rule
+//! no longer counts as proposed.
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use futures::StreamExt;
+use futures::{StreamExt, stream};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
@@ -15,19 +23,28 @@ use kube::runtime::Controller;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{ObjectRef, ReflectHandle, Store};
 use serde_json::json;
+use tokio::sync::broadcast;
+use tokio_stream::wrappers::BroadcastStream;
 
 use super::AgentContext;
 use crate::api::config_repo::ConfigRepo;
-use crate::api::rule::{CategorizationRule, Proposal};
+use crate::api::rule::{CategorizationRule, Proposal, Withdrawal};
 use crate::gitea::{GiteaError, PullRequest};
 use crate::k8s::status;
 use crate::k8s::watches::Watches;
 use crate::logic::config_repo::feedback::gitea_repository;
+use crate::logic::config_repo::push::{self, Push};
 use crate::logic::job::rules_report::proposal_words;
+use crate::logic::job::trust::issue_number_of;
 use crate::logic::rule::proposal;
+use crate::logic::rule::vouch::{self, Foreign};
 use crate::metrics::ErrorLabels;
 
-/// A proposal that could not be made; retried with backoff.
+/// How often the open pull requests are looked at again without a push.
+const RESYNC: Duration = Duration::from_secs(300);
+
+/// A proposal that could not be made; retried with backoff (a foreign branch: at the next
+/// resync or push).
 #[derive(Debug, thiserror::Error)]
 pub enum ProposalError {
     #[error(transparent)]
@@ -40,30 +57,34 @@ pub enum ProposalError {
         source: serde_yaml::Error,
     },
     #[error(
-        "branch {branch} of {repository} holds something other than rule {rule}'s file alone: ledgerops does not propose what it did not write; delete the branch (closing its pull request) to let it propose the rule again"
+        "branch {branch} of {repository} holds something other than rule {rule}'s file alone (found: {found}): ledgerops does not propose what it did not write; delete the branch (closing its pull request) to let it propose the rule again"
     )]
     Foreign {
         rule: String,
         repository: String,
         branch: String,
+        found: String,
     },
 }
 
-/// What proposals read from the shared watches, subscribed when the agent starts.
+/// What proposals read from the shared watches, subscribed when the agent starts, and the
+/// webhook's pushes.
 pub struct Watched {
     repos: Store<ConfigRepo>,
     repo_changes: ReflectHandle<ConfigRepo>,
     rules: Store<CategorizationRule>,
     rule_changes: ReflectHandle<CategorizationRule>,
+    pushes: broadcast::Receiver<Push>,
 }
 
 impl Watched {
-    pub fn subscribe(watches: &Watches) -> Self {
+    pub fn subscribe(watches: &Watches, pushes: broadcast::Receiver<Push>) -> Self {
         Self {
             repos: watches.repos.store(),
             repo_changes: watches.repos.subscribe(),
             rules: watches.rules.store(),
             rule_changes: watches.rules.subscribe(),
+            pushes,
         }
     }
 }
@@ -73,9 +94,15 @@ struct Proposals {
     gitea_url: String,
     repos: Store<ConfigRepo>,
     rules: Store<CategorizationRule>,
+    /// The recorded pull requests found closed (or not the bot's): never looked at again.
+    settled: Mutex<HashSet<String>>,
+    /// The spans of commits (by repository, proposal key, first and last commit) found to hold
+    /// only ledgerops's manifest.
+    vouched: Mutex<HashSet<String>>,
 }
 
-/// Runs until shutdown. A ConfigRepo is looked at when it, or a rule of its namespace, changes.
+/// Runs until shutdown. A ConfigRepo is looked at when it, or a rule of its namespace, changes,
+/// when a proposal's branch of its repository is pushed to, and every [`RESYNC`].
 pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) {
     let namespace = agent.store.namespace().to_owned();
     let here = {
@@ -88,6 +115,10 @@ pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) 
     });
     let repo_changes = watched.repo_changes.filter(move |r| here(r.namespace()));
     let repos = watched.repos.clone();
+    let pushed_to = watched.repos.clone();
+    let pushed = BroadcastStream::new(watched.pushes)
+        .filter_map(|p| futures::future::ready(p.ok()))
+        .flat_map(move |p| stream::iter(proposal_pushed(&pushed_to, &namespace, &p)));
     let controller = Controller::for_shared_stream(repo_changes, watched.repos.clone())
         .watches_shared_stream(rule_changes, move |rule| {
             repos
@@ -97,17 +128,46 @@ pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) 
                 .map(|r| ObjectRef::from_obj(r.as_ref()))
                 .collect::<Vec<_>>()
         })
+        .reconcile_on(pushed)
         .shutdown_on_signal();
     let proposals = Arc::new(Proposals {
         agent,
         gitea_url,
         repos: watched.repos,
         rules: watched.rules,
+        settled: Mutex::default(),
+        vouched: Mutex::default(),
     });
     crate::reconcile::drain(controller.run(reconcile, error_policy, proposals)).await;
 }
 
+/// The ConfigRepos of `namespace` whose repository `push` went to, when it moved a proposal's
+/// branch.
+fn proposal_pushed(
+    repos: &Store<ConfigRepo>,
+    namespace: &str,
+    push: &Push,
+) -> Vec<ObjectRef<ConfigRepo>> {
+    if !push::pushed_branch(push).is_some_and(proposal::is_branch) {
+        return Vec::new();
+    }
+    repos
+        .state()
+        .iter()
+        .filter(|r| r.namespace().as_deref() == Some(namespace))
+        .filter(|r| push::to_repository(push, &r.spec.url))
+        .map(|r| ObjectRef::from_obj(r.as_ref()))
+        .collect()
+}
+
 fn error_policy(repo: Arc<ConfigRepo>, error: &ProposalError, p: Arc<Proposals>) -> Action {
+    count(&p, error);
+    let delay = p.agent.backoff(&format!("proposals/{}", repo.name_any()));
+    tracing::warn!(configrepo = %repo.name_any(), %error, retry_in = ?delay, "proposing rules failed");
+    Action::requeue(delay)
+}
+
+fn count(p: &Proposals, error: &ProposalError) {
     let reason = match error {
         ProposalError::Gitea(_) => "Gitea",
         ProposalError::Kube(_) => "KubeApi",
@@ -122,9 +182,6 @@ fn error_policy(repo: Arc<ConfigRepo>, error: &ProposalError, p: Arc<Proposals>)
             reason,
         })
         .inc();
-    let delay = p.agent.backoff(&format!("proposals/{}", repo.name_any()));
-    tracing::warn!(configrepo = %repo.name_any(), %error, retry_in = ?delay, "proposing rules failed");
-    Action::requeue(delay)
 }
 
 async fn reconcile(repo: Arc<ConfigRepo>, p: Arc<Proposals>) -> Result<Action, ProposalError> {
@@ -153,18 +210,69 @@ async fn reconcile(repo: Arc<ConfigRepo>, p: Arc<Proposals>) -> Result<Action, P
     if proposer.name_any() != repo.name_any() {
         return Ok(Action::await_change());
     }
-    let due: Vec<Arc<CategorizationRule>> = p
+    let rules: Vec<Arc<CategorizationRule>> = p
         .rules
         .state()
         .into_iter()
         .filter(|r| r.namespace().as_deref() == Some(namespace))
-        .filter(|r| proposal::due(r, repo.spec.propose_rules_after))
         .collect();
-    for rule in due {
-        propose(&p, &repo, &target, &rule).await?;
+    for rule in &rules {
+        if let Some(recorded) = proposal::watched(rule, &target) {
+            recheck(&p, &repo, &target, rule, recorded).await?;
+        }
+    }
+    for rule in rules
+        .iter()
+        .filter(|r| proposal::due(r, repo.spec.propose_rules_after))
+    {
+        match propose(&p, &repo, &target, rule).await {
+            // Left to whoever pushed it, without holding up the other rules; looked at again at
+            // the next resync or push.
+            Err(error @ ProposalError::Foreign { .. }) => {
+                count(&p, &error);
+                tracing::warn!(configrepo = %repo.name_any(), %error, "not proposing a rule");
+            }
+            done => done?,
+        }
     }
     p.agent.succeeded(&format!("proposals/{}", repo.name_any()));
-    Ok(Action::await_change())
+    Ok(Action::requeue(RESYNC))
+}
+
+/// What ledgerops proposes for a rule: the branch, the file and its content.
+struct Ours {
+    name: String,
+    key: String,
+    branch: String,
+    file: String,
+    yaml: String,
+}
+
+impl Ours {
+    fn of(repo: &ConfigRepo, rule: &CategorizationRule) -> Result<Self, ProposalError> {
+        let name = rule.name_any();
+        let key = proposal::key(&rule.spec);
+        let yaml = proposal::manifest(rule).map_err(|source| ProposalError::Yaml {
+            rule: name.clone(),
+            source,
+        })?;
+        Ok(Self {
+            branch: proposal::branch(&name, &key),
+            file: proposal::file(&repo.spec.path, &name),
+            name,
+            key,
+            yaml,
+        })
+    }
+
+    fn foreign(&self, target: &str, found: &[Foreign]) -> ProposalError {
+        ProposalError::Foreign {
+            rule: self.name.clone(),
+            repository: target.to_owned(),
+            branch: self.branch.clone(),
+            found: vouch::named(found).join(", "),
+        }
+    }
 }
 
 /// Opens the rule's pull request (or finds the one an interrupted attempt opened) and records
@@ -175,64 +283,173 @@ async fn propose(
     target: &str,
     rule: &CategorizationRule,
 ) -> Result<(), ProposalError> {
-    let name = rule.name_any();
-    let key = proposal::key(&rule.spec);
-    let branch = proposal::branch(&name, &key);
-    let file = proposal::file(&repo.spec.path, &name);
-    let yaml = proposal::manifest(rule).map_err(|source| ProposalError::Yaml {
-        rule: name.clone(),
-        source,
-    })?;
+    let ours = Ours::of(repo, rule)?;
     let base = &repo.spec.branch;
     let gitea = &p.agent.gitea;
     let now = Timestamp::now();
-    let foreign = || ProposalError::Foreign {
-        rule: name.clone(),
-        repository: target.to_owned(),
-        branch: branch.clone(),
-    };
-    let pr = match gitea.pull_request_between(target, base, &branch).await? {
-        Some(pr) => pr,
+    let open_already = gitea
+        .open_pull_request_from(target, base, &ours.branch, &p.agent.bot)
+        .await?;
+    let pr = match open_already {
+        // An interrupted attempt's: recorded only while its branch holds only ours.
+        Some(pr) => {
+            let found = foreign_on(p, target, base, &ours).await?;
+            if !found.is_empty() {
+                return withdraw(p, target, rule, &ours, &pr, &found, Time(now)).await;
+            }
+            pr
+        }
         None => {
-            let message = format!("Propose CategorizationRule {name}");
+            let message = format!("Propose CategorizationRule {}", ours.name);
             let pushed = gitea
-                .create_file_on_new_branch(target, &file, &yaml, &message, base, &branch)
+                .create_file_on_new_branch(
+                    target,
+                    &ours.file,
+                    &ours.yaml,
+                    &message,
+                    base,
+                    &ours.branch,
+                )
                 .await;
             match pushed {
                 Ok(()) => {}
-                // The branch is there already: an interrupted attempt's, if it holds the file.
-                Err(GiteaError::Status { status, .. }) if matches!(status.as_u16(), 409 | 422) => {
-                    let there = gitea.file_on_branch(target, &file, &branch).await?;
-                    if there.as_deref() != Some(yaml.as_str()) {
-                        return Err(foreign());
-                    }
-                }
+                // The branch is there already: an interrupted attempt's, or someone else's.
+                Err(GiteaError::Status { status, .. }) if matches!(status.as_u16(), 409 | 422) => {}
                 Err(e) => return Err(e.into()),
             }
-            open(p, repo, target, rule, &branch, now).await?
+            // The whole branch, before a pull request in ledgerops's words vouches for it.
+            let found = foreign_on(p, target, base, &ours).await?;
+            if !found.is_empty() {
+                return Err(ours.foreign(target, &found));
+            }
+            open(p, repo, target, rule, &ours.branch, now).await?
         }
     };
-    // Recorded only when the pull request changes just the file ledgerops wrote.
-    let changed = gitea.pull_request_files(target, pr.number).await?;
-    let there = gitea.file_on_branch(target, &file, &branch).await?;
-    if !proposal::holds_only(&changed, &file, there.as_deref(), &yaml) {
-        return Err(foreign());
-    }
     let recorded = Proposal {
         repository: target.to_owned(),
         pull_request_url: pr.url.clone(),
-        key,
+        key: ours.key,
         at: Time(now),
+        withdrawn: None,
     };
+    record(p, rule, &recorded).await?;
+    tracing::info!(rule = %ours.name, repository = %target, pull = %pr.url, "rule proposed");
+    Ok(())
+}
+
+/// Looks again at the pull request recorded for `rule`: while it is open, a branch that holds
+/// anything ledgerops did not write has it withdrawn. One found closed is not looked at again.
+async fn recheck(
+    p: &Proposals,
+    repo: &ConfigRepo,
+    target: &str,
+    rule: &CategorizationRule,
+    recorded: &Proposal,
+) -> Result<(), ProposalError> {
+    let url = &recorded.pull_request_url;
+    if p.settled.lock().expect("settled lock").contains(url) {
+        return Ok(());
+    }
+    let Some(number) = issue_number_of(url) else {
+        return Ok(());
+    };
+    let ours = Ours::of(repo, rule)?;
+    let pr = p.agent.gitea.pull_request(target, number).await?;
+    // Only the bot's own pull request from the rule's branch is ever closed, whatever a status
+    // names.
+    if !pr.open || pr.author != p.agent.bot || pr.head != ours.branch {
+        p.settled.lock().expect("settled lock").insert(url.clone());
+        return Ok(());
+    }
+    let found = foreign_on(p, target, &pr.base, &ours).await?;
+    if found.is_empty() {
+        return Ok(());
+    }
+    withdraw(p, target, rule, &ours, &pr, &found, recorded.at.clone()).await
+}
+
+/// What on the rule's branch ledgerops did not write, against `base`. A span of commits found
+/// to hold only ours is not read again (a push makes a new one).
+async fn foreign_on(
+    p: &Proposals,
+    target: &str,
+    base: &str,
+    ours: &Ours,
+) -> Result<Vec<Foreign>, ProposalError> {
+    let gitea = &p.agent.gitea;
+    let commits = gitea.branch_commits(target, base, &ours.branch).await?;
+    let span = match vouch::span(&commits.unwrap_or_default()) {
+        Ok(Some(span)) => span,
+        // Gone, or nothing of its own: the branch does not add the rule's file.
+        Ok(None) => return Ok(vec![Foreign::Content(ours.file.clone())]),
+        Err(merges) => return Ok(merges),
+    };
+    let seen = format!("{target} {} {}..{}", ours.key, span.from, span.head);
+    if p.vouched.lock().expect("vouched lock").contains(&seen) {
+        return Ok(Vec::new());
+    }
+    let from = gitea.tree(target, &span.from).await?;
+    let head = gitea.tree(target, &span.head).await?;
+    let there = gitea.file_on_branch(target, &ours.file, &span.head).await?;
+    let found = vouch::foreign(&from, &head, &ours.file, there.as_deref(), &ours.yaml);
+    if found.is_empty() {
+        p.vouched.lock().expect("vouched lock").insert(seen);
+    }
+    Ok(found)
+}
+
+/// Closes the bot's pull request `pr`, whose branch holds `found`, saying so once, and records
+/// that the rule no longer counts as proposed. Recorded before the close, so that a withdrawal
+/// cut short is finished by [`propose`], which finds the pull request still open.
+async fn withdraw(
+    p: &Proposals,
+    target: &str,
+    rule: &CategorizationRule,
+    ours: &Ours,
+    pr: &PullRequest,
+    found: &[Foreign],
+    proposed_at: Time,
+) -> Result<(), ProposalError> {
+    let gitea = &p.agent.gitea;
+    let comments = gitea.list_comments(target, pr.number).await?;
+    let said = comments
+        .iter()
+        .any(|c| c.author == p.agent.bot && c.body.starts_with(vouch::WITHDRAWN));
+    if !said {
+        let body = vouch::withdrawal_comment(&ours.name, &ours.branch, found);
+        gitea.create_comment(target, pr.number, &body).await?;
+    }
+    let named = vouch::named(found);
+    let withdrawn = Proposal {
+        repository: target.to_owned(),
+        pull_request_url: pr.url.clone(),
+        key: ours.key.clone(),
+        at: proposed_at,
+        withdrawn: Some(Withdrawal {
+            at: Time(Timestamp::now()),
+            found: named.clone(),
+        }),
+    };
+    record(p, rule, &withdrawn).await?;
+    gitea.close_pull_request(target, pr.number).await?;
+    tracing::warn!(rule = %ours.name, pull = %pr.url, found = ?named, "closed a rule's pull request whose branch holds what ledgerops did not write");
+    Ok(())
+}
+
+/// Records `proposal` in the rule's status, unless the rule changed since it was read.
+async fn record(
+    p: &Proposals,
+    rule: &CategorizationRule,
+    proposal: &Proposal,
+) -> Result<(), ProposalError> {
     status::apply_as(
         p.agent.store.client(),
         rule,
-        &json!({ "proposal": recorded }),
+        &json!({ "proposal": proposal }),
         status::PROPOSAL_FIELD_MANAGER,
         true,
     )
     .await?;
-    tracing::info!(rule = %name, repository = %target, pull = %pr.url, "rule proposed");
     Ok(())
 }
 
