@@ -221,34 +221,34 @@ mod tests {
             entry("budget.yaml", REGULAR, "b1"),
             entry("policy.yaml", REGULAR, "p1"),
         ];
-        let with = |more: &[TreeEntry]| [base.clone(), more.to_vec()].concat();
+        let with = |more: Vec<TreeEntry>| [base.clone(), more].concat();
         let ours = entry(FILE, REGULAR, "r1");
         let file = |f: &str| Foreign::File(f.into());
         let content = Foreign::Content(FILE.into());
-        let cases: [(&str, Vec<TreeEntry>, Option<&str>, Vec<Foreign>); 9] = [
-            ("ours", with(&[ours.clone()]), Some(OURS), vec![]),
+        let cases = [
+            ("ours", with(vec![ours.clone()]), Some(OURS), vec![]),
             (
                 "content changed",
-                with(&[ours.clone()]),
+                with(vec![ours.clone()]),
                 Some("kind: Budget\n"),
                 vec![content.clone()],
             ),
             ("file gone", base.clone(), None, vec![content.clone()]),
             (
                 "executable",
-                with(&[entry(FILE, "100755", "r1")]),
+                with(vec![entry(FILE, "100755", "r1")]),
                 Some(OURS),
                 vec![content.clone()],
             ),
             (
                 "a symlink",
-                with(&[entry(FILE, "120000", "r1")]),
+                with(vec![entry(FILE, "120000", "r1")]),
                 Some(OURS),
                 vec![content],
             ),
             (
                 "another file added",
-                with(&[ours.clone(), entry("rules/x.yaml", REGULAR, "x1")]),
+                with(vec![ours.clone(), entry("rules/x.yaml", REGULAR, "x1")]),
                 Some(OURS),
                 vec![file("rules/x.yaml")],
             ),
