@@ -9,7 +9,7 @@ use std::time::Duration;
 use base64::Engine;
 use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
-use kube::api::{Api, PostParams};
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use ledgerops::api::agent_job::{AgentJob, JobPhase};
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::common::LocalRef;
@@ -608,4 +608,20 @@ async fn a_push_to_a_proposed_rule_s_branch_closes_its_pull_request_and_withdraw
     w.wait_refusal(before).await;
     assert_eq!(withdrawals().await.len(), 1, "commented once");
     assert_eq!(w.pulls_from(&branch).await.len(), 1, "no new pull request");
+
+    // The branch deleted, ledgerops proposes the rule again in a new pull request of its own
+    // (the ConfigRepo touched so that it looks before its resync).
+    let path = format!("/repos/{}/branches/{branch}", w.repo);
+    gitea_call(Method::DELETE, &path, w.gitea.writer(), None).await;
+    let touch = json!({"metadata": {"labels": {"touched": "yes"}}});
+    w.sc.api::<ConfigRepo>()
+        .patch("household", &PatchParams::default(), &Patch::Merge(touch))
+        .await
+        .unwrap();
+    let again = wait::until(&rules, &rail, WAIT, |r| proposal::proposed(r)).await;
+    let url = again.status.unwrap().proposal.unwrap().pull_request_url;
+    let renewed = gitea_api::pull_number(&url);
+    assert_ne!(renewed, number);
+    let files = gitea_api::pull_request_files(&w.repo, renewed).await;
+    assert_eq!(files, [format!("rules/{rail}.yaml")]);
 }
