@@ -11,7 +11,7 @@
 //! pull request is open. One found holding more is closed, saying what was found, and the rule
 //! no longer counts as proposed.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -96,9 +96,9 @@ struct Proposals {
     rules: Store<CategorizationRule>,
     /// The recorded pull requests found closed (or not the bot's): never looked at again.
     settled: Mutex<HashSet<String>>,
-    /// The spans of commits (by repository, proposal key, first and last commit) found to hold
-    /// only ledgerops's manifest.
-    vouched: Mutex<HashSet<String>>,
+    /// What was found on each span of commits looked at (by repository, the rule's file and
+    /// key, first and last commit): a span never changes, so it is read once.
+    seen: Mutex<HashMap<String, Vec<Foreign>>>,
 }
 
 /// Runs until shutdown. A ConfigRepo is looked at when it, or a rule of its namespace, changes,
@@ -136,7 +136,7 @@ pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) 
         repos: watched.repos,
         rules: watched.rules,
         settled: Mutex::default(),
-        vouched: Mutex::default(),
+        seen: Mutex::default(),
     });
     crate::reconcile::drain(controller.run(reconcile, error_policy, proposals)).await;
 }
@@ -368,8 +368,8 @@ async fn recheck(
     withdraw(p, target, rule, &ours, &pr, &found, recorded.at.clone()).await
 }
 
-/// What on the rule's branch ledgerops did not write, against `base`. A span of commits found
-/// to hold only ours is not read again (a push makes a new one).
+/// What on the rule's branch ledgerops did not write, against `base`. A span of commits is
+/// read once (a push makes a new one).
 async fn foreign_on(
     p: &Proposals,
     target: &str,
@@ -384,17 +384,21 @@ async fn foreign_on(
         Ok(None) => return Ok(vec![Foreign::Content(ours.file.clone())]),
         Err(merges) => return Ok(merges),
     };
-    let seen = format!("{target} {} {}..{}", ours.key, span.from, span.head);
-    if p.vouched.lock().expect("vouched lock").contains(&seen) {
-        return Ok(Vec::new());
+    let seen = format!(
+        "{target} {} {} {}..{}",
+        ours.file, ours.key, span.from, span.head
+    );
+    if let Some(found) = p.seen.lock().expect("seen lock").get(&seen) {
+        return Ok(found.clone());
     }
     let from = gitea.tree(target, &span.from).await?;
     let head = gitea.tree(target, &span.head).await?;
     let there = gitea.file_on_branch(target, &ours.file, &span.head).await?;
     let found = vouch::foreign(&from, &head, &ours.file, there.as_deref(), &ours.yaml);
-    if found.is_empty() {
-        p.vouched.lock().expect("vouched lock").insert(seen);
-    }
+    p.seen
+        .lock()
+        .expect("seen lock")
+        .insert(seen, found.clone());
     Ok(found)
 }
 
