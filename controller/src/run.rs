@@ -153,9 +153,13 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         urls: git_urls,
         gitea_url: agent.as_ref().map(|a| a.gitea_url.clone()),
     };
+    // A push to a rule proposal's branch has the agent look at its pull request again.
     let agent = agent
         .zip(attached)
-        .map(|(options, attached)| crate::agent::start(options, attached, &ctx, &watches));
+        .zip(webhook.as_ref())
+        .map(|((options, attached), webhook)| {
+            crate::agent::start(options, attached, webhook.pushes(), &ctx, &watches)
+        });
     // Gitea pushes of a followed branch sync its ConfigRepos at once (with the webhook only).
     let pushes = match &webhook {
         Some(w) => w.pushes(),

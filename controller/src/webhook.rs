@@ -1,7 +1,8 @@
 //! `POST /webhooks/gitea`: verifies the signature, converts a comment delivery into a received
 //! command and persists it as an AgentJob. Nothing else: it never calls Gitea and never parses
 //! the command (that happens after the permission check). A push delivery wakes the ConfigRepos
-//! that follow the pushed branch (202; they read what to apply from Git, never from the payload).
+//! that follow the pushed branch, and the rule proposals of a proposal's branch (202; they read
+//! what to act on from Git and Gitea, never from the payload).
 //!
 //! Answers: 401 bad signature, 400 malformed or no `X-Gitea-Delivery`, 204 not a command,
 //! 403 a command from a repository not on `--gitea-repository` (nothing stored; 403 rather than
@@ -53,7 +54,8 @@ impl Webhook {
             bot: Arc::from(bot),
             repositories: Arc::new(repositories),
             store: Arc::new(OnceLock::new()),
-            // Pushes wait here only until the ConfigRepo controller takes them: a short queue.
+            // Pushes wait here only until the ConfigRepo controller and the rule proposals take
+            // them: a short queue.
             pushes: tokio::sync::broadcast::channel(64).0,
         }
     }

@@ -169,12 +169,13 @@ pub fn attach(options: &options::AgentOptions, client: kube::Client) -> Result<A
 pub fn start(
     options: options::AgentOptions,
     attached: Attached,
+    pushes: tokio::sync::broadcast::Receiver<crate::logic::config_repo::push::Push>,
     ctx: &crate::reconcile::Context,
     watches: &crate::k8s::watches::Watches,
 ) -> tokio::task::JoinHandle<()> {
     let watched = (
         feedback::Watched::subscribe(watches),
-        proposals::Watched::subscribe(watches),
+        proposals::Watched::subscribe(watches, pushes),
     );
     let jobs = Watch::namespaced(attached.store.client(), &options.namespace);
     attached.store.seen_through(jobs.store());

@@ -177,6 +177,20 @@ pub struct Proposal {
     /// A hash of the match and category proposed: a rule changed since is proposed again.
     pub key: String,
     pub at: Time,
+    /// Set when ledgerops closed the pull request because its branch came to hold something
+    /// ledgerops did not write: the rule then no longer counts as proposed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withdrawn: Option<Withdrawal>,
+}
+
+/// Why and when ledgerops closed a rule's pull request.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Withdrawal {
+    pub at: Time,
+    /// What was found on the branch, by name (never its content).
+    #[schemars(length(max = 20))]
+    pub found: Vec<String>,
 }
 
 /// What people's decisions say about a rule, counted afresh from the plans and Transactions the

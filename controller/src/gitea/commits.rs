@@ -24,7 +24,7 @@ struct CombinedDto {
 }
 
 /// A full commit id, checked before it is put in a path.
-fn checked_sha(sha: &str) -> Result<&str, GiteaError> {
+pub(super) fn checked_sha(sha: &str) -> Result<&str, GiteaError> {
     if sha.len() == 40 && sha.chars().all(|c| c.is_ascii_hexdigit()) {
         Ok(sha)
     } else {

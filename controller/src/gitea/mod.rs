@@ -13,6 +13,7 @@ use crate::logic::job::check::Failure;
 use crate::logic::job::render::IssueComment;
 use crate::logic::job::trust::{FetchedComment, issue_number_of};
 
+pub mod branches;
 pub mod commits;
 pub mod pulls;
 
@@ -97,11 +98,18 @@ struct UserDto {
     login: String,
 }
 
-/// A pull request Gitea opened.
+/// A pull request, as far as ledgerops looks at one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PullRequest {
     pub number: i64,
     pub url: String,
+    /// Neither closed nor merged.
+    pub open: bool,
+    /// The branch it is from, and the one it is into.
+    pub head: String,
+    pub base: String,
+    /// Who opened it.
+    pub author: String,
 }
 
 /// `owner/name` split, each part checked to be a plain Gitea name so it is safe in a path.
@@ -352,16 +360,7 @@ impl GiteaClient {
         let path = format!("/repos/{o}/{n}/pulls");
         let req = json!({"head": head, "base": base, "title": title, "body": body});
         let v = self.call(Method::POST, &path, Some(&req)).await?;
-        match (v["number"].as_i64(), v["html_url"].as_str()) {
-            (Some(number), Some(url)) => Ok(PullRequest {
-                number,
-                url: url.to_owned(),
-            }),
-            _ => Err(GiteaError::Decode {
-                call: path,
-                detail: "no number or html_url".into(),
-            }),
-        }
+        pulls::pull_request_of(&v, &path)
     }
 }
 

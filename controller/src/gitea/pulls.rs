@@ -1,102 +1,91 @@
-//! Finding a pull request by its branches, and reading what it changes: how a proposal
-//! interrupted after its branch was pushed is completed, never opened twice, and never vouches
-//! for a branch someone else wrote.
+//! Finding a rule proposal's pull request, reading it, and closing it: how a proposal
+//! interrupted after its pull request was opened is completed, never opened twice, and how one
+//! whose branch came to hold what ledgerops did not write is withdrawn.
 
-use base64::Engine;
 use reqwest::Method;
+use serde::Deserialize;
+use serde_json::{Value, json};
 
-use super::{GiteaClient, GiteaError, PullRequest, split_repo};
+use super::branches::plain_branch;
+use super::{GiteaClient, GiteaError, PullRequest, login_ok, split_repo};
 
-/// A branch name Gitea's route takes as one path segment: letters, digits, `.`, `_`, `-`.
-fn plain_branch(branch: &str) -> bool {
-    !branch.is_empty()
-        && !branch.starts_with('.')
-        && branch
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+#[derive(Deserialize)]
+struct PullDto {
+    number: i64,
+    html_url: String,
+    state: String,
+    head: RefDto,
+    base: RefDto,
+    user: super::UserDto,
+}
+
+#[derive(Deserialize)]
+struct RefDto {
+    #[serde(rename = "ref")]
+    name: String,
+}
+
+/// A pull request as Gitea answers one.
+pub(super) fn pull_request_of(v: &Value, call: &str) -> Result<PullRequest, GiteaError> {
+    let pr = PullDto::deserialize(v).map_err(|e| GiteaError::Decode {
+        call: call.to_owned(),
+        detail: e.to_string(),
+    })?;
+    Ok(PullRequest {
+        number: pr.number,
+        url: pr.html_url,
+        open: pr.state == "open",
+        head: pr.head.name,
+        base: pr.base.name,
+        author: pr.user.login,
+    })
 }
 
 impl GiteaClient {
-    /// The pull request from `head` into `base`, open or not, if there is one. `None` too when
-    /// either branch name cannot be looked up this way (not a plain name).
-    pub async fn pull_request_between(
+    /// The open pull request `author` opened from `head` into `base`, if there is one (among
+    /// the first 50 of theirs into `base`). `None` too when a name cannot be put in a query.
+    pub async fn open_pull_request_from(
         &self,
         repo: &str,
         base: &str,
         head: &str,
+        author: &str,
     ) -> Result<Option<PullRequest>, GiteaError> {
         let (o, n) = split_repo(repo)?;
-        if !plain_branch(base) || !plain_branch(head) {
+        if !plain_branch(base) || !login_ok(author) {
             return Ok(None);
         }
-        let path = format!("/repos/{o}/{n}/pulls/{base}/{head}");
-        match self.call(Method::GET, &path, None).await {
-            Ok(v) => match (v["number"].as_i64(), v["html_url"].as_str()) {
-                (Some(number), Some(url)) => Ok(Some(PullRequest {
-                    number,
-                    url: url.to_owned(),
-                })),
-                _ => Err(GiteaError::Decode {
-                    call: path,
-                    detail: "no number or html_url".into(),
-                }),
-            },
-            Err(e) if e.is_not_found() => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// The paths pull request `number` changes (the first 50: more is already too many for a
-    /// proposal).
-    pub async fn pull_request_files(
-        &self,
-        repo: &str,
-        number: i64,
-    ) -> Result<Vec<String>, GiteaError> {
-        let (o, n) = split_repo(repo)?;
-        let path = format!("/repos/{o}/{n}/pulls/{number}/files?limit=50");
+        let path =
+            format!("/repos/{o}/{n}/pulls?state=open&base_branch={base}&poster={author}&limit=50");
         let v = self.call(Method::GET, &path, None).await?;
-        let files = v.as_array().ok_or_else(|| GiteaError::Decode {
+        let list = v.as_array().ok_or_else(|| GiteaError::Decode {
             call: path.clone(),
             detail: "not a list".into(),
         })?;
-        Ok(files
-            .iter()
-            .filter_map(|f| f["filename"].as_str().map(str::to_owned))
-            .collect())
+        for pr in list {
+            let pr = pull_request_of(pr, &path)?;
+            if pr.open && pr.head == head && pr.base == base && pr.author == author {
+                return Ok(Some(pr));
+            }
+        }
+        Ok(None)
     }
 
-    /// The text of `file` on branch `branch`; `None` when it is not there (or the branch name
-    /// is not a plain one).
-    pub async fn file_on_branch(
-        &self,
-        repo: &str,
-        file: &str,
-        branch: &str,
-    ) -> Result<Option<String>, GiteaError> {
+    /// Pull request `number`.
+    pub async fn pull_request(&self, repo: &str, number: i64) -> Result<PullRequest, GiteaError> {
         let (o, n) = split_repo(repo)?;
-        if !plain_branch(branch) {
-            return Ok(None);
-        }
-        let path = format!("/repos/{o}/{n}/contents/{file}?ref={branch}");
-        let v = match self.call(Method::GET, &path, None).await {
-            Ok(v) => v,
-            Err(e) if e.is_not_found() => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        // Gitea wraps the base64 text in lines.
-        let encoded: String = v["content"]
-            .as_str()
-            .unwrap_or_default()
-            .split_whitespace()
-            .collect();
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(encoded)
-            .map_err(|e| GiteaError::Decode {
-                call: path.clone(),
-                detail: format!("content: {e}"),
-            })?;
-        Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+        let path = format!("/repos/{o}/{n}/pulls/{number}");
+        let v = self.call(Method::GET, &path, None).await?;
+        pull_request_of(&v, &path)
+    }
+
+    /// Closes pull request `number` (its branch stays).
+    pub async fn close_pull_request(&self, repo: &str, number: i64) -> Result<(), GiteaError> {
+        let (o, n) = split_repo(repo)?;
+        let path = format!("/repos/{o}/{n}/pulls/{number}");
+        self.call(Method::PATCH, &path, Some(&json!({"state": "closed"})))
+            .await?;
+        Ok(())
     }
 }
 
@@ -105,12 +94,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_a_plain_branch_name_goes_into_a_path() {
-        for ok in ["main", "ledgerops-rule-rail-co-0123abcd", "release_1.2"] {
-            assert!(plain_branch(ok), "{ok}");
-        }
-        for bad in ["", "a/b", "..", ".hidden", "a?b", "a b", "a%2Fb"] {
-            assert!(!plain_branch(bad), "{bad}");
-        }
+    fn a_pull_request_is_read_as_gitea_answers_it() {
+        let pr = serde_json::json!({
+            "number": 7, "html_url": "http://gitea/o/r/pulls/7", "state": "closed",
+            "merged": true, "head": {"ref": "ledgerops-rule-r-01234567", "sha": "abc"},
+            "base": {"ref": "main"}, "user": {"login": "ledgerops-bot"},
+        });
+        assert_eq!(
+            pull_request_of(&pr, "GET /x").unwrap(),
+            PullRequest {
+                number: 7,
+                url: "http://gitea/o/r/pulls/7".into(),
+                open: false,
+                head: "ledgerops-rule-r-01234567".into(),
+                base: "main".into(),
+                author: "ledgerops-bot".into(),
+            }
+        );
     }
 }

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use base64::Engine;
 use k8s_openapi::api::core::v1::Secret;
-use kube::api::{Api, PostParams};
+use kube::ResourceExt;
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use ledgerops::api::agent_job::{AgentJob, JobPhase};
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::common::LocalRef;
@@ -76,7 +77,8 @@ impl World {
         self.sc.wait_budget("household", BudgetPhase::Ready).await;
         let reader = self.gitea.admin();
         let secret: Secret = serde_json::from_value(json!({
-            "metadata": {"name": "gitea", "labels": {"ledgerops.dev/git-credentials": "true"}},
+            "metadata": {"name": "gitea", "labels": {"ledgerops.dev/git-credentials": "true"},
+                         "annotations": {"ledgerops.dev/git-url-prefixes": format!("{}/", self.gitea.url())}},
             "stringData": {"username": reader.login(), "token": reader.token()},
         }))
         .unwrap();
@@ -205,6 +207,79 @@ impl World {
         let stem = files[0].rsplit('/').next().unwrap();
         stem.trim_end_matches(".yaml").to_owned()
     }
+
+    /// Commits a new file `path` holding `content` on `branch` as the writer would push it;
+    /// with `from`, `branch` is made from that branch first.
+    async fn push_file(&self, path: &str, content: &str, branch: &str, from: Option<&str>) {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(content);
+        let body = match from {
+            Some(from) => json!({"content": encoded, "message": "not ledgerops",
+                                 "branch": from, "new_branch": branch}),
+            None => json!({"content": encoded, "message": "not ledgerops", "branch": branch}),
+        };
+        let path = format!("/repos/{}/contents/{path}", self.repo);
+        gitea_call(Method::POST, &path, self.gitea.writer(), Some(body)).await;
+    }
+
+    /// Every pull request from `branch`, open or not.
+    async fn pulls_from(&self, branch: &str) -> Vec<serde_json::Value> {
+        let pulls = gitea_call(
+            Method::GET,
+            &format!("/repos/{}/pulls?state=all&limit=50", self.repo),
+            self.gitea.admin(),
+            None,
+        )
+        .await;
+        let pulls = pulls.as_array().cloned().unwrap_or_default();
+        pulls
+            .into_iter()
+            .filter(|p| p["head"]["ref"] == branch)
+            .collect()
+    }
+
+    /// How often the controller logged that it refused a proposal's branch.
+    fn refusals(&self) -> usize {
+        self.controller
+            .log()
+            .matches("holds something other than rule")
+            .count()
+    }
+
+    /// Waits until the controller refused a proposal's branch more than `before` times.
+    async fn wait_refusal(&self, before: usize) {
+        wait::eventually("a refusal of the proposal's branch", WAIT, async || {
+            self.refusals() > before
+        })
+        .await;
+    }
+}
+
+/// The train's rule as learning makes it from seed 002's approval, and the branch ledgerops
+/// proposes it on.
+fn learned_rail() -> (CategorizationRule, String) {
+    let transport = category("Transport");
+    let rail = candidate_name("RAIL CO", &transport);
+    let learned = CategorizationRuleSpec {
+        budget_ref: LocalRef {
+            name: "household".into(),
+        },
+        matches: RuleMatch {
+            payee_normalised: Some("RAIL CO".into()),
+            ..RuleMatch::default()
+        },
+        category_id: transport,
+        blessing: None,
+    };
+    let branch = proposal::branch(&rail, &proposal::key(&learned));
+    (CategorizationRule::new(&rail, learned), branch)
+}
+
+/// A rule that would send every payee to Gifts, blessed with whatever merge brings it in.
+fn everything_to_gifts() -> String {
+    format!(
+        "apiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationRule\nmetadata:\n  name: everything-to-gifts\nspec:\n  budgetRef:\n    name: household\n  match:\n    payeePattern: \"*\"\n  categoryId: {}\n",
+        category("Gifts")
+    )
 }
 
 fn phase(job: &AgentJob) -> Option<JobPhase> {
@@ -398,69 +473,156 @@ async fn a_rule_learned_from_approvals_is_proposed_and_blessed_by_merging_its_pu
 #[tokio::test]
 async fn a_branch_someone_else_pushed_under_a_proposals_name_is_never_vouched_for() {
     let w = World::new("pr-rules-foreign").await;
-    let transport = category("Transport");
-    let rail = candidate_name("RAIL CO", &transport);
-    let learned = CategorizationRuleSpec {
-        budget_ref: LocalRef {
-            name: "household".into(),
-        },
-        matches: RuleMatch {
-            payee_normalised: Some("RAIL CO".into()),
-            ..RuleMatch::default()
-        },
-        category_id: transport,
-        blessing: None,
-    };
-    let branch = proposal::branch(&rail, &proposal::key(&learned));
+    let (learned, branch) = learned_rail();
+    let rail = learned.name_any();
     // The writer pushes, under the name ledgerops will propose on, a rule of their own.
     let theirs = format!(
         "apiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationRule\nmetadata:\n  name: {rail}\nspec:\n  budgetRef:\n    name: household\n  match:\n    payeePattern: \"*\"\n  categoryId: {}\n",
         category("Gifts")
     );
-    gitea_call(
-        Method::POST,
-        &format!("/repos/{}/contents/rules/{rail}.yaml", w.repo),
-        w.gitea.writer(),
-        Some(json!({
-            "content": base64::engine::general_purpose::STANDARD.encode(theirs),
-            "message": "not ledgerops",
-            "branch": "main",
-            "new_branch": branch,
-        })),
+    let file = format!("rules/{rail}.yaml");
+    w.push_file(&file, &theirs, &branch, Some("main")).await;
+    w.household_with(json!({"proposeRulesAfter": 1})).await;
+    w.sc.create_plan("september", "household", seed_002()).await;
+    w.sc.approve_plan("september").await;
+
+    // The Candidate is due, but its branch is not ledgerops's: no pull request, nothing recorded.
+    w.wait_refusal(0).await;
+    let rules: Api<CategorizationRule> = w.sc.api();
+    let rule = rules.get(&rail).await.unwrap();
+    let status = rule.status.unwrap_or_default();
+    assert!(status.proposal.is_none(), "{status:?}");
+    assert_eq!(status.learning.map(|l| l.confirmations), Some(1));
+    let pulls = w.pulls_from(&branch).await;
+    assert!(pulls.is_empty(), "{pulls:?}");
+}
+
+#[tokio::test]
+async fn a_branch_pushed_with_the_exact_manifest_and_more_gets_no_pull_request() {
+    let w = World::new("pr-rules-more").await;
+    let (learned, branch) = learned_rail();
+    let rail = learned.name_any();
+    // The writer pushes, under the proposal's name, exactly the file ledgerops would write, and
+    // another rule beside it that merging would bless too.
+    let manifest = proposal::manifest(&learned).unwrap();
+    let file = format!("rules/{rail}.yaml");
+    w.push_file(&file, &manifest, &branch, Some("main")).await;
+    w.push_file(
+        "rules/everything-to-gifts.yaml",
+        &everything_to_gifts(),
+        &branch,
+        None,
     )
     .await;
     w.household_with(json!({"proposeRulesAfter": 1})).await;
     w.sc.create_plan("september", "household", seed_002()).await;
     w.sc.approve_plan("september").await;
 
-    // The Candidate is due, but its branch is not ledgerops's: no pull request, nothing recorded.
-    let refused = "holds something other than rule";
-    let deadline = std::time::Instant::now() + WAIT;
-    while !w.controller.log().contains(refused) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the foreign branch was not refused"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    // The whole branch is looked at before anything is opened: no pull request, nothing recorded.
+    w.wait_refusal(0).await;
+    assert!(
+        w.controller
+            .log()
+            .contains("found: rules/everything-to-gifts.yaml"),
+        "the refusal names the other file"
+    );
     let rules: Api<CategorizationRule> = w.sc.api();
-    let rule = rules.get(&rail).await.unwrap();
-    let status = rule.status.unwrap_or_default();
+    let status = rules.get(&rail).await.unwrap().status.unwrap_or_default();
     assert!(status.proposal.is_none(), "{status:?}");
-    assert_eq!(status.learning.map(|l| l.confirmations), Some(1));
-    let pulls = gitea_call(
-        Method::GET,
-        &format!("/repos/{}/pulls?state=all&limit=50", w.repo),
-        w.gitea.admin(),
+    let pulls = w.pulls_from(&branch).await;
+    assert!(pulls.is_empty(), "{pulls:?}");
+}
+
+#[tokio::test]
+async fn a_push_to_a_proposed_rule_s_branch_closes_its_pull_request_and_withdraws_the_proposal() {
+    let w = World::new("pr-rules-pushed").await;
+    w.household_with(json!({"proposeRulesAfter": 1})).await;
+    w.sc.create_plan("september", "household", seed_002()).await;
+    w.sc.approve_plan("september").await;
+    let (_, branch) = learned_rail();
+    let rail = candidate_name("RAIL CO", &category("Transport"));
+    let rules: Api<CategorizationRule> = w.sc.api();
+    let proposed = wait::until(&rules, &rail, WAIT, |r| {
+        r.status.as_ref().is_some_and(|s| s.proposal.is_some())
+    })
+    .await;
+    let number =
+        gitea_api::pull_number(&proposed.status.unwrap().proposal.unwrap().pull_request_url);
+    assert_eq!(
+        gitea_api::pull_request(&w.repo, number).await["head"]["ref"],
+        branch.as_str()
+    );
+
+    // After the pull request was opened and recorded, the writer adds a file to its branch.
+    w.push_file(
+        "rules/everything-to-gifts.yaml",
+        &everything_to_gifts(),
+        &branch,
         None,
     )
     .await;
+
+    // The push has the pull request looked at again: closed, saying what was found and why.
+    wait::eventually("the pull request closed", WAIT, async || {
+        gitea_api::pull_request(&w.repo, number).await["state"] == "closed"
+    })
+    .await;
+    let pr = gitea_api::pull_request(&w.repo, number).await;
+    assert_eq!(pr["merged"], false, "{pr}");
+    let withdrawals = async || -> Vec<String> {
+        gitea_api::comments(&w.repo, number)
+            .await
+            .into_iter()
+            .filter(|c| c.author == w.gitea.bot().login())
+            .filter(|c| {
+                c.body
+                    .contains("does not vouch for content it did not write")
+            })
+            .map(|c| c.body)
+            .collect()
+    };
+    let said = withdrawals().await;
+    assert_eq!(said.len(), 1, "{said:?}");
     assert!(
-        pulls
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|p| p["head"]["ref"] != branch.as_str()),
-        "{pulls}"
+        said[0].contains("`rules/everything-to-gifts.yaml`"),
+        "{}",
+        said[0]
     );
+    assert!(!said[0].contains("payeePattern"), "no content: {}", said[0]);
+
+    // The rule no longer counts as proposed, and says why.
+    let rule = wait::until(&rules, &rail, WAIT, |r| {
+        r.status
+            .as_ref()
+            .and_then(|s| s.proposal.as_ref())
+            .is_some_and(|p| p.withdrawn.is_some())
+    })
+    .await;
+    assert!(!proposal::proposed(&rule), "{:?}", rule.status);
+    let withdrawn = rule.status.unwrap().proposal.unwrap().withdrawn.unwrap();
+    assert_eq!(withdrawn.found, ["rules/everything-to-gifts.yaml"]);
+
+    // Another push to the branch: refused again, neither commented twice nor proposed anew.
+    let before = w.refusals();
+    w.push_file("rules/more.yaml", "kind: ConfigMap\n", &branch, None)
+        .await;
+    w.wait_refusal(before).await;
+    assert_eq!(withdrawals().await.len(), 1, "commented once");
+    assert_eq!(w.pulls_from(&branch).await.len(), 1, "no new pull request");
+
+    // The branch deleted, ledgerops proposes the rule again in a new pull request of its own
+    // (the ConfigRepo touched so that it looks before its resync).
+    let path = format!("/repos/{}/branches/{branch}", w.repo);
+    gitea_call(Method::DELETE, &path, w.gitea.writer(), None).await;
+    let touch = json!({"metadata": {"labels": {"touched": "yes"}}});
+    w.sc.api::<ConfigRepo>()
+        .patch("household", &PatchParams::default(), &Patch::Merge(touch))
+        .await
+        .unwrap();
+    let again = wait::until(&rules, &rail, WAIT, |r| proposal::proposed(r)).await;
+    let url = again.status.unwrap().proposal.unwrap().pull_request_url;
+    let renewed = gitea_api::pull_number(&url);
+    assert_ne!(renewed, number);
+    let files = gitea_api::pull_request_files(&w.repo, renewed).await;
+    assert_eq!(files, [format!("rules/{rail}.yaml")]);
 }

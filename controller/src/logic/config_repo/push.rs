@@ -1,5 +1,6 @@
 //! Gitea push deliveries: which ConfigRepos a push concerns, so they sync at once instead of at
-//! their next interval. A push only wakes a sync; what is applied is always read from Git.
+//! their next interval (and which repository a push to a rule proposal's branch went to, so its
+//! pull request is looked at again). A push only wakes; what is acted on is always read anew.
 
 use serde::Deserialize;
 
@@ -43,8 +44,17 @@ pub fn parse(body: &[u8]) -> Option<Push> {
 
 /// Whether `push` moved `branch` of the repository at `url`.
 pub fn concerns(push: &Push, url: &str, branch: &str) -> bool {
-    push.git_ref.strip_prefix("refs/heads/") == Some(branch)
-        && push.urls.iter().any(|u| *u == normalise(url))
+    pushed_branch(push) == Some(branch) && to_repository(push, url)
+}
+
+/// The branch `push` moved; `None` for a tag.
+pub fn pushed_branch(push: &Push) -> Option<&str> {
+    push.git_ref.strip_prefix("refs/heads/")
+}
+
+/// Whether `push` went to the repository at `url`.
+pub fn to_repository(push: &Push, url: &str) -> bool {
+    push.urls.iter().any(|u| *u == normalise(url))
 }
 
 /// The same repository however its URL is spelled: case of scheme and host, a trailing `/` or
@@ -96,6 +106,7 @@ mod tests {
     #[test]
     fn a_tag_push_concerns_no_branch() {
         let push = parse(&body("refs/tags/main")).unwrap();
+        assert_eq!(pushed_branch(&push), None);
         assert!(!concerns(
             &push,
             "http://127.0.0.1:3000/household/config.git",

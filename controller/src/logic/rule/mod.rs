@@ -1,7 +1,7 @@
 //! CategorizationRules as decisions: whether a rule is well formed and where it stands
 //! ([`standing`]), whether it matches a transaction ([`matching`]), and which rules (if any)
-//! speak for a transaction ([`book`]), and what people's decisions teach about rules
-//! ([`learn`]).
+//! speak for a transaction ([`book`]), what people's decisions teach about rules
+//! ([`learn`]), and proposing a learned rule to a config repository ([`proposal`], [`vouch`]).
 //!
 //! Only a Blessed rule ever speaks; when Blessed rules disagree on a transaction, none does.
 
@@ -11,6 +11,7 @@ pub mod learn;
 pub mod matching;
 pub mod proposal;
 pub mod standing;
+pub mod vouch;
 
 pub use book::{Blessed, RuleBook, Verdict, blessed};
 pub use matching::{Facts, Matcher, RuleError};

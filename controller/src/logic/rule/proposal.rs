@@ -6,7 +6,7 @@
 use super::matching::Matcher;
 use super::standing::is_demoted;
 use crate::api::config_repo::ConfigRepo;
-use crate::api::rule::{CategorizationRule, CategorizationRuleSpec};
+use crate::api::rule::{CategorizationRule, CategorizationRuleSpec, Proposal};
 use crate::logic::plan::hash::hex_sha256;
 
 /// What a proposal is about: the rule's budget, match and category.
@@ -28,16 +28,32 @@ pub fn due(rule: &CategorizationRule, after: u32) -> bool {
     };
     let learning = status.learning.as_ref();
     let confirmed = learning.is_some_and(|l| l.confirmations >= after && l.corrections == 0);
-    let proposed = status
-        .proposal
-        .as_ref()
-        .is_some_and(|p| p.key == key(&rule.spec));
     after > 0
         && confirmed
-        && !proposed
+        && !proposed(rule)
         && rule.spec.blessing.is_none()
         && !is_demoted(rule)
         && Matcher::new(&rule.spec).is_ok()
+}
+
+/// Whether `rule` counts as proposed: a pull request proposed it as it stands and ledgerops has
+/// not withdrawn it.
+pub fn proposed(rule: &CategorizationRule) -> bool {
+    recorded(rule).is_some_and(|p| p.withdrawn.is_none())
+}
+
+/// The proposal recorded for `rule` as it stands, withdrawn or not.
+fn recorded(rule: &CategorizationRule) -> Option<&Proposal> {
+    let proposal = rule.status.as_ref()?.proposal.as_ref()?;
+    (proposal.key == key(&rule.spec)).then_some(proposal)
+}
+
+/// The pull request to look at again in `repository` for `rule`: one proposed there as the rule
+/// stands, not withdrawn, of a rule not blessed yet (merging it blesses it).
+pub fn watched<'a>(rule: &'a CategorizationRule, repository: &str) -> Option<&'a Proposal> {
+    recorded(rule).filter(|p| {
+        p.withdrawn.is_none() && p.repository == repository && rule.spec.blessing.is_none()
+    })
 }
 
 /// Which of `repos` (one namespace's, each with the Gitea repository it is, when it is one the
@@ -63,7 +79,14 @@ pub fn proposer<'a>(
 /// The branch a proposal is made on: one per rule and key, so that a proposal interrupted
 /// half-way is found again, never made twice.
 pub fn branch(rule: &str, key: &str) -> String {
-    format!("ledgerops-rule-{rule}-{}", &key[..8])
+    format!("{BRANCH_PREFIX}{rule}-{}", &key[..8])
+}
+
+const BRANCH_PREFIX: &str = "ledgerops-rule-";
+
+/// Whether `branch` is one a proposal is made on: a push to it is looked at.
+pub fn is_branch(branch: &str) -> bool {
+    branch.starts_with(BRANCH_PREFIX)
 }
 
 /// Where the rule's file goes in the repository: under the repository's `spec.path`, in
@@ -75,13 +98,6 @@ pub fn file(repo_path: &str, rule: &str) -> String {
     } else {
         format!("{base}/rules/{rule}.yaml")
     }
-}
-
-/// Whether a pull request changes just the rule's file, and the file on its branch is the
-/// manifest ledgerops would write: only then may ledgerops open or record it as its proposal
-/// (a branch of that name pushed by someone else is not vouched for).
-pub fn holds_only(changed: &[String], file: &str, on_branch: Option<&str>, manifest: &str) -> bool {
-    changed.len() == 1 && changed[0] == file && on_branch == Some(manifest)
 }
 
 /// The rule's file: its name and spec without a blessing (the merge blesses it).
@@ -110,7 +126,7 @@ mod tests {
     use k8s_openapi::jiff::Timestamp;
 
     use super::*;
-    use crate::api::rule::{Blessing, Proposal};
+    use crate::api::rule::{Blessing, Withdrawal};
     use crate::logic::rule::fixtures::{demotion, merchant, rule, spec};
 
     fn candidate(confirmations: u32, corrections: u32) -> CategorizationRule {
@@ -122,47 +138,30 @@ mod tests {
         Time(Timestamp::from_second(1_790_000_000).unwrap())
     }
 
-    #[test]
-    fn a_proposal_is_vouched_for_only_when_its_branch_holds_just_the_manifest() {
-        let file = "rules/r.yaml";
-        let ours = "kind: CategorizationRule\n";
-        let one = vec![file.to_owned()];
-        let cases: [(&str, Vec<String>, Option<&str>, bool); 5] = [
-            ("ours", one.clone(), Some(ours), true),
-            (
-                "content changed",
-                one.clone(),
-                Some("kind: Budget\n"),
-                false,
-            ),
-            ("file gone", one.clone(), None, false),
-            (
-                "another file too",
-                vec![file.to_owned(), "budget.yaml".into()],
-                Some(ours),
-                false,
-            ),
-            (
-                "another file only",
-                vec!["rules/x.yaml".into()],
-                Some(ours),
-                false,
-            ),
-        ];
-        for (name, changed, on_branch, want) in cases {
-            assert_eq!(holds_only(&changed, file, on_branch, ours), want, "{name}");
-        }
+    fn proposed(confirmations: u32) -> CategorizationRule {
+        let mut rule = candidate(confirmations, 0);
+        rule.status.as_mut().unwrap().proposal = Some(Proposal {
+            repository: "household/config".into(),
+            pull_request_url: "http://gitea/household/config/pulls/1".into(),
+            key: key(&rule.spec),
+            at: at(),
+            withdrawn: None,
+        });
+        rule
+    }
+
+    fn withdrawn(mut rule: CategorizationRule) -> CategorizationRule {
+        let proposal = rule.status.as_mut().unwrap().proposal.as_mut().unwrap();
+        proposal.withdrawn = Some(Withdrawal {
+            at: at(),
+            found: vec!["budget.yaml".into()],
+        });
+        rule
     }
 
     #[test]
     fn a_candidate_is_due_once_confirmed_enough_never_corrected_and_not_proposed_as_it_stands() {
-        let mut proposed = candidate(5, 0);
-        proposed.status.as_mut().unwrap().proposal = Some(Proposal {
-            repository: "household/config".into(),
-            pull_request_url: "http://gitea/pulls/1".into(),
-            key: key(&proposed.spec),
-            at: at(),
-        });
+        let proposed = proposed(5);
         let mut changed_since = proposed.clone();
         changed_since.spec.category_id = "gifts".into();
         let mut blessed = candidate(9, 0);
@@ -185,7 +184,8 @@ mod tests {
                 1,
                 false,
             ),
-            ("proposed as it stands", proposed, 5, false),
+            ("proposed as it stands", proposed.clone(), 5, false),
+            ("its proposal withdrawn", withdrawn(proposed), 5, true),
             ("changed since its proposal", changed_since, 5, true),
             ("blessed already", blessed, 5, false),
             ("demoted", demoted, 5, false),
@@ -194,6 +194,33 @@ mod tests {
         ];
         for (what, rule, after, want) in cases {
             assert_eq!(due(&rule, after), want, "{what}");
+        }
+    }
+
+    #[test]
+    fn a_proposal_is_watched_in_its_repository_until_withdrawn_or_the_rule_is_blessed_or_changed() {
+        let mut blessed = proposed(5);
+        blessed.spec.blessing = Some(Blessing {
+            by: "configrepo:household".into(),
+            at: None,
+        });
+        let mut changed_since = proposed(5);
+        changed_since.spec.category_id = "gifts".into();
+        let cases = [
+            ("proposed here", proposed(5), "household/config", true),
+            ("proposed elsewhere", proposed(5), "household/other", false),
+            (
+                "withdrawn",
+                withdrawn(proposed(5)),
+                "household/config",
+                false,
+            ),
+            ("blessed", blessed, "household/config", false),
+            ("changed since", changed_since, "household/config", false),
+            ("never proposed", candidate(5, 0), "household/config", false),
+        ];
+        for (what, rule, repository, want) in cases {
+            assert_eq!(watched(&rule, repository).is_some(), want, "{what}");
         }
     }
 
@@ -240,6 +267,8 @@ mod tests {
             branch("learned-rail-co", &k),
             format!("ledgerops-rule-learned-rail-co-{}", &k[..8])
         );
+        assert!(is_branch(&branch("learned-rail-co", &k)));
+        assert!(!is_branch("main") && !is_branch("agent-plan-1"));
         let mut blessed = rule.clone();
         blessed.spec.blessing = Some(Blessing {
             by: "mallory".into(),
