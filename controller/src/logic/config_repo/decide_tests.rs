@@ -361,10 +361,17 @@ fn a_demoted_rule_is_left_as_it_stands_while_the_same_rule_is_declared() {
         ..live(RepoKind::CategorizationRule, "rail-co", 1)
     };
     let same = [rule("k1")];
-    let c = decide(&same, &inventory, &[demoted.clone()], &ON, None).unwrap();
+    let c = decide(&same, &inventory, std::slice::from_ref(&demoted), &ON, None).unwrap();
     assert!(c.apply.is_empty(), "left Demoted");
     let changed = [rule("k2")];
-    let c = decide(&changed, &inventory, &[demoted.clone()], &ON, None).unwrap();
+    let c = decide(
+        &changed,
+        &inventory,
+        std::slice::from_ref(&demoted),
+        &ON,
+        None,
+    )
+    .unwrap();
     assert_eq!(names(&c.apply), ["rail-co"], "a changed rule is applied");
     // Its blessing taken off since (a new generation): applied again, as declared.
     let taken_off = Live {

@@ -78,13 +78,15 @@ mod tests {
         use RepoKind::{CategorizationRule as Rule, Transaction as Tx};
         let home = Some("household/config");
         let foreign = |c: &Claim| matches!(c, Claim::Foreign(_));
-        let cases: Vec<(
-            &str,
+        // (what, inventory entry, live object, this ConfigRepo's repository, foreign)
+        type Case<'a> = (
+            &'a str,
             Option<InventoryEntry>,
             Option<Live>,
-            Option<&str>,
+            Option<&'a str>,
             bool,
-        )> = vec![
+        );
+        let cases: Vec<Case> = vec![
             ("nothing there", None, None, home, false),
             (
                 "our uid",

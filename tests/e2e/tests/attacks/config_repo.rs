@@ -366,7 +366,9 @@ async fn resource_bombs_are_refused_before_the_work_and_the_controller_stays_sma
     let documents: String = (0..6_000)
         .map(|i| format!("---\n{}", transaction(&format!("d{i}"), "m")))
         .collect();
-    let cases: [(&str, Vec<(String, String)>, &[&str], &str); 4] = [
+    // (ConfigRepo, files, the reasons that refuse it, what the message names)
+    type Case<'a> = (&'a str, Vec<(String, String)>, &'a [&'a str], &'a str);
+    let cases: [Case; 4] = [
         (
             "aliases",
             vec![("bomb.yaml".into(), alias_bomb)],
