@@ -619,7 +619,7 @@ async fn a_push_to_a_proposed_rule_s_branch_closes_its_pull_request_and_withdraw
         .patch("household", &PatchParams::default(), &Patch::Merge(touch))
         .await
         .unwrap();
-    let again = wait::until(&rules, &rail, WAIT, |r| proposal::proposed(r)).await;
+    let again = wait::until(&rules, &rail, WAIT, proposal::proposed).await;
     let url = again.status.unwrap().proposal.unwrap().pull_request_url;
     let renewed = gitea_api::pull_number(&url);
     assert_ne!(renewed, number);
