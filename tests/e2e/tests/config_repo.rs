@@ -305,7 +305,7 @@ async fn bad_yaml_and_forbidden_documents_apply_nothing_and_are_named() {
     let refused = w.wait_reason("household", "InvalidDocument").await;
     let (_, message) = ready(&refused);
     for expected in [
-        "broken.yaml:5: not valid YAML",
+        "broken.yaml:4: not valid YAML: unclosed bracket",
         "evil/elsewhere.yaml:5: names namespace \"kube-system\"",
         "evil/rbac.yaml:2: RoleBinding (apiVersion rbac.authorization.k8s.io/v1) is not a kind a ConfigRepo applies",
         "evil/secret.yaml:2: Secret (apiVersion v1) is not a kind",
@@ -477,9 +477,10 @@ async fn prune_keeps_opted_out_objects_and_holds_a_mass_deletion_for_a_person() 
     let held = w.wait_reason("household", "PruneGuard").await;
     let (_, message) = ready(&held);
     assert!(
+        // 2 more of the 5 a person last saw, after 1 (e) before: 60%.
         message.contains(&format!(
-            "revision main@sha1:{only_a} would delete 2 of the 3 objects"
-        )) && message.contains("Transaction/b, Transaction/c")
+            "revision main@sha1:{only_a} would delete 2 object(s) (Transaction/b, Transaction/c), 1 were deleted by earlier revisions"
+        )) && message.contains("of the 5 objects in force when a person last confirmed")
             && message.contains(&format!("ledgerops.dev/confirm-prune=main@sha1:{only_a}")),
         "{message}"
     );
