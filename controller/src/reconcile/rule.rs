@@ -5,15 +5,18 @@
 
 use std::sync::Arc;
 
+use futures::{StreamExt, stream};
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use kube::runtime::Controller;
 use kube::runtime::controller::Action;
+use kube::runtime::reflector::{ObjectRef, Store};
 
 use super::{Context, Error};
+use crate::api::budget::Budget;
 use crate::api::rule::CategorizationRule;
 use crate::k8s::status;
-use crate::k8s::watches::{Watches, changes_of};
+use crate::k8s::watches::{Watches, changes_of, spec_changes};
 use crate::logic::rule;
 
 /// Subscribes to the shared CategorizationRule watch at once (spec changes, and demotions
@@ -22,11 +25,32 @@ use crate::logic::rule;
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
     let rules = watches.rules.store();
     let changes = changes_of(watches.rules.subscribe(), rules.clone(), demotion_hash);
+    // A Budget seen for the first time, or its spec changed (four eyes): its rules are judged
+    // again at once, not at the next recheck (a rule judged before its Budget was in the cache
+    // was judged with four eyes, the default).
+    let of_budget = rules.clone();
+    let budgets = spec_changes(watches.budgets.subscribe(), watches.budgets.store())
+        .flat_map(move |budget| stream::iter(rules_of(&of_budget, &budget)));
     // Blessed rules act only while the admission policies are in force: look again when they are.
     let controller = Controller::for_shared_stream(changes, rules)
+        .reconcile_on(budgets)
         .reconcile_all_on(ctx.admission.verified_again())
         .shutdown_on_signal();
     super::drain(controller.run(reconcile, super::error_policy, ctx))
+}
+
+/// The rules of `budget`.
+fn rules_of(
+    store: &Store<CategorizationRule>,
+    budget: &Budget,
+) -> Vec<ObjectRef<CategorizationRule>> {
+    let name = budget.name_any();
+    store
+        .state()
+        .iter()
+        .filter(|r| r.namespace() == budget.namespace() && r.spec.budget_ref.name == name)
+        .map(|r| ObjectRef::from_obj(r.as_ref()))
+        .collect()
 }
 
 async fn reconcile(rule: Arc<CategorizationRule>, ctx: Arc<Context>) -> Result<Action, Error> {
