@@ -13,7 +13,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::{StreamExt, stream};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -98,6 +98,10 @@ struct Proposals {
     rules: Store<CategorizationRule>,
     /// The recorded pull requests found closed (or not the bot's): never looked at again.
     settled: Mutex<HashSet<String>>,
+    /// When each proposal's branch was last looked at: a rule's status writes (learning, every
+    /// pass) wake the namespace's ConfigRepo, and must not cost Gitea requests each time. A push
+    /// to the branch forgets it, so it is looked at once more at once.
+    looked: Arc<Mutex<HashMap<String, Instant>>>,
     /// What was found on each span of commits looked at (by repository, the rule's file and
     /// key, first and last commit): a span never changes, so it is read once.
     seen: Mutex<HashMap<String, Vec<Foreign>>>,
@@ -118,9 +122,16 @@ pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) 
     let repo_changes = watched.repo_changes.filter(move |r| here(r.namespace()));
     let repos = watched.repos.clone();
     let pushed_to = watched.repos.clone();
+    let looked: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
+    let forget = looked.clone();
     let pushed = BroadcastStream::new(watched.pushes)
         .filter_map(|p| futures::future::ready(p.ok()))
-        .flat_map(move |p| stream::iter(proposal_pushed(&pushed_to, &namespace, &p)));
+        .flat_map(move |p| {
+            if let Some(branch) = push::pushed_branch(&p) {
+                forget.lock().expect("looked lock").remove(branch);
+            }
+            stream::iter(proposal_pushed(&pushed_to, &namespace, &p))
+        });
     let controller = Controller::for_shared_stream(repo_changes, watched.repos.clone())
         .watches_shared_stream(rule_changes, move |rule| {
             repos
@@ -138,6 +149,7 @@ pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) 
         repos: watched.repos,
         rules: watched.rules,
         settled: Mutex::default(),
+        looked,
         seen: Mutex::default(),
     });
     crate::reconcile::drain(controller.run(reconcile, error_policy, proposals)).await;

@@ -29,6 +29,15 @@ pub(super) async fn recheck(
         return Ok(());
     };
     let ours = Ours::of(repo, rule)?;
+    let fresh = p
+        .looked
+        .lock()
+        .expect("looked lock")
+        .get(&ours.branch)
+        .is_some_and(|at| at.elapsed() < super::RESYNC / 2);
+    if fresh {
+        return Ok(());
+    }
     let pr = p.agent.gitea.pull_request(target, number).await?;
     // Only the bot's own pull request from the rule's branch is ever closed, whatever a status
     // names.
@@ -37,6 +46,11 @@ pub(super) async fn recheck(
         return Ok(());
     }
     let found = foreign_on(p, target, &pr.base, &ours).await?;
+    // Looked at: not again until a push to the branch, or the next resync.
+    p.looked
+        .lock()
+        .expect("looked lock")
+        .insert(ours.branch.clone(), std::time::Instant::now());
     if found.is_empty() {
         return Ok(());
     }
