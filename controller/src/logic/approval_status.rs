@@ -4,6 +4,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
 use super::conditions::{self, Observed};
+use super::kstatus;
 use crate::api::approval::{
     ApprovalPhase, ApprovalRequest, ApprovalRequestSpec, ApprovalRequestStatus, Verdict,
 };
@@ -134,12 +135,13 @@ pub fn next(
             format!("Waiting for a person to decide before {expires}"),
         ),
     };
-    status.conditions = conditions::set(
+    let c = conditions::set(
         &previous.conditions,
         Observed::new(conditions::READY, ready, reason, message),
         generation,
         now,
     );
+    status.conditions = kstatus::summarize(&c, kstatus::approval(phase), generation, now);
     status.phase = Some(phase);
     status.observed_generation = generation;
     (status, escalation)
@@ -163,12 +165,14 @@ pub fn stale(
 ) -> ApprovalRequestStatus {
     let mut status = previous.clone();
     let message = "The plan changed between the preview and the answer: a new request follows";
-    status.conditions = conditions::set(
+    let c = conditions::set(
         &previous.conditions,
         Observed::new(conditions::READY, true, "Stale", message),
         generation,
         now,
     );
+    let health = kstatus::approval(ApprovalPhase::Stale);
+    status.conditions = kstatus::summarize(&c, health, generation, now);
     status.phase = Some(ApprovalPhase::Stale);
     status
 }

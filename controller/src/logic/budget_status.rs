@@ -4,6 +4,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
 use super::conditions::{self, Observed, READY};
+use super::kstatus;
 use super::mirror::Mirror;
 use super::outside_text;
 use crate::api::budget::{BudgetPhase, BudgetStatus, RequestUse};
@@ -71,11 +72,12 @@ pub fn next(previous: &BudgetStatus, report: &SyncReport<'_>) -> BudgetStatus {
             Observed::new(
                 READY,
                 false,
-                reason,
+                *reason,
                 outside_text::sanitize(message, MAX_MESSAGE),
             ),
         ),
     };
+    let health = kstatus::budget(&ready.reason);
     let mut conditions =
         conditions::set(&previous.conditions, ready, report.generation, report.now);
     conditions = match report.requests.rate_limited_until.as_ref() {
@@ -90,6 +92,7 @@ pub fn next(previous: &BudgetStatus, report: &SyncReport<'_>) -> BudgetStatus {
         }
         None => conditions::remove(&conditions, RATE_LIMITED),
     };
+    let conditions = kstatus::summarize(&conditions, health, report.generation, report.now);
     let synced = report.outcome == SyncOutcome::Synced;
     BudgetStatus {
         observed_generation: report.generation,

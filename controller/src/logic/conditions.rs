@@ -1,6 +1,8 @@
 //! Status conditions as Kubernetes API conventions want them: one per type, the transition time
 //! kept while the status holds, every one stamped with the generation it describes.
 
+use std::borrow::Cow;
+
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 
@@ -41,7 +43,8 @@ impl From<bool> for Status {
 pub struct Observed {
     pub type_: &'static str,
     pub status: Status,
-    pub reason: &'static str,
+    /// Usually a literal; a reason quoted from another condition is owned.
+    pub reason: Cow<'static, str>,
     pub message: String,
 }
 
@@ -49,13 +52,13 @@ impl Observed {
     pub fn new(
         type_: &'static str,
         status: impl Into<Status>,
-        reason: &'static str,
+        reason: impl Into<Cow<'static, str>>,
         message: impl Into<String>,
     ) -> Self {
         Self {
             type_,
             status: status.into(),
-            reason,
+            reason: reason.into(),
             message: message.into(),
         }
     }
@@ -77,7 +80,7 @@ pub fn set(
     let condition = Condition {
         type_: observed.type_.to_owned(),
         status: observed.status.as_str().to_owned(),
-        reason: observed.reason.to_owned(),
+        reason: observed.reason.into_owned(),
         message: observed.message,
         observed_generation: generation,
         last_transition_time,
@@ -115,7 +118,7 @@ pub fn set_flags(
         .fold(current.to_vec(), |c, (type_, on)| match on {
             Some((reason, message)) => set(
                 &c,
-                Observed::new(type_, true, reason, *message),
+                Observed::new(type_, true, *reason, *message),
                 generation,
                 now,
             ),

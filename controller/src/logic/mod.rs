@@ -18,6 +18,7 @@ pub mod converge;
 pub mod duration;
 pub mod gate;
 pub mod job;
+pub mod kstatus;
 pub mod lease;
 pub mod mirror;
 pub mod money;

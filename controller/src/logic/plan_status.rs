@@ -3,6 +3,7 @@
 use k8s_openapi::jiff::Timestamp;
 
 use super::conditions::{self, AWAITING_APPROVAL, BLOCKED, INTERRUPTED, Observed, READY, VALID};
+use super::kstatus;
 use crate::api::common::DecisionRecord;
 use crate::api::plan::{CategorizationPlanStatus, PlanPhase};
 
@@ -144,7 +145,8 @@ pub fn apply(
             .then_some(("OutcomeUnknown", message.as_str())),
         ),
     ];
-    status.conditions = conditions::set_flags(&c, &flags, generation, now);
+    let c = conditions::set_flags(&c, &flags, generation, now);
+    status.conditions = kstatus::summarize(&c, kstatus::plan(phase), generation, now);
     status.phase = Some(phase);
     status.observed_generation = generation;
 }

@@ -5,6 +5,7 @@
 use k8s_openapi::jiff::Timestamp;
 
 use super::conditions::{self, AWAITING_APPROVAL, BLOCKED, INTERRUPTED, Observed, READY, VALID};
+use super::kstatus;
 use crate::api::transaction::{TransactionPhase, TransactionStatus};
 
 /// What a reconcile concluded about one Transaction.
@@ -83,7 +84,7 @@ pub fn apply(
         ),
         Verdict::Blocked { reason, message } => (
             TransactionPhase::Blocked,
-            Observed::new(CONVERGED, false, reason, message),
+            Observed::new(CONVERGED, false, *reason, message),
             *reason,
             message,
         ),
@@ -119,7 +120,7 @@ pub fn apply(
         ),
         Verdict::Converged { reason, message } => (
             TransactionPhase::Converged,
-            Observed::new(CONVERGED, true, reason, message),
+            Observed::new(CONVERGED, true, *reason, message),
             *reason,
             message,
         ),
@@ -166,7 +167,7 @@ pub fn apply(
         ),
     ];
     let c = conditions::set_flags(&c, &flags, generation, now);
-    status.conditions = c;
+    status.conditions = kstatus::summarize(&c, kstatus::transaction(phase), generation, now);
     status.phase = Some(phase);
     status.observed_generation = generation;
 }

@@ -15,30 +15,7 @@ pub fn chart() -> PathBuf {
 /// version, then cached).
 pub fn binary() -> &'static Path {
     static HELM: OnceLock<PathBuf> = OnceLock::new();
-    HELM.get_or_init(|| {
-        let dir = match std::env::var_os("LEDGEROPS_HELM_BIN") {
-            Some(dir) => PathBuf::from(dir),
-            None => {
-                let script =
-                    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tools/build-helm.sh");
-                let out = Command::new("bash")
-                    .arg(&script)
-                    .stderr(Stdio::inherit())
-                    .output()
-                    .unwrap_or_else(|e| panic!("running {}: {e}", script.display()));
-                assert!(out.status.success(), "{} failed", script.display());
-                PathBuf::from(
-                    String::from_utf8_lossy(&out.stdout)
-                        .lines()
-                        .last()
-                        .expect("the script prints the directory"),
-                )
-            }
-        };
-        let helm = dir.join("helm");
-        assert!(helm.is_file(), "{} does not exist", helm.display());
-        helm
-    })
+    HELM.get_or_init(|| crate::built_tool("LEDGEROPS_HELM_BIN", "build-helm.sh", "helm"))
 }
 
 /// A `helm` command against `plane` as `admin`. Helm's own cache, config and data go into the

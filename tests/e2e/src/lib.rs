@@ -10,11 +10,13 @@ pub mod cpu;
 pub mod git_work;
 pub mod gitea_api;
 pub mod helm;
+pub mod kstatus;
 pub mod scenario;
 pub mod stranger;
 pub mod wait;
 
 use std::path::PathBuf;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -49,6 +51,34 @@ pub async fn install_crds_only(client: &Client) {
             .unwrap_or_else(|_| panic!("CRD {name} was not Established within 30s"))
             .unwrap_or_else(|e| panic!("watching CRD {name}: {e}"));
     }
+}
+
+/// A tool built from its Go module by `tests/tools/<script>` (which caches it and prints its
+/// directory last), or found in the directory `$<env>` names: the path of its binary `name`.
+pub fn built_tool(env: &str, script: &str, name: &str) -> PathBuf {
+    let dir = match std::env::var_os(env) {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../tools")
+                .join(script);
+            let out = Command::new("bash")
+                .arg(&script)
+                .stderr(Stdio::inherit())
+                .output()
+                .unwrap_or_else(|e| panic!("running {}: {e}", script.display()));
+            assert!(out.status.success(), "{} failed", script.display());
+            PathBuf::from(
+                String::from_utf8_lossy(&out.stdout)
+                    .lines()
+                    .last()
+                    .expect("the script prints the directory"),
+            )
+        }
+    };
+    let binary = dir.join(name);
+    assert!(binary.is_file(), "{} does not exist", binary.display());
+    binary
 }
 
 /// The path of a file under `examples/`.

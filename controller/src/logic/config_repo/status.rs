@@ -7,6 +7,7 @@ use super::decide::Guard;
 use super::documents::Refusal;
 use crate::api::config_repo::{ConfigRepoStatus, DemotedRule, InventoryEntry, RepoPhase};
 use crate::logic::conditions::{self, Observed, READY};
+use crate::logic::kstatus;
 use crate::logic::outside_text;
 
 /// The longest message a ConfigRepo's status carries.
@@ -84,7 +85,7 @@ pub fn next(
         ),
         Outcome::FetchFailed { reason, message } => (
             RepoPhase::FetchFailed,
-            Observed::new(READY, false, reason, kept(previous, message)),
+            Observed::new(READY, false, *reason, kept(previous, message)),
         ),
         Outcome::Refused {
             revision,
@@ -100,7 +101,7 @@ pub fn next(
             );
             (
                 RepoPhase::ApplyFailed,
-                Observed::new(READY, false, reason, kept(previous, &message)),
+                Observed::new(READY, false, *reason, kept(previous, &message)),
             )
         }
         Outcome::Held { revision, guard } => {
@@ -184,8 +185,10 @@ pub fn next(
             )
         }
     };
+    let health = kstatus::config_repo(phase, &ready.reason);
     next.phase = Some(phase);
-    next.conditions = conditions::set(&previous.conditions, ready, generation, now);
+    let c = conditions::set(&previous.conditions, ready, generation, now);
+    next.conditions = kstatus::summarize(&c, health, generation, now);
     next
 }
 

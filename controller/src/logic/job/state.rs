@@ -11,6 +11,7 @@ use k8s_openapi::jiff::Timestamp;
 use super::command::{self, Command, HELP};
 use crate::api::agent_job::{AgentJobSpec, AgentJobStatus, JobPhase, LastError};
 use crate::logic::conditions::{self, Observed, Status};
+use crate::logic::kstatus;
 
 /// Permissions on the repository that may run commands.
 pub const WRITE_PERMISSIONS: &[&str] = &["write", "admin", "owner"];
@@ -451,12 +452,13 @@ fn ready(s: &JobState, status: Status, reason: &'static str, at: Timestamp) -> V
             .unwrap_or("failed")
             .to_owned(),
     };
-    conditions::set(
+    let c = conditions::set(
         &s.conditions,
         Observed::new(conditions::READY, status, reason, message),
         s.generation,
         at,
-    )
+    );
+    kstatus::summarize(&c, kstatus::job(s.phase), s.generation, at)
 }
 
 fn applied(mut s: JobState, event: &JobEvent, effects: Vec<Effect>) -> Transition {

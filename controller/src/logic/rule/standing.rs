@@ -7,6 +7,7 @@ use crate::api::rule::{
     CategorizationRule, CategorizationRuleSpec, CategorizationRuleStatus, Demotion, RulePhase,
 };
 use crate::logic::conditions::{self, Observed};
+use crate::logic::kstatus;
 
 /// Where a rule stands, and what its status says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,10 +139,12 @@ pub fn status(
         admission,
         authority,
     );
+    let health = kstatus::rule(s.ready);
     let ready = Observed::new(conditions::READY, s.ready, s.reason, s.message);
+    let c = conditions::set(&previous.conditions, ready, generation, now);
     CategorizationRuleStatus {
         observed_generation: generation,
-        conditions: conditions::set(&previous.conditions, ready, generation, now),
+        conditions: kstatus::summarize(&c, health, generation, now),
         phase: Some(s.phase),
         payee: s.payee,
         learning: previous.learning.clone(),
