@@ -21,7 +21,7 @@ use ledgerops::logic::job::webhook::{Incoming, sign};
 use ledgerops_e2e::agent::{self, SECRET};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
-use ledgerops_e2e::install_crds;
+use ledgerops_e2e::{install_crds, kstatus};
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::{Gitea, User};
 use reqwest::Method;
@@ -262,6 +262,7 @@ async fn a_writers_status_command_ends_with_one_comment_updated_through_each_sta
         (ready.status.as_str(), ready.reason.as_str()),
         ("True", "Succeeded")
     );
+    kstatus::expect::<AgentJob>(&w.client, &w.ns, &name, "Current").await;
     let bots = w.bot_comments(issue).await;
     assert_eq!(bots.len(), 1);
     assert_eq!(status.status_comment_id, Some(bots[0].0));
@@ -297,6 +298,9 @@ async fn a_reader_is_rejected_before_syntax_and_a_writers_malformed_command_gets
 
     let rs = reader_job.status.unwrap();
     assert_eq!(rs.phase, Some(JobPhase::Rejected));
+    let reader_name = w.job_name(issue, by_reader);
+    let verdict = kstatus::expect::<AgentJob>(&w.client, &w.ns, &reader_name, "Failed").await;
+    assert!(verdict.message.contains("permission"), "{verdict:?}");
     assert_eq!(rs.reason.as_deref(), Some("PermissionDenied"));
     assert_eq!(rs.permission.as_deref(), Some("read"));
     assert!(rs.started_at.is_none(), "a rejected command never starts");

@@ -22,6 +22,7 @@ use ledgerops_e2e::config_repo::{self, transaction};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::git_work::{Work, bare};
 use ledgerops_e2e::gitea_api;
+use ledgerops_e2e::kstatus;
 use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category};
 use ledgerops_e2e::wait::{self, eventually};
 use ledgerops_testenv::ControlPlane;
@@ -188,6 +189,7 @@ async fn file_repository_applies_recursively_then_an_unchanged_revision_writes_n
     let repo = w.wait_applied("household", &head).await;
     let status = repo.status.unwrap();
     assert_eq!(w.transactions().await, ["bakery", "rent"]);
+    kstatus::expect::<ConfigRepo>(&w.sc.client, &w.sc.ns, "household", "Current").await;
     let inventory: Vec<(String, String)> = status
         .inventory
         .iter()
@@ -261,6 +263,8 @@ async fn file_repository_applies_recursively_then_an_unchanged_revision_writes_n
         "{message}"
     );
     assert_eq!(failed.status.unwrap().phase, Some(RepoPhase::FetchFailed));
+    // The network may come back on its own: under way, not stuck.
+    kstatus::expect::<ConfigRepo>(&w.sc.client, &w.sc.ns, "household", "InProgress").await;
     assert_eq!(w.transactions().await, ["bakery", "rent"]);
     assert_eq!(w.sc.writes().await, 0);
 }
@@ -485,6 +489,10 @@ async fn prune_keeps_opted_out_objects_and_holds_a_mass_deletion_for_a_person() 
         "{message}"
     );
     assert_eq!(held.status.unwrap().phase, Some(RepoPhase::PruneHeld));
+    // Held for a person: Flux's health check reads it as failed, with the guard's words.
+    let verdict =
+        kstatus::expect::<ConfigRepo>(&w.sc.client, &w.sc.ns, "household", "Failed").await;
+    assert!(verdict.message.contains("confirm-prune"), "{verdict:?}");
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(w.transactions().await, ["a", "b", "c", "d"]);
     // A person confirms that exact revision: the prune goes ahead.

@@ -16,7 +16,7 @@ use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{
     PATCH, Scenario, WAIT, category, household, most_uncategorised_merchant, seed_002,
 };
-use ledgerops_e2e::wait;
+use ledgerops_e2e::{kstatus, wait};
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
 use ynab_sim::demo;
@@ -83,6 +83,11 @@ async fn a_rule_learns_from_approvals_and_is_demoted_when_a_person_overrides_it_
     .await;
     assert_eq!(learned.spec.category_id, category("Groceries"));
     assert!(learned.spec.blessing.is_none(), "learning never blesses");
+    // Learned, not blessed: it does nothing until a person blesses it.
+    let verdict =
+        kstatus::expect::<CategorizationRule>(&s.client, &s.ns, &bakery_candidate(), "Failed")
+            .await;
+    assert!(verdict.message.contains("not blessed"), "{verdict:?}");
     s.wait_event("Learned", Some(&bakery_candidate())).await;
     let all = rules.list(&ListParams::default()).await.unwrap().items;
     assert_eq!(
@@ -146,6 +151,7 @@ async fn a_rule_learns_from_approvals_and_is_demoted_when_a_person_overrides_it_
         .await
         .unwrap();
     wait_rule(&s, "rail-co", |r| phase(r) == Some(RulePhase::Blessed)).await;
+    kstatus::expect::<CategorizationRule>(&s.client, &s.ns, "rail-co", "Current").await;
     // Learning gathers changes for two seconds before a pass: give it two passes.
     tokio::time::sleep(Duration::from_secs(6)).await;
     let rail = rules.get("rail-co").await.unwrap();
