@@ -65,10 +65,12 @@ pub fn summarize(
 pub fn budget(reason: &str) -> Health {
     match reason {
         "Synced" => Health::Current,
-        // YNAB will answer again, or the hourly request budget refills.
-        "RateLimited" | "Unreachable" | "RequestFailed" => Health::InProgress,
-        // Suspended, Unauthorized, TokenMissing, TokenNotOptedIn, ApiUrlNotAllowed, NotFound,
-        // InvalidSpec: each needs someone to change the spec, the token or the allowlist.
+        // YNAB will answer again, the hourly request budget refills, or a sync called back
+        // (Withdrawn) is made again.
+        "RateLimited" | "Unreachable" | "Withdrawn" => Health::InProgress,
+        // Suspended, Unauthorized, TokenMissing, TokenNotOptedIn, TokenNamespaceNotAllowed,
+        // ApiUrlNotAllowed, NotFound, InvalidSpec, RequestFailed (YNAB refuses what we send):
+        // each needs someone to change the spec, the token, the allowlist or ledgerops.
         _ => Health::Failed,
     }
 }
@@ -149,6 +151,8 @@ pub fn config_repo(phase: RepoPhase, reason: &str) -> Health {
         RepoPhase::FetchFailed if matches!(reason, "Unreachable" | "FetchFailed") => {
             Health::InProgress
         }
+        // Applied in part after the dry run passed: the next sync applies the rest.
+        RepoPhase::ApplyFailed if reason == "ApplyFailed" => Health::InProgress,
         RepoPhase::FetchFailed
         | RepoPhase::ApplyFailed
         | RepoPhase::PruneHeld
@@ -227,7 +231,9 @@ mod tests {
             ("Synced", Health::Current),
             ("RateLimited", Health::InProgress),
             ("Unreachable", Health::InProgress),
-            ("RequestFailed", Health::InProgress),
+            ("Withdrawn", Health::InProgress),
+            ("RequestFailed", Health::Failed),
+            ("TokenNamespaceNotAllowed", Health::Failed),
             ("Suspended", Health::Failed),
             ("Unauthorized", Health::Failed),
             ("TokenMissing", Health::Failed),
@@ -322,6 +328,8 @@ mod tests {
             (P::FetchFailed, "BranchNotFound", Health::Failed),
             (P::FetchFailed, "InvalidRepository", Health::Failed),
             (P::ApplyFailed, "Conflict", Health::Failed),
+            (P::ApplyFailed, "InvalidDocument", Health::Failed),
+            (P::ApplyFailed, "ApplyFailed", Health::InProgress),
             (P::PruneHeld, "PruneGuard", Health::Failed),
             (P::RewriteHeld, "HistoryRewritten", Health::Failed),
             (P::Suspended, "Suspended", Health::Failed),
