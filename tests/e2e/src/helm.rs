@@ -1,7 +1,7 @@
 //! Helm, built from its Go module by `tests/tools/build-helm.sh`, bound to a test control plane.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 
 use ledgerops_testenv::ControlPlane;

@@ -81,6 +81,17 @@ pub fn built_tool(env: &str, script: &str, name: &str) -> PathBuf {
     binary
 }
 
+/// The example of each kind in `examples/`, one file a kind.
+pub const KIND_EXAMPLES: &[&str] = &[
+    "budget.yaml",
+    "transaction.yaml",
+    "categorization-plan.yaml",
+    "approval-request.yaml",
+    "agent-job.yaml",
+    "config-repo.yaml",
+    "categorization-rule.yaml",
+];
+
 /// The path of a file under `examples/`.
 pub fn example(file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

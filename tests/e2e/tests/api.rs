@@ -9,25 +9,15 @@ use kube::core::object::HasSpec;
 use kube::{Client, Resource};
 use ledgerops::api::agent_job::AgentJob;
 use ledgerops::api::approval::ApprovalRequest;
-use ledgerops::api::budget::Budget;
+use ledgerops::api::budget::{Budget, BudgetStatus};
 use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::plan::CategorizationPlan;
 use ledgerops::api::rule::CategorizationRule;
 use ledgerops::api::transaction::Transaction;
-use ledgerops_e2e::{example, example_documents, install_crds};
+use ledgerops_e2e::{KIND_EXAMPLES as EXAMPLES, example, example_documents, install_crds};
 use ledgerops_testenv::ControlPlane;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-
-const EXAMPLES: &[&str] = &[
-    "budget.yaml",
-    "transaction.yaml",
-    "categorization-plan.yaml",
-    "approval-request.yaml",
-    "agent-job.yaml",
-    "config-repo.yaml",
-    "categorization-rule.yaml",
-];
 
 async fn setup(prefix: &str) -> (Client, String) {
     let plane = ControlPlane::shared();
@@ -141,7 +131,15 @@ async fn status_is_a_subresource_and_ready_works_with_kubectl_wait() {
         )
         .await
         .unwrap();
-    assert_eq!(budgets.get("household").await.unwrap().status, None);
+    // What it reads is the CRD's default: observed generation -1, nothing else.
+    let defaulted = budgets.get("household").await.unwrap().status.unwrap();
+    assert_eq!(
+        defaulted,
+        BudgetStatus {
+            observed_generation: Some(-1),
+            ..BudgetStatus::default()
+        }
+    );
 
     let status = json!({
         "apiVersion": "ledgerops.dev/v1alpha1",
@@ -268,7 +266,12 @@ async fn printer_columns_show_in_kubectl_get() {
             .unwrap_or_default()
             .split_whitespace()
             .collect();
-        assert_eq!(&header, columns, "kubectl get {resource}");
+        // Every kind ends with Flux's READY and STATUS, from the Ready condition.
+        assert_eq!(
+            header,
+            [*columns, &["READY", "STATUS"]].concat(),
+            "kubectl get {resource}"
+        );
     }
     // Short names resolve.
     let out = kubectl(&["get", "apr", "-n", &ns, "-o", "name"]);

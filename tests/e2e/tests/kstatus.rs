@@ -14,7 +14,7 @@ use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops::logic::conditions;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{Scenario, WAIT, category, household, seed_002};
-use ledgerops_e2e::{example_documents, kstatus, wait};
+use ledgerops_e2e::{KIND_EXAMPLES, example_documents, kstatus, wait};
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
 use ynab_sim::{RequestMatch, StatusFault, demo};
@@ -24,17 +24,8 @@ use ynab_sim::{RequestMatch, StatusFault, demo};
 #[tokio::test]
 async fn an_object_nobody_has_looked_at_is_in_progress_for_every_kind() {
     let s = Scenario::new(ControlPlane::shared(), "kstatus-new", demo::generate()).await;
-    let files = [
-        "budget.yaml",
-        "transaction.yaml",
-        "categorization-plan.yaml",
-        "approval-request.yaml",
-        "agent-job.yaml",
-        "config-repo.yaml",
-        "categorization-rule.yaml",
-    ];
     let mut kinds = Vec::new();
-    for file in files {
+    for file in KIND_EXAMPLES {
         for mut doc in example_documents(file) {
             let api_version = doc["apiVersion"].as_str().unwrap_or_default().to_owned();
             let Some(version) = api_version.strip_prefix("ledgerops.dev/") else {
@@ -111,27 +102,22 @@ async fn a_budget_reads_current_when_synced_failed_when_it_needs_a_fix_in_progre
     kstatus::expect::<Budget>(&s.client, &s.ns, "limited", "InProgress").await;
 
     // Suspended by a person: it stays as it is until a person resumes it.
-    let suspend = |on: bool| json!({"spec": {"suspend": on}});
     let budgets = s.api::<Budget>();
-    budgets
-        .patch(
-            "household",
-            &PatchParams::default(),
-            &Patch::Merge(&suspend(true)),
-        )
-        .await
-        .unwrap();
+    let suspend = |on: bool| {
+        let budgets = s.api::<Budget>();
+        async move {
+            let patch = json!({"spec": {"suspend": on}});
+            budgets
+                .patch("household", &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+                .unwrap();
+        }
+    };
+    suspend(true).await;
     s.wait_budget("household", BudgetPhase::Suspended).await;
     let verdict = kstatus::expect::<Budget>(&s.client, &s.ns, "household", "Failed").await;
     assert!(verdict.message.contains("spec.suspend"), "{verdict:?}");
-    budgets
-        .patch(
-            "household",
-            &PatchParams::default(),
-            &Patch::Merge(&suspend(false)),
-        )
-        .await
-        .unwrap();
+    suspend(false).await;
     s.wait_budget("household", BudgetPhase::Ready).await;
     let ready = kstatus::expect::<Budget>(&s.client, &s.ns, "household", "Current").await;
     assert_eq!(ready.message, "Resource is Ready");
