@@ -964,9 +964,14 @@ async fn claims_and_sequences_are_atomic_across_writers() {
             permission: "write".into(),
         },
     );
-    // The job as stored, without status: a copy that every write below makes stale.
+    // The job as stored, with no status written (the CRD's default only): a copy that every
+    // write below makes stale.
     let unwritten = stores[0].api().get(&name).await.unwrap();
-    assert!(unwritten.status.is_none());
+    let defaulted = unwritten.status.as_ref().expect("the CRD's default");
+    assert_eq!(
+        (defaulted.observed_generation, defaulted.phase),
+        (Some(-1), None)
+    );
     let granted_once = stores[0].evolve(&name, &granted).await.unwrap();
     assert!(granted_once.applied);
     // From the stale copy the event looks new; the write is refused, and the fresh read shows it

@@ -301,7 +301,12 @@ async fn a_forged_queued_status_does_not_skip_the_permission_check() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(st.jobs().get(&name).await.unwrap().status.is_none());
+    let unwritten = st.jobs().get(&name).await.unwrap().status;
+    assert_eq!(
+        unwritten.and_then(|s| s.phase),
+        None,
+        "no status written yet"
+    );
     let forged = json!({"status": {
         "phase": "Queued", "commandName": "approve", "permission": "admin",
         "stage": "waiting for its turn", "reason": "Queued",
