@@ -2,6 +2,7 @@
 //! arguments, decisions go out as values.
 
 pub mod admission_guard;
+pub mod alert_gauges;
 pub mod announce;
 pub mod api_url;
 pub mod approval_authority;
