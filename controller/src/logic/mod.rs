@@ -17,6 +17,7 @@ pub mod conditions;
 pub mod config_repo;
 pub mod converge;
 pub mod duration;
+pub mod escalation;
 pub mod gate;
 pub mod job;
 pub mod lease;
