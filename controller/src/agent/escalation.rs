@@ -124,6 +124,8 @@ async fn reconcile(
         let body = escalation::comment(&request);
         agent.gitea.create_comment(&repo, number, &body).await?;
         tracing::info!(request = %request.name_any(), %repo, issue = number, "expired request announced in Gitea");
+    } else {
+        tracing::debug!(request = %request.name_any(), %repo, issue = number, "expired request already announced in Gitea");
     }
     agent.succeeded(&format!("escalation/{}", request.name_any()));
     remember(&esc, uid);

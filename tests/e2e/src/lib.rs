@@ -10,6 +10,7 @@ pub mod cpu;
 pub mod git_work;
 pub mod gitea_api;
 pub mod helm;
+pub mod promtool;
 pub mod scenario;
 pub mod stranger;
 pub mod wait;
