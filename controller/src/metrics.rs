@@ -1,15 +1,22 @@
 //! Prometheus metrics served on `/metrics`: YNAB requests, sync time, reconciles and their
-//! duration, leadership.
+//! duration, leadership, and what a person is alerted on (waiting approvals, Budget readiness,
+//! the autopilot's breaker, the request budget), computed from the caches at each scrape.
 
-use std::sync::Arc;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use prometheus_client::encoding::EncodeLabelSet;
+use k8s_openapi::jiff::Timestamp;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeGaugeValue, EncodeLabelSet};
+use prometheus_client::metrics::MetricType;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
+
+use crate::logic::alert_gauges::BudgetGauges;
 
 /// A YNAB request, by route template (never the ids in it) and outcome.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -43,6 +50,7 @@ pub struct Metrics {
     /// 1 while this replica holds the leader lease (always 1 without leader election once the
     /// controllers run).
     pub leader: Gauge,
+    state: StateGauges,
 }
 
 impl Default for Metrics {
@@ -81,8 +89,11 @@ impl Default for Metrics {
             "1 while this replica leads: syncs, writes and runs jobs",
             leader.clone(),
         );
+        let state = StateGauges::default();
+        registry.register_collector(Box::new(state.clone()));
         Self {
             leader,
+            state,
             registry,
             ynab_requests,
             sync_duration,
@@ -94,6 +105,14 @@ impl Default for Metrics {
 }
 
 impl Metrics {
+    /// Computes the per-Budget gauges from `source` at each scrape from now on. Only the
+    /// replica that runs the controllers has the caches to compute them from: a standby shows
+    /// none, so a sum over replicas counts each Budget once.
+    pub fn observe_state(&self, source: StateSource) {
+        // One `run` per process: a second source would be a wiring mistake, and is ignored.
+        let _ = self.state.0.set(source);
+    }
+
     /// The OpenMetrics text exposition.
     pub fn render(&self) -> String {
         let mut out = String::new();
@@ -101,6 +120,116 @@ impl Metrics {
             .expect("writing to a String cannot fail");
         out
     }
+}
+
+/// The gauges of every Budget at a given time, read from the caches (never a LIST).
+pub type StateSource = Box<dyn Fn(Timestamp) -> Vec<BudgetGauges> + Send + Sync>;
+
+/// A Budget, by namespace and name.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct BudgetLabels {
+    namespace: String,
+    budget: String,
+}
+
+/// The per-Budget gauges, computed when scraped: a deleted Budget is simply not there any more.
+#[derive(Clone, Default)]
+struct StateGauges(Arc<OnceLock<StateSource>>);
+
+impl fmt::Debug for StateGauges {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StateGauges")
+            .field("observing", &self.0.get().is_some())
+            .finish()
+    }
+}
+
+impl Collector for StateGauges {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
+        let Some(source) = self.0.get() else {
+            return Ok(());
+        };
+        let rows = source(Timestamp::now());
+        let e = &mut encoder;
+        gauge(
+            e,
+            "approval_requests_waiting",
+            "ApprovalRequests that ledgerops issued and a person can still decide (undecided, Pending, not expired), by Budget",
+            &rows,
+            |r| Some(i64::from(r.waiting)),
+        )?;
+        gauge(
+            e,
+            "approval_request_oldest_waiting_seconds",
+            "Seconds the oldest waiting ApprovalRequest of the Budget has waited since it was created; 0 when none waits",
+            &rows,
+            |r| Some(r.oldest_waiting_seconds),
+        )?;
+        gauge(
+            e,
+            "budget_ready",
+            "1 when the Budget's Ready condition is True (its mirror synced), else 0",
+            &rows,
+            |r| Some(i64::from(r.ready)),
+        )?;
+        gauge(
+            e,
+            "budget_suspended",
+            "1 when the Budget's spec.suspend is true (it makes no YNAB request), else 0",
+            &rows,
+            |r| Some(i64::from(r.suspended)),
+        )?;
+        gauge(
+            e,
+            "autopilot_stopped",
+            "1 when the Budget's autopilot is enabled and its daily circuit breaker stopped it for today (UTC), else 0",
+            &rows,
+            |r| Some(i64::from(r.autopilot_stopped)),
+        )?;
+        gauge(
+            e,
+            "ynab_requests_last_hour",
+            "YNAB requests made with the Budget's token in the last rolling hour (Budgets sharing a token show the same count); once the Budget has synced",
+            &rows,
+            |r| r.requests.map(|u| i64::from(u.used)),
+        )?;
+        gauge(
+            e,
+            "ynab_requests_hourly_limit",
+            "The most YNAB requests ledgerops makes with the Budget's token per rolling hour (spec.requestsPerHour)",
+            &rows,
+            |r| r.requests.map(|u| i64::from(u.limit)),
+        )?;
+        gauge(
+            e,
+            "ynab_request_budget_used_ratio",
+            "Share of the hourly YNAB request budget used, 0 to 1: ynab_requests_last_hour / ynab_requests_hourly_limit",
+            &rows,
+            |r| r.requests.map(|u| u.ratio()),
+        )
+    }
+}
+
+/// One gauge family with a sample per Budget that has a value.
+fn gauge<V: EncodeGaugeValue>(
+    encoder: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    rows: &[BudgetGauges],
+    value: impl Fn(&BudgetGauges) -> Option<V>,
+) -> Result<(), fmt::Error> {
+    let mut family = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
+    for row in rows {
+        let Some(v) = value(row) else {
+            continue;
+        };
+        let labels = BudgetLabels {
+            namespace: row.namespace.clone(),
+            budget: row.budget.clone(),
+        };
+        family.encode_family(&labels)?.encode_gauge(&v)?;
+    }
+    Ok(())
 }
 
 /// One reconcile of `kind`: counted when it starts, its duration recorded when this is dropped
@@ -164,6 +293,52 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("ledgerops_budget_sync_duration_seconds_bucket"));
+    }
+
+    #[test]
+    fn the_budget_gauges_are_computed_at_each_scrape() {
+        let m = Metrics::default();
+        assert!(
+            !m.render().contains("approval_requests_waiting"),
+            "a standby shows no Budget gauges"
+        );
+        let rows = std::sync::Mutex::new(vec![BudgetGauges {
+            namespace: "home".into(),
+            budget: "family".into(),
+            ready: false,
+            suspended: false,
+            autopilot_stopped: true,
+            waiting: 2,
+            oldest_waiting_seconds: 90.5,
+            requests: Some(crate::logic::alert_gauges::RequestUse {
+                used: 45,
+                limit: 180,
+            }),
+        }]);
+        let shown = Arc::new(rows);
+        m.observe_state(Box::new({
+            let shown = shown.clone();
+            move |_| shown.lock().unwrap().clone()
+        }));
+        let text = m.render();
+        let labels = r#"{namespace="home",budget="family"}"#;
+        for line in [
+            format!("ledgerops_approval_requests_waiting{labels} 2"),
+            format!("ledgerops_approval_request_oldest_waiting_seconds{labels} 90.5"),
+            format!("ledgerops_budget_ready{labels} 0"),
+            format!("ledgerops_budget_suspended{labels} 0"),
+            format!("ledgerops_autopilot_stopped{labels} 1"),
+            format!("ledgerops_ynab_requests_last_hour{labels} 45"),
+            format!("ledgerops_ynab_requests_hourly_limit{labels} 180"),
+            format!("ledgerops_ynab_request_budget_used_ratio{labels} 0.25"),
+        ] {
+            assert!(text.contains(&line), "{line} in\n{text}");
+        }
+        shown.lock().unwrap().clear();
+        assert!(
+            !m.render().contains(labels),
+            "a deleted Budget leaves no series"
+        );
     }
 
     #[test]

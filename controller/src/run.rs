@@ -148,6 +148,20 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         leadership,
         ..Context::new(client, kube_config, &watches, api_urls)
     });
+    // The alert gauges, from the shared caches at each scrape: never a LIST of their own.
+    metrics.observe_state(Box::new({
+        let (budgets, requests) = (watches.budgets.store(), watches.approvals.store());
+        let links = ctx.budget_links.clone();
+        move |now| {
+            let (budgets, requests) = (budgets.state(), requests.state());
+            crate::logic::alert_gauges::budget_gauges(
+                budgets.iter().map(Arc::as_ref),
+                requests.iter().map(Arc::as_ref),
+                &links.request_use(now),
+                now,
+            )
+        }
+    }));
     let repo_setup = reconcile::config_repo::Setup {
         options: config_repos,
         urls: git_urls,

@@ -54,3 +54,13 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- first $ns -}}
 {{- end -}}
 {{- end -}}
+
+{{/* A duration such as 90s, 30m, 4h or 2d in seconds, for a PromQL comparison. */}}
+{{- define "ledgerops.seconds" -}}
+{{- $n := regexFind "^[0-9]+" . -}}
+{{- $unit := get (dict "s" 1 "m" 60 "h" 3600 "d" 86400) (trimPrefix $n .) -}}
+{{- if not $unit -}}
+{{- fail (printf "%q is not a duration such as 90s, 30m, 4h or 2d" .) -}}
+{{- end -}}
+{{- mul (int $n) $unit -}}
+{{- end -}}

@@ -8,6 +8,7 @@
 
 pub mod approve_shown;
 pub mod commands;
+pub mod escalation;
 pub mod executor;
 pub mod feedback;
 pub mod hooks;
@@ -173,10 +174,11 @@ pub fn start(
     ctx: &crate::reconcile::Context,
     watches: &crate::k8s::watches::Watches,
 ) -> tokio::task::JoinHandle<()> {
-    let watched = (
-        feedback::Watched::subscribe(watches),
-        proposals::Watched::subscribe(watches, pushes),
-    );
+    let watched = Watched {
+        feedback: feedback::Watched::subscribe(watches),
+        proposals: proposals::Watched::subscribe(watches, pushes),
+        escalation: escalation::Watched::subscribe(watches),
+    };
     let jobs = Watch::namespaced(attached.store.client(), &options.namespace);
     attached.store.seen_through(jobs.store());
     let mut agent = AgentContext::new(
@@ -205,12 +207,19 @@ pub fn start(
     ))
 }
 
-/// Runs the reconciler, the executor, the ConfigRepo feedback and the rule proposals until
-/// shutdown.
+/// What the parts of the runtime read from the shared watches.
+struct Watched {
+    feedback: feedback::Watched,
+    proposals: proposals::Watched,
+    escalation: escalation::Watched,
+}
+
+/// Runs the reconciler, the executor, the ConfigRepo feedback, the rule proposals and the
+/// escalations until shutdown.
 async fn run(
     ctx: Arc<AgentContext>,
     gitea_url: String,
-    watched: (feedback::Watched, proposals::Watched),
+    watched: Watched,
     jobs: Watch<AgentJob>,
     jobs_changed: ReflectHandle<AgentJob>,
     reconciler: impl Future<Output = ()>,
@@ -229,16 +238,20 @@ async fn run(
         })
     });
     let executor = tokio::spawn(executor::run(ctx.clone()).instrument(info_span!("executor")));
-    let (to_feedback, to_proposals) = watched;
     let feedback = tokio::spawn(
-        feedback::run(ctx.clone(), gitea_url.clone(), to_feedback)
+        feedback::run(ctx.clone(), gitea_url.clone(), watched.feedback)
             .instrument(info_span!("feedback")),
     );
+    let escalation = tokio::spawn(
+        escalation::run(ctx.clone(), gitea_url.clone(), watched.escalation)
+            .instrument(info_span!("escalation")),
+    );
     let proposals = tokio::spawn(
-        proposals::run(ctx.clone(), gitea_url, to_proposals).instrument(info_span!("proposals")),
+        proposals::run(ctx.clone(), gitea_url, watched.proposals)
+            .instrument(info_span!("proposals")),
     );
     reconciler.await;
-    for task in [executor, feedback, proposals, waking, watch] {
+    for task in [executor, feedback, escalation, proposals, waking, watch] {
         task.abort();
     }
 }

@@ -2,6 +2,7 @@
 //! arguments, decisions go out as values.
 
 pub mod admission_guard;
+pub mod alert_gauges;
 pub mod announce;
 pub mod api_url;
 pub mod approval_authority;
@@ -16,6 +17,7 @@ pub mod conditions;
 pub mod config_repo;
 pub mod converge;
 pub mod duration;
+pub mod escalation;
 pub mod gate;
 pub mod job;
 pub mod kstatus;

@@ -3,11 +3,12 @@
 //! Budget's mirror. Kubernetes holds everything durable; this is only what is cheaper to keep in
 //! memory than to ask YNAB again.
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use k8s_openapi::jiff::Timestamp;
 use tokio::sync::broadcast;
 
 use super::client::{self, SharedWindow, YnabClient};
@@ -15,6 +16,7 @@ use super::error::YnabError;
 use super::permit::Permit;
 use super::token::Token;
 use crate::api::common::SecretKeyRef;
+use crate::logic::alert_gauges::RequestUse;
 use crate::logic::api_url::AllowedApiUrl;
 use crate::logic::mirror::Mirror;
 use crate::logic::request_window::RequestWindow;
@@ -308,6 +310,24 @@ impl BudgetLinks {
         all
     }
 
+    /// Each Budget's use of its token's request window at `now`, by (namespace, name): Budgets
+    /// sharing a token show the same window.
+    pub fn request_use(&self, now: Timestamp) -> BTreeMap<(String, String), RequestUse> {
+        let users = self.window_users.lock().expect("budget links lock").clone();
+        let windows = self.windows.lock().expect("budget links lock");
+        users
+            .into_iter()
+            .filter_map(|(budget, key)| {
+                let mut window = windows.get(&key)?.window.lock().expect("window lock");
+                let used = RequestUse {
+                    used: window.used(now),
+                    limit: window.limit(),
+                };
+                Some(((budget.namespace, budget.name), used))
+            })
+            .collect()
+    }
+
     /// Drops the request windows no Budget uses.
     fn prune_windows(&self) {
         let used: Vec<WindowKey> = self
@@ -460,5 +480,42 @@ mod tests {
         );
         links.set_refusal(&url, &bad, None);
         assert!(links.refusal(&url, &bad, hour).is_none(), "accepted");
+    }
+
+    #[test]
+    fn request_use_is_shown_per_budget_while_the_budget_is_known() {
+        let url = ApiUrlAllowlist::default()
+            .check("https://api.ynab.com/v1")
+            .unwrap();
+        let links = BudgetLinks::default();
+        pair(&links, "home", &url, "shared");
+        pair(&links, "holiday", &url, "shared");
+        let now = Timestamp::from_second(1_790_000_000).unwrap();
+        assert!(
+            links.request_use(now).is_empty(),
+            "no window before a client"
+        );
+        links
+            .client(
+                &url,
+                &Token::new("shared"),
+                150,
+                Arc::new(Metrics::default()),
+            )
+            .unwrap();
+        let window = RequestUse {
+            used: 0,
+            limit: 150,
+        };
+        let key = |name: &str| ("ns".to_owned(), name.to_owned());
+        assert_eq!(
+            links.request_use(now),
+            BTreeMap::from([(key("holiday"), window), (key("home"), window)])
+        );
+        links.forget("ns", "holiday");
+        assert_eq!(
+            links.request_use(now),
+            BTreeMap::from([(key("home"), window)])
+        );
     }
 }

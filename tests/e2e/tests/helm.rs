@@ -136,31 +136,38 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
     ] {
         create_namespace(&admin, ns).await;
     }
-    // The Prometheus Operator's ServiceMonitor, reduced to its kind: the dry run then checks the
-    // chart's ServiceMonitor for everything but its schema.
-    let monitor: CustomResourceDefinition = serde_json::from_value(json!({
-        "metadata": {"name": "servicemonitors.monitoring.coreos.com"},
-        "spec": {"group": "monitoring.coreos.com", "scope": "Namespaced",
-            "names": {"plural": "servicemonitors", "singular": "servicemonitor", "kind": "ServiceMonitor", "listKind": "ServiceMonitorList"},
-            "versions": [{"name": "v1", "served": true, "storage": true,
-                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}
-    }))
-    .unwrap();
+    // The Prometheus Operator's ServiceMonitor and PrometheusRule, reduced to their kinds: the
+    // dry run then checks the chart's for everything but their schema (promtool checks the
+    // rules: tests/tools/check-alerts.sh).
     let crds: Api<CustomResourceDefinition> = Api::all(admin.clone());
-    crds.patch(
-        "servicemonitors.monitoring.coreos.com",
-        &PatchParams::apply("ledgerops-tests").force(),
-        &Patch::Apply(&monitor),
-    )
-    .await
-    .unwrap();
-    kube::runtime::wait::await_condition(
-        crds,
-        "servicemonitors.monitoring.coreos.com",
-        kube::runtime::conditions::is_crd_established(),
-    )
-    .await
-    .unwrap();
+    for (plural, kind) in [
+        ("servicemonitors", "ServiceMonitor"),
+        ("prometheusrules", "PrometheusRule"),
+    ] {
+        let name = format!("{plural}.monitoring.coreos.com");
+        let stub: CustomResourceDefinition = serde_json::from_value(json!({
+            "metadata": {"name": name},
+            "spec": {"group": "monitoring.coreos.com", "scope": "Namespaced",
+                "names": {"plural": plural, "singular": kind.to_lowercase(), "kind": kind, "listKind": format!("{kind}List")},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}
+        }))
+        .unwrap();
+        crds.patch(
+            &name,
+            &PatchParams::apply("ledgerops-tests").force(),
+            &Patch::Apply(&stub),
+        )
+        .await
+        .unwrap();
+        kube::runtime::wait::await_condition(
+            crds.clone(),
+            &name,
+            kube::runtime::conditions::is_crd_established(),
+        )
+        .await
+        .unwrap();
+    }
 
     let gitea = [
         "--set=gitea.url=https://git.example.com",
@@ -172,12 +179,13 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
     let matrix: Vec<(&str, &str, Vec<&str>)> = vec![
         ("defaults", PARAMS_NAMESPACE, vec![]),
         (
-            "two budget namespaces, Gitea, ServiceMonitor, NetworkPolicy, another namespace",
+            "two budget namespaces, Gitea, ServiceMonitor, PrometheusRule, NetworkPolicy, another namespace",
             "ledgerops-other",
             [
                 &[
                     "--set=budgetNamespaces={budgets-a,budgets-b}",
                     "--set=metrics.serviceMonitor.enabled=true",
+                    "--set=metrics.prometheusRule.enabled=true",
                     "--set=networkPolicy.enabled=true",
                     "--set=networkPolicy.ingressFrom[0].namespaceSelector.matchLabels.team=gitea",
                     "--set=podDisruptionBudget.enabled=false",
@@ -307,6 +315,7 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                     ledgerops::api::crds().len()
                 );
                 assert!(kind(&docs, "ServiceMonitor").is_empty());
+                assert!(kind(&docs, "PrometheusRule").is_empty());
                 assert_eq!(kind(&docs, "PodDisruptionBudget").len(), 1);
                 assert!(!args.iter().any(|a| a.starts_with("--gitea")));
             }
@@ -366,6 +375,23 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                         .any(|b| b["roleRef"]["name"] == "ledgerops-budget-namespace")
                 );
                 assert_eq!(kind(&docs, "ServiceMonitor").len(), 1);
+                let rules = kind(&docs, "PrometheusRule");
+                let alerts: Vec<&str> = rules[0]["spec"]["groups"][0]["rules"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| r["alert"].as_str().unwrap())
+                    .collect();
+                assert_eq!(
+                    alerts,
+                    [
+                        "LedgeropsApprovalWaitingTooLong",
+                        "LedgeropsBudgetNotReady",
+                        "LedgeropsAutopilotStopped",
+                        "LedgeropsRequestBudgetNearlySpent",
+                        "LedgeropsControllerDown"
+                    ]
+                );
                 assert_eq!(kind(&docs, "NetworkPolicy").len(), 1);
                 assert_eq!(deployment["spec"]["replicas"], 3);
                 assert!(leader_role.is_some());

@@ -1,0 +1,279 @@
+//! What a person is alerted on, with `ledgerops run` on a real API server: the metrics the
+//! chart's PrometheusRule watches, scraped and checked with promtool, and the escalation of an
+//! expired ApprovalRequest told once in a real Gitea, also across a restart.
+
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::ResourceExt;
+use kube::api::{DeleteParams, PostParams};
+use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
+use ledgerops::api::budget::Budget;
+use ledgerops::api::common::PROPOSED_BY;
+use ledgerops::api::config_repo::ConfigRepo;
+use ledgerops::logic::escalation::TRACKING_TITLE;
+use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::gitea_api::{self, call as gitea_call};
+use ledgerops_e2e::scenario::{PATCH, Scenario, by_admin, household, seed_002};
+use ledgerops_e2e::{agent, promtool, wait};
+use ledgerops_testenv::ControlPlane;
+use ledgerops_testenv::gitea::Gitea;
+use reqwest::Method;
+use serde_json::json;
+use ynab_sim::demo;
+
+const WAIT: Duration = Duration::from_secs(90);
+
+/// The gauges the chart's alerts are written on.
+const GAUGES: [&str; 8] = [
+    "ledgerops_approval_requests_waiting",
+    "ledgerops_approval_request_oldest_waiting_seconds",
+    "ledgerops_budget_ready",
+    "ledgerops_budget_suspended",
+    "ledgerops_autopilot_stopped",
+    "ledgerops_ynab_requests_last_hour",
+    "ledgerops_ynab_requests_hourly_limit",
+    "ledgerops_ynab_request_budget_used_ratio",
+];
+
+/// The value of the sample of `metric` with exactly `labels`, if the exposition has one.
+fn sample(text: &str, metric: &str, labels: &str) -> Option<f64> {
+    let prefix = format!("{metric}{{{labels}}} ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .map(|v| v.parse().expect("a number"))
+}
+
+#[tokio::test]
+async fn the_alert_metrics_follow_the_budgets_and_requests_and_pass_promtool() {
+    let s = household("alertmetrics", json!({"writes": {"enabled": true}})).await;
+    let controller = Ledgerops::shared().await;
+    // A Budget whose token Secret does not exist: never Ready.
+    let broken: Budget = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget", "metadata": by_admin("broken"),
+        "spec": {"planId": demo::PLAN_ID, "tokenSecretRef": {"name": "nowhere"}, "apiUrl": s.sim.api_url()},
+    }))
+    .unwrap();
+    s.api::<Budget>()
+        .create(&PostParams::default(), &broken)
+        .await
+        .unwrap();
+    s.create_plan("september", "household", seed_002()).await;
+    let request = s.plan_request("september").await;
+    wait::until(&s.api::<ApprovalRequest>(), &request, WAIT, |r| {
+        r.status.as_ref().and_then(|st| st.phase) == Some(ApprovalPhase::Pending)
+    })
+    .await;
+
+    let label = |budget: &str| format!(r#"namespace="{}",budget="{budget}""#, s.ns);
+    let (household, broken) = (label("household"), label("broken"));
+    let mut text = String::new();
+    wait::eventually("the gauges show both Budgets", WAIT, async || {
+        text = controller.metrics().await;
+        sample(&text, "ledgerops_budget_ready", &broken) == Some(0.0)
+            && sample(&text, "ledgerops_approval_requests_waiting", &household) == Some(1.0)
+    })
+    .await;
+    // Only the gauges: the counters are exposed as OpenMetrics (`# HELP x` over `x_total`
+    // samples), which promtool's Prometheus-text lint reads as counters without help.
+    let gauges: String = text
+        .lines()
+        .filter(|l| {
+            let name = l
+                .trim_start_matches("# HELP ")
+                .trim_start_matches("# TYPE ");
+            GAUGES
+                .iter()
+                .any(|g| name.starts_with(&format!("{g} ")) || name.starts_with(&format!("{g}{{")))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        gauges.lines().filter(|l| l.starts_with("# HELP")).count(),
+        GAUGES.len(),
+        "{gauges}"
+    );
+    promtool::check_metrics(&gauges).unwrap_or_else(|e| panic!("promtool: {e}\n{gauges}"));
+    assert_eq!(
+        sample(&text, "ledgerops_budget_ready", &household),
+        Some(1.0)
+    );
+    assert_eq!(
+        sample(&text, "ledgerops_budget_suspended", &household),
+        Some(0.0)
+    );
+    assert_eq!(
+        sample(&text, "ledgerops_autopilot_stopped", &household),
+        Some(0.0)
+    );
+    assert_eq!(
+        sample(&text, "ledgerops_approval_requests_waiting", &broken),
+        Some(0.0)
+    );
+    let age = sample(
+        &text,
+        "ledgerops_approval_request_oldest_waiting_seconds",
+        &household,
+    )
+    .expect("the age of the waiting request");
+    assert!((0.0..WAIT.as_secs_f64()).contains(&age), "{age}");
+    // The household synced with its token; the broken Budget never reached YNAB.
+    assert_eq!(
+        sample(&text, "ledgerops_ynab_requests_hourly_limit", &household),
+        Some(180.0)
+    );
+    let used = sample(&text, "ledgerops_ynab_requests_last_hour", &household).unwrap();
+    let ratio = sample(
+        &text,
+        "ledgerops_ynab_request_budget_used_ratio",
+        &household,
+    )
+    .unwrap();
+    assert!(
+        used >= 1.0 && (ratio - used / 180.0).abs() < 1e-9,
+        "{used} {ratio}"
+    );
+    assert_eq!(
+        sample(&text, "ledgerops_ynab_requests_last_hour", &broken),
+        None
+    );
+
+    // Decided: nothing waits any more. Deleted: no series is left behind.
+    s.decide(&request, "Reject", "not now").await;
+    s.api::<Budget>()
+        .delete("broken", &DeleteParams::default())
+        .await
+        .unwrap();
+    wait::eventually("the gauges follow", WAIT, async || {
+        text = controller.metrics().await;
+        sample(&text, "ledgerops_approval_requests_waiting", &household) == Some(0.0)
+            && !text.contains(&broken)
+    })
+    .await;
+    assert_eq!(
+        sample(
+            &text,
+            "ledgerops_approval_request_oldest_waiting_seconds",
+            &household
+        ),
+        Some(0.0)
+    );
+    assert_eq!(s.requests(PATCH).await, 0);
+}
+
+/// The bot's open issues in `repo` titled [`TRACKING_TITLE`].
+async fn tracking_issues(repo: &str) -> Vec<i64> {
+    let gitea = Gitea::shared();
+    let issues = gitea_call(
+        Method::GET,
+        &format!("/repos/{repo}/issues?state=open&type=issues"),
+        gitea.admin(),
+        None,
+    )
+    .await;
+    issues
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["title"] == TRACKING_TITLE && i["user"]["login"] == gitea.bot().login())
+        .map(|i| i["number"].as_i64().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn an_expired_request_is_told_once_in_gitea_mentioning_whom_to_escalate_to() {
+    let plane = ControlPlane::shared();
+    let sc = Scenario::new(plane, "escalate", demo::generate()).await;
+    let gitea = Gitea::shared();
+    let repo = agent::team_repo(&sc.ns).await;
+    let controller = agent::start(plane, &repo, &sc.ns, &[], &[]).await;
+    let writer = gitea.writer().login().to_owned();
+    sc.create_budget(
+        "household",
+        demo::TOKEN,
+        json!({"writes": {"enabled": true},
+               "approval": {"expiry": "1m", "escalateTo": [writer, "treasurer@example.com"]}}),
+    )
+    .await;
+    sc.wait_budget("household", ledgerops::api::budget::BudgetPhase::Ready)
+        .await;
+    // The household's config repository, read with a token: where the bot tells about what
+    // came from no pull request.
+    let reader = gitea.admin();
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "gitea", "labels": {"ledgerops.dev/git-credentials": "true"},
+                     "annotations": {"ledgerops.dev/git-url-prefixes": format!("{}/", gitea.url())}},
+        "stringData": {"username": reader.login(), "token": reader.token()},
+    }))
+    .unwrap();
+    sc.api::<Secret>()
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    let config: ConfigRepo = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ConfigRepo",
+        "metadata": {"name": "household", "annotations": {PROPOSED_BY: "admin"}},
+        "spec": {"url": format!("{}/{repo}.git", gitea.url()), "interval": "1h",
+                 "secretRef": {"name": "gitea"}},
+    }))
+    .unwrap();
+    sc.api::<ConfigRepo>()
+        .create(&PostParams::default(), &config)
+        .await
+        .unwrap();
+    sc.create_plan("september", "household", seed_002()).await;
+    let request = sc.plan_request("september").await;
+    let expired = wait::until(&sc.api::<ApprovalRequest>(), &request, WAIT, |r| {
+        r.status.as_ref().and_then(|st| st.phase) == Some(ApprovalPhase::Expired)
+    })
+    .await;
+    let uid = expired.uid().unwrap();
+    let marker = format!("<!-- ledgerops:escalation request={uid} -->");
+
+    let mut issue = 0;
+    wait::eventually("the bot opens its issue and comments", WAIT, async || {
+        if let [number] = tracking_issues(&repo).await[..] {
+            issue = number;
+            gitea_api::comments(&repo, number)
+                .await
+                .iter()
+                .any(|c| c.body.starts_with(&marker))
+        } else {
+            false
+        }
+    })
+    .await;
+    let told = |comments: &[gitea_api::Comment]| {
+        comments
+            .iter()
+            .filter(|c| c.body.starts_with(&marker))
+            .count()
+    };
+    let comments = gitea_api::comments(&repo, issue).await;
+    assert_eq!(told(&comments), 1);
+    let body = &comments[0].body;
+    assert_eq!(comments[0].author, gitea.bot().login());
+    assert!(
+        body.contains(&format!("@{writer}, treasurer@\u{200B}example")),
+        "{body}"
+    );
+    assert!(body.contains(&format!("`{request}`")), "{body}");
+
+    // A restart finds its comment and says nothing more.
+    let log = controller.stop().await;
+    assert!(log.contains("expired request announced in Gitea"), "{log}");
+    let controller = agent::start(plane, &repo, &sc.ns, &[], &[]).await;
+    wait::eventually(
+        "the new controller looks at the request",
+        WAIT,
+        async || {
+            controller
+                .log()
+                .contains("expired request already announced in Gitea")
+        },
+    )
+    .await;
+    assert_eq!(told(&gitea_api::comments(&repo, issue).await), 1);
+    assert_eq!(tracking_issues(&repo).await, [issue], "one issue");
+    assert_eq!(sc.requests(PATCH).await, 0, "nothing written to YNAB");
+}
