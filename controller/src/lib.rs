@@ -13,6 +13,7 @@ pub mod logic;
 pub mod metrics;
 pub mod reconcile;
 pub mod run;
+pub mod shutdown;
 pub mod webhook;
 pub mod ynab;
 pub mod ynab_model;

@@ -19,6 +19,7 @@ use crate::leadership::Leadership;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::metrics::Metrics;
 use crate::reconcile::{self, Context};
+use crate::shutdown::Shutdown;
 
 /// Why the controller could not start.
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +36,8 @@ pub enum RunError {
         "this replica lost the leader lease (it could not renew it in time, or another replica took it over): exiting so that only the holder acts; it restarts as a standby"
     )]
     LeadershipLost,
+    #[error("cannot listen for SIGTERM and SIGINT: {0}")]
+    Signals(#[source] std::io::Error),
     #[error("cannot listen on {addr}: {source}")]
     Listen {
         addr: SocketAddr,
@@ -71,6 +74,8 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         config_repos,
         git_urls,
     } = options;
+    // Before anything else: a SIGTERM from now on is never lost (see `crate::shutdown`).
+    let shutdown = Shutdown::on_signals().map_err(RunError::Signals)?;
     tracing::info!(allowed = %api_urls.describe(), "YNAB tokens go only to these API base URLs");
     let metrics = Arc::new(Metrics::default());
     let ready = Arc::new(AtomicBool::new(false));
@@ -127,7 +132,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     if let Some(elector) = elector.as_mut() {
         tokio::select! {
             () = elector.acquire() => {}
-            () = shutdown_signal() => return Ok(()),
+            () = shutdown.requested() => return Ok(()),
         }
     }
     metrics.leader.set(1);
@@ -146,6 +151,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         metrics: metrics.clone(),
         token_namespaces,
         leadership,
+        shutdown,
         ..Context::new(client, kube_config, &watches, api_urls)
     });
     // The alert gauges, from the shared caches at each scrape: never a LIST of their own.
@@ -221,20 +227,4 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     metrics.leader.set(0);
     server.abort();
     outcome
-}
-
-/// SIGTERM or Ctrl-C.
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("installing the SIGTERM handler");
-        tokio::select! {
-            _ = ctrl_c => {},
-            _ = term.recv() => {},
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = ctrl_c.await;
 }

@@ -60,8 +60,8 @@ pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) 
     let changes = watched
         .changes
         .filter(move |r| futures::future::ready(r.namespace().as_deref() == Some(&namespace)));
-    let controller =
-        Controller::for_shared_stream(changes, watched.requests.clone()).shutdown_on_signal();
+    let controller = Controller::for_shared_stream(changes, watched.requests.clone())
+        .graceful_shutdown_on(agent.shutdown.requested());
     let escalation = Arc::new(Escalation {
         agent,
         gitea_url,

@@ -85,7 +85,7 @@ pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) 
     let repos = watched.repos.clone();
     let controller = Controller::for_shared_stream(repo_changes, watched.repos)
         .watches_shared_stream(plan_changes, move |plan| applied_from(&repos, &plan))
-        .shutdown_on_signal();
+        .graceful_shutdown_on(agent.shutdown.requested());
     let feedback = Arc::new(Feedback {
         agent,
         gitea_url,

@@ -72,6 +72,8 @@ pub struct AgentContext {
     /// Whether a job's comment was found authentic, by the job's uid (its spec never changes).
     /// In memory on purpose: a status anyone may write must not say so.
     trusted: Mutex<HashMap<String, bool>>,
+    /// The process's SIGTERM (see `crate::shutdown`).
+    pub shutdown: crate::shutdown::Shutdown,
 }
 
 impl AgentContext {
@@ -96,6 +98,7 @@ impl AgentContext {
             rules: watches.rules.store(),
             rules_listed: watches.rules.listed(),
             admission: ctx.admission.clone(),
+            shutdown: ctx.shutdown.clone(),
             hooks: TestHooks::from_env(),
             wake: Notify::new(),
             comment_resync: Duration::from_secs(300),

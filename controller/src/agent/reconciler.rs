@@ -48,7 +48,8 @@ impl AgentError {
 /// Subscribes to the AgentJob watch at once (every change, its own status writes too); the
 /// returned future runs the controller until shutdown.
 pub fn run(ctx: Arc<AgentContext>, jobs: ReflectHandle<AgentJob>) -> impl Future<Output = ()> {
-    let controller = Controller::for_shared_stream(jobs, ctx.jobs.clone()).shutdown_on_signal();
+    let controller = Controller::for_shared_stream(jobs, ctx.jobs.clone())
+        .graceful_shutdown_on(ctx.shutdown.requested());
     crate::reconcile::drain(controller.run(reconcile, error_policy, ctx))
 }
 

@@ -32,7 +32,7 @@ pub fn run(
     // Every change wakes a request, its own status writes too: a decision lands there.
     let requests = watches.approvals.store();
     let controller = Controller::for_shared_stream(watches.approvals.subscribe(), requests.clone())
-        .shutdown_on_signal();
+        .graceful_shutdown_on(ctx.shutdown.requested());
     // Who replaced whom, and whether a subject is gone, are read from the shared caches.
     let caches = Caches {
         requests,

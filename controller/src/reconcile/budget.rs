@@ -64,7 +64,7 @@ pub fn run(ctx: Arc<Context>, watches: &mut Watches) -> impl Future<Output = ()>
     let naming = reader.clone();
     let controller = Controller::for_shared_stream(stream, reader)
         .watches_stream(secrets, move |secret| naming_secret(&naming, &secret))
-        .shutdown_on_signal();
+        .graceful_shutdown_on(ctx.shutdown.requested());
     super::drain(controller.run(reconcile, super::error_policy, ctx))
 }
 

@@ -95,7 +95,7 @@ pub fn run(
     let controller = Controller::for_shared_stream(changes, reader)
         .reconcile_on(pushed)
         .reconcile_on(demoted)
-        .shutdown_on_signal();
+        .graceful_shutdown_on(ctx.shutdown.requested());
     let repos = Arc::new(Repos {
         ctx,
         setup,

@@ -100,7 +100,7 @@ pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + u
         // A rule starts or stops acting with the admission policies.
         .reconcile_all_on(ctx.admission.verified_again())
         .with_config(Config::default().debounce(GATHER))
-        .shutdown_on_signal();
+        .graceful_shutdown_on(ctx.shutdown.requested());
     super::drain(controller.run(reconcile, error_policy, caches))
 }
 

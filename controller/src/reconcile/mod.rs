@@ -33,6 +33,7 @@ use crate::leadership::Leadership;
 use crate::logic::api_url::ApiUrlAllowlist;
 use crate::logic::duration;
 use crate::metrics::{ErrorLabels, Measure, Metrics};
+use crate::shutdown::Shutdown;
 use crate::ynab::batcher::{Batcher, Destination};
 use crate::ynab::budget_links::BudgetLinks;
 use crate::ynab::mirror_sync::MirrorKey;
@@ -68,12 +69,15 @@ pub struct Context {
     pub writes_in_flight: Arc<WritesInFlight>,
     /// The API server's authorizer, asked before a write whether its authority still holds.
     pub authorizer: Arc<crate::k8s::access::Authorizer>,
+    /// The process's SIGTERM: every controller finishes its reconciles and stops.
+    pub shutdown: Shutdown,
 }
 
 impl Context {
     /// A context on `client` whose caches are the stores of `watches`, with its own YNAB links
     /// and batcher, and defaults the process overrides: fresh metrics, admission not yet
-    /// verified (no approval is followed), any token namespace, and sole leadership.
+    /// verified (no approval is followed), any token namespace, sole leadership, and no
+    /// shutdown.
     pub fn new(
         client: kube::Client,
         kube_config: kube::Config,
@@ -96,6 +100,7 @@ impl Context {
             leadership: Leadership::sole(),
             kube_config,
             authorizer: Arc::default(),
+            shutdown: Shutdown::never(),
         }
     }
 

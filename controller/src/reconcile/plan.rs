@@ -37,8 +37,8 @@ pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + u
             .as_ref()
             .is_some_and(|s| plan_status::settled(s, p.metadata.generation))
     };
-    let controller =
-        budget_scoped::controller(&ctx, &watches.plans, watches, concerns).shutdown_on_signal();
+    let controller = budget_scoped::controller(&ctx, &watches.plans, watches, concerns)
+        .graceful_shutdown_on(ctx.shutdown.requested());
     super::drain(controller.run(reconcile, super::error_policy, ctx))
 }
 

@@ -35,7 +35,7 @@ pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + u
     let controller = Controller::for_shared_stream(changes, rules)
         .reconcile_on(budgets)
         .reconcile_all_on(ctx.admission.verified_again())
-        .shutdown_on_signal();
+        .graceful_shutdown_on(ctx.shutdown.requested());
     super::drain(controller.run(reconcile, super::error_policy, ctx))
 }
 

@@ -46,7 +46,7 @@ pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + u
         // A reconcile never waits for YNAB (its write is handed off), so a few at once keep up,
         // and a burst of 10,000 waits in the queue as references, not as tasks.
         .with_config(Config::default().concurrency(CONCURRENCY))
-        .shutdown_on_signal();
+        .graceful_shutdown_on(ctx.shutdown.requested());
     super::drain(controller.run(reconcile, super::error_policy, ctx))
 }
 

@@ -229,3 +229,28 @@ async fn a_stopped_leader_releases_the_lease_and_the_standby_takes_over_at_once(
     assert_eq!(s.requests(PATCH).await, 2);
     assert!(b.metrics().await.contains("ledgerops_leader 1"));
 }
+
+/// A pod deleted while it starts gets SIGTERM at any moment of start-up: before, during and just
+/// after taking the lease, while the controllers are being set up. Each time the process stops
+/// (kube-runtime's own signal handling listened only once a controller was first polled, and a
+/// SIGTERM that came before was lost: the process hung until SIGKILL).
+#[tokio::test]
+async fn a_sigterm_at_any_moment_of_start_up_stops_the_process() {
+    let plane = ControlPlane::shared();
+    let s = Scenario::new(plane, "early-term", fixture_with(0)).await;
+    for (i, delay) in [0, 20, 50, 100, 200, 400, 800, 1600]
+        .into_iter()
+        .enumerate()
+    {
+        let identity = format!("early-{i}");
+        let replica = replica(plane, &s, &identity, None, None).await;
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+        let start = Instant::now();
+        let log = replica.stop().await;
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "SIGTERM {delay} ms after ready: stopped only after {:?}\n{log}",
+            start.elapsed()
+        );
+    }
+}

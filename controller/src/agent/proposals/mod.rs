@@ -142,7 +142,7 @@ pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) 
                 .collect::<Vec<_>>()
         })
         .reconcile_on(pushed)
-        .shutdown_on_signal();
+        .graceful_shutdown_on(agent.shutdown.requested());
     let proposals = Arc::new(Proposals {
         agent,
         gitea_url,
