@@ -13,7 +13,8 @@
 #                          file, the manifest: nothing is copied that the build does not need)
 #
 # The binary's path is printed last. CARGO_TARGET_DIR stands for the RUN line's cache mount of
-# <WORKDIR>/target, so a build here reuses what CI built before.
+# <WORKDIR>/target, so a build here reuses what CI built before; the context is
+# $CARGO_TARGET_DIR/image-context.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -119,7 +120,7 @@ assemble() {
             mkdir -p "$context/$target"
             tar -C "$repo/$src" "${excludes[@]}" -cf - . | tar -C "$context/$target" -xf -
           else
-            cp "$repo/$src" "$context/$target"
+            cp -p "$repo/$src" "$context/$target"
           fi
         done
         copies=$((copies + 1))
@@ -168,8 +169,11 @@ if [ "$mode" = prove ]; then
 fi
 
 : "${CARGO_TARGET_DIR:?set CARGO_TARGET_DIR: it stands for the RUN line cache mount of WORKDIR/target}"
-context="$(mktemp -d)"
-trap 'rm -rf "$context"' EXIT
+# Always the same directory, as WORKDIR is: cargo tells workspace members apart by their path,
+# so a new one each time would rebuild them and add their artifacts to the cache on every run.
+context="$(realpath -m "$CARGO_TARGET_DIR")/image-context"
+rm -rf "$context"
+mkdir -p "$context"
 workdir="$(assemble "$dockerfile" "$context")"
 mapfile -t runs < <(stage_instructions "$dockerfile" "$build_stage" | awk 'toupper($1) == "RUN" { sub(/^[^[:space:]]+[[:space:]]+/, ""); print }')
 [ ${#runs[@]} -gt 0 ] || fail "no RUN line in stage $build_stage"
@@ -199,8 +203,5 @@ done < <(ldd "$binary" | awk '{ sub(/^.*\//, "", $1); print $1 }')
 if [ ${#missing[@]} -gt 0 ]; then
   fail "$from needs ${missing[*]}, which gcr.io/distroless/cc-debian12 does not provide: link it statically (as libz-sys' \"static\" feature does for zlib) or choose a runtime image that has it"
 fi
-out="$CARGO_TARGET_DIR/image/$(basename "$from")"
-mkdir -p "$(dirname "$out")"
-cp "$binary" "$out"
 echo "the image's binary needs only libraries the runtime image has: $(ldd "$binary" | awk '{ sub(/^.*\//, "", $1); printf "%s ", $1 }')"
-echo "$out"
+echo "$binary"
