@@ -103,7 +103,7 @@ async fn the_chart_renders_as_a_subchart_with_the_parents_global_values() {
     std::fs::create_dir_all(parent.join("charts")).unwrap();
     std::fs::write(
         parent.join("Chart.yaml"),
-        "apiVersion: v2\nname: parent\nversion: 0.1.0\n",
+        "apiVersion: v2\nname: parent\nversion: 0.1.0\ndependencies:\n  - name: ledgerops\n    version: \">=0.0.0-0\"\n",
     )
     .unwrap();
     let copied = std::process::Command::new("cp")
