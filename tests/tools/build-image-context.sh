@@ -73,6 +73,8 @@ fail() { echo "build-image-context: $*" >&2; exit 1; }
 assemble() {
   local file="$1" context="$2" workdir="" keyword rest
   local excludes=()
+  # .dockerignore's patterns become tar excludes, which match at any depth: stricter than Docker
+  # (a root-only pattern also drops deeper namesakes), never looser.
   if [ -f "$repo/.dockerignore" ]; then
     while IFS= read -r pattern; do
       pattern="${pattern%%#*}"; pattern="${pattern%"${pattern##*[![:space:]]}"}"
