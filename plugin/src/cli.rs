@@ -41,6 +41,8 @@ pub enum Format {
     Table,
     Json,
     Yaml,
+    /// `<resource>.ledgerops.dev/<name>` lines, as `kubectl get -o name` prints.
+    Name,
 }
 
 #[derive(Subcommand, Debug)]
@@ -76,7 +78,8 @@ pub enum Command {
         #[arg(short = 'm', long)]
         message: String,
     },
-    /// What applying a plan would change now, without asking anybody.
+    /// What applying a plan would change now, without asking anybody. Exits 0 when nothing
+    /// would change, 1 when something would (as `kubectl diff`), 2 or more on an error.
     Diff { plan: String },
     /// Create the plan that reverts an applied plan, and show its preview and conflicts.
     Undo {
@@ -102,7 +105,8 @@ pub enum Command {
     },
     /// Budgets, request budget use, Transactions that need a person, waiting requests.
     Status,
-    /// Print a shell completion script (`source <(kubectl-ledgerops completion bash)`).
+    /// Print a shell completion script for `kubectl-ledgerops` (`source <(kubectl-ledgerops
+    /// completion bash)`); `kubectl ledgerops` completes through `kubectl_complete-ledgerops`.
     Completion { shell: clap_complete::Shell },
 }
 

@@ -5,6 +5,7 @@ use std::fmt::Debug;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::authentication::v1::SelfSubjectReview;
+use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::core::NamespaceResourceScope;
@@ -105,6 +106,19 @@ impl Cluster {
             .await
             .map_err(PluginError::kube(format!("list {what} in {place}")))?
             .items)
+    }
+
+    /// The names of the namespaces you may list.
+    pub async fn namespaces(&self) -> Result<Vec<String>, PluginError> {
+        let list = Api::<Namespace>::all(self.client.clone())
+            .list(&ListParams::default())
+            .await
+            .map_err(PluginError::kube("list namespaces"))?;
+        Ok(list
+            .items
+            .into_iter()
+            .filter_map(|n| n.metadata.name)
+            .collect())
     }
 
     /// One object, or `None` when it does not exist.

@@ -1,10 +1,12 @@
 //! `kubectl ledgerops`: the approval queue of ledgerops, approve and reject with the preview in
 //! front of you, diff, undo, resolve, sync and status. kubectl runs it from PATH as a plugin.
-//! The command is a library so that the test suites' multi-call binary can embed it.
+//! `kubectl_complete-ledgerops` completes it through kubectl. Both are a library so that the test
+//! suites' multi-call binary can embed them.
 
 mod cli;
 mod cluster;
 mod commands;
+mod completer;
 mod error;
 mod logic;
 mod output;
@@ -32,22 +34,46 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     runtime.block_on(parse_and_run(args))
 }
 
+/// Runs `kubectl_complete-ledgerops` with `args` (the first is the program's name): prints the
+/// completion of the words kubectl passes, in cobra's format. It always exits 0, since kubectl
+/// ignores what a failed completer prints.
+pub fn complete(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let words: Vec<String> = args
+        .into_iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    print!("{}", completer::answer(&words));
+    ExitCode::SUCCESS
+}
+
 async fn parse_and_run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    // `diff` says "different" with 1, as `kubectl diff` does, so its errors exit 2 or more.
+    let least_error = if is_diff(&args) { 2 } else { 1 };
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            // A usage error is an error (1); --help and --version are not.
-            return ExitCode::from(u8::from(e.use_stderr()));
+            // --help and --version are not errors.
+            return ExitCode::from(if e.use_stderr() { least_error } else { 0 });
         }
     };
     match run(cli).await {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(e.exit_code())
+            ExitCode::from(e.exit_code().max(least_error))
         }
     }
+}
+
+/// Whether `args` run `diff`, even when they do not parse.
+fn is_diff(args: &[OsString]) -> bool {
+    Cli::command()
+        .ignore_errors(true)
+        .try_get_matches_from(args)
+        .is_ok_and(|m| m.subcommand_name() == Some("diff"))
 }
 
 async fn run(cli: Cli) -> Result<u8, PluginError> {
@@ -98,5 +124,31 @@ async fn run(cli: Cli) -> Result<u8, PluginError> {
         }
         // Printed above, before any kubeconfig is needed.
         Command::Completion { .. } => Ok(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(words: &[&str]) -> Vec<OsString> {
+        std::iter::once("kubectl-ledgerops")
+            .chain(words.iter().copied())
+            .map(OsString::from)
+            .collect()
+    }
+
+    #[test]
+    fn diff_is_told_even_from_arguments_that_do_not_parse() {
+        for words in [
+            &["diff", "september"][..],
+            &["diff"][..],
+            &["-n", "home", "diff", "--bogus"][..],
+        ] {
+            assert!(is_diff(&args(words)), "{words:?}");
+        }
+        for words in [&["queue"][..], &["show", "diff"][..], &[][..]] {
+            assert!(!is_diff(&args(words)), "{words:?}");
+        }
     }
 }

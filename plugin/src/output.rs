@@ -1,5 +1,5 @@
 //! Where results go: kubectl-style text on stdout for `-o table`, one JSON or YAML document for
-//! `-o json|yaml`.
+//! `-o json|yaml`, `<resource>.ledgerops.dev/<name>` lines for `-o name`.
 
 use std::io::{IsTerminal, Write};
 
@@ -38,7 +38,7 @@ impl Printer {
     /// Prints `value` as the command's one document, in json or yaml mode only.
     pub fn value<T: Serialize>(&self, value: &T) -> Result<(), PluginError> {
         let text = match self.format {
-            Format::Table => return Ok(()),
+            Format::Table | Format::Name => return Ok(()),
             Format::Json => serde_json::to_string_pretty(value)
                 .map(|t| t + "\n")
                 .map_err(|e| PluginError::Output(e.to_string()))?,
@@ -49,6 +49,27 @@ impl Printer {
         print!("{text}");
         Ok(())
     }
+
+    /// Prints one line per object of `kind` named in `names`, in name mode only.
+    pub fn names<'a>(&self, kind: &str, names: impl IntoIterator<Item = &'a str>) {
+        if self.format == Format::Name {
+            let mut out = std::io::stdout().lock();
+            for name in names {
+                let _ = writeln!(out, "{}", object_name(kind, name));
+            }
+            let _ = out.flush();
+        }
+    }
+}
+
+/// `approvalrequest.ledgerops.dev/september-1` for an ApprovalRequest `september-1`: what
+/// `kubectl get -o name` prints, and what `kubectl get` takes back.
+pub fn object_name(kind: &str, name: &str) -> String {
+    format!(
+        "{}.{}/{name}",
+        kind.to_lowercase(),
+        ledgerops::api::common::GROUP
+    )
 }
 
 /// Whether a person can be asked: standard input and output are both a terminal.
@@ -67,4 +88,21 @@ pub fn ask(question: &str) -> Result<String, PluginError> {
         .read_line(&mut line)
         .map_err(|e| PluginError::Output(e.to_string()))?;
     Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::object_name;
+
+    #[test]
+    fn names_read_as_kubectl_get_prints_them() {
+        assert_eq!(
+            object_name("ApprovalRequest", "september-1"),
+            "approvalrequest.ledgerops.dev/september-1"
+        );
+        assert_eq!(
+            object_name("CategorizationPlan", "undo-september"),
+            "categorizationplan.ledgerops.dev/undo-september"
+        );
+    }
 }

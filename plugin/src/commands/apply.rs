@@ -5,7 +5,7 @@
 use crate::cluster::Cluster;
 use crate::error::PluginError;
 use crate::logic::propose;
-use crate::output::Printer;
+use crate::output::{self, Printer};
 
 pub async fn apply(cluster: &Cluster, out: &Printer, files: &[String]) -> Result<u8, PluginError> {
     let user = cluster.whoami().await?;
@@ -22,11 +22,11 @@ pub async fn apply(cluster: &Cluster, out: &Printer, files: &[String]) -> Result
     for p in &all {
         let object = cluster.apply_dynamic(p).await?;
         out.text(&format!(
-            "{}.ledgerops.dev/{} applied in namespace {} (proposed by {user})\n",
-            p.kind.to_lowercase(),
-            p.name,
+            "{} applied in namespace {} (proposed by {user})\n",
+            output::object_name(&p.kind, &p.name),
             p.namespace
         ));
+        out.names(&p.kind, [p.name.as_str()]);
         applied.push(object);
     }
     out.value(&applied)?;

@@ -89,6 +89,7 @@ pub async fn approve(
         "\n{} ApprovalRequest {name} as {me}.\n",
         out.style.good("Approved")
     ));
+    out.names("ApprovalRequest", [name]);
     if wait.is_zero() {
         out.value(&decided)?;
         return Ok(0);
@@ -140,6 +141,7 @@ pub async fn reject(
         "{} ApprovalRequest {name} as {me}: nothing is written for it.\n",
         out.style.bad("Rejected")
     ));
+    out.names("ApprovalRequest", [name]);
     out.value(&decided)?;
     Ok(0)
 }

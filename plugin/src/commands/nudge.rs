@@ -64,6 +64,7 @@ pub async fn resolve(
     };
     let phase = handled.status.as_ref().and_then(|s| s.phase);
     out.text(&format!("Transaction {name} is now {phase:?}.\n"));
+    out.names("Transaction", [name]);
     out.value(&handled)?;
     Ok(0)
 }
@@ -115,6 +116,7 @@ pub async fn sync(
         status.requests.as_ref().map(|r| r.used_last_hour).unwrap_or_default(),
         status.requests.as_ref().map(|r| r.limit_per_hour).unwrap_or_default(),
     ));
+    out.names("Budget", [name]);
     out.value(&synced)?;
     Ok(0)
 }

@@ -27,6 +27,7 @@ pub async fn queue(cluster: &Cluster, out: &Printer, all: bool) -> Result<u8, Pl
         let (headers, cells) = queue::table(&rows, all);
         out.text(&table::render(&headers, &cells, out.style));
     }
+    out.names("ApprovalRequest", rows.iter().map(|r| r.name.as_str()));
     out.value(&rows)?;
     Ok(0)
 }

@@ -5,7 +5,7 @@ use ledgerops::api::plan::CategorizationPlan;
 
 use crate::cluster::Cluster;
 use crate::error::PluginError;
-use crate::logic::describe;
+use crate::logic::{describe, difference};
 use crate::output::Printer;
 
 /// The plan a request asks about, when it asks about a plan that still exists.
@@ -33,6 +33,7 @@ pub async fn show(cluster: &Cluster, out: &Printer, name: &str) -> Result<u8, Pl
             super::now(),
             out.style,
         ));
+        out.names("ApprovalRequest", [name]);
         out.value(&request)?;
         return Ok(0);
     }
@@ -44,13 +45,19 @@ pub async fn show(cluster: &Cluster, out: &Printer, name: &str) -> Result<u8, Pl
         )));
     };
     out.text(&describe::plan(&plan, out.style));
+    out.names("CategorizationPlan", [name]);
     out.value(&plan)?;
     Ok(0)
 }
 
+/// Exits as `kubectl diff` does: 0 nothing would change, 1 something would (errors exit 2 or
+/// more, see the library's `parse_and_run`).
 pub async fn diff(cluster: &Cluster, out: &Printer, name: &str) -> Result<u8, PluginError> {
     let plan: CategorizationPlan = cluster.must_get("CategorizationPlan", name).await?;
+    let difference = difference::of(&plan).map_err(PluginError::Failed)?;
     out.text(&describe::plan(&plan, out.style));
+    out.text(&format!("\n{}", difference.sentence()));
+    out.names("CategorizationPlan", [name]);
     out.value(&plan.status.as_ref().and_then(|s| s.preview.as_ref()))?;
-    Ok(0)
+    Ok(difference.exit_code())
 }

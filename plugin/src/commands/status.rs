@@ -46,6 +46,13 @@ pub async fn status(cluster: &Cluster, out: &Printer) -> Result<u8, PluginError>
             oldest.age
         )),
     }
+    out.names(
+        "Budget",
+        budgets.iter().filter_map(|b| b.metadata.name.as_deref()),
+    );
+    // The rows' second cell is the Transaction's name (TRANSACTION_HEADERS).
+    out.names("Transaction", stuck.iter().map(|row| row[1].as_str()));
+    out.names("ApprovalRequest", waiting.iter().map(|r| r.name.as_str()));
     out.value(&json!({
         "budgets": budgets,
         "transactionsNeedingAPerson": stuck,

@@ -81,6 +81,7 @@ pub async fn undo(
             cluster.namespace()
         ));
     }
+    out.names("CategorizationPlan", [undo_name.as_str()]);
     out.value(&previewed)?;
     Ok(0)
 }

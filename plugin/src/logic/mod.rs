@@ -4,7 +4,9 @@
 
 pub mod api_error;
 pub mod approvable;
+pub mod complete;
 pub mod describe;
+pub mod difference;
 pub mod health;
 pub mod outcome;
 pub mod preview;

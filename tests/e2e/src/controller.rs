@@ -11,6 +11,8 @@ use ledgerops_testenv::{ControlPlane, Guarded, free_port};
 const CONTROLLER: &str = "ledgerops";
 /// The name that starts it as the kubectl plugin: kubectl finds plugins by this name on `PATH`.
 const PLUGIN: &str = "kubectl-ledgerops";
+/// The name that starts it as the plugin's completer, which kubectl runs to complete the plugin.
+const COMPLETER: &str = "kubectl_complete-ledgerops";
 /// The multi-call binary: `src/bin/demo.rs`. Cargo builds a package's binaries before its
 /// tests and benches, in their profile and from the same build of the `ledgerops` library
 /// (with `test-hooks`), so the controller the suites run is built once, with the tests.
@@ -22,6 +24,8 @@ pub enum Invoked {
     Controller,
     /// `kubectl-ledgerops`: the plugin.
     Plugin,
+    /// `kubectl_complete-ledgerops`: the plugin's completer.
+    Completer,
     /// Any other name: the demo.
     Demo,
 }
@@ -36,6 +40,7 @@ pub fn invoked() -> Invoked {
     {
         Some(CONTROLLER) => Invoked::Controller,
         Some(PLUGIN) => Invoked::Plugin,
+        Some(COMPLETER) => Invoked::Completer,
         _ => Invoked::Demo,
     }
 }
@@ -53,8 +58,11 @@ pub fn plugin_binary() -> &'static Path {
 }
 
 /// `kubectl` on `plane` as a person runs the plugin: `KUBECONFIG` set, and the directory of
-/// `kubectl-ledgerops` first on `PATH`, where kubectl looks for plugins.
+/// `kubectl-ledgerops` and `kubectl_complete-ledgerops` first on `PATH`, where kubectl looks for
+/// plugins and their completers.
 pub fn kubectl_with_plugin(plane: &ControlPlane) -> tokio::process::Command {
+    static COMPLETER_LINK: OnceLock<PathBuf> = OnceLock::new();
+    COMPLETER_LINK.get_or_init(|| named(COMPLETER));
     let dir = plugin_binary().parent().expect("the plugin's directory");
     let path = format!(
         "{}:{}",

@@ -92,6 +92,52 @@ fn the_chart_ships_the_generated_crds_and_policies_and_the_people_roles_byte_for
     );
 }
 
+/// As a parent chart's dependency, the chart gets the parent's `global` values (Helm passes an
+/// empty `global` even when the parent sets none): its schema, closed to unknown keys, must
+/// accept them.
+#[tokio::test]
+async fn the_chart_renders_as_a_subchart_with_the_parents_global_values() {
+    let plane = ControlPlane::shared();
+    let parent = plane.dir().join("parent-chart");
+    let _ = std::fs::remove_dir_all(&parent);
+    std::fs::create_dir_all(parent.join("charts")).unwrap();
+    std::fs::write(
+        parent.join("Chart.yaml"),
+        "apiVersion: v2\nname: parent\nversion: 0.1.0\ndependencies:\n  - name: ledgerops\n    version: \">=0.0.0-0\"\n",
+    )
+    .unwrap();
+    let copied = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(chart())
+        .arg(parent.join("charts/ledgerops"))
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    for args in [
+        &[][..],
+        &["--set=global.imageRegistry=registry.example.com"][..],
+    ] {
+        let mut lint = helm(plane);
+        lint.args(["lint", "--strict", "--with-subcharts"])
+            .arg(&parent)
+            .args(args);
+        output(lint).unwrap_or_else(|e| panic!("helm lint {args:?}: {e}"));
+        let mut render = helm(plane);
+        render
+            .args(["template", RELEASE])
+            .arg(&parent)
+            .args(["--namespace", PARAMS_NAMESPACE])
+            .args(args);
+        let rendered = output(render).unwrap_or_else(|e| panic!("helm template {args:?}: {e}"));
+        assert_eq!(kind(&documents(&rendered), "Deployment").len(), 1);
+    }
+    // Still a schema: `global` is an object.
+    let Err(error) = template(plane, PARAMS_NAMESPACE, &["--set=global=5"]) else {
+        panic!("a global that is not an object rendered");
+    };
+    assert!(error.contains("global"), "{error}");
+}
+
 /// `helm template` of the chart with `args`, into `namespace`.
 fn template(plane: &ControlPlane, namespace: &str, args: &[&str]) -> Result<String, String> {
     let mut cmd = helm(plane);

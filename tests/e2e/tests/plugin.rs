@@ -1,8 +1,9 @@
 //! `kubectl ledgerops` against the real API server, `ledgerops run` and the YNAB simulator, as
 //! the token users: bob (approver) approves in his own name, alice (editor) cannot approve in
 //! his, a stale request is refused with exit 2 and nothing written, the queue's order and
-//! columns, `-o json`, the confirmation on a pseudo-terminal, its screen captured, and an editor's
-//! diff, undo, status, resolve and sync.
+//! columns, `-o json` and `-o name`, the confirmation on a pseudo-terminal, its screen captured,
+//! an editor's diff (with kubectl diff's exit codes), undo, status, resolve and sync, and
+//! kubectl's completion of the plugin through `kubectl_complete-ledgerops`.
 
 use std::io::{Read, Write};
 use std::process::{Output, Stdio};
@@ -333,11 +334,12 @@ async fn diff_undo_status_resolve_and_sync_as_an_editor_uses_them() {
 
     let (code, out, err) = text(&plugin("alice", &["diff", "september", "-n", &s.ns]).await);
     println!("$ kubectl ledgerops diff september\n{out}");
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 0, "applied: nothing left to change. {err}");
     assert!(
         out.contains("Groceries") && out.contains("Transport"),
         "{out}"
     );
+    assert!(out.contains("No difference: the plan is Applied"), "{out}");
 
     // undo creates the reverting plan and shows what it would change.
     let (code, out, err) = text(&plugin("alice", &["undo", "september", "-n", &s.ns]).await);
@@ -389,6 +391,73 @@ async fn diff_undo_status_resolve_and_sync_as_an_editor_uses_them() {
     let (code, _, err) = text(&plugin("alice", &["resolve", "bakery", "ours", "-n", &s.ns]).await);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not Diverged"), "{err}");
+}
+
+#[tokio::test]
+async fn diff_exits_as_kubectl_diff_names_print_as_kubectl_get_and_kubectl_completes_the_plugin() {
+    let s = household("plugin-diff", json!({})).await;
+    editor(ControlPlane::shared(), &s.ns, "alice").await;
+    s.create_plan("september", "household", seed_002()).await;
+    let request = request_of(&s, "september").await;
+
+    // Something would change: 1, as kubectl diff says "different".
+    let (code, out, err) = text(&plugin("alice", &["diff", "september", "-n", &s.ns]).await);
+    println!("$ kubectl ledgerops diff september\n{out}");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("(uncategorized) → Groceries"), "{out}");
+    assert!(out.ends_with("\n2 transactions would change.\n"), "{out}");
+    // An error is never 1, which would read as "different".
+    let (code, _, err) = text(&plugin("alice", &["diff", "no-such-plan", "-n", &s.ns]).await);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no-such-plan"), "{err}");
+    let (code, _, err) = text(&plugin("alice", &["diff"]).await);
+    assert_eq!(code, 2, "a usage error: {err}");
+
+    // -o name prints what kubectl get prints, and kubectl takes it back.
+    let (code, out, err) = text(&plugin("alice", &["queue", "-n", &s.ns, "-o", "name"]).await);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, format!("approvalrequest.ledgerops.dev/{request}\n"));
+    let got = ControlPlane::shared()
+        .kubectl_ok(&["get", out.trim(), "-n", &s.ns, "-o", "name"])
+        .unwrap();
+    assert_eq!(got, out);
+    let (code, out, err) =
+        text(&plugin("alice", &["diff", "september", "-n", &s.ns, "-o", "name"]).await);
+    assert_eq!(
+        (code, out.as_str()),
+        (1, "categorizationplan.ledgerops.dev/september\n"),
+        "{err}"
+    );
+
+    // kubectl completes `kubectl ledgerops` by running kubectl_complete-ledgerops from PATH,
+    // with the names from the cluster the typed flags name.
+    let complete = async |words: &[&str]| {
+        let run = kubectl_with_plugin(ControlPlane::shared())
+            .args(["__complete", "ledgerops"])
+            .args(words)
+            .output()
+            .await
+            .unwrap();
+        let (code, out, err) = text(&run);
+        assert_eq!(code, 0, "{out}{err}");
+        println!("$ kubectl __complete ledgerops {}\n{out}", words.join(" "));
+        out
+    };
+    let out = complete(&["ap"]).await;
+    assert!(
+        out.starts_with("apply\t") && out.contains("\napprove\t"),
+        "{out}"
+    );
+    let out = complete(&["--context", "alice", "-n", &s.ns, "approve", ""]).await;
+    assert!(
+        out.contains(&format!("{request}\tCategorizationPlan/september\n")),
+        "{out}"
+    );
+    assert!(out.ends_with(":4\n"), "no file names: {out}");
+    let out = complete(&["diff", "-n", &s.ns, "sep"]).await;
+    assert!(out.starts_with("september\t"), "{out}");
+    let out = complete(&["queue", "-n", "plugin-di"]).await;
+    assert!(out.contains(&format!("{}\n", s.ns)), "{out}");
 }
 
 /// Runs the plugin with `args` on a new pseudo-terminal, answers `answer` once it asks, and

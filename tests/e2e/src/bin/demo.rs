@@ -8,9 +8,9 @@
 //!
 //! `cargo run -p ledgerops-e2e --bin demo` (`--keep` leaves everything running until Ctrl-C)
 //!
-//! This binary is also the controller and the plugin, when started as `ledgerops` or
-//! `kubectl-ledgerops` (see `ledgerops_e2e::controller`): the demo and the suites run one
-//! build of each, the one cargo made with them.
+//! This binary is also the controller, the plugin and its completer, when started as `ledgerops`,
+//! `kubectl-ledgerops` or `kubectl_complete-ledgerops` (see `ledgerops_e2e::controller`): the
+//! demo and the suites run one build of each, the one cargo made with them.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -52,6 +52,7 @@ fn main() -> ExitCode {
     match invoked() {
         Invoked::Controller => ledgerops::cli::main(std::env::args_os()),
         Invoked::Plugin => ledgerops_plugin::main(std::env::args_os()),
+        Invoked::Completer => ledgerops_plugin::complete(std::env::args_os()),
         Invoked::Demo => {
             demo();
             ExitCode::SUCCESS
