@@ -11,24 +11,9 @@ set -euo pipefail
 
 K8S_VERSION="${K8S_VERSION:-v1.34.4}"
 KINE_VERSION="${KINE_VERSION:-v0.17.5}"
-ROOT="${LEDGEROPS_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ledgerops}"
-OUT="$ROOT/bin/k8s-$K8S_VERSION-kine-$KINE_VERSION"
-
-log() { echo "[control-plane] $*" >&2; }
-
-# Test binaries running at once may all ask for the tools: one builds, the others wait for it.
-mkdir -p "$ROOT"
-exec 9>"$ROOT/.build.lock"
-flock 9
-
-if [[ -x "$OUT/kube-apiserver" && -x "$OUT/kube-controller-manager" && -x "$OUT/kubectl" && -x "$OUT/kine" ]]; then
-  log "cached: $OUT"
-  echo "$OUT"
-  exit 0
-fi
-
-command -v go >/dev/null || { log "Go is required (https://go.dev/dl); none found on PATH"; exit 1; }
-export GOFLAGS="${GOFLAGS:--buildvcs=false}"
+source "$(dirname "$0")/cache.sh"
+tool_cache control-plane "k8s-$K8S_VERSION-kine-$KINE_VERSION" .build.lock \
+  kube-apiserver kube-controller-manager kubectl kine
 mkdir -p "$OUT"
 work="$ROOT/build/k8s-$K8S_VERSION"
 mkdir -p "$work"

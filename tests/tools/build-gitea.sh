@@ -8,28 +8,11 @@
 set -euo pipefail
 
 GITEA_VERSION="${GITEA_VERSION:-v1.26.3}"
-ROOT="${LEDGEROPS_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ledgerops}"
-OUT="$ROOT/bin/gitea-$GITEA_VERSION"
 TAGS="sqlite sqlite_unlock_notify"
-
-log() { echo "[gitea] $*" >&2; }
-
-# Test binaries running at once may all ask for Gitea: one builds, the others wait. The lock is
-# Gitea's own so that a long Gitea build does not hold up a cached control plane.
-mkdir -p "$ROOT"
-exec 9>"$ROOT/.build-gitea.lock"
-flock 9
-
+source "$(dirname "$0")/cache.sh"
 # The binary is moved in last, so its presence means the assets are complete too.
-if [[ -x "$OUT/gitea" && -d "$OUT/assets/templates" && -d "$OUT/assets/options" ]]; then
-  log "cached: $OUT"
-  echo "$OUT"
-  exit 0
-fi
-
-command -v go >/dev/null || { log "Go is required (https://go.dev/dl); none found on PATH"; exit 1; }
+tool_cache gitea "gitea-$GITEA_VERSION" .build-gitea.lock gitea assets/templates assets/options
 command -v gcc >/dev/null || { log "gcc is required for the cgo SQLite driver (apt-get install gcc)"; exit 1; }
-export GOFLAGS="${GOFLAGS:--buildvcs=false}"
 work="$ROOT/build/gitea-$GITEA_VERSION"
 mkdir -p "$work" "$OUT"
 start=$(date +%s)

@@ -8,25 +8,8 @@
 set -euo pipefail
 
 HELM_VERSION="${HELM_VERSION:-v3.22.0}"
-ROOT="${LEDGEROPS_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ledgerops}"
-OUT="$ROOT/bin/helm-$HELM_VERSION"
-
-log() { echo "[helm] $*" >&2; }
-
-# Test binaries running at once may all ask for Helm: one builds, the others wait. Its own lock,
-# so a Helm build does not hold up a cached control plane or Gitea.
-mkdir -p "$ROOT"
-exec 9>"$ROOT/.build-helm.lock"
-flock 9
-
-if [[ -x "$OUT/helm" ]]; then
-  log "cached: $OUT"
-  echo "$OUT"
-  exit 0
-fi
-
-command -v go >/dev/null || { log "Go is required (https://go.dev/dl); none found on PATH"; exit 1; }
-export GOFLAGS="${GOFLAGS:--buildvcs=false}"
+source "$(dirname "$0")/cache.sh"
+tool_cache helm "helm-$HELM_VERSION" .build-helm.lock helm
 mkdir -p "$OUT"
 start=$(date +%s)
 

@@ -10,25 +10,11 @@ set -euo pipefail
 SRC="$(cd "$(dirname "$0")/kstatus" && pwd)"
 # go.mod pins the library's version; the hash covers it, go.sum and the program.
 KEY=$(cat "$SRC/go.mod" "$SRC/go.sum" "$SRC/main.go" | sha256sum | cut -c1-12)
-ROOT="${LEDGEROPS_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ledgerops}"
-OUT="$ROOT/bin/kstatus-$KEY"
-
-log() { echo "[kstatus] $*" >&2; }
-
-mkdir -p "$ROOT"
-exec 9>"$ROOT/.build-kstatus.lock"
-flock 9
-
-if [[ -x "$OUT/kstatus" ]]; then
-  log "cached: $OUT"
-  echo "$OUT"
-  exit 0
-fi
-
-command -v go >/dev/null || { log "Go is required (https://go.dev/dl); none found on PATH"; exit 1; }
+source "$(dirname "$0")/cache.sh"
+tool_cache kstatus "kstatus-$KEY" .build-kstatus.lock kstatus
 start=$(date +%s)
 mkdir -p "$OUT"
 log "building $(sed -n 's/^[[:space:]]*sigs.k8s.io\/cli-utils \(v[^ ]*\)$/cli-utils \1/p' "$SRC/go.mod") through $(go env GOPROXY)"
-(cd "$SRC" && CGO_ENABLED=0 GOFLAGS=-buildvcs=false go build -trimpath -o "$OUT/kstatus" .) >&2
+(cd "$SRC" && CGO_ENABLED=0 go build -trimpath -o "$OUT/kstatus" .) >&2
 log "built in $(( $(date +%s) - start ))s: $OUT"
 echo "$OUT"

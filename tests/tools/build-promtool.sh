@@ -9,24 +9,8 @@
 set -euo pipefail
 
 PROMTOOL_VERSION="${PROMTOOL_VERSION:-v0.316.0}"
-ROOT="${LEDGEROPS_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ledgerops}"
-OUT="$ROOT/bin/promtool-$PROMTOOL_VERSION"
-
-log() { echo "[promtool] $*" >&2; }
-
-# Its own lock, so a promtool build does not hold up the other tools.
-mkdir -p "$ROOT"
-exec 9>"$ROOT/.build-promtool.lock"
-flock 9
-
-if [[ -x "$OUT/promtool" ]]; then
-  log "cached: $OUT"
-  echo "$OUT"
-  exit 0
-fi
-
-command -v go >/dev/null || { log "Go is required (https://go.dev/dl); none found on PATH"; exit 1; }
-export GOFLAGS="${GOFLAGS:--buildvcs=false}"
+source "$(dirname "$0")/cache.sh"
+tool_cache promtool "promtool-$PROMTOOL_VERSION" .build-promtool.lock promtool
 mkdir -p "$OUT"
 start=$(date +%s)
 
