@@ -42,7 +42,7 @@ pub enum SecretError {
         key: String,
     },
     #[error(
-        "namespace {namespace} is not one ledgerops reads token Secrets in (--token-namespace: {allowed}), so Secret {name} was not read: move the Budget and its Secret into one of those, or add {namespace} to the chart's tokenNamespaces"
+        "namespace {namespace} is not one ledgerops reads token Secrets in (--token-namespace: {allowed}), so Secret {name} was not read: move the Budget and its Secret into one of those, or add {namespace} to the chart's budgetNamespaces"
     )]
     OutsideNamespaces {
         namespace: String,
