@@ -13,7 +13,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::{StreamExt, stream};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -38,8 +38,10 @@ use crate::logic::job::rules_report::proposal_words;
 use crate::logic::rule::proposal;
 use crate::logic::rule::vouch::{self, Foreign};
 use crate::metrics::ErrorLabels;
+use looks::Looks;
 use vouching::{foreign_on, recheck, withdraw};
 
+mod looks;
 mod vouching;
 
 /// How often the open pull requests are looked at again without a push.
@@ -98,10 +100,8 @@ struct Proposals {
     rules: Store<CategorizationRule>,
     /// The recorded pull requests found closed (or not the bot's): never looked at again.
     settled: Mutex<HashSet<String>>,
-    /// When each proposal's branch was last looked at: a rule's status writes (learning, every
-    /// pass) wake the namespace's ConfigRepo, and must not cost Gitea requests each time. A push
-    /// to the branch forgets it, so it is looked at once more at once.
-    looked: Arc<Mutex<HashMap<String, Instant>>>,
+    /// When each proposal's branch was last looked at, and the pushes to it.
+    looks: Arc<Mutex<Looks>>,
     /// What was found on each span of commits looked at (by repository, the rule's file and
     /// key, first and last commit): a span never changes, so it is read once.
     seen: Mutex<HashMap<String, Vec<Foreign>>>,
@@ -122,13 +122,13 @@ pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) 
     let repo_changes = watched.repo_changes.filter(move |r| here(r.namespace()));
     let repos = watched.repos.clone();
     let pushed_to = watched.repos.clone();
-    let looked: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
-    let forget = looked.clone();
+    let looks: Arc<Mutex<Looks>> = Arc::default();
+    let pushes = looks.clone();
     let pushed = BroadcastStream::new(watched.pushes)
         .filter_map(|p| futures::future::ready(p.ok()))
         .flat_map(move |p| {
             if let Some(branch) = push::pushed_branch(&p) {
-                forget.lock().expect("looked lock").remove(branch);
+                pushes.lock().expect("looks lock").pushed(branch);
             }
             stream::iter(proposal_pushed(&pushed_to, &namespace, &p))
         });
@@ -149,7 +149,7 @@ pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) 
         repos: watched.repos,
         rules: watched.rules,
         settled: Mutex::default(),
-        looked,
+        looks,
         seen: Mutex::default(),
     });
     crate::reconcile::drain(controller.run(reconcile, error_policy, proposals)).await;

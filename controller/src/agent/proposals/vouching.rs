@@ -29,15 +29,14 @@ pub(super) async fn recheck(
         return Ok(());
     };
     let ours = Ours::of(repo, rule)?;
-    let fresh = p
-        .looked
-        .lock()
-        .expect("looked lock")
-        .get(&ours.branch)
-        .is_some_and(|at| at.elapsed() < super::RESYNC / 2);
-    if fresh {
+    let begun = p.looks.lock().expect("looks lock").begin(
+        &ours.branch,
+        std::time::Instant::now(),
+        super::RESYNC / 2,
+    );
+    let Some(look) = begun else {
         return Ok(());
-    }
+    };
     let pr = p.agent.gitea.pull_request(target, number).await?;
     // Only the bot's own pull request from the rule's branch is ever closed, whatever a status
     // names.
@@ -46,11 +45,9 @@ pub(super) async fn recheck(
         return Ok(());
     }
     let found = foreign_on(p, target, &pr.base, &ours).await?;
-    // Looked at: not again until a push to the branch, or the next resync.
-    p.looked
-        .lock()
-        .expect("looked lock")
-        .insert(ours.branch.clone(), std::time::Instant::now());
+    // Looked at: not again until a push to the branch (one since the look began too), or the
+    // next resync.
+    p.looks.lock().expect("looks lock").done(&ours.branch, look);
     if found.is_empty() {
         return Ok(());
     }
