@@ -43,6 +43,9 @@ impl Layout<'_> {
         // JWT_SECRET is left out on purpose: Gitea generates it and writes it back into this file.
         // Root is allowed because CI runs as root. Webhooks may only reach loopback, where the
         // tests listen. OFFLINE_MODE and the disabled update checker keep Gitea off the internet.
+        // SQLite waits up to 30 s for a lock rather than Gitea's 500 ms, and logs ahead (WAL): with
+        // several suites pushing at once on two loaded cores, a write that found the database
+        // locked for longer failed (a push's update, and the webhook it sends).
         Ok(format!(
             r#"WORK_PATH = {work}
 RUN_MODE = prod
@@ -63,6 +66,8 @@ OFFLINE_MODE = true
 [database]
 DB_TYPE = sqlite3
 PATH = {work}/data/gitea.db
+SQLITE_TIMEOUT = 30000
+SQLITE_JOURNAL_MODE = WAL
 
 [repository]
 ROOT = {work}/data/repositories
