@@ -51,9 +51,10 @@ where
 pub struct Listed(tokio::sync::watch::Receiver<bool>);
 
 impl Listed {
-    pub async fn wait(mut self) {
-        // An error means the watch is gone (shutting down): nothing to wait for any more.
-        let _ = self.0.wait_for(|listed| *listed).await;
+    /// `true` once the list is in the cache; `false` if the watch stopped first (shutting
+    /// down), when the cache may hold nothing and must not be read as "absent".
+    pub async fn wait(mut self) -> bool {
+        self.0.wait_for(|listed| *listed).await.is_ok()
     }
 }
 
@@ -219,4 +220,31 @@ where
         }
         futures::future::ready(changed)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Listed;
+
+    #[tokio::test]
+    async fn every_waiter_wakes_when_the_list_arrives() {
+        let listed = tokio::sync::watch::Sender::new(false);
+        let waiters: Vec<_> = (0..8)
+            .map(|_| tokio::spawn(Listed(listed.subscribe()).wait()))
+            .collect();
+        tokio::task::yield_now().await;
+        listed.send_replace(true);
+        for waiter in waiters {
+            assert!(waiter.await.unwrap());
+        }
+        assert!(Listed(listed.subscribe()).wait().await, "a late waiter");
+    }
+
+    #[tokio::test]
+    async fn a_watch_that_stops_before_its_list_says_so() {
+        let listed = tokio::sync::watch::Sender::new(false);
+        let waiter = tokio::spawn(Listed(listed.subscribe()).wait());
+        drop(listed);
+        assert!(!waiter.await.unwrap());
+    }
 }

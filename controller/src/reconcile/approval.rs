@@ -18,7 +18,7 @@ use crate::api::approval::{ApprovalPhase, ApprovalRequest, SubjectKind};
 use crate::api::plan::CategorizationPlan;
 use crate::api::transaction::Transaction;
 use crate::k8s::status;
-use crate::k8s::watches::Watches;
+use crate::k8s::watches::{Listed, Watches};
 use crate::logic::approval_status;
 use crate::logic::retention::{self, Retention};
 
@@ -38,6 +38,7 @@ pub fn run(
         requests,
         plans: watches.plans.store(),
         transactions: watches.transactions.store(),
+        listed: (watches.plans.listed(), watches.transactions.listed()),
     };
     let reconcile_one = move |request, ctx| reconcile(request, ctx, caches.clone(), retention);
     super::drain(controller.run(reconcile_one, super::error_policy, ctx))
@@ -48,6 +49,9 @@ struct Caches {
     requests: Store<ApprovalRequest>,
     plans: Store<CategorizationPlan>,
     transactions: Store<Transaction>,
+    /// Whether `plans` and `transactions` hold their first lists. Not `Store::wait_until_ready`:
+    /// that wakes only the last of the reconciles waiting on it, and the others hung for good.
+    listed: (Listed, Listed),
 }
 
 impl Caches {
@@ -57,9 +61,8 @@ impl Caches {
         let Some(uid) = retention::subject_of(request) else {
             return false;
         };
-        if self.plans.wait_until_ready().await.is_err()
-            || self.transactions.wait_until_ready().await.is_err()
-        {
+        let (plans, transactions) = self.listed.clone();
+        if !(plans.wait().await && transactions.wait().await) {
             return false;
         }
         let namespace = request.namespace().unwrap_or_default();

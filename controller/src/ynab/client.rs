@@ -336,10 +336,24 @@ fn transport_failure<B>(call: &Call<'_, B>, kind: RequestKind, e: &reqwest::Erro
     } else {
         YnabError::Unreachable {
             what: call.what.clone(),
-            reason: outside_text::sanitize(&e.to_string(), outside_text::MAX_CHARS),
+            reason: outside_text::sanitize(&causes(e), outside_text::MAX_CHARS),
         }
     };
     Attempt::Retryable(Failure::Transport, error)
+}
+
+/// Why a request got no answer, from reqwest's causes: its own text ("error sending request for
+/// url …") repeats what the message already names and says nothing of refused, reset or timed
+/// out.
+fn causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let chain: Vec<String> = std::iter::successors(e.source(), |c| c.source())
+        .map(ToString::to_string)
+        .collect();
+    if chain.is_empty() {
+        e.to_string()
+    } else {
+        chain.join(": ")
+    }
 }
 
 /// Why a success body did not parse, without any of the body: serde's own message may quote it.
@@ -352,4 +366,30 @@ fn decode_failure(e: &serde_json::Error) -> String {
         Category::Eof => "it ends early",
     };
     format!("{what}, at line {} column {}", e.line(), e.column())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_refused_connection_says_so_not_just_that_sending_failed() {
+        // A port nothing listens on any more.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .unwrap()
+            .port();
+        let error = http()
+            .unwrap()
+            .get(format!("http://127.0.0.1:{port}/v1/user"))
+            .send()
+            .await
+            .unwrap_err();
+        let reason = causes(&error);
+        assert!(reason.to_lowercase().contains("refused"), "{reason}");
+        assert!(
+            !reason.contains("127.0.0.1"),
+            "the URL is named elsewhere: {reason}"
+        );
+    }
 }
