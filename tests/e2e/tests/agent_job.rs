@@ -106,6 +106,20 @@ impl World {
             .unwrap_or_default()
     }
 
+    /// Waits until the controller has logged `test pause: <point>`: it is paused there now.
+    async fn wait_paused(&self, point: &str) {
+        let line = format!("test pause: {point}");
+        let start = Instant::now();
+        while !self.log().contains(&line) {
+            assert!(
+                start.elapsed() < WAIT,
+                "never paused at {point}:\n{}",
+                self.log()
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     fn jobs(&self) -> Api<AgentJob> {
         Api::namespaced(self.client.clone(), &self.ns)
     }
@@ -462,8 +476,9 @@ async fn kill_during_execute_fails_the_job_as_interrupted_and_never_replays_it()
     let comment = w.comment(w.gitea.writer(), issue, "/agent status").await;
     let name = w.job_name(issue, comment);
     w.wait_phase(&name, JobPhase::Running).await;
-    let log = w.kill();
-    assert!(log.contains("test pause: after-job-started"), "{log}");
+    // The phase is written before the pause is logged: kill only once it is paused.
+    w.wait_paused("after-job-started").await;
+    w.kill();
     w.start_controller(None).await;
     let job = w.wait_settled(&name).await;
     let status = job.status.unwrap();
@@ -497,11 +512,7 @@ async fn kill_after_the_claim_before_job_started_runs_the_job_once_after_restart
     let issue = w.issue("kill after claim").await;
     let comment = w.comment(w.gitea.writer(), issue, "/agent status").await;
     let name = w.job_name(issue, comment);
-    let start = Instant::now();
-    while !w.log().contains("test pause: after-claim") {
-        assert!(start.elapsed() < WAIT, "never claimed:\n{}", w.log());
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    w.wait_paused("after-claim").await;
     assert_eq!(
         phase(&w.jobs().get(&name).await.unwrap()),
         Some(JobPhase::Queued)

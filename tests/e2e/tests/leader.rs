@@ -127,7 +127,9 @@ async fn killing_the_leader_mid_write_and_mid_job_hands_over_within_the_lease() 
         Duration::from_secs(60),
         async || {
             let found = jobs.get_opt(&job).await.unwrap();
+            // Running is written before the pause is logged: both, and it is paused inside.
             found.and_then(|j| j.status).and_then(|st| st.phase) == Some(JobPhase::Running)
+                && a.log().contains("test pause: after-job-started")
         },
     )
     .await;
