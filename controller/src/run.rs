@@ -214,8 +214,13 @@ pub async fn run(options: Options) -> Result<(), RunError> {
             Ok(())
         }
     };
+    // Asked to stop, the agent finishes what is under way too; a lost lease stops it at once.
     if let Some(agent) = agent {
-        agent.abort();
+        if outcome.is_ok() {
+            let _ = agent.await;
+        } else {
+            agent.abort();
+        }
     }
     watching.iter().for_each(tokio::task::JoinHandle::abort);
     admission_watch.abort();

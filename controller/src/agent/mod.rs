@@ -7,6 +7,7 @@
 //! found Running at startup is failed as Interrupted, never run again.
 
 pub mod approve_shown;
+mod cleanup;
 pub mod commands;
 pub mod escalation;
 pub mod executor;
@@ -254,8 +255,13 @@ async fn run(
             .instrument(info_span!("proposals")),
     );
     reconciler.await;
-    for task in [executor, feedback, escalation, proposals, waking, watch] {
+    // Stopping. A job cut short is failed as Interrupted at the next start, never replayed; the
+    // other controllers finish the reconciles under way (a comment posted is also logged).
+    for task in [executor, waking, watch] {
         task.abort();
+    }
+    for task in [feedback, escalation, proposals] {
+        let _ = task.await;
     }
 }
 
