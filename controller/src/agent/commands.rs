@@ -9,6 +9,7 @@ use kube::{Api, ResourceExt};
 use serde_json::json;
 
 use super::AgentContext;
+use super::hooks::Point;
 use super::store::Latest;
 use crate::api::agent_job::AgentJob;
 use crate::api::approval::ApprovalRequest;
@@ -295,6 +296,13 @@ async fn open_pull_request(
         .create_pull_request(repo, &branch, &base, title, body)
         .await
         .map_err(|e| Outcome::Failed(e.to_string()))?;
+    ctx.hooks
+        .pause(
+            Point::PullRequestUnrecorded,
+            &job.name_any(),
+            &job.spec.command,
+        )
+        .await;
     reporter
         .record(
             "pull-request".into(),

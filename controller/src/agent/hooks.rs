@@ -22,14 +22,17 @@ pub enum Point {
     AfterClaim,
     /// JobStarted is durable; the command has not run.
     AfterJobStarted,
+    /// The command opened its pull request and has not recorded it yet.
+    PullRequestUnrecorded,
 }
 
 impl Point {
-    const ALL: [Point; 4] = [
+    const ALL: [Point; 5] = [
         Point::Authorize,
         Point::BeforeClaim,
         Point::AfterClaim,
         Point::AfterJobStarted,
+        Point::PullRequestUnrecorded,
     ];
 
     fn name(self) -> &'static str {
@@ -38,6 +41,7 @@ impl Point {
             Point::BeforeClaim => "before-claim",
             Point::AfterClaim => "after-claim",
             Point::AfterJobStarted => "after-job-started",
+            Point::PullRequestUnrecorded => "pull-request-unrecorded",
         }
     }
 

@@ -1,6 +1,7 @@
 //! The AgentJob reconciler: authorizes a Received job (allowed repository, authentic comment,
 //! write permission; see [`super::verify`]), wakes the executor for a Queued one, and keeps the
-//! one status comment showing the state, only for a job whose comment is authentic. Errors are
+//! one status comment showing the state, only for a job whose comment is authentic; removes what
+//! a job that failed or was refused left in Gitea (see [`super::cleanup`]). Errors are
 //! kept as the job's latest error. A job just stored has no status: it is Received, and that is
 //! persisted with its check's outcome (or first error), one status write for both.
 //!
@@ -22,6 +23,7 @@ use super::store::{Latest, StoreError};
 use super::verify::{self, Decided};
 use crate::api::agent_job::{AgentJob, JobPhase};
 use crate::gitea::GiteaError;
+use crate::logic::job::cleanup;
 use crate::logic::job::render::{self, canonical_comment, pending_publication};
 use crate::logic::job::state::{EventKind, JobEvent, JobState, from_persisted, is_terminal};
 use crate::logic::retention::{self, Retention};
@@ -74,6 +76,11 @@ async fn reconcile_job(job: &Arc<AgentJob>, ctx: &Arc<AgentContext>) -> Result<A
     }
     if state.phase == JobPhase::Queued {
         ctx.wake.notify_one();
+    }
+    // Before the comment, so that the comment says what became of the branch.
+    if let Some(branch) = cleanup::needed(&state) {
+        let branch = branch.to_owned();
+        state = super::cleanup::clean_up(job, &latest, &branch, ctx).await?;
     }
     if verify::comment_trusted(ctx, job).await? {
         reconcile_comment(job, &latest, &state, ctx).await?;

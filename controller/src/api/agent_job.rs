@@ -136,12 +136,17 @@ pub struct AgentJobStatus {
     /// published twice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment_hash: Option<String>,
-    /// The branch a command created in the repository, recorded as soon as it exists.
+    /// The branch a command creates in the repository, recorded before it is created: a job
+    /// that fails afterwards still knows it, and the pull request opened from it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branch: Option<String>,
     /// The pull request a command opened.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pull_request_url: Option<String>,
+    /// For a job that failed or was rejected after creating its branch: whether the branch and
+    /// its pull request were removed, or left because someone else committed to the branch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleanup: Option<String>,
 }
 
 /// An error and when it was seen.

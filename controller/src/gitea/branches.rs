@@ -1,5 +1,6 @@
-//! What a branch holds: its commits that are not on a base, a commit's tree, a file's text.
-//! How ledgerops sees whether a rule proposal's branch holds only what ledgerops wrote.
+//! What a branch holds: its commits that are not on a base and who wrote them, a commit's tree,
+//! a file's text; and deleting one. How ledgerops sees whether a rule proposal's branch holds
+//! only what ledgerops wrote, and removes the branch a failed job left.
 
 use base64::Engine;
 use reqwest::Method;
@@ -23,6 +24,12 @@ pub(super) fn plain_branch(branch: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
+/// A branch name of plain segments joined by `/` (`ledgerops/aj-1`): Gitea's branch and
+/// compare routes take the rest of the path as the name.
+fn branch_path(branch: &str) -> bool {
+    branch.split('/').all(plain_branch)
+}
+
 #[derive(Deserialize)]
 struct CompareDto {
     #[serde(default)]
@@ -34,6 +41,9 @@ struct CommitDto {
     sha: String,
     #[serde(default)]
     parents: Vec<ParentDto>,
+    /// The Gitea user whose email the commit's author has; null when none has it.
+    #[serde(default)]
+    author: Option<super::UserDto>,
 }
 
 #[derive(Deserialize)]
@@ -66,16 +76,15 @@ fn decode<T: serde::de::DeserializeOwned>(v: Value, call: &str) -> Result<T, Git
 }
 
 /// The commits of a comparison as Gitea answers one.
-fn branch_commits_of(v: Value, call: &str) -> Result<Vec<BranchCommit>, GiteaError> {
-    let compare: CompareDto = decode(v, call)?;
-    Ok(compare
+fn branch_commits_of(compare: CompareDto) -> Vec<BranchCommit> {
+    compare
         .commits
         .into_iter()
         .map(|c| BranchCommit {
             sha: c.sha,
             parents: c.parents.into_iter().map(|p| p.sha).collect(),
         })
-        .collect())
+        .collect()
 }
 
 /// One page of a tree as Gitea answers it: its files, symlinks and submodules, and whether
@@ -97,22 +106,62 @@ fn tree_page_of(v: Value, call: &str) -> Result<(Vec<TreeEntry>, bool), GiteaErr
 
 impl GiteaClient {
     /// The commits on `head` that are not on `base` (from their merge base), each with its
-    /// parents; `None` when `head` is not there (or a name is not a plain one).
+    /// parents; `None` when `head` is not there (or a name cannot go into a path).
     pub async fn branch_commits(
         &self,
         repo: &str,
         base: &str,
         head: &str,
     ) -> Result<Option<Vec<BranchCommit>>, GiteaError> {
+        Ok(self.compare(repo, base, head).await?.map(branch_commits_of))
+    }
+
+    /// Who authored each commit on `head` that is not on `base`: the Gitea user with the
+    /// author's email, None when no user has it. `None` when `head` is not there.
+    pub async fn branch_authors(
+        &self,
+        repo: &str,
+        base: &str,
+        head: &str,
+    ) -> Result<Option<Vec<Option<String>>>, GiteaError> {
+        let compare = self.compare(repo, base, head).await?;
+        Ok(compare.map(|c| {
+            c.commits
+                .into_iter()
+                .map(|c| c.author.map(|a| a.login))
+                .collect()
+        }))
+    }
+
+    async fn compare(
+        &self,
+        repo: &str,
+        base: &str,
+        head: &str,
+    ) -> Result<Option<CompareDto>, GiteaError> {
         let (o, n) = split_repo(repo)?;
-        if !plain_branch(base) || !plain_branch(head) {
+        if !plain_branch(base) || !branch_path(head) {
             return Ok(None);
         }
         // Neither the files of each commit nor their signatures are read: spared to Gitea.
         let path = format!("/repos/{o}/{n}/compare/{base}...{head}?files=false&verification=false");
         match self.call(Method::GET, &path, None).await {
-            Ok(v) => branch_commits_of(v, &path).map(Some),
+            Ok(v) => decode(v, &path).map(Some),
             Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Deletes `branch`; false when it was not there (or its name cannot go into a path).
+    pub async fn delete_branch(&self, repo: &str, branch: &str) -> Result<bool, GiteaError> {
+        let (o, n) = split_repo(repo)?;
+        if !branch_path(branch) {
+            return Ok(false);
+        }
+        let path = format!("/repos/{o}/{n}/branches/{branch}");
+        match self.call(Method::DELETE, &path, None).await {
+            Ok(_) => Ok(true),
+            Err(e) if e.is_not_found() => Ok(false),
             Err(e) => Err(e),
         }
     }
@@ -184,16 +233,30 @@ mod tests {
         for bad in ["", "a/b", "..", ".hidden", "a?b", "a b", "a%2Fb"] {
             assert!(!plain_branch(bad), "{bad}");
         }
+        assert!(branch_path("ledgerops/aj-0123"));
+        for bad in ["ledgerops/", "/a", "a//b", "a/../b", "a/b?c", "a/%2e%2e"] {
+            assert!(!branch_path(bad), "{bad}");
+        }
     }
 
     #[test]
     fn a_comparison_and_a_tree_are_read_as_gitea_answers_them() {
         let compare = serde_json::json!({"total_commits": 2, "commits": [
-            {"sha": "a1", "parents": [{"sha": "b0", "url": "u"}], "files": null},
-            {"sha": "m2", "parents": [{"sha": "a1"}, {"sha": "c3"}]},
+            {"sha": "a1", "parents": [{"sha": "b0", "url": "u"}], "files": null,
+             "author": {"login": "ledgerops-bot", "id": 3}},
+            {"sha": "m2", "parents": [{"sha": "a1"}, {"sha": "c3"}], "author": null},
         ]});
+        let compare: CompareDto = decode(compare, "GET /x").unwrap();
         assert_eq!(
-            branch_commits_of(compare, "GET /x").unwrap(),
+            compare
+                .commits
+                .iter()
+                .map(|c| c.author.as_ref().map(|a| a.login.as_str()))
+                .collect::<Vec<_>>(),
+            [Some("ledgerops-bot"), None]
+        );
+        assert_eq!(
+            branch_commits_of(compare),
             [
                 BranchCommit {
                     sha: "a1".into(),

@@ -1145,3 +1145,150 @@ async fn empty_secrets_and_a_missing_repository_allowlist_stop_start_up() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The numbers of the pull requests of `repo` from `branch`.
+async fn pulls_from(repo: &str, branch: &str) -> Vec<i64> {
+    let admin = Gitea::shared().admin();
+    let pulls = gitea_call(
+        Method::GET,
+        &format!("/repos/{repo}/pulls?state=all"),
+        admin,
+        None,
+    )
+    .await;
+    pulls
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["head"]["ref"] == branch)
+        .map(|p| p["number"].as_i64().unwrap())
+        .collect()
+}
+
+/// Whether `repo` has `branch`.
+async fn has_branch(repo: &str, branch: &str) -> bool {
+    let admin = Gitea::shared().admin();
+    let branches = gitea_call(Method::GET, &format!("/repos/{repo}/branches"), admin, None).await;
+    branches
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|b| b["name"] == branch)
+}
+
+/// An `/agent undo` job of a plan, stopped (SIGKILL) right after it opened its pull request
+/// and before it recorded it; `touch` runs on the branch before the kill. The restarted
+/// controller fails the job as interrupted and cleans up. Returns the job, its branch and the
+/// number of the pull request it opened.
+async fn interrupted_undo(
+    prefix: &str,
+    touch: impl AsyncFnOnce(&World, &str),
+) -> (World, i64, AgentJob, String, i64) {
+    let mut w = World::new(prefix, Some("pull-request-unrecorded=600000")).await;
+    let plan: CategorizationPlan = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
+        "metadata": {"name": "july-cleanup"},
+        "spec": {"budgetRef": {"name": "home"}, "assignments": [{"transactionId": "tx-1", "categoryId": "cat-1"}]}
+    }))
+    .unwrap();
+    Api::<CategorizationPlan>::namespaced(w.client.clone(), &w.ns)
+        .create(&PostParams::default(), &plan)
+        .await
+        .unwrap();
+    let issue = w.issue("undo, interrupted").await;
+    let c = w
+        .comment(w.gitea.writer(), issue, "/agent undo july-cleanup")
+        .await;
+    let name = w.job_name(issue, c);
+    w.wait_paused("pull-request-unrecorded").await;
+    let status = w.jobs().get(&name).await.unwrap().status.unwrap();
+    let branch = status.branch.clone().expect("the branch is recorded first");
+    assert_eq!(status.pull_request_url, None, "not recorded yet");
+    let pulls = pulls_from(&w.repo, &branch).await;
+    assert_eq!(
+        pulls.len(),
+        1,
+        "the pull request is open in Gitea: {pulls:?}"
+    );
+    let pull = pulls[0];
+    touch(&w, &branch).await;
+    w.kill();
+    w.start_controller(None).await;
+    let job = w
+        .wait_job(&name, "cleaned up", |j| {
+            j.status.as_ref().is_some_and(|s| s.cleanup.is_some())
+        })
+        .await;
+    let status = job.status.as_ref().unwrap();
+    assert_eq!(status.phase, Some(JobPhase::Failed));
+    assert_eq!(status.reason.as_deref(), Some("Interrupted"));
+    (w, issue, job, branch, pull)
+}
+
+/// The state of pull request `number` of `repo`.
+async fn pull_state(repo: &str, number: i64) -> String {
+    let admin = Gitea::shared().admin();
+    let pr = gitea_call(
+        Method::GET,
+        &format!("/repos/{repo}/pulls/{number}"),
+        admin,
+        None,
+    )
+    .await;
+    pr["state"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_job_killed_after_opening_its_pull_request_closes_it_and_deletes_its_branch() {
+    let (w, issue, job, branch, pull) = interrupted_undo("aj-cleanup", async |_, _| {}).await;
+    let note = job.status.unwrap().cleanup.unwrap();
+    assert!(
+        note.starts_with("Cleaned up: closed the pull request"),
+        "{note}"
+    );
+    assert_eq!(pull_state(&w.repo, pull).await, "closed");
+    assert!(!has_branch(&w.repo, &branch).await, "the branch is deleted");
+    // The job's one comment says so.
+    let start = Instant::now();
+    loop {
+        let bots = w.bot_comments(issue).await;
+        assert_eq!(bots.len(), 1, "{bots:?}");
+        if bots[0].1.contains(&note) {
+            assert!(bots[0].1.contains("failed (Interrupted)"), "{}", bots[0].1);
+            break;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "the comment never told: {}",
+            bots[0].1
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_branch_someone_else_committed_to_is_left_with_its_pull_request() {
+    let (w, _, job, branch, pull) = interrupted_undo("aj-cleanup-kept", async |w, branch| {
+        // A person adds to the bot's pull request before the job fails.
+        let body = json!({
+            "content": base64::engine::general_purpose::STANDARD.encode("notes\n"),
+            "message": "notes for the reviewer",
+            "branch": branch,
+        });
+        gitea_call(
+            Method::POST,
+            &format!("/repos/{}/contents/plans/NOTES.md", w.repo),
+            w.gitea.writer(),
+            Some(body),
+        )
+        .await;
+    })
+    .await;
+    let note = job.status.unwrap().cleanup.unwrap();
+    assert!(
+        note.contains("left as they are: the branch holds commits ledgerops did not make"),
+        "{note}"
+    );
+    assert!(has_branch(&w.repo, &branch).await);
+    assert_eq!(pull_state(&w.repo, pull).await, "open");
+}

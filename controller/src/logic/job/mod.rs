@@ -1,10 +1,11 @@
 //! The `/agent` job: its state machine, command syntax, status comment, webhook conversion,
 //! execution order, the trust checks (allowlist, comment authenticity, bounded retries, which
-//! requests may be decided), escaping of echoed text, and the reports and suggestions commands
-//! produce. All pure.
+//! requests may be decided), escaping of echoed text, the reports and suggestions commands
+//! produce, and the cleanup of what a failed one left in Gitea. All pure.
 
 pub mod check;
 pub mod classify;
+pub mod cleanup;
 pub mod command;
 pub mod decidable;
 pub mod escape;

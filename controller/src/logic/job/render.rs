@@ -45,29 +45,38 @@ pub fn render_comment(job: &str, state: &JobState) -> Option<String> {
                 escape::block(error)
             };
             format!(
-                "{head}: rejected ({}).\n\n{error}",
-                escape::text(&state.reason)
+                "{head}: rejected ({}).\n\n{error}{}",
+                escape::text(&state.reason),
+                left_behind(state)
             )
         }
-        JobPhase::Failed => {
-            let mut text = format!(
-                "{head}: failed ({}).\n\n{}",
-                escape::text(&state.reason),
-                escape::block(state.error.as_deref().unwrap_or_default())
-            );
-            if let Some(branch) = &state.branch {
-                text.push_str(&format!(
-                    "\n\nIt had created the branch {}.",
-                    escape::code(branch)
-                ));
-            }
-            if let Some(url) = &state.pull_request_url {
-                text.push_str(&format!("\n\nIt had opened {}.", escape::code(url)));
-            }
-            text
-        }
+        JobPhase::Failed => format!(
+            "{head}: failed ({}).\n\n{}{}",
+            escape::text(&state.reason),
+            escape::block(state.error.as_deref().unwrap_or_default()),
+            left_behind(state)
+        ),
     };
     Some(format!("{}\n{body}", marker(job)))
+}
+
+/// What a job that did not succeed left in Gitea: its cleanup's note (ledgerops' Markdown,
+/// names in code spans), or until then the branch and pull request it made.
+fn left_behind(state: &JobState) -> String {
+    if let Some(note) = &state.cleanup {
+        return format!("\n\n{note}");
+    }
+    let mut text = String::new();
+    if let Some(branch) = &state.branch {
+        text.push_str(&format!(
+            "\n\nIt had created the branch {}.",
+            escape::code(branch)
+        ));
+    }
+    if let Some(url) = &state.pull_request_url {
+        text.push_str(&format!("\n\nIt had opened {}.", escape::code(url)));
+    }
+    text
 }
 
 /// Rejection reasons whose message is ledgerops' Markdown (user parts escaped when built).

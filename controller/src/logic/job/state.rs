@@ -47,6 +47,8 @@ pub struct JobState {
     pub comment_hash: Option<String>,
     pub branch: Option<String>,
     pub pull_request_url: Option<String>,
+    /// What became of the branch (and pull request) of a job that did not succeed.
+    pub cleanup: Option<String>,
     pub applied_events: Vec<String>,
     pub version: i64,
     pub received_at: Timestamp,
@@ -96,6 +98,9 @@ pub enum EventKind {
     BranchCreated { branch: String },
     /// The command opened a pull request.
     PullRequestOpened { url: String },
+    /// What the job that did not succeed left in Gitea was removed, or left to its owners;
+    /// `note` says which (see [`super::cleanup`]).
+    CleanedUp { note: String },
     /// The command finished; `result` is the comment body to show.
     JobCompleted { result: String },
     /// The command refused to act (a failed precondition).
@@ -149,6 +154,7 @@ impl EventKind {
             EventKind::JobProgress { .. } => "JobProgress",
             EventKind::BranchCreated { .. } => "BranchCreated",
             EventKind::PullRequestOpened { .. } => "PullRequestOpened",
+            EventKind::CleanedUp { .. } => "CleanedUp",
             EventKind::JobCompleted { .. } => "JobCompleted",
             EventKind::JobRejected { .. } => "JobRejected",
             EventKind::JobFailed { .. } => "JobFailed",
@@ -236,6 +242,7 @@ pub fn next_state(
                     comment_hash: None,
                     branch: None,
                     pull_request_url: None,
+                    cleanup: None,
                     applied_events: Vec::new(),
                     version: 0,
                     received_at: event.at,
@@ -379,6 +386,12 @@ pub fn next_state(
                 error.clone(),
                 event.at,
             );
+            vec![Effect::ReconcileComment]
+        }
+        (JobPhase::Failed | JobPhase::Rejected, EventKind::CleanedUp { note })
+            if current.branch.is_some() && current.cleanup.is_none() =>
+        {
+            s.cleanup = Some(truncate(note, MAX_ERROR));
             vec![Effect::ReconcileComment]
         }
         // Explicit no-op: only a running job is interrupted by a restart.
@@ -565,6 +578,7 @@ fn persisted(
         comment_hash: st.comment_hash.clone(),
         branch: st.branch.clone(),
         pull_request_url: st.pull_request_url.clone(),
+        cleanup: st.cleanup.clone(),
         applied_events: st.applied_events.clone(),
         version: st.version,
         received_at: spec.received_at.0,
@@ -598,5 +612,6 @@ pub fn to_status(state: &JobState) -> AgentJobStatus {
         comment_hash: state.comment_hash.clone(),
         branch: state.branch.clone(),
         pull_request_url: state.pull_request_url.clone(),
+        cleanup: state.cleanup.clone(),
     }
 }

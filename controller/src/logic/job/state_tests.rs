@@ -525,6 +525,10 @@ fn invalid_pairs_are_errors() {
             Some(&failed),
             EventKind::BranchCreated { branch: "b".into() },
         ),
+        // Only a job that made a branch, and ended without success, is cleaned up.
+        (Some(&failed), EventKind::CleanedUp { note: "n".into() }),
+        (Some(&running), EventKind::CleanedUp { note: "n".into() }),
+        (Some(&done), EventKind::CleanedUp { note: "n".into() }),
         (
             Some(&done),
             EventKind::AuthorizationFailed {
@@ -576,7 +580,7 @@ fn persisted_status_round_trips() {
         ),
     )
     .state;
-    for state in [received(), queued(), running(), with_error] {
+    for state in [received(), queued(), running(), with_error, cleaned_up()] {
         let status = to_status(&state);
         assert_eq!(from_persisted(&spec, Some(&status), Some(1)), state);
     }
@@ -652,4 +656,91 @@ fn the_latest_error_is_kept_in_any_phase_without_changing_it() {
         let newer = apply(&t.state, observe(8, "timeout"));
         assert_eq!(newer.state.last_error, Some(("timeout".to_owned(), at(8))));
     }
+}
+
+/// A job that made a branch, was interrupted, and was cleaned up.
+fn cleaned_up() -> JobState {
+    let branched = apply(
+        &running(),
+        ev(
+            "branch",
+            5,
+            EventKind::BranchCreated {
+                branch: "ledgerops/aj-1".into(),
+            },
+        ),
+    )
+    .state;
+    let failed = apply(
+        &branched,
+        ev("service-restarted", 6, EventKind::ServiceRestarted),
+    )
+    .state;
+    apply(
+        &failed,
+        ev(
+            "cleanup",
+            7,
+            EventKind::CleanedUp {
+                note: "Cleaned up: deleted the branch `ledgerops/aj-1`.".into(),
+            },
+        ),
+    )
+    .state
+}
+
+#[test]
+fn a_failed_job_is_cleaned_up_once_and_its_comment_says_how() {
+    let t = cleaned_up();
+    assert_eq!(t.phase, JobPhase::Failed);
+    assert_eq!(
+        t.cleanup.as_deref(),
+        Some("Cleaned up: deleted the branch `ledgerops/aj-1`.")
+    );
+    // The same event again changes nothing; another one is refused.
+    let again = ev(
+        "cleanup",
+        8,
+        EventKind::CleanedUp {
+            note: "other".into(),
+        },
+    );
+    assert!(!next_state(Some(&t), &again).unwrap().changed);
+    let other = ev(
+        "cleanup-2",
+        8,
+        EventKind::CleanedUp {
+            note: "other".into(),
+        },
+    );
+    assert!(next_state(Some(&t), &other).is_err());
+    let body = crate::logic::job::render::render_comment("aj-1", &t).unwrap();
+    assert!(
+        body.ends_with("\n\nCleaned up: deleted the branch `ledgerops/aj-1`."),
+        "{body}"
+    );
+    assert!(!body.contains("It had created"), "{body}");
+    // A rejected job too.
+    let branched = apply(
+        &running(),
+        ev("branch", 5, EventKind::BranchCreated { branch: "b".into() }),
+    )
+    .state;
+    let rejected = apply(
+        &branched,
+        ev(
+            "rejected",
+            6,
+            EventKind::JobRejected {
+                reason: "no".into(),
+            },
+        ),
+    )
+    .state;
+    let t = apply(
+        &rejected,
+        ev("cleanup", 7, EventKind::CleanedUp { note: "n".into() }),
+    );
+    assert_eq!(t.effects, [Effect::ReconcileComment]);
+    assert_eq!(t.state.cleanup.as_deref(), Some("n"));
 }
