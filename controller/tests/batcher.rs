@@ -112,6 +112,7 @@ impl Rig {
                 expect,
             }],
             all_or_nothing: false,
+            operation: None,
             authorized: Authorized::Transaction {
                 scope: SCOPE.into(),
                 hash: approval_hash(SCOPE, tx, &current, &target),
@@ -126,9 +127,9 @@ impl Rig {
             .map(|s| {
                 let (batcher, destination) = (self.batcher.clone(), self.destination.clone());
                 tokio::spawn(async move {
-                    batcher
-                        .submit(BudgetKey::new("ns", "household"), destination, s)
-                        .await
+                    let key = BudgetKey::new("ns", "household");
+                    let mut answers = batcher.submit_all(&key, &destination, vec![s]).await;
+                    answers.pop().expect("one answer per submission")
                 })
             })
             .collect();
@@ -205,6 +206,23 @@ async fn a_batch_larger_than_one_request_reads_once_and_writes_in_chunks() {
         1,
         "one read serves every chunk of the batch"
     );
+}
+
+/// What a plan's operation does: its chunks handed off together go out after one read, even
+/// with no window to wait in, each answered on its own, in order.
+#[tokio::test]
+async fn chunks_handed_off_together_go_out_back_to_back_after_one_read() {
+    let rig = rig(Duration::ZERO, 1).await;
+    let chunks = vec![
+        rig.recategorise("tx-048", "Groceries", false).await,
+        rig.recategorise("tx-049", "Transport", false).await,
+    ];
+    let key = BudgetKey::new("ns", "household");
+    let answers = rig.batcher.submit_all(&key, &rig.destination, chunks).await;
+    let answers: Vec<Vec<Outcome>> = answers.into_iter().map(Result::unwrap).collect();
+    assert_eq!(answers, [[Outcome::Written], [Outcome::Written]]);
+    assert_eq!(rig.requests(READ).await, 1, "one read for the operation");
+    assert_eq!(rig.requests(PATCH).await, 2, "one bulk update per chunk");
 }
 
 #[tokio::test]

@@ -22,6 +22,9 @@ pub struct Submission {
     /// What the decision to write (a person's approval or the Budget's policy) was made on,
     /// checked again on the fresh state right before writing.
     pub authorized: Authorized,
+    /// The operation a plan's chunk belongs to (its id): the chunks of one operation go out in
+    /// order, and once one does not land in full the later ones are not sent ([`Stops`]).
+    pub operation: Option<String>,
 }
 
 /// What a write was authorized on.
@@ -167,6 +170,57 @@ pub fn current_of(mirror: &Mirror, id: &str, target: &EndState) -> Option<EndSta
     Some(converge::observe(tx, lines, target))
 }
 
+/// The operations of a batch that stopped because one of their chunks did not land in full:
+/// their later chunks are held back, as if the operation had been written chunk by chunk.
+#[derive(Debug, Default)]
+pub struct Stops(std::collections::HashSet<String>);
+
+impl Stops {
+    /// From the decisions, in submission order: a chunk that cannot land in full stops its
+    /// operation, and the writes of the chunks after it are held back.
+    pub fn decide<'a>(
+        submissions: impl IntoIterator<Item = &'a Submission>,
+        plans: &mut [Vec<Plan>],
+    ) -> Self {
+        let mut stops = Self::default();
+        for (submission, plans) in submissions.into_iter().zip(plans) {
+            if let Some(held) = stops.holds_back(submission) {
+                for p in plans.iter_mut().filter(|p| **p == Plan::Write) {
+                    *p = Plan::Done(held.clone());
+                }
+            } else if !lands_in_full(plans) {
+                stops.stop(submission);
+            }
+        }
+        stops
+    }
+
+    /// What a chunk of a stopped operation gets instead of being sent.
+    pub fn holds_back(&self, submission: &Submission) -> Option<Outcome> {
+        let operation = submission.operation.as_ref()?;
+        self.0.contains(operation).then(|| {
+            Outcome::NotLanded(format!(
+                "not sent: an earlier chunk of operation {operation} did not land in full"
+            ))
+        })
+    }
+
+    /// Records that `submission` did not land in full (its request failed).
+    pub fn stop(&mut self, submission: &Submission) {
+        if let Some(operation) = &submission.operation {
+            self.0.insert(operation.clone());
+        }
+    }
+}
+
+/// Whether every item of a decided submission holds its target or goes out.
+fn lands_in_full(plans: &[Plan]) -> bool {
+    plans.iter().all(|p| match p {
+        Plan::Write => true,
+        Plan::Done(outcome) => outcome.holds_target(),
+    })
+}
+
 /// The most requests a batch spends isolating the submissions YNAB refuses: each split of a
 /// refused request into halves costs one more request. Enough to find one bad submission among
 /// 256; beyond it the rest waits for the next batch.
@@ -272,6 +326,7 @@ mod tests {
         let sub = |authorized| Submission {
             items: vec![write.clone()],
             all_or_nothing: false,
+            operation: None,
             authorized,
         };
         assert_eq!(
@@ -328,6 +383,7 @@ mod tests {
                 item("r", "gifts", Expect::Prior(None)),
             ],
             all_or_nothing: false,
+            operation: None,
         };
         let plans = decide(&m, None, &sub);
         assert_eq!(plans[0], Plan::Write);
@@ -351,6 +407,7 @@ mod tests {
                 authorized: authorized(&m, &items[0]),
                 items: items.clone(),
                 all_or_nothing: true,
+                operation: None,
             },
         );
         assert_eq!(
@@ -364,6 +421,7 @@ mod tests {
                 authorized: authorized(&m, &items[0]),
                 items,
                 all_or_nothing: false,
+                operation: None,
             },
         );
         assert_eq!(plans[0], Plan::Write);
@@ -439,5 +497,74 @@ mod tests {
         }
         assert_eq!(request, vec![vec![bad]]);
         assert_eq!(splits, MAX_SPLITS);
+    }
+
+    #[test]
+    fn the_chunks_after_one_that_cannot_land_in_full_are_held_back() {
+        let chunk = |operation: Option<&str>| Submission {
+            items: vec![item("a", "gifts", Expect::Prior(None))],
+            all_or_nothing: true,
+            authorized: Authorized::Transaction {
+                scope: "s".into(),
+                hash: "h".into(),
+            },
+            operation: operation.map(str::to_owned),
+        };
+        let write = || vec![Plan::Write];
+        let done = |o: Outcome| vec![Plan::Done(o)];
+        let held = Outcome::NotLanded(
+            "not sent: an earlier chunk of operation op did not land in full".into(),
+        );
+        // The chunks' operations, their decisions in order, and what each is left with.
+        type Case<'a> = (Vec<Option<&'a str>>, Vec<Vec<Plan>>, Vec<Vec<Plan>>);
+        let cases: Vec<Case> = vec![
+            (
+                vec![Some("op"), Some("op"), Some("op")],
+                vec![write(), write(), write()],
+                vec![write(), write(), write()],
+            ),
+            // Adopted or unchanged items land: nothing stops.
+            (
+                vec![Some("op"), Some("op")],
+                vec![done(Outcome::AlreadyTarget), write()],
+                vec![done(Outcome::AlreadyTarget), write()],
+            ),
+            (
+                vec![Some("op"), Some("op"), Some("op")],
+                vec![write(), done(Outcome::Skipped), write()],
+                vec![write(), done(Outcome::Skipped), done(held.clone())],
+            ),
+            // Another operation, and a Transaction's write, go on.
+            (
+                vec![Some("op"), Some("other"), None, Some("op")],
+                vec![done(Outcome::Diverged), write(), write(), write()],
+                vec![
+                    done(Outcome::Diverged),
+                    write(),
+                    write(),
+                    done(held.clone()),
+                ],
+            ),
+            // Without an operation, a submission that cannot land stops nothing.
+            (
+                vec![None, None],
+                vec![done(Outcome::Diverged), write()],
+                vec![done(Outcome::Diverged), write()],
+            ),
+        ];
+        for (operations, mut plans, want) in cases {
+            let submissions: Vec<Submission> = operations.iter().map(|o| chunk(*o)).collect();
+            Stops::decide(&submissions, &mut plans);
+            assert_eq!(plans, want, "{operations:?}");
+        }
+        // A request that fails stops its operation for the requests after it.
+        let mut stops = Stops::default();
+        let first = chunk(Some("op"));
+        assert_eq!(stops.holds_back(&first), None);
+        stops.stop(&first);
+        assert_eq!(stops.holds_back(&chunk(Some("op"))), Some(held));
+        assert_eq!(stops.holds_back(&chunk(Some("other"))), None);
+        stops.stop(&chunk(None));
+        assert_eq!(stops.holds_back(&chunk(None)), None);
     }
 }

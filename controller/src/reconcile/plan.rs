@@ -277,7 +277,7 @@ async fn resumable(
     })
 }
 
-/// One write of a plan's approved preview: chunks journaled, then written, in order.
+/// One write of a plan's approved preview: every chunk journaled, then all written back to back.
 struct Operation<'a> {
     plan: &'a CategorizationPlan,
     namespace: &'a str,
@@ -287,8 +287,11 @@ struct Operation<'a> {
 }
 
 impl Operation<'_> {
-    /// Writes `changes` in chunks of the Budget's `maxBatchSize`, each journaled before it goes
-    /// out, showing progress between chunks, until all landed or one stops the operation.
+    /// Writes `changes` in chunks of the Budget's `maxBatchSize`. Every chunk is journaled
+    /// before the first goes out, so that they go out back to back after one fresh read of
+    /// YNAB, not one read each: the window in which a person's edit can land between the read
+    /// and the writes stays that of one batch. Every answer is read, so what landed is counted
+    /// even after a chunk that did not.
     async fn write(
         &self,
         ctx: &Context,
@@ -301,24 +304,21 @@ impl Operation<'_> {
         let chunks: Vec<&[AppliedChange]> = changes.chunks(destination.max_batch.max(1)).collect();
         let count = u32::try_from(chunks.len()).unwrap_or(u32::MAX);
         let total = u32::try_from(changes.len()).unwrap_or(u32::MAX);
-        let mut written = 0usize;
-        let mut stop = None;
+        next.progress = Some(Progress {
+            written: 0,
+            total,
+            chunks_done: 0,
+            chunks: count,
+        });
+        let mut applying = next.clone();
+        plan_status::apply(
+            &mut applying,
+            &PlanVerdict::Applying { interrupted: None },
+            self.plan.metadata.generation,
+            Timestamp::now(),
+        );
+        *version = status::apply_if_unchanged(&ctx.client, self.plan, &applying, version).await?;
         for (i, chunk) in chunks.iter().enumerate() {
-            next.progress = Some(Progress {
-                written: u32::try_from(written).unwrap_or(u32::MAX),
-                total,
-                chunks_done: u32::try_from(i).unwrap_or(u32::MAX),
-                chunks: count,
-            });
-            let mut applying = next.clone();
-            plan_status::apply(
-                &mut applying,
-                &PlanVerdict::Applying { interrupted: None },
-                self.plan.metadata.generation,
-                Timestamp::now(),
-            );
-            *version =
-                status::apply_if_unchanged(&ctx.client, self.plan, &applying, version).await?;
             let entry = journal::Entry {
                 operation_id: self.grant.attempt_id.clone(),
                 plan: self.plan.name_any(),
@@ -330,27 +330,32 @@ impl Operation<'_> {
                 decision: Some(self.grant.record.clone()),
             };
             journal::record(&ctx.client, self.namespace, &entry).await?;
-            let submission = Submission {
+        }
+        let submissions = chunks
+            .iter()
+            .map(|chunk| Submission {
                 items: chunk.iter().map(operation::write_item).collect(),
                 all_or_nothing: true,
                 authorized: Authorized::Plan(approved.clone()),
-            };
-            let key = BudgetKey::new(self.namespace, self.budget);
-            let outcomes = match ctx
-                .batcher
-                .submit(key, destination.clone(), submission)
-                .await
-            {
-                Ok(outcomes) => outcomes,
-                Err(e) => vec![Outcome::NotLanded(e.to_string()); chunk.len()],
-            };
+                operation: Some(self.grant.attempt_id.clone()),
+            })
+            .collect();
+        let key = BudgetKey::new(self.namespace, self.budget);
+        let answers = ctx
+            .batcher
+            .submit_all(&key, &destination, submissions)
+            .await;
+        let mut written = 0usize;
+        let mut stop = None;
+        for (chunk, answer) in chunks.iter().zip(answers) {
+            let outcomes =
+                answer.unwrap_or_else(|e| vec![Outcome::NotLanded(e.to_string()); chunk.len()]);
             written += outcomes.iter().filter(|o| o.holds_target()).count();
             let ids: Vec<String> = chunk.iter().map(|c| c.transaction_id.clone()).collect();
             match outcome::summarize(&ids, &outcomes) {
                 WriteResult::Landed => {}
                 result => {
-                    stop = Some(result);
-                    break;
+                    stop.get_or_insert(result);
                 }
             }
         }

@@ -312,6 +312,7 @@ async fn write(
         }],
         all_or_nothing: false,
         authorized: Authorized::Transaction { scope, hash },
+        operation: None,
     };
     let key = BudgetKey {
         namespace,

@@ -16,7 +16,7 @@ use super::budget_links::{BudgetKey, SharedMirror};
 use super::client::YnabClient;
 use super::error::YnabError;
 use super::mirror_sync::{self, MirrorKey};
-use crate::logic::batch::{self, Outcome, Plan, Submission};
+use crate::logic::batch::{self, Outcome, Plan, Stops, Submission};
 
 /// Where a Budget's writes go.
 #[derive(Clone)]
@@ -85,18 +85,30 @@ const MAX_WINDOWS: u32 = 100;
 const REQUESTS_PER_BATCH: usize = 10;
 
 impl Batcher {
-    /// Writes `submission` to the Budget `key` with the next batch, and returns
-    /// one outcome per item, or the error that stopped the whole batch before anything was written.
-    pub async fn submit(
+    /// Writes `submissions` to the Budget `key`, in order, and returns for each one outcome per
+    /// item, or the error that stopped its whole batch before anything was written. Handed off
+    /// together, they go out back to back in one batch (as many as fit one): one fresh read of
+    /// YNAB before all their requests, not one each.
+    pub async fn submit_all(
         &self,
-        key: BudgetKey,
-        destination: Destination,
-        submission: Submission,
-    ) -> Answer {
-        let (sender, answer) = oneshot::channel();
-        let reply = Reply::to(move |outcomes| drop(sender.send(outcomes)));
-        self.hand_off(key, destination, submission, reply);
-        answer.await.map_err(|_| closed())?
+        key: &BudgetKey,
+        destination: &Destination,
+        submissions: Vec<Submission>,
+    ) -> Vec<Answer> {
+        let answers: Vec<_> = submissions
+            .into_iter()
+            .map(|submission| {
+                let (sender, answer) = oneshot::channel();
+                let reply = Reply::to(move |outcomes| drop(sender.send(outcomes)));
+                self.hand_off(key.clone(), destination.clone(), submission, reply);
+                answer
+            })
+            .collect();
+        let mut outcomes = Vec::with_capacity(answers.len());
+        for answer in answers {
+            outcomes.push(answer.await.unwrap_or_else(|_| Err(closed())));
+        }
+        outcomes
     }
 
     /// Queues `submission` for the Budget `key`'s next batch without waiting for it: `reply`
@@ -180,12 +192,13 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
         return;
     }
     let closed_through = destination.closed_through.as_deref();
-    let plans: Vec<Vec<Plan>> = {
+    let mut plans: Vec<Vec<Plan>> = {
         let slot = cell.state.read().await;
         jobs.iter()
             .map(|j| batch::decide(&slot.mirror, closed_through, &j.submission))
             .collect()
     };
+    let mut stops = Stops::decide(jobs.iter().map(|j| &j.submission), &mut plans);
     // Each submission's items to write, as (job, item) keys.
     let groups: Vec<Vec<(usize, usize)>> = plans
         .iter()
@@ -204,7 +217,19 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
     let mut uncertain = false;
     let mut requests: VecDeque<_> = batch::pack(&groups, destination.max_batch).into();
     let mut splits_left = batch::MAX_SPLITS;
-    while let Some(request) = requests.pop_front() {
+    while let Some(mut request) = requests.pop_front() {
+        // A chunk whose operation stopped in an earlier request is not sent.
+        request.retain(|piece| {
+            let submission = &jobs[piece[0].0].submission;
+            let Some(held) = stops.holds_back(submission) else {
+                return true;
+            };
+            failed.extend(piece.iter().map(|&k| (k, held.clone())));
+            false
+        });
+        if request.is_empty() {
+            continue;
+        }
         let keys: Vec<(usize, usize)> = request.iter().flatten().copied().collect();
         let items = keys
             .iter()
@@ -234,6 +259,8 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
                 keys.iter()
                     .map(|&k| (k, Outcome::NotLanded(error.to_string()))),
             );
+            keys.iter()
+                .for_each(|&(j, _)| stops.stop(&jobs[j].submission));
             continue;
         }
         // One bad record refuses the whole bulk update: split by submission to find it, so
@@ -252,6 +279,8 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
             ))
         };
         failed.extend(keys.iter().map(|&k| (k, outcome.clone())));
+        keys.iter()
+            .for_each(|&(j, _)| stops.stop(&jobs[j].submission));
     }
     // An answer was lost: read YNAB again to learn which writes landed.
     let settle_error = if uncertain {
