@@ -11,6 +11,7 @@ pub mod git_work;
 pub mod gitea_api;
 pub mod helm;
 pub mod kstatus;
+pub mod month_end;
 pub mod promtool;
 pub mod scenario;
 pub mod stranger;

@@ -227,3 +227,63 @@ async fn rules_that_disagree_make_no_plan_and_ask_one_question() {
     assert_eq!(asked, 1, "asked once, not at every pass");
     assert_eq!(s.writes().await, 0);
 }
+
+/// The month-end of `ledgerops_e2e::month_end`: one plan for everything the rules agree on, one
+/// approval, and five YNAB requests from the autopilot's switch to the last write.
+#[tokio::test]
+async fn a_month_end_of_300_purchases_is_one_plan_one_approval_and_five_requests() {
+    use ledgerops_e2e::month_end::{self, DISPUTED, UNCOVERED};
+
+    let s = Scenario::new(
+        ledgerops_testenv::ControlPlane::shared(),
+        "month-end",
+        month_end::fixture(),
+    )
+    .await;
+    ledgerops_e2e::controller::Ledgerops::shared().await;
+    month_end::prepare(&s, json!({})).await;
+    s.sim.control().reset_counters().await.unwrap();
+
+    month_end::autopilot_on(&s).await;
+    let plans = wait_autopilot_plans(&s, 1).await;
+    let mut proposed: Vec<String> = assigned(&plans[0]).into_iter().map(|(t, _)| t).collect();
+    proposed.sort();
+    let mut covered = month_end::covered();
+    covered.sort();
+    let missing: Vec<&String> = covered.iter().filter(|c| !proposed.contains(c)).collect();
+    let extra: Vec<&String> = proposed.iter().filter(|p| !covered.contains(p)).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "every covered purchase, nothing else: missing {missing:?}, extra {extra:?}"
+    );
+    // The disputed ones are asked about once, in the same review.
+    let event = s.wait_event("RulesDisagree", Some("household")).await;
+    let note = event.note.unwrap_or_default();
+    for i in 0..DISPUTED.1 {
+        assert!(
+            note.contains(&month_end::purchase_id(DISPUTED.0, i)),
+            "{note}"
+        );
+    }
+    let name = plans[0].metadata.name.clone().unwrap();
+    s.wait_plan(&name, PlanPhase::AwaitingApproval).await;
+    assert_eq!(s.approval_requests().await.len(), 1, "one question");
+
+    // One human action.
+    s.approve_plan(&name).await;
+    let counters = s.sim.control().counters().await.unwrap();
+    println!("month-end YNAB requests: {:?}", counters.by_endpoint);
+    assert_eq!(s.requests(PATCH).await, 3, "three bulk updates of 100");
+    assert!(
+        counters.total <= 5,
+        "one delta sync, one fresh read, three bulk updates: {:?}",
+        counters.by_endpoint
+    );
+    for id in &covered {
+        assert!(s.ynab_category(id).await.is_some(), "{id}");
+    }
+    for i in 0..UNCOVERED.1 {
+        let id = month_end::purchase_id(UNCOVERED.0, i);
+        assert_eq!(s.ynab_category(&id).await, None, "{id} waits for a person");
+    }
+}
