@@ -24,6 +24,28 @@ pub struct Counters {
     pub by_status: BTreeMap<String, u64>,
     /// By bearer token; `-` for requests without one.
     pub by_token: BTreeMap<String, u64>,
+    /// When each request came and was answered, oldest first (the first [`TIMELINE_MAX`]):
+    /// how far apart a read and the writes decided on it were.
+    #[serde(default)]
+    pub timeline: Vec<Seen>,
+}
+
+/// The most requests [`Counters::timeline`] keeps.
+pub const TIMELINE_MAX: usize = 10_000;
+
+/// One request as it was seen: its endpoint, and when it came and was answered (milliseconds
+/// since the Unix epoch, by the wall clock, not the simulated one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seen {
+    pub endpoint: String,
+    pub came_ms: u64,
+    pub answered_ms: u64,
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 impl Counters {
@@ -68,17 +90,25 @@ pub fn endpoint_of(req: &Request) -> String {
 }
 
 pub async fn layer(State(sim): State<Arc<Sim>>, req: Request, next: Next) -> Response {
+    let endpoint = endpoint_of(&req);
+    let came_ms = now_ms();
     {
         let mut counters = sim.counters.lock().unwrap();
         counters.total += 1;
-        *counters.by_endpoint.entry(endpoint_of(&req)).or_default() += 1;
+        *counters.by_endpoint.entry(endpoint.clone()).or_default() += 1;
         let token = bearer_token(&req).unwrap_or_else(|| "-".to_string());
         *counters.by_token.entry(token).or_default() += 1;
     }
     let response = next.run(req).await;
-    sim.counters
-        .lock()
-        .unwrap()
-        .record_status(response.status().as_str());
+    let mut counters = sim.counters.lock().unwrap();
+    counters.record_status(response.status().as_str());
+    if counters.timeline.len() < TIMELINE_MAX {
+        counters.timeline.push(Seen {
+            endpoint,
+            came_ms,
+            answered_ms: now_ms(),
+        });
+    }
+    drop(counters);
     response
 }
