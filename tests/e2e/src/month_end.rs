@@ -10,7 +10,7 @@ use ledgerops::ynab_model::Payee;
 use serde_json::json;
 use ynab_sim::{Fixture, demo};
 
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, uncategorised};
 
 /// The merchants with a Blessed rule each, and the category it leads to.
 pub const MERCHANTS: [(&str, &str); 6] = [
@@ -57,12 +57,6 @@ pub fn covered() -> Vec<String> {
 pub fn fixture() -> Fixture {
     let mut fixture = demo::generate();
     let plan = &mut fixture.plans[0];
-    let template = plan
-        .transactions
-        .iter()
-        .find(|t| t.summary.id == "tx-048")
-        .expect("tx-048")
-        .clone();
     let all = MERCHANTS
         .iter()
         .map(|(m, _)| (*m, PER_MERCHANT))
@@ -76,12 +70,9 @@ pub fn fixture() -> Fixture {
             deleted: false,
         });
         for i in 0..count {
-            let mut t = template.clone();
-            t.summary.id = purchase_id(merchant, i);
-            t.summary.import_id = None;
+            let mut t = uncategorised(&plan.transactions, &purchase_id(merchant, i));
             t.summary.payee_id = Some(payee_id.clone());
             t.payee_name = Some(merchant.to_owned());
-            t.summary.category_id = None;
             t.summary.amount = -1_000 * (i as i64 + 1);
             plan.transactions.push(t);
         }

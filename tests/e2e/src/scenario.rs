@@ -15,6 +15,7 @@ use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops::logic::payee::normalise_payee;
+use ledgerops::ynab_model::TransactionDetail;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
 use ynab_sim::{
@@ -483,19 +484,24 @@ pub fn load_id(i: usize) -> String {
 pub fn fixture_with(extra: usize) -> Fixture {
     let mut fixture = demo::generate();
     let plan = &mut fixture.plans[0];
-    let template = plan
-        .transactions
+    for i in 0..extra {
+        plan.transactions
+            .push(uncategorised(&plan.transactions, &load_id(i)));
+    }
+    fixture
+}
+
+/// A copy of the demo's bakery purchase (`tx-048`: uncategorised, unreconciled, on budget)
+/// with id `id` and no import id, to add to a fixture.
+pub fn uncategorised(transactions: &[TransactionDetail], id: &str) -> TransactionDetail {
+    let mut t = transactions
         .iter()
         .find(|t| t.summary.id == "tx-048")
         .expect("tx-048")
         .clone();
-    for i in 0..extra {
-        let mut t = template.clone();
-        t.summary.id = load_id(i);
-        t.summary.import_id = None;
-        plan.transactions.push(t);
-    }
-    fixture
+    t.summary.id = id.to_owned();
+    t.summary.import_id = None;
+    t
 }
 
 /// The merchant with the most uncategorised purchases in the demo, and those purchases oldest
