@@ -19,6 +19,7 @@ use crate::api::plan::{Assignment, CategorizationPlan, CategorizationPlanSpec};
 use crate::api::rule::CategorizationRule;
 use crate::api::transaction::Transaction;
 use crate::logic::job::classify::{self, Source, Suggestion};
+use crate::logic::job::cleanup;
 use crate::logic::job::command::{Command, HELP};
 use crate::logic::job::decidable::decidable;
 use crate::logic::job::report::{self, cell};
@@ -240,11 +241,6 @@ async fn pick_budget(ctx: &AgentContext) -> Result<Option<Budget>, kube::Error> 
     Ok(budgets.into_iter().next())
 }
 
-/// The job's branch: derived from the job, so that a branch left by an interrupted job is found.
-fn branch_of(job: &AgentJob) -> String {
-    format!("ledgerops/{}", job.name_any())
-}
-
 fn plan_yaml(name: &str, namespace: &str, spec: &CategorizationPlanSpec) -> Result<String, String> {
     let plan = CategorizationPlan {
         metadata: kube::api::ObjectMeta {
@@ -270,7 +266,7 @@ async fn open_pull_request(
     body: &str,
 ) -> Result<String, Outcome> {
     let repo = &job.spec.repository;
-    let branch = branch_of(job);
+    let branch = cleanup::branch_of(&job.name_any());
     let base = ctx
         .gitea
         .default_branch(repo)

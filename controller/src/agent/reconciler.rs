@@ -78,7 +78,7 @@ async fn reconcile_job(job: &Arc<AgentJob>, ctx: &Arc<AgentContext>) -> Result<A
         ctx.wake.notify_one();
     }
     // Before the comment, so that the comment says what became of the branch.
-    if let Some(branch) = cleanup::needed(&state) {
+    if let Some(branch) = cleanup::needed(&name, &state) {
         let branch = branch.to_owned();
         state = super::cleanup::clean_up(job, &latest, &branch, ctx).await?;
     }

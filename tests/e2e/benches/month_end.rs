@@ -14,7 +14,7 @@ use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::month_end::{self, MERCHANTS, PER_MERCHANT};
-use ledgerops_e2e::scenario::{PATCH, Scenario, category};
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
@@ -175,5 +175,3 @@ async fn per_transaction(plane: &ControlPlane) -> Run {
         requests,
     }
 }
-
-const WAIT: Duration = Duration::from_secs(60);

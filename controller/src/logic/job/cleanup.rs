@@ -8,11 +8,19 @@ use super::escape;
 use super::state::JobState;
 use crate::api::agent_job::JobPhase;
 
-/// The branch of a job that ended without success and is not cleaned up yet.
-pub fn needed(state: &JobState) -> Option<&str> {
+/// The branch a command of job `job` creates: derived from the job, so that the branch of an
+/// interrupted job is found again, and so that only this name is ever cleaned up.
+pub fn branch_of(job: &str) -> String {
+    format!("ledgerops/{job}")
+}
+
+/// The branch of job `job` that ended without success and is not cleaned up yet. Only the
+/// name the job itself creates: a recorded branch of any other name is never removed, whoever
+/// managed to record it.
+pub fn needed<'a>(job: &str, state: &'a JobState) -> Option<&'a str> {
     let ended = matches!(state.phase, JobPhase::Failed | JobPhase::Rejected);
     match (&state.branch, &state.cleanup) {
-        (Some(branch), None) if ended => Some(branch),
+        (Some(branch), None) if ended && *branch == branch_of(job) => Some(branch),
         _ => None,
     }
 }
@@ -84,6 +92,7 @@ mod tests {
     use k8s_openapi::jiff::Timestamp;
 
     const BOT: &str = "ledgerops-bot";
+    const JOB: &str = "aj-1";
     const BRANCH: &str = "ledgerops/aj-1";
 
     fn found(pr: bool, authors: Option<&[Option<&str>]>) -> Found {
@@ -176,20 +185,29 @@ mod tests {
 
     #[test]
     fn only_an_unsuccessful_job_with_a_branch_is_cleaned_up_once() {
+        assert_eq!(branch_of(JOB), BRANCH);
         for phase in [
             JobPhase::Received,
             JobPhase::Queued,
             JobPhase::Running,
             JobPhase::Succeeded,
         ] {
-            assert_eq!(needed(&job(phase, Some(BRANCH))), None, "{phase:?}");
+            assert_eq!(needed(JOB, &job(phase, Some(BRANCH))), None, "{phase:?}");
         }
         for phase in [JobPhase::Failed, JobPhase::Rejected] {
-            assert_eq!(needed(&job(phase, Some(BRANCH))), Some(BRANCH), "{phase:?}");
-            assert_eq!(needed(&job(phase, None)), None, "{phase:?}");
+            assert_eq!(
+                needed(JOB, &job(phase, Some(BRANCH))),
+                Some(BRANCH),
+                "{phase:?}"
+            );
+            assert_eq!(needed(JOB, &job(phase, None)), None, "{phase:?}");
             let mut done = job(phase, Some(BRANCH));
             done.cleanup = Some("Cleaned up.".into());
-            assert_eq!(needed(&done), None, "{phase:?}");
+            assert_eq!(needed(JOB, &done), None, "{phase:?}");
+            // Another job's branch, or one nobody's job creates, is never removed.
+            for foreign in ["main", "release-1.0", "ledgerops/aj-2", "ledgerops/aj-1/x"] {
+                assert_eq!(needed(JOB, &job(phase, Some(foreign))), None, "{foreign}");
+            }
         }
     }
 }
