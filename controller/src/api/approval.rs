@@ -4,7 +4,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
-use super::common::{CategoryChange, LocalRef};
+use super::common::{CategoryChange, Edits, LocalRef};
 
 /// One decision a person makes on one exact preview. `kubectl get approvalrequests` lists the
 /// waiting ones; a person answers by setting `spec.decision`.
@@ -101,6 +101,8 @@ pub enum SubjectKind {
 /// A person's answer.
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 #[x_kube(validation = Rule::new("self.verdict == 'Approve' || (has(self.comment) && size(self.comment.trim()) > 0)").message("a rejection needs a comment that says why"))]
+#[x_kube(validation = Rule::new("self.verdict == 'Approve' || !has(self.edits)").message("only an approval carries edits: a rejection rejects the whole proposal"))]
+#[x_kube(validation = Rule::new("!has(self.edits) || (has(self.edits.drop) && size(self.edits.drop) > 0) || (has(self.edits.set) && size(self.edits.set) > 0)").message("edits must drop or set at least one transaction; approve without edits otherwise"))]
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
     /// `Approve` or `Reject`.
@@ -113,6 +115,10 @@ pub struct Decision {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 1000))]
     pub comment: Option<String>,
+    /// With `Approve`: what the approver changed in the proposal, approved in the same act.
+    /// ledgerops previews the edited proposal against fresh YNAB state and writes that.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edits: Option<Edits>,
 }
 
 /// Approve or reject.
@@ -178,6 +184,10 @@ pub struct ApprovalUse {
     /// because YNAB or the spec had changed.
     #[serde(default)]
     pub written: bool,
+    /// The preview written under the approval: with edits, the edited one's hash (the
+    /// request's `previewHash` is the proposal's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview_hash: Option<String>,
 }
 
 /// Where an approval request stands.

@@ -239,6 +239,24 @@ pub struct BudgetStatus {
     /// What the autopilot proposed today (its own part of the status).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub autopilot: Option<AutopilotStatus>,
+    /// The categories a change may use (not hidden, not deleted), by name: an approver names
+    /// one with `kubectl ledgerops approve --set`, and the decision records its id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 1000))]
+    pub categories: Vec<NamedCategory>,
+}
+
+/// A category as a person names it.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct NamedCategory {
+    /// YNAB id.
+    pub id: String,
+    /// Its name in YNAB. Untrusted text: never an instruction to anyone.
+    pub name: String,
+    /// The name of its category group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// A one-word summary of a Budget's state.

@@ -95,6 +95,48 @@ pub struct DecisionRecord {
     pub decided_at: Option<Time>,
     /// The preview hash it was given on.
     pub preview_hash: String,
+    /// What the approver changed in the proposal before approving it, in the same act.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edits: Option<Edits>,
+    /// With edits: the hash of the edited preview, the one that was written (`previewHash` is
+    /// the proposal's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_hash: Option<String>,
+}
+
+/// What an approver changed in a proposal before approving it: lines left out, and lines put
+/// in another category. ledgerops previews the edited proposal against fresh YNAB state and
+/// writes that, once.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Edits {
+    /// Transactions (YNAB ids) left out: nothing is written to them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 5000))]
+    pub drop: Vec<String>,
+    /// Transactions put in another category than the proposed one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 5000))]
+    pub set: Vec<CategoryEdit>,
+}
+
+impl Edits {
+    /// No line is dropped or changed.
+    pub fn is_empty(&self) -> bool {
+        self.drop.is_empty() && self.set.is_empty()
+    }
+}
+
+/// One transaction put in a category of the approver's choosing.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct CategoryEdit {
+    /// YNAB id of the transaction.
+    #[schemars(length(min = 1, max = 64))]
+    pub transaction_id: String,
+    /// YNAB id of the category.
+    #[schemars(length(min = 1, max = 64))]
+    pub category_id: String,
 }
 
 /// One transaction's category before and after a change, as shown to the person who approves it.

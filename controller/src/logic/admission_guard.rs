@@ -301,7 +301,7 @@ mod tests {
                     let live = f.policies[0].live.as_mut().unwrap().as_mut().unwrap();
                     live["validations"].as_array_mut().unwrap().pop();
                 },
-                "(at spec.validations (9 entries instead of 10))",
+                "(at spec.validations (11 entries instead of 12))",
             ),
             (
                 "binding missing",

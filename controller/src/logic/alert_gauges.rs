@@ -213,6 +213,7 @@ mod tests {
                     verdict: crate::api::approval::Verdict::Approve,
                     by: "bob".into(),
                     comment: None,
+                    edits: None,
                 });
                 r
             }),

@@ -295,6 +295,7 @@ mod tests {
                     verdict,
                     by: by.into(),
                     comment: Some("ok".into()),
+                    edits: None,
                 }),
             },
         );
@@ -373,6 +374,7 @@ mod tests {
             started_at: Time(at(1)),
             completed_at: None,
             written: false,
+            preview_hash: None,
         });
         assert_eq!(in_flight_attempt(&r, "uid-1"), Some("op"));
         assert_eq!(in_flight_attempt(&r, "uid-2"), None, "another subject's");
@@ -421,6 +423,7 @@ mod tests {
             verdict,
             by: by.into(),
             comment: None,
+            edits: None,
         });
         assert!(
             goes_stale(&approved, "uid-1", "hash-1"),
@@ -432,6 +435,7 @@ mod tests {
             started_at: Time(at(1)),
             completed_at: None,
             written: false,
+            preview_hash: None,
         });
         assert!(!goes_stale(&spent, "uid-1", "hash-1"), "a write in flight");
         for phase in [
@@ -525,6 +529,7 @@ mod tests {
             started_at: Time(at(60)),
             completed_at: completed.then(|| Time(at(61))),
             written: completed,
+            preview_hash: None,
         };
         let cases: Vec<(&str, ApprovalRequest, i64, Authority)> = vec![
             ("waiting", request(None, issued()), 10, Authority::Pending),

@@ -244,6 +244,7 @@ mod tests {
             verdict: Verdict::Approve,
             by: "bob".into(),
             comment: None,
+            edits: None,
         };
         let (s, _) = next(&spec(Some(approve)), &issued(), Some(2), at(5));
         assert_eq!(
@@ -255,6 +256,7 @@ mod tests {
                 verdict: Verdict::Approve,
                 by: "bob".into(),
                 comment: None,
+                edits: None,
             })),
             &s,
             Some(2),
@@ -265,6 +267,7 @@ mod tests {
             verdict: Verdict::Reject,
             by: "alice".into(),
             comment: Some("no".into()),
+            edits: None,
         };
         assert_eq!(
             next(&spec(Some(reject)), &issued(), Some(2), at(5)).0.phase,
@@ -288,6 +291,7 @@ mod tests {
             verdict: Verdict::Approve,
             by: by.into(),
             comment: None,
+            edits: None,
         })
     }
 
@@ -356,6 +360,7 @@ mod tests {
                         started_at: Time(at(6)),
                         completed_at: Some(Time(at(7))),
                         written: true,
+                        preview_hash: None,
                     })
                 }),
                 8,
@@ -370,6 +375,7 @@ mod tests {
                         started_at: Time(at(6)),
                         completed_at: Some(Time(at(7))),
                         written: false,
+                        preview_hash: None,
                     })
                 }),
                 8,
@@ -411,6 +417,7 @@ mod tests {
                 verdict: Verdict::Approve,
                 by: "bob".into(),
                 comment: None,
+                edits: None,
             })
         };
         assert!(keep_as_record(&owned(decided(), owner())));

@@ -209,6 +209,7 @@ fn a_requests_decision_counts_its_recorded_and_its_current_proposer() {
                     verdict: Verdict::Approve,
                     by: by.into(),
                     comment: None,
+                    edits: None,
                 }),
             },
         )

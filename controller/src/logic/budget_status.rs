@@ -7,6 +7,7 @@ use super::conditions::{self, Observed, READY};
 use super::kstatus;
 use super::mirror::Mirror;
 use super::outside_text;
+use super::plan::category_name;
 use crate::api::budget::{BudgetPhase, BudgetStatus, RequestUse};
 
 pub const RATE_LIMITED: &str = "RateLimited";
@@ -125,6 +126,10 @@ pub fn next(previous: &BudgetStatus, report: &SyncReport<'_>) -> BudgetStatus {
         // The autopilot's own part, written under its own field manager: never written here, so
         // a sync's status cannot drop what the autopilot counted.
         autopilot: None,
+        categories: report
+            .mirror
+            .map(category_name::assignable)
+            .unwrap_or_else(|| previous.categories.clone()),
     }
 }
 

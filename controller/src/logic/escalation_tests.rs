@@ -41,6 +41,7 @@ fn only_a_recent_escalation_of_an_issued_undecided_request_is_due() {
         verdict: crate::api::approval::Verdict::Approve,
         by: "bob".into(),
         comment: None,
+        edits: None,
     });
     let mut pending = expired();
     pending["phase"] = json!("Pending");

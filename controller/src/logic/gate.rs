@@ -74,6 +74,8 @@ impl Hold {
             request: Some(request.clone()),
             decided_at: decided_at.clone(),
             preview_hash: preview_hash.clone(),
+            edited_hash: None,
+            edits: None,
         })
     }
 

@@ -112,6 +112,8 @@ fn only_a_rejection_is_kept_as_a_decision() {
         request: Some("groceries-abc".into()),
         decided_at: Some(Time(at(5))),
         preview_hash: "hash-1".into(),
+        edited_hash: None,
+        edits: None,
     };
     let cases: Vec<(Hold, Option<DecisionRecord>)> = vec![
         (rejected(Some("a gift")), Some(record)),

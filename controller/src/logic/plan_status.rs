@@ -164,6 +164,8 @@ mod tests {
             request: Some("september-abc".into()),
             decided_at: None,
             preview_hash: "h1".into(),
+            edited_hash: None,
+            edits: None,
         };
         let stands = standing_rejection(Some(&record("Reject")), "h1");
         assert!(matches!(

@@ -107,6 +107,7 @@ fn status(phase: ApprovalPhase, settled_at: i64, used: Option<bool>) -> Approval
             started_at: Time(at(0)),
             completed_at: completed.then(|| Time(at(1))),
             written: true,
+            preview_hash: None,
         }),
         ..ApprovalRequestStatus::default()
     }

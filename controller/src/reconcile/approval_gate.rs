@@ -13,7 +13,7 @@ use crate::api::approval::{
     ApprovalRequest, ApprovalRequestSpec, ApprovalUse, Issuance, Subject, SubjectKind,
 };
 use crate::api::budget::Budget;
-use crate::api::common::{DecisionRecord, LocalRef};
+use crate::api::common::{DecisionRecord, Edits, LocalRef};
 use crate::k8s::{objects, status};
 use crate::logic::approval_authority::{self as authority, Authority, Expected, Next};
 use crate::logic::approval_status;
@@ -66,11 +66,36 @@ impl Grant {
                 request: None,
                 decided_at: Some(Time(now)),
                 preview_hash: hash.to_owned(),
+                edited_hash: None,
+                edits: None,
             },
             attempt_id,
             resumed: false,
             request: None,
         }
+    }
+
+    /// The approver's edits to the proposal, if they made any.
+    pub fn edits(&self) -> Option<&Edits> {
+        self.record.edits.as_ref().filter(|e| !e.is_empty())
+    }
+
+    /// The request asked for four eyes when it was opened.
+    pub fn asked_four_eyes(&self) -> bool {
+        self.request.as_ref().is_some_and(|r| r.spec.four_eyes)
+    }
+
+    /// Binds the grant to the edited proposal `hash`, the one that is written.
+    pub fn edited(&mut self, hash: String) {
+        self.record.edited_hash = Some(hash);
+    }
+
+    /// The hash of the preview written under this grant: the edited one, if edited.
+    pub fn written_hash(&self) -> &str {
+        self.record
+            .edited_hash
+            .as_deref()
+            .unwrap_or(&self.record.preview_hash)
     }
 
     /// Records on the request that its approval is spent on this write. Called before the
@@ -83,6 +108,7 @@ impl Grant {
                     started_at: Time(now),
                     completed_at: None,
                     written: false,
+                    preview_hash: Some(self.written_hash().to_owned()),
                 };
                 // Conditional: a copy that is behind (already spent) cannot be spent again.
                 record_on(ctx, request, json!({ "used": used }), Write::IfUnchanged).await
@@ -102,7 +128,8 @@ impl Grant {
         let Some(request) = &self.request else {
             return Ok(());
         };
-        complete(ctx, request, &self.attempt_id, now, written).await
+        let hash = Some(self.written_hash().to_owned());
+        complete(ctx, request, &self.attempt_id, now, written, hash).await
     }
 }
 
@@ -187,6 +214,21 @@ where
             if let Err(why) = followed {
                 return Ok(Gate::Wait(Hold::NotAuthorized(why)));
             }
+            // Only a plan's write knows how to apply edits: any other subject's approval that
+            // carries them authorizes nothing, rather than the unedited change.
+            let edited = existing[i]
+                .spec
+                .decision
+                .as_ref()
+                .and_then(|d| d.edits.as_ref());
+            if ask.kind != SubjectKind::CategorizationPlan && edited.is_some() {
+                let why = format!(
+                    "ApprovalRequest {} was approved with edits, which only a CategorizationPlan's approval may carry: nothing is written. Change the {:?} to ask again, and approve it without edits.",
+                    existing[i].name_any(),
+                    ask.kind
+                );
+                return Ok(Gate::Wait(Hold::NotAuthorized(why)));
+            }
             return Ok(Gate::Proceed(grant(
                 &existing[i],
                 &judged[i],
@@ -232,7 +274,7 @@ pub async fn complete_in_flight(
 ) -> Result<(), Error> {
     for request in objects::approval_requests_for(&ctx.client, namespace, uid).await? {
         if let Some(attempt) = authority::in_flight_attempt(&request, uid) {
-            complete(ctx, &request, attempt, now, written).await?;
+            complete(ctx, &request, attempt, now, written, None).await?;
         }
     }
     Ok(())
@@ -270,6 +312,8 @@ fn grant(
             request: Some(request.name_any()),
             decided_at,
             preview_hash: request.spec.preview_hash.clone(),
+            edited_hash: None,
+            edits: decision.and_then(|d| d.edits.clone()),
         },
         attempt_id,
         resumed,
@@ -360,6 +404,7 @@ async fn complete(
     attempt: &str,
     now: Timestamp,
     written: bool,
+    preview_hash: Option<String>,
 ) -> Result<(), Error> {
     let started = request
         .status
@@ -371,6 +416,13 @@ async fn complete(
         started_at: started,
         completed_at: Some(Time(now)),
         written,
+        preview_hash: preview_hash.or_else(|| {
+            request
+                .status
+                .as_ref()
+                .and_then(|s| s.used.as_ref())
+                .and_then(|u| u.preview_hash.clone())
+        }),
     };
     // The outcome of this attempt, whichever copy it was started from.
     record_on(ctx, request, json!({ "used": used }), Write::Always).await

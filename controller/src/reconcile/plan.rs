@@ -2,7 +2,7 @@
 //! says), and once approved apply every change in one bulk request through the shared write
 //! path, journaling before/after for undo. `undoOf` plans preview and apply the revert.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -13,12 +13,14 @@ use kube::{Api, Resource, ResourceExt};
 use super::approval_gate::{self, Ask, Gate, Grant};
 use super::{Context, Error, budget_scoped};
 use crate::api::approval::SubjectKind;
+use crate::api::autopilot::AUTOPILOT_LABEL;
 use crate::api::budget::Budget;
-use crate::api::common::WriteIntent;
+use crate::api::common::{Edits, WriteIntent};
 use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, Progress};
 use crate::k8s::watches::Watches;
 use crate::k8s::{journal, status};
 use crate::logic::batch::{Authorized, Outcome, Submission};
+use crate::logic::plan::edit::{self, EditError};
 use crate::logic::plan::end::{self, End};
 use crate::logic::plan::operation::{self, Conclusion};
 use crate::logic::plan::outcome::{self, WriteResult};
@@ -135,7 +137,7 @@ async fn advance(
         summary: step::summary(&preview.changes),
         hash: preview.hash.clone(),
     };
-    let grant = match approval_gate::gate(ctx, ask, attempt, now).await? {
+    let mut grant = match approval_gate::gate(ctx, ask, attempt, now).await? {
         Gate::Proceed(grant) => grant,
         Gate::Wait(hold) => return Ok(step::held(next, &hold)),
     };
@@ -145,8 +147,30 @@ async fn advance(
     let Some(destination) = ctx.destination(&namespace, &budget) else {
         return Ok(step::no_destination(budget_name));
     };
+    let (preview, approved) = match grant.edits().cloned() {
+        None => (preview, approved),
+        Some(edits) => match edited(ctx, plan, &budget, &grant, &approved, &edits).await {
+            Ok((preview, approved)) => {
+                grant.edited(approved.hash.clone());
+                if !grant.resumed {
+                    tell_edited(ctx, plan, &grant, &edits, &preview).await;
+                }
+                (preview, approved)
+            }
+            Err(why) => {
+                let request = grant.record.request.as_ref();
+                return Ok(step::edits_refused(next, request, &why));
+            }
+        },
+    };
     let request = grant.record.request.as_ref();
-    step::start(next, &grant.attempt_id, &started_at, &preview.hash, request);
+    step::start(
+        next,
+        &grant.attempt_id,
+        &started_at,
+        grant.written_hash(),
+        request,
+    );
     grant.spend(ctx, now).await?;
     let operation = Operation {
         plan,
@@ -179,6 +203,81 @@ async fn advance(
         grant.complete(ctx, done, written > 0).await?;
     }
     Ok(concluded)
+}
+
+/// The proposal as the approver edited it, previewed on the Budget's fresh mirror and bound
+/// to its own hash; `Err` says why the edits cannot be applied.
+async fn edited(
+    ctx: &Context,
+    plan: &CategorizationPlan,
+    budget: &Budget,
+    grant: &Grant,
+    approved: &Approved,
+    edits: &Edits,
+) -> Result<(PlanPreview, Approved), EditError> {
+    // Right before the write, as every other check of the decider's authority.
+    edit::allowed(
+        edits,
+        budget.spec.approval.four_eyes || grant.asked_four_eyes(),
+    )?;
+    // The transactions the Budget's rules disagree on are asked in the autopilot's review: its
+    // approver may answer them in the same act.
+    let askable: HashSet<String> = if plan.labels().contains_key(AUTOPILOT_LABEL) {
+        budget
+            .status
+            .as_ref()
+            .and_then(|s| s.autopilot.as_ref())
+            .map(|a| {
+                a.disagreements
+                    .iter()
+                    .map(|d| d.transaction_id.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    } else {
+        HashSet::new()
+    };
+    let namespace = plan.namespace().unwrap_or_default();
+    let slot = ctx.budget_links.mirror(&namespace, &budget.name_any());
+    let slot = slot.state.read().await;
+    let closed = budget.spec.closed_through.as_deref();
+    edit::edited(approved, edits, &askable, &slot.mirror, closed)
+}
+
+/// Tells the proposer (an Event on the plan) what the approver changed before approving.
+async fn tell_edited(
+    ctx: &Context,
+    plan: &CategorizationPlan,
+    grant: &Grant,
+    edits: &Edits,
+    preview: &PlanPreview,
+) {
+    let names: HashMap<&str, &str> = preview
+        .changes
+        .iter()
+        .filter_map(|c| {
+            Some((
+                c.change.to_category_id.as_deref()?,
+                c.change.to_category.as_deref()?,
+            ))
+        })
+        .collect();
+    let name = |id: &str| {
+        names
+            .get(id)
+            .map_or_else(|| id.to_owned(), |n| (*n).to_owned())
+    };
+    let request = grant.record.request.as_deref().unwrap_or_default();
+    let note = format!(
+        "{} approved ApprovalRequest {request} with edits: {}. {} changes are written as operation {}.",
+        grant.record.by,
+        edit::summary(edits, name),
+        preview.changes.len(),
+        grant.attempt_id
+    );
+    ctx.events
+        .publish(plan, false, "ApprovedWithEdits", "Approve", note)
+        .await;
 }
 
 /// An operation cut off by a restart whose approved preview no longer holds: what landed is

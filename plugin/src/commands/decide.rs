@@ -34,6 +34,7 @@ async fn record(
         verdict,
         by,
         comment,
+        edits: None,
     };
     let action = format!(
         "{} ApprovalRequest {name} in namespace {}",

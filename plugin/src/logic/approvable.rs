@@ -84,6 +84,7 @@ mod tests {
             verdict: Verdict::Reject,
             by: "carol".into(),
             comment: Some("no".into()),
+            edits: None,
         });
         let cases = [
             (request("ns", "r", 10, 100, pending), None),

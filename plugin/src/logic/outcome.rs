@@ -120,6 +120,8 @@ mod tests {
                 request: None,
                 decided_at: None,
                 preview_hash: hash.into(),
+                edited_hash: None,
+                edits: None,
             }),
             conditions: vec![Condition {
                 type_: "Ready".into(),
@@ -190,6 +192,7 @@ mod tests {
             started_at: at.clone(),
             completed_at: None,
             written: true,
+            preview_hash: None,
         };
         let mut with = |u: &ApprovalUse| {
             r.status.as_mut().unwrap().used = Some(u.clone());

@@ -177,6 +177,7 @@ pub(crate) mod tests {
             verdict: Verdict::Approve,
             by: "bob".into(),
             comment: None,
+            edits: None,
         });
         let cases = [
             (

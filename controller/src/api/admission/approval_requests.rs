@@ -12,7 +12,8 @@
 //!   `ledgerops-approver`), checked with the authorizer: `update` or `patch` alone never decides;
 //! - four eyes: when the request says so (`spec.fourEyes`, copied from the Budget), the decider is
 //!   not its proposer (`spec.proposedBy`, copied by ledgerops from the subject's
-//!   `ledgerops.dev/proposed-by`, which admission made truthful);
+//!   `ledgerops.dev/proposed-by`, which admission made truthful), and an approver's edits only
+//!   drop lines (a category the approver chooses is their own proposal);
 //! - only the controller changes owner references and finalizers (Kubernetes' cleanup too, on a
 //!   request nobody decided): a decided request is a record, not a dependent to collect.
 //!
@@ -108,6 +109,16 @@ const RULES: &[Rule] = &[
         expression: "!variables.decisionAdded || !variables.fourEyes || variables.proposedBy == '' || variables.by != variables.proposedBy",
         message: "the proposer of a change cannot approve it (four eyes): another approver must decide",
         message_expression: "'user ' + variables.user + ' may not decide ApprovalRequest ' + variables.name + ': ' + variables.by + ' proposed the change it asks about, and the Budget asks for four eyes (spec.approval.fourEyes), so the proposer cannot also decide it. Ask another person bound to ledgerops-approver.'",
+    },
+    Rule {
+        expression: "!variables.decisionAdded || !has(object.spec.decision.edits) || object.spec.subject.kind == 'CategorizationPlan'",
+        message: "only the approval of a CategorizationPlan carries edits; to change a Transaction, change its spec",
+        message_expression: "'user ' + variables.user + ' may not approve ApprovalRequest ' + variables.name + ' with edits: it asks about a ' + object.spec.subject.kind + ', and only the approval of a CategorizationPlan carries edits. Approve or reject it as it is, or change the ' + object.spec.subject.kind + ' itself.'",
+    },
+    Rule {
+        expression: "!variables.decisionAdded || !variables.fourEyes || !has(object.spec.decision.edits) || !has(object.spec.decision.edits.set) || size(object.spec.decision.edits.set) == 0",
+        message: "with four eyes, an approver may drop lines from a proposal but not choose categories: a category the approver chooses is their own proposal, which another approver must decide",
+        message_expression: "'user ' + variables.user + ' may not approve ApprovalRequest ' + variables.name + ' with edits that set categories: the Budget asks for four eyes (spec.approval.fourEyes), and a category the approver chooses is their own proposal, which they cannot also approve. Drop the lines instead (edits.drop), or change the plan and let another approver decide.'",
     },
     Rule {
         expression: "!variables.ownersChanged || variables.isController || (variables.isCleanup && !variables.oldDecided)",

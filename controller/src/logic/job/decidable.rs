@@ -55,6 +55,7 @@ mod tests {
             verdict: Verdict::Approve,
             by: "bob".into(),
             comment: None,
+            edits: None,
         };
         type Case<'a> = (
             Option<ApprovalPhase>,

@@ -170,6 +170,7 @@ mod tests {
                     verdict: Verdict::Approve,
                     by: "alice".into(),
                     comment: None,
+                    edits: None,
                 }),
             },
         );

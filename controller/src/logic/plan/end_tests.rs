@@ -77,6 +77,8 @@ fn what_the_status_keeps_of_an_ended_operation() {
         request: Some("groceries-abc".into()),
         decided_at: None,
         preview_hash: "hash-1".into(),
+        edited_hash: None,
+        edits: None,
     };
     let changes = [change("tx-048", "cat-groceries")];
     // (conclusion, written) → (operation recorded, finished at this generation)

@@ -4,6 +4,8 @@
 
 pub mod approved;
 mod categories;
+pub mod category_name;
+pub mod edit;
 pub mod end;
 pub mod hash;
 pub mod operation;

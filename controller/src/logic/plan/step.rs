@@ -7,6 +7,7 @@ use std::time::Duration;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
+use super::edit::EditError;
 use super::{AppliedChange, PlanPreview, PlannedChange};
 use crate::api::budget::BudgetSpec;
 use crate::api::common::{DecisionRecord, WriteIntent};
@@ -164,6 +165,24 @@ pub fn no_destination(budget: &str) -> Step {
         PlanVerdict::Pending(format!("Waiting for Budget {budget} to sync with YNAB")),
         Duration::from_secs(30),
     )
+}
+
+/// An approval whose edits cannot be applied (`why`): nothing is written under it, and the plan
+/// waits until its spec changes and a new request asks again.
+pub fn edits_refused(
+    status: &mut CategorizationPlanStatus,
+    request: Option<&String>,
+    why: &EditError,
+) -> Step {
+    status.approval_request = request.cloned();
+    let request = request.map_or_else(String::new, |r| format!(" of ApprovalRequest {r}"));
+    Step::on_change(PlanVerdict::Blocked {
+        phase: PlanPhase::Blocked,
+        reason: "EditsRefused",
+        message: format!(
+            "The approval{request} carries edits that cannot be applied: {why}. Nothing was written; change the plan's spec to ask again."
+        ),
+    })
 }
 
 /// Records the write `attempt_id` of the preview `hash`, approved through `request` and started

@@ -117,6 +117,8 @@ fn record(verdict: &str, hash: &str) -> DecisionRecord {
         request: Some("groceries-abc".into()),
         decided_at: None,
         preview_hash: hash.into(),
+        edited_hash: None,
+        edits: None,
     }
 }
 

@@ -11,9 +11,11 @@ use kube::ResourceExt;
 
 use super::learn::{Decision, Now};
 use crate::api::autopilot::AUTOPILOT_LABEL;
-use crate::api::plan::{CategorizationPlan, PlanPhase};
+use crate::api::common::Edits;
+use crate::api::plan::{Assignment, CategorizationPlan, PlanPhase};
 use crate::api::transaction::Transaction;
 use crate::logic::mirror::Mirror;
+use crate::logic::plan::{Basis, edit};
 use crate::logic::plan_status;
 
 /// The transactions a write is in flight for (a plan applying, a Transaction's recorded
@@ -93,7 +95,11 @@ pub fn of_plans(
         }
         // The autopilot's own plan, run by the policy unasked: nobody judged the rules there.
         let teaches = !(p.labels().contains_key(AUTOPILOT_LABEL) && decision.by == "policy");
-        for a in assignments {
+        // What was written: the assignments as the approver edited them.
+        let Some(assignments) = as_written(assignments, decision.edits.as_ref()) else {
+            continue;
+        };
+        for a in &assignments {
             let written = Written {
                 id: &a.transaction_id,
                 category_id: &a.category_id,
@@ -110,6 +116,19 @@ pub fn of_plans(
         }
     }
     out
+}
+
+/// `assignments` with the approver's `edits` applied (dropped lines left out, set ones in
+/// their new category); `None` when the edits do not apply, so nothing is learned from them.
+fn as_written(assignments: &[Assignment], edits: Option<&Edits>) -> Option<Vec<Assignment>> {
+    let Some(edits) = edits else {
+        return Some(assignments.to_vec());
+    };
+    let answered: HashSet<String> = edits.set.iter().map(|s| s.transaction_id.clone()).collect();
+    match edit::apply(&Basis::Assignments(assignments.to_vec()), edits, &answered) {
+        Ok(Basis::Assignments(edited)) => Some(edited),
+        _ => None,
+    }
 }
 
 /// The decisions of the Transactions among `transactions` (one Budget's) that ledgerops wrote a

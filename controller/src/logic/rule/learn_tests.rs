@@ -6,7 +6,7 @@ use super::fixtures::{merchant, spec};
 use super::learn::*;
 use crate::api::autopilot::AUTOPILOT_LABEL;
 use crate::api::common::WriteIntent;
-use crate::api::common::{DecisionRecord, LocalRef};
+use crate::api::common::{CategoryEdit, DecisionRecord, Edits, LocalRef};
 use crate::api::plan::{
     Assignment, CategorizationPlan, CategorizationPlanSpec, CategorizationPlanStatus, PlanPhase,
 };
@@ -434,6 +434,8 @@ fn record() -> DecisionRecord {
         request: None,
         decided_at: None,
         preview_hash: "h".into(),
+        edited_hash: None,
+        edits: None,
     }
 }
 
@@ -513,6 +515,37 @@ fn only_applied_plans_at_their_generation_and_not_undone_are_decisions() {
         decisions::of_plans(&[&applied], &m, &busy)[0].now,
         Now::Unknown
     );
+}
+
+#[test]
+fn an_approval_with_edits_teaches_what_was_written_not_what_was_proposed() {
+    let mut m = mirror();
+    m.transactions.get_mut("t1").unwrap().category_id = Some("gifts".into());
+    let mut p = plan(
+        "month-end",
+        &[("t1", "transport"), ("t2", "transport")],
+        PlanPhase::Applied,
+        None,
+    );
+    p.status.as_mut().unwrap().decision.as_mut().unwrap().edits = Some(Edits {
+        drop: vec!["t2".into()],
+        set: vec![CategoryEdit {
+            transaction_id: "t1".into(),
+            category_id: "gifts".into(),
+        }],
+    });
+    let got = decisions::of_plans(&[&p], &m, &Default::default());
+    let seen: Vec<(&str, &str)> = got
+        .iter()
+        .map(|d| (d.transaction_id.as_str(), d.category_id.as_str()))
+        .collect();
+    assert_eq!(seen, [("t1", "gifts")], "the dropped line teaches nothing");
+    // A rule that proposed transport for t1 is corrected by it.
+    let rule = spec(merchant("RAIL CO"), "transport", true);
+    let views = [view("rail", &rule, Some(0))];
+    let learned = learn("household", &views, &got, at(100));
+    let rail = &learned.learning["rail"];
+    assert_eq!((rail.confirmations, rail.corrections), (0, 1));
 }
 
 #[test]

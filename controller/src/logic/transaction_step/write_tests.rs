@@ -325,6 +325,8 @@ fn what_each_outcome_of_the_write_means() {
         request: Some("tx-048-abc".into()),
         decided_at: None,
         preview_hash: "hash-1".into(),
+        edited_hash: None,
+        edits: None,
     };
     for (outcome, want) in cases {
         let what = format!("{outcome:?}");

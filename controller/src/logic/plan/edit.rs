@@ -1,0 +1,386 @@
+//! An approver's edits to a proposal: lines dropped, lines put in another category. They are
+//! applied to what the plan asks for, so that the edited proposal is previewed on fresh YNAB
+//! state and hashed like any other, and written once under the approval that carries them.
+
+use std::collections::{HashMap, HashSet};
+
+use super::approved::{Approved, Basis};
+use super::preview::PlanPreview;
+use super::undo::AppliedChange;
+use super::validate::{guarded, validate};
+use crate::api::common::Edits;
+use crate::api::plan::Assignment;
+use crate::logic::mirror::Mirror;
+
+/// How many edited transactions a one-line summary names before counting the rest.
+const NAMED: usize = 8;
+
+/// Why an approval's edits cannot be applied. Nothing is written then.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    #[error(
+        "transaction {0} is not in the proposal: an edit drops or changes a line it holds (or sets one the review asks about)"
+    )]
+    NotInPlan(String),
+    #[error("transaction {0} is edited twice: drop it or set its category, once")]
+    Twice(String),
+    #[error("the edits drop every line of the proposal: reject the request instead")]
+    NothingLeft,
+    #[error(
+        "an undo can only drop lines: setting a category for transaction {0} is not part of undoing"
+    )]
+    SetOnUndo(String),
+    #[error(
+        "the Budget asks for four eyes, and setting a category makes it the approver's own proposal: only drop lines, or ask another approver to propose the change"
+    )]
+    SetUnderFourEyes,
+    #[error("the edited proposal cannot be written: {0}")]
+    Invalid(String),
+}
+
+/// Whether `edits` may be made by an approver under the Budget's `four_eyes`: a category the
+/// approver chooses is a proposal of their own, which they cannot also approve.
+pub fn allowed(edits: &Edits, four_eyes: bool) -> Result<(), EditError> {
+    if four_eyes && !edits.set.is_empty() {
+        return Err(EditError::SetUnderFourEyes);
+    }
+    Ok(())
+}
+
+/// `basis` with `edits` applied. A `set` changes an assignment the plan holds, or adds one
+/// for a transaction in `askable` (what the review asks about besides the plan: transactions
+/// the rules disagree on).
+pub fn apply(basis: &Basis, edits: &Edits, askable: &HashSet<String>) -> Result<Basis, EditError> {
+    let mut seen = HashSet::new();
+    let edited = edits
+        .drop
+        .iter()
+        .chain(edits.set.iter().map(|s| &s.transaction_id));
+    for id in edited {
+        if !seen.insert(id.as_str()) {
+            return Err(EditError::Twice(id.clone()));
+        }
+    }
+    let dropped: HashSet<&str> = edits.drop.iter().map(String::as_str).collect();
+    let out = match basis {
+        Basis::Undo(changes) => {
+            if let Some(s) = edits.set.first() {
+                return Err(EditError::SetOnUndo(s.transaction_id.clone()));
+            }
+            let held: HashSet<&str> = changes.iter().map(|c| c.transaction_id.as_str()).collect();
+            if let Some(id) = dropped.iter().find(|id| !held.contains(*id)) {
+                return Err(EditError::NotInPlan((*id).to_owned()));
+            }
+            let kept: Vec<AppliedChange> = changes
+                .iter()
+                .filter(|c| !dropped.contains(c.transaction_id.as_str()))
+                .cloned()
+                .collect();
+            (!kept.is_empty()).then_some(Basis::Undo(kept))
+        }
+        Basis::Assignments(assignments) => {
+            let held: HashSet<&str> = assignments
+                .iter()
+                .map(|a| a.transaction_id.as_str())
+                .collect();
+            if let Some(id) = dropped.iter().find(|id| !held.contains(*id)) {
+                return Err(EditError::NotInPlan((*id).to_owned()));
+            }
+            let set: HashMap<&str, &str> = edits
+                .set
+                .iter()
+                .map(|s| (s.transaction_id.as_str(), s.category_id.as_str()))
+                .collect();
+            if let Some(s) = edits.set.iter().find(|s| {
+                !held.contains(s.transaction_id.as_str()) && !askable.contains(&s.transaction_id)
+            }) {
+                return Err(EditError::NotInPlan(s.transaction_id.clone()));
+            }
+            let mut kept: Vec<Assignment> = assignments
+                .iter()
+                .filter(|a| !dropped.contains(a.transaction_id.as_str()))
+                .map(|a| Assignment {
+                    transaction_id: a.transaction_id.clone(),
+                    category_id: set
+                        .get(a.transaction_id.as_str())
+                        .map_or_else(|| a.category_id.clone(), |c| (*c).to_owned()),
+                })
+                .collect();
+            kept.extend(
+                edits
+                    .set
+                    .iter()
+                    .filter(|s| !held.contains(s.transaction_id.as_str()))
+                    .map(|s| Assignment {
+                        transaction_id: s.transaction_id.clone(),
+                        category_id: s.category_id.clone(),
+                    }),
+            );
+            (!kept.is_empty()).then_some(Basis::Assignments(kept))
+        }
+    };
+    out.ok_or(EditError::NothingLeft)
+}
+
+/// The edited proposal: `approved` with `edits` applied, previewed on `mirror` (reading what
+/// an interrupted write of it already landed as it was before, as [`Approved::recompute`]
+/// does) and bound to its own hash. Refused when the edited set could not be written.
+pub fn edited(
+    approved: &Approved,
+    edits: &Edits,
+    askable: &HashSet<String>,
+    mirror: &Mirror,
+    closed_through: Option<&str>,
+) -> Result<(PlanPreview, Approved), EditError> {
+    let basis = apply(&approved.basis, edits, askable)?;
+    if let Basis::Assignments(assignments) = &basis
+        && let Err(errors) = validate(assignments, mirror)
+    {
+        let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        return Err(EditError::Invalid(text.join(" ")));
+    }
+    let draft = Approved {
+        basis,
+        hash: String::new(),
+        ..approved.clone()
+    };
+    let preview = draft.recompute(mirror);
+    guarded(&preview.changes, mirror, closed_through).map_err(EditError::Invalid)?;
+    let changes = preview
+        .changes
+        .iter()
+        .map(|c| AppliedChange::from(&c.change))
+        .collect();
+    let hash = preview.hash.clone();
+    Ok((
+        preview,
+        Approved {
+            changes,
+            hash,
+            ..draft
+        },
+    ))
+}
+
+/// One line for an Event, a comment or a status: what the approver changed, naming each
+/// transaction (the first few) and the category it was put in (`name` gives its name).
+pub fn summary(edits: &Edits, name: impl Fn(&str) -> String) -> String {
+    let mut parts = Vec::new();
+    if !edits.drop.is_empty() {
+        parts.push(format!("dropped {}", listed(edits.drop.iter().cloned())));
+    }
+    if !edits.set.is_empty() {
+        let set = edits
+            .set
+            .iter()
+            .map(|s| format!("{} to {}", s.transaction_id, name(&s.category_id)));
+        parts.push(format!("set {}", listed(set)));
+    }
+    parts.join("; ")
+}
+
+fn listed(items: impl ExactSizeIterator<Item = String>) -> String {
+    let total = items.len();
+    let mut shown: Vec<String> = items.take(NAMED).collect();
+    if total > NAMED {
+        shown.push(format!("and {} more", total - NAMED));
+    }
+    shown.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::common::CategoryEdit;
+    use crate::logic::plan::test_support::{DIGITS, SCOPE, assign, at, mirror, recategorise};
+
+    fn edits(drop: &[&str], set: &[(&str, &str)]) -> Edits {
+        Edits {
+            drop: drop.iter().map(|d| (*d).to_owned()).collect(),
+            set: set
+                .iter()
+                .map(|(t, c)| CategoryEdit {
+                    transaction_id: (*t).to_owned(),
+                    category_id: (*c).to_owned(),
+                })
+                .collect(),
+        }
+    }
+
+    fn proposal() -> Basis {
+        Basis::Assignments(vec![
+            assign("tx-048", "cat-groceries"),
+            assign("tx-049", "cat-transport"),
+        ])
+    }
+
+    fn approved(m: &Mirror, basis: Basis) -> Approved {
+        let p = basis.preview(&at(m));
+        Approved {
+            scope: SCOPE.into(),
+            basis,
+            changes: p
+                .changes
+                .iter()
+                .map(|c| AppliedChange::from(&c.change))
+                .collect(),
+            hash: p.hash,
+            decimal_digits: DIGITS,
+        }
+    }
+
+    fn none() -> HashSet<String> {
+        HashSet::new()
+    }
+
+    #[test]
+    fn drops_and_sets_apply_to_the_lines_the_proposal_holds() {
+        let disputed: HashSet<String> = ["tx-066".to_owned()].into();
+        let cases: Vec<(&str, Edits, Result<Basis, EditError>)> = vec![
+            (
+                "drop one",
+                edits(&["tx-048"], &[]),
+                Ok(Basis::Assignments(vec![assign("tx-049", "cat-transport")])),
+            ),
+            (
+                "set one",
+                edits(&[], &[("tx-049", "cat-groceries")]),
+                Ok(Basis::Assignments(vec![
+                    assign("tx-048", "cat-groceries"),
+                    assign("tx-049", "cat-groceries"),
+                ])),
+            ),
+            (
+                "drop one, set the other, answer a disputed one",
+                edits(
+                    &["tx-048"],
+                    &[("tx-049", "cat-groceries"), ("tx-066", "cat-transport")],
+                ),
+                Ok(Basis::Assignments(vec![
+                    assign("tx-049", "cat-groceries"),
+                    assign("tx-066", "cat-transport"),
+                ])),
+            ),
+            (
+                "drop a line it does not hold",
+                edits(&["tx-066"], &[]),
+                Err(EditError::NotInPlan("tx-066".into())),
+            ),
+            (
+                "set a transaction nobody asked about",
+                edits(&[], &[("tx-065", "cat-transport")]),
+                Err(EditError::NotInPlan("tx-065".into())),
+            ),
+            (
+                "drop and set the same line",
+                edits(&["tx-048"], &[("tx-048", "cat-transport")]),
+                Err(EditError::Twice("tx-048".into())),
+            ),
+            (
+                "drop it twice",
+                edits(&["tx-048", "tx-048"], &[]),
+                Err(EditError::Twice("tx-048".into())),
+            ),
+            (
+                "drop everything",
+                edits(&["tx-048", "tx-049"], &[]),
+                Err(EditError::NothingLeft),
+            ),
+        ];
+        for (what, e, want) in cases {
+            assert_eq!(apply(&proposal(), &e, &disputed), want, "{what}");
+        }
+    }
+
+    #[test]
+    fn an_undo_can_only_be_narrowed() {
+        let change = |id: &str| AppliedChange {
+            transaction_id: id.into(),
+            from_category_id: None,
+            to_category_id: Some("cat-groceries".into()),
+        };
+        let undo = Basis::Undo(vec![change("tx-048"), change("tx-049")]);
+        assert_eq!(
+            apply(&undo, &edits(&["tx-049"], &[]), &none()),
+            Ok(Basis::Undo(vec![change("tx-048")]))
+        );
+        assert_eq!(
+            apply(&undo, &edits(&[], &[("tx-048", "cat-transport")]), &none()),
+            Err(EditError::SetOnUndo("tx-048".into()))
+        );
+        assert_eq!(
+            apply(&undo, &edits(&["tx-066"], &[]), &none()),
+            Err(EditError::NotInPlan("tx-066".into()))
+        );
+    }
+
+    #[test]
+    fn four_eyes_lets_an_approver_drop_but_not_choose() {
+        let drop = edits(&["tx-048"], &[]);
+        let set = edits(&[], &[("tx-049", "cat-groceries")]);
+        assert_eq!(allowed(&drop, true), Ok(()));
+        assert_eq!(allowed(&set, false), Ok(()));
+        assert_eq!(allowed(&set, true), Err(EditError::SetUnderFourEyes));
+    }
+
+    #[test]
+    fn the_edited_proposal_has_its_own_hash_and_holds_on_fresh_state() {
+        let m = mirror();
+        let a = approved(&m, proposal());
+        let e = edits(&["tx-048"], &[("tx-049", "cat-groceries")]);
+        let (preview, edited_a) = edited(&a, &e, &none(), &m, None).unwrap();
+        assert_ne!(edited_a.hash, a.hash);
+        assert_eq!(preview.hash, edited_a.hash);
+        assert_eq!(
+            edited_a.changes,
+            [AppliedChange {
+                transaction_id: "tx-049".into(),
+                from_category_id: None,
+                to_category_id: Some("cat-groceries".into()),
+            }]
+        );
+        assert_eq!(edited_a.holds(&m), Ok(()));
+        // The same edits on the same state give the same hash: it binds exactly this set.
+        assert_eq!(
+            edited(&a, &e, &none(), &m, None).unwrap().1.hash,
+            edited_a.hash
+        );
+        // A landed write of the edited line is read as before it: a resume finds the same hash.
+        let mut landed = m.clone();
+        recategorise(&mut landed, "tx-049", Some("cat-groceries"));
+        assert_eq!(edited_a.holds(&landed), Ok(()));
+        // Someone edits the line between the approval and the write: it no longer holds.
+        let mut moved = m.clone();
+        recategorise(&mut moved, "tx-049", Some("cat-transport"));
+        assert!(edited_a.holds(&moved).is_err());
+    }
+
+    #[test]
+    fn an_edit_to_a_category_nobody_may_use_is_refused() {
+        let m = mirror();
+        let a = approved(&m, proposal());
+        for category in ["cat-old", "cat-nope", "cat-uncategorized"] {
+            let e = edits(&[], &[("tx-049", category)]);
+            let got = edited(&a, &e, &none(), &m, None);
+            assert!(
+                matches!(&got, Err(EditError::Invalid(text)) if text.contains(category)),
+                "{category}: {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_summary_names_the_first_edits_and_counts_the_rest() {
+        let name = |id: &str| id.trim_start_matches("cat-").to_owned();
+        assert_eq!(
+            summary(&edits(&["tx-1"], &[("tx-2", "cat-groceries")]), name),
+            "dropped tx-1; set tx-2 to groceries"
+        );
+        let many: Vec<String> = (0..10).map(|i| format!("tx-{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert_eq!(
+            summary(&edits(&many, &[]), name),
+            "dropped tx-0, tx-1, tx-2, tx-3, tx-4, tx-5, tx-6, tx-7, and 2 more"
+        );
+    }
+}
