@@ -70,6 +70,13 @@ pub enum Command {
         /// How long to wait for the outcome (`0s`: do not wait).
         #[arg(long, default_value = "60s", value_name = "DURATION")]
         wait: String,
+        /// Leave this transaction (YNAB id) out of the plan you approve (repeatable).
+        #[arg(long = "drop", value_name = "TRANSACTION")]
+        drop: Vec<String>,
+        /// Put this transaction in another category than the proposed one: TRANSACTION=CATEGORY,
+        /// by name, Group/Name or id (repeatable).
+        #[arg(long = "set", value_name = "TRANSACTION=CATEGORY")]
+        set: Vec<String>,
     },
     /// Reject a request in your own name, saying why.
     Reject {

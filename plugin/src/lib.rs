@@ -101,9 +101,18 @@ async fn run(cli: Cli) -> Result<u8, PluginError> {
             message,
             yes,
             wait,
+            drop,
+            set,
         } => {
             let wait = commands::wait_limit(&wait)?;
-            commands::decide::approve(&cluster, &out, &request, message, yes, wait).await
+            let asked = commands::decide::Asked {
+                comment: message,
+                yes,
+                wait,
+                drop,
+                set,
+            };
+            commands::decide::approve(&cluster, &out, &request, asked).await
         }
         Command::Reject { request, message } => {
             commands::decide::reject(&cluster, &out, &request, message).await

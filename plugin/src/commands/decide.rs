@@ -3,12 +3,15 @@
 use std::time::Duration;
 
 use ledgerops::api::approval::{ApprovalRequest, Decision, Verdict};
+use ledgerops::api::budget::{Budget, NamedCategory};
+use ledgerops::api::common::Edits;
+use ledgerops::api::plan::CategorizationPlan;
 use serde_json::json;
 
 use crate::cluster::Cluster;
 use crate::error::PluginError;
 use crate::logic::outcome::{self, Outcome};
-use crate::logic::{approvable, describe};
+use crate::logic::{approvable, describe, edits};
 use crate::output::{self, Printer};
 
 use super::show::subject_plan;
@@ -28,13 +31,14 @@ async fn record(
     verdict: Verdict,
     by: String,
     comment: Option<String>,
+    edits: Option<Edits>,
 ) -> Result<ApprovalRequest, PluginError> {
     let name = request.metadata.name.clone().unwrap_or_default();
     let decision = Decision {
         verdict,
         by,
         comment,
-        edits: None,
+        edits,
     };
     let action = format!(
         "{} ApprovalRequest {name} in namespace {}",
@@ -55,39 +59,98 @@ async fn record(
         .await
 }
 
+/// What `approve` was asked: the comment, the confirmation, how long to wait, and the edits.
+pub struct Asked {
+    pub comment: Option<String>,
+    pub yes: bool,
+    pub wait: Duration,
+    pub drop: Vec<String>,
+    pub set: Vec<String>,
+}
+
+/// The edits the flags ask for, checked against the plan and the Budget, or `None` without
+/// any.
+async fn edits_of(
+    cluster: &Cluster,
+    request: &ApprovalRequest,
+    plan: Option<&CategorizationPlan>,
+    asked: &Asked,
+) -> Result<Option<(Edits, Vec<NamedCategory>)>, PluginError> {
+    if asked.drop.is_empty() && asked.set.is_empty() {
+        return Ok(None);
+    }
+    let budget: Budget = cluster
+        .must_get("Budget", &request.spec.budget_ref.name)
+        .await?;
+    let categories = budget
+        .status
+        .as_ref()
+        .map(|s| s.categories.clone())
+        .unwrap_or_default();
+    let edits =
+        edits::from_flags(&asked.drop, &asked.set, &categories).map_err(PluginError::Usage)?;
+    edits::check(&edits, request, plan, &budget).map_err(PluginError::Refused)?;
+    Ok(Some((edits, categories)))
+}
+
 pub async fn approve(
     cluster: &Cluster,
     out: &Printer,
     name: &str,
-    comment: Option<String>,
-    yes: bool,
-    wait: Duration,
+    asked: Asked,
 ) -> Result<u8, PluginError> {
     let request = decidable(cluster, name).await?;
     let me = cluster.whoami().await?;
     let plan = subject_plan(cluster, &request).await?;
+    let edits = edits_of(cluster, &request, plan.as_ref(), &asked).await?;
     out.text(&describe::request(
         &request,
         plan.as_ref(),
         super::now(),
         out.style,
     ));
-    if !yes {
+    if let Some((e, categories)) = &edits {
+        out.text(&edits::preview(
+            e,
+            &request.spec.changes,
+            request.spec.change_count,
+            categories,
+            out.style,
+        ));
+    }
+    let with = if edits.is_some() {
+        " with your edits"
+    } else {
+        ""
+    };
+    if !asked.yes {
         if !output::interactive() {
             return Err(PluginError::Usage(format!(
                 "not approving ApprovalRequest {name}: there is no terminal to ask you on. Read the preview (kubectl ledgerops show {name}), then pass --yes."
             )));
         }
-        let answer = output::ask(&format!("\nApprove ApprovalRequest {name} as {me}? [y/N] "))?;
+        let answer = output::ask(&format!(
+            "\nApprove ApprovalRequest {name}{with} as {me}? [y/N] "
+        ))?;
         if !approvable::confirmed(&answer) {
             return Err(PluginError::Refused(format!(
                 "not approved: you did not answer y. Nothing was recorded on ApprovalRequest {name}."
             )));
         }
     }
-    let decided = record(cluster, &request, Verdict::Approve, me.clone(), comment).await?;
+    let (comment, wait) = (asked.comment, asked.wait);
+    let edits = edits.map(|(e, _)| e);
+    let decided = record(
+        cluster,
+        &request,
+        Verdict::Approve,
+        me.clone(),
+        comment,
+        edits,
+    )
+    .await?;
     out.text(&format!(
-        "\n{} ApprovalRequest {name} as {me}.\n",
+        "\n{} ApprovalRequest {name}{with} as {me}.\n",
         out.style.good("Approved")
     ));
     out.names("ApprovalRequest", [name]);
@@ -137,7 +200,15 @@ pub async fn reject(
     }
     let request = decidable(cluster, name).await?;
     let me = cluster.whoami().await?;
-    let decided = record(cluster, &request, Verdict::Reject, me.clone(), Some(why)).await?;
+    let decided = record(
+        cluster,
+        &request,
+        Verdict::Reject,
+        me.clone(),
+        Some(why),
+        None,
+    )
+    .await?;
     out.text(&format!(
         "{} ApprovalRequest {name} as {me}: nothing is written for it.\n",
         out.style.bad("Rejected")

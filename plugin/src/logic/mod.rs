@@ -7,6 +7,7 @@ pub mod approvable;
 pub mod complete;
 pub mod describe;
 pub mod difference;
+pub mod edits;
 pub mod health;
 pub mod outcome;
 pub mod preview;
