@@ -7,7 +7,7 @@
 use kube::Api;
 
 use super::AgentContext;
-use super::commands::{Outcome, decide, kube_failed};
+use super::commands::{Outcome, Verdict, decide, kube_failed};
 use crate::api::agent_job::{AgentJob, CommentEvent};
 use crate::api::approval::ApprovalRequest;
 use crate::logic::config_repo::feedback::{Shown, shown_before, still_holds};
@@ -36,7 +36,7 @@ pub async fn run(ctx: &AgentContext, job: &AgentJob, comment: Option<&str>) -> O
     let mut refused = Vec::new();
     for s in &shown {
         match still_shown(&api, s).await {
-            Ok(None) => match decide(ctx, job, &s.request, "Approve", comment).await {
+            Ok(None) => match decide(ctx, job, &s.request, Verdict::Approve(&[]), comment).await {
                 Outcome::Completed(text) => approved.push(text),
                 Outcome::Rejected(text) => refused.push(text),
                 failed @ Outcome::Failed(_) => return failed,

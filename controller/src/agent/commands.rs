@@ -20,7 +20,7 @@ use crate::api::rule::CategorizationRule;
 use crate::api::transaction::Transaction;
 use crate::logic::job::classify::{self, Source, Suggestion};
 use crate::logic::job::cleanup;
-use crate::logic::job::command::{Command, HELP};
+use crate::logic::job::command::{Command, Exception, HELP};
 use crate::logic::job::decidable::decidable;
 use crate::logic::job::report::{self, cell};
 use crate::logic::job::rules_report::rules_report;
@@ -97,13 +97,18 @@ pub async fn run(
         Command::Approve {
             request: Some(request),
             comment,
-        } => decide(ctx, job, request, "Approve", comment.as_deref()).await,
+            except,
+        } => {
+            let verdict = Verdict::Approve(except);
+            decide(ctx, job, request, verdict, comment.as_deref()).await
+        }
         Command::Approve {
             request: None,
             comment,
+            ..
         } => super::approve_shown::run(ctx, job, comment.as_deref()).await,
         Command::Reject { request, reason } => {
-            decide(ctx, job, request, "Reject", Some(reason)).await
+            decide(ctx, job, request, Verdict::Reject, Some(reason)).await
         }
         Command::Suggest { month } => suggest(ctx, job, month.as_deref(), reporter).await,
         Command::Undo { plan } => undo(ctx, job, plan, reporter).await,
@@ -172,6 +177,12 @@ async fn status(ctx: &AgentContext) -> Outcome {
     Outcome::Completed(report::status_report(&approvals, &transactions, &budgets))
 }
 
+/// A decision made through Gitea: an approval (with the approver's exceptions) or a rejection.
+pub(super) enum Verdict<'a> {
+    Approve(&'a [Exception]),
+    Reject,
+}
+
 /// Records a decision on an ApprovalRequest as `gitea:<login>`, only on a request that is
 /// Pending and not expired (see [`decidable`]). The admission policy lets only the controller's
 /// service account write such a decision; the executor authorized the job through Gitea right
@@ -180,7 +191,7 @@ pub(super) async fn decide(
     ctx: &AgentContext,
     job: &AgentJob,
     request: &str,
-    verdict: &str,
+    verdict: Verdict<'_>,
     comment: Option<&str>,
 ) -> Outcome {
     let api: Api<ApprovalRequest> =
@@ -205,9 +216,23 @@ pub(super) async fn decide(
         return Outcome::Rejected(refusal);
     }
     let by = format!("gitea:{}", job.spec.author);
-    let mut decision = json!({"verdict": verdict, "by": by});
+    let (word, mut decision) = match verdict {
+        Verdict::Approve(_) => ("Approved", json!({"verdict": "Approve", "by": by})),
+        Verdict::Reject => ("Rejected", json!({"verdict": "Reject", "by": by})),
+    };
     if let Some(c) = comment {
         decision["comment"] = json!(c);
+    }
+    let mut edited = String::new();
+    if let Verdict::Approve(except) = verdict
+        && !except.is_empty()
+    {
+        let (edits, summary) = match super::edits::of(ctx, &current, except).await {
+            Ok(found) => found,
+            Err(outcome) => return outcome,
+        };
+        decision["edits"] = json!(edits);
+        edited = format!(" with edits ({})", cell(&summary));
     }
     let patch = json!({"spec": {"decision": decision}});
     match api
@@ -215,12 +240,7 @@ pub(super) async fn decide(
         .await
     {
         Ok(_) => Outcome::Completed(format!(
-            "{} ApprovalRequest `{request}` ({}), recorded as `{by}`.",
-            if verdict == "Approve" {
-                "Approved"
-            } else {
-                "Rejected"
-            },
+            "{word} ApprovalRequest `{request}` ({}){edited}, recorded as `{by}`.",
             cell(&current.spec.summary)
         )),
         Err(kube::Error::Api(s)) if s.code == 422 || s.code == 403 || s.code == 409 => {

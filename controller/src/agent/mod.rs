@@ -9,6 +9,7 @@
 pub mod approve_shown;
 mod cleanup;
 pub mod commands;
+mod edits;
 pub mod escalation;
 pub mod executor;
 pub mod feedback;

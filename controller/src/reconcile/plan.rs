@@ -13,7 +13,6 @@ use kube::{Api, Resource, ResourceExt};
 use super::approval_gate::{self, Ask, Gate, Grant};
 use super::{Context, Error, budget_scoped};
 use crate::api::approval::SubjectKind;
-use crate::api::autopilot::AUTOPILOT_LABEL;
 use crate::api::budget::Budget;
 use crate::api::common::{Edits, WriteIntent};
 use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, Progress};
@@ -220,23 +219,7 @@ async fn edited(
         edits,
         budget.spec.approval.four_eyes || grant.asked_four_eyes(),
     )?;
-    // The transactions the Budget's rules disagree on are asked in the autopilot's review: its
-    // approver may answer them in the same act.
-    let askable: HashSet<String> = if plan.labels().contains_key(AUTOPILOT_LABEL) {
-        budget
-            .status
-            .as_ref()
-            .and_then(|s| s.autopilot.as_ref())
-            .map(|a| {
-                a.disagreements
-                    .iter()
-                    .map(|d| d.transaction_id.clone())
-                    .collect()
-            })
-            .unwrap_or_default()
-    } else {
-        HashSet::new()
-    };
+    let askable = edit::askable(plan, budget);
     let namespace = plan.namespace().unwrap_or_default();
     let slot = ctx.budget_links.mirror(&namespace, &budget.name_any());
     let slot = slot.state.read().await;

@@ -3,14 +3,13 @@
 //! confirmation. ledgerops previews the edited set against fresh YNAB state again before it
 //! writes it; what is shown here is what the request and the Budget list.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use ledgerops::api::approval::ApprovalRequest;
-use ledgerops::api::autopilot::AUTOPILOT_LABEL;
 use ledgerops::api::budget::{Budget, NamedCategory};
 use ledgerops::api::common::{CategoryChange, CategoryEdit, Edits};
 use ledgerops::api::plan::CategorizationPlan;
-use ledgerops::logic::plan::{Basis, category_name, edit};
+use ledgerops::logic::plan::{category_name, edit};
 
 use super::preview::{category_move, quote_payee};
 use super::table::{self, Style};
@@ -67,45 +66,8 @@ pub fn check(
             "ApprovalRequest {name} does not ask about a CategorizationPlan that exists: only a plan's approval carries edits. Approve or reject it as it is."
         ));
     };
-    let four_eyes = request.spec.four_eyes || budget.spec.approval.four_eyes;
-    let refused = |e: edit::EditError| format!("not approving ApprovalRequest {name}: {e}");
-    edit::allowed(edits, four_eyes).map_err(refused)?;
-    // An undo's lines are its journal's, which only ledgerops reads: it checks the drops.
-    let Some(assignments) = &plan.spec.assignments else {
-        return match edits.set.first() {
-            Some(s) => Err(refused(edit::EditError::SetOnUndo(
-                s.transaction_id.clone(),
-            ))),
-            None => Ok(()),
-        };
-    };
-    let basis = Basis::Assignments(assignments.clone());
-    edit::apply(&basis, edits, &askable(plan, budget)).map_err(refused)?;
-    Ok(())
-}
-
-/// The transactions the review asks about besides the plan: those the Budget's rules disagree
-/// on, for the autopilot's plan.
-pub fn askable(plan: &CategorizationPlan, budget: &Budget) -> HashSet<String> {
-    if !plan
-        .metadata
-        .labels
-        .as_ref()
-        .is_some_and(|l| l.contains_key(AUTOPILOT_LABEL))
-    {
-        return HashSet::new();
-    }
-    budget
-        .status
-        .as_ref()
-        .and_then(|s| s.autopilot.as_ref())
-        .map(|a| {
-            a.disagreements
-                .iter()
-                .map(|d| d.transaction_id.clone())
-                .collect()
-        })
-        .unwrap_or_default()
+    edit::check(edits, plan, budget, request.spec.four_eyes)
+        .map_err(|e| format!("not approving ApprovalRequest {name}: {e}"))
 }
 
 /// The edited preview: each edited line as proposed and as the approver leaves it, then the
@@ -183,6 +145,7 @@ mod tests {
     use crate::logic::preview::tests::change;
     use crate::logic::queue::tests::request;
     use ledgerops::api::approval::ApprovalPhase;
+    use ledgerops::api::autopilot::AUTOPILOT_LABEL;
     use serde_json::json;
 
     const PLAIN: Style = Style { colour: false };

@@ -13,6 +13,8 @@ pub enum Command {
     Approve {
         request: Option<String>,
         comment: Option<String>,
+        /// `except tx-1, tx-2=Groceries`: the approver's edits, category names as typed.
+        except: Vec<Exception>,
     },
     /// Reject an ApprovalRequest; the reason is required.
     Reject { request: String, reason: String },
@@ -39,6 +41,17 @@ impl Command {
     }
 }
 
+/// One line the approver changes: left out, or (with a category) put in that category.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exception {
+    pub transaction_id: String,
+    /// The category's name (or `Group/Name`, or id) as typed; `None` drops the line.
+    pub category: Option<String>,
+}
+
+/// The most lines one `except` lists.
+const MAX_EXCEPTIONS: usize = 100;
+
 /// What `/agent help` answers, and what a malformed command is rejected with.
 pub const HELP: &str = "\
 | command | what it does |
@@ -46,6 +59,7 @@ pub const HELP: &str = "\
 | `/agent help` | shows this list |
 | `/agent status` | waiting approvals, Diverged or Blocked Transactions, Budget health |
 | `/agent approve <approvalrequest> [comment]` | approves the request as `gitea:<your login>` |
+| `/agent approve <approvalrequest> except tx-1, tx-2=Groceries` | approves a plan without tx-1 and with tx-2 in Groceries; a comment may follow on the next lines |
 | `/agent approve` | on a ConfigRepo's pull request: approves the preview ledgerops commented before |
 | `/agent reject <approvalrequest> <reason>` | rejects the request; the reason is required |
 | `/agent suggest [YYYY-MM]` | opens a pull request with a CategorizationPlan for uncategorized transactions |
@@ -104,9 +118,30 @@ pub fn parse(text: &str) -> Result<Command, CommandError> {
                 None => None,
                 Some(_) => Some(object_name(name, "<approvalrequest>", args.first())?),
             };
+            if args.get(1) == Some(&"except") {
+                // The list is the rest of the first line (names may hold spaces); a comment
+                // may follow on the next lines.
+                let except = exceptions(after_words(first_line, 3))?;
+                let comment = (!more.is_empty()).then(|| more.to_owned());
+                check_length(comment.as_deref())?;
+                return Ok(Command::Approve {
+                    request,
+                    comment,
+                    except,
+                });
+            }
+            if args.first() == Some(&"except") {
+                return Err(CommandError(
+                    "`/agent approve except …` needs the request's name first: `/agent approve <approvalrequest> except tx-1, tx-2=Groceries`".into(),
+                ));
+            }
             let comment = free_text(1);
             check_length(comment.as_deref())?;
-            Ok(Command::Approve { request, comment })
+            Ok(Command::Approve {
+                request,
+                comment,
+                except: Vec::new(),
+            })
         }
         "reject" => {
             let request = object_name(name, "<approvalrequest>", args.first())?;
@@ -140,6 +175,58 @@ pub fn parse(text: &str) -> Result<Command, CommandError> {
         }
         other => Err(CommandError(format!("unknown command {}", clip(other)))),
     }
+}
+
+/// What follows the first `n` words of `line`.
+fn after_words(line: &str, n: usize) -> &str {
+    let mut rest = line.trim_start();
+    for _ in 0..n {
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        rest = rest[end..].trim_start();
+    }
+    rest
+}
+
+/// `tx-1, tx-2=Groceries`: lines to drop, and lines with the category to put them in.
+fn exceptions(list: &str) -> Result<Vec<Exception>, CommandError> {
+    let items: Vec<&str> = list.split(',').map(str::trim).collect();
+    if items.iter().all(|i| i.is_empty()) {
+        return Err(CommandError(
+            "`except` lists no transaction: write `except tx-1, tx-2=Groceries`".into(),
+        ));
+    }
+    if items.len() > MAX_EXCEPTIONS {
+        return Err(CommandError(format!(
+            "`except` lists {} transactions; at most {MAX_EXCEPTIONS} fit in one command",
+            items.len()
+        )));
+    }
+    items
+        .into_iter()
+        .map(|item| {
+            let (tx, category) = match item.split_once('=') {
+                Some((tx, c)) => (tx.trim(), Some(c.trim())),
+                None => (item, None),
+            };
+            let id_char = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+            if tx.is_empty() || tx.len() > 64 || !tx.chars().all(id_char) {
+                return Err(CommandError(format!(
+                    "{} is not a transaction id: write `except tx-1, tx-2=Groceries`",
+                    clip(item)
+                )));
+            }
+            if category.is_some_and(|c| c.is_empty() || c.chars().count() > 100) {
+                return Err(CommandError(format!(
+                    "{} names no category after `=`",
+                    clip(item)
+                )));
+            }
+            Ok(Exception {
+                transaction_id: tx.to_owned(),
+                category: category.map(str::to_owned),
+            })
+        })
+        .collect()
 }
 
 fn first_word(text: &str) -> String {
@@ -217,6 +304,7 @@ mod tests {
                 Command::Approve {
                     request: Some("apr-1".into()),
                     comment: None,
+                    except: vec![],
                 },
             ),
             (
@@ -224,6 +312,7 @@ mod tests {
                 Command::Approve {
                     request: None,
                     comment: None,
+                    except: vec![],
                 },
             ),
             (
@@ -231,6 +320,7 @@ mod tests {
                 Command::Approve {
                     request: None,
                     comment: Some("checked the receipts".into()),
+                    except: vec![],
                 },
             ),
             (
@@ -238,6 +328,28 @@ mod tests {
                 Command::Approve {
                     request: Some("apr-1".into()),
                     comment: Some("looks right".into()),
+                    except: vec![],
+                },
+            ),
+            (
+                "/agent approve apr-1 except tx-1,  tx-2 = Dining Out ,tx-3\nthe rest is right",
+                Command::Approve {
+                    request: Some("apr-1".into()),
+                    comment: Some("the rest is right".into()),
+                    except: vec![
+                        Exception {
+                            transaction_id: "tx-1".into(),
+                            category: None,
+                        },
+                        Exception {
+                            transaction_id: "tx-2".into(),
+                            category: Some("Dining Out".into()),
+                        },
+                        Exception {
+                            transaction_id: "tx-3".into(),
+                            category: None,
+                        },
+                    ],
                 },
             ),
             (
@@ -282,6 +394,17 @@ mod tests {
                 "not a valid Kubernetes object name",
             ),
             ("/agent reject apr-1", "needs a reason"),
+            ("/agent approve apr-1 except", "lists no transaction"),
+            ("/agent approve apr-1 except ,", "lists no transaction"),
+            (
+                "/agent approve apr-1 except tx 1",
+                "is not a transaction id",
+            ),
+            ("/agent approve apr-1 except tx-1=", "names no category"),
+            (
+                "/agent approve except tx-1",
+                "needs the request's name first",
+            ),
             ("/agent suggest july", "not a month"),
             ("/agent suggest 2026-13", "not a month"),
             ("/agent suggest 2026-07 2026-08", "at most one argument"),

@@ -8,8 +8,10 @@ use super::approved::{Approved, Basis};
 use super::preview::PlanPreview;
 use super::undo::AppliedChange;
 use super::validate::{guarded, validate};
+use crate::api::autopilot::AUTOPILOT_LABEL;
+use crate::api::budget::Budget;
 use crate::api::common::Edits;
-use crate::api::plan::Assignment;
+use crate::api::plan::{Assignment, CategorizationPlan};
 use crate::logic::mirror::Mirror;
 
 /// How many edited transactions a one-line summary names before counting the rest.
@@ -120,6 +122,53 @@ pub fn apply(basis: &Basis, edits: &Edits, askable: &HashSet<String>) -> Result<
         }
     };
     out.ok_or(EditError::NothingLeft)
+}
+
+/// The transactions the review of `plan` asks about besides its lines: those the Budget's
+/// rules disagree on, for the autopilot's plan (the Budget's status, which only ledgerops
+/// writes, lists them).
+pub fn askable(plan: &CategorizationPlan, budget: &Budget) -> HashSet<String> {
+    let autopilot = plan
+        .metadata
+        .labels
+        .as_ref()
+        .is_some_and(|l| l.contains_key(AUTOPILOT_LABEL));
+    if !autopilot {
+        return HashSet::new();
+    }
+    budget
+        .status
+        .as_ref()
+        .and_then(|s| s.autopilot.as_ref())
+        .map(|a| {
+            a.disagreements
+                .iter()
+                .map(|d| d.transaction_id.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether `edits` to `plan` can be approved, before a decision records them: what the write
+/// checks too, short of the fresh YNAB state (an undo's lines are its journal's, which only
+/// the write reads). `asked_four_eyes`: the request was opened under four eyes.
+pub fn check(
+    edits: &Edits,
+    plan: &CategorizationPlan,
+    budget: &Budget,
+    asked_four_eyes: bool,
+) -> Result<(), EditError> {
+    allowed(edits, asked_four_eyes || budget.spec.approval.four_eyes)?;
+    match &plan.spec.assignments {
+        Some(assignments) => {
+            let basis = Basis::Assignments(assignments.clone());
+            apply(&basis, edits, &askable(plan, budget)).map(|_| ())
+        }
+        None => match edits.set.first() {
+            Some(s) => Err(EditError::SetOnUndo(s.transaction_id.clone())),
+            None => Ok(()),
+        },
+    }
 }
 
 /// The edited proposal: `approved` with `edits` applied, previewed on `mirror` (reading what
