@@ -25,6 +25,7 @@ use crate::k8s::watches::Watches;
 use crate::logic::config_repo::RepoKind;
 use crate::logic::config_repo::feedback::{self, CommitReport};
 use crate::logic::job::report::is_waiting;
+use crate::logic::plan::{category_name, edit};
 use crate::metrics::ErrorLabels;
 
 /// How often every plan's report is looked at again without a change (a status or comment
@@ -166,6 +167,7 @@ async fn reconcile(repo: Arc<ConfigRepo>, fb: Arc<Feedback>) -> Result<Action, F
         };
         report_status(&fb, &target, commit, &plan).await?;
         comment_preview(&fb, &target, commit, &plan).await?;
+        comment_edits(&fb, &target, commit, &plan).await?;
     }
     fb.agent.succeeded(&format!("feedback/{}", repo.name_any()));
     Ok(Action::requeue(RESYNC))
@@ -247,6 +249,47 @@ async fn comment_preview(
         let body = feedback::preview_comment(&plan.name_any(), &r, commit);
         gitea.create_comment(repo, number, &body).await?;
         tracing::info!(%repo, pull = number, %request, "preview commented on the pull request");
+    }
+    fb.commented.lock().expect("commented lock").insert(key);
+    Ok(())
+}
+
+/// Tells the pull request merged as `commit` what the approver changed in the plan before
+/// approving it, once per request.
+async fn comment_edits(
+    fb: &Feedback,
+    repo: &str,
+    commit: &str,
+    plan: &CategorizationPlan,
+) -> Result<(), FeedbackError> {
+    let Some((request, decision)) = feedback::edited(plan) else {
+        return Ok(());
+    };
+    let key = format!("{repo}@{commit}#edits#{request}");
+    if fb.commented.lock().expect("commented lock").contains(&key) {
+        return Ok(());
+    }
+    let gitea = &fb.agent.gitea;
+    let Some(number) = gitea.merged_pull_request(repo, commit).await? else {
+        fb.commented.lock().expect("commented lock").insert(key);
+        return Ok(());
+    };
+    let comments = gitea.list_comments(repo, number).await?;
+    if !feedback::edits_shown(&comments, &fb.agent.bot, request) {
+        let categories = {
+            let namespace = plan.namespace().unwrap_or_default();
+            let slot = fb
+                .agent
+                .budget_links
+                .mirror(&namespace, &plan.spec.budget_ref.name);
+            let slot = slot.state.read().await;
+            category_name::assignable(&slot.mirror)
+        };
+        let edits = decision.edits.clone().unwrap_or_default();
+        let summary = edit::summary(&edits, |id| category_name::name_of(id, &categories));
+        let body = feedback::edits_comment(&plan.name_any(), request, decision, &summary);
+        gitea.create_comment(repo, number, &body).await?;
+        tracing::info!(%repo, pull = number, %request, "approver's edits commented on the pull request");
     }
     fb.commented.lock().expect("commented lock").insert(key);
     Ok(())

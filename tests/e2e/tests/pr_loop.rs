@@ -406,6 +406,106 @@ async fn a_suggested_plan_merged_is_previewed_on_its_pull_request_and_approved_t
 }
 
 #[tokio::test]
+async fn an_approval_with_exceptions_on_the_pull_request_writes_the_edited_plan_and_says_so_there()
+{
+    let w = World::new("pr-edits").await;
+    w.household().await;
+    let issue = gitea_api::open_issue(&w.repo, "September").await;
+    let job = w
+        .command(w.gitea.writer(), issue, "/agent suggest 2026-09")
+        .await;
+    assert_eq!(phase(&job), Some(JobPhase::Succeeded), "{}", text(&job));
+    let pr = World::pull_request(&job);
+    let plan = w.plan_of(pr).await;
+    w.merge(pr).await;
+    let waiting = w.wait_plan(&plan, PlanPhase::AwaitingApproval).await;
+    let request = waiting.status.unwrap().approval_request.unwrap();
+    w.wait_preview(pr).await;
+    let assignments =
+        w.sc.api::<CategorizationPlan>()
+            .get(&plan)
+            .await
+            .unwrap()
+            .spec
+            .assignments
+            .unwrap();
+    assert!(assignments.len() >= 2, "{assignments:?}");
+    let (dropped, changed) = (&assignments[0], &assignments[1]);
+    let to = if changed.category_id == category("Gifts") {
+        "Groceries"
+    } else {
+        "Gifts"
+    };
+
+    // A stray line is refused before anything is recorded.
+    let stray = format!("/agent approve {request} except tx-nope");
+    let refused = w.command(w.gitea.writer(), pr, &stray).await;
+    assert_eq!(
+        phase(&refused),
+        Some(JobPhase::Rejected),
+        "{}",
+        text(&refused)
+    );
+    assert!(
+        text(&refused).contains("not in the proposal"),
+        "{}",
+        text(&refused)
+    );
+
+    // One comment approves the plan less one line, with another line in another category.
+    let command = format!(
+        "/agent approve {request} except {}, {}={to}\nthe first one was a refund",
+        dropped.transaction_id, changed.transaction_id
+    );
+    let approved = w.command(w.gitea.writer(), pr, &command).await;
+    assert_eq!(
+        phase(&approved),
+        Some(JobPhase::Succeeded),
+        "{}",
+        text(&approved)
+    );
+    let applied = w.wait_plan(&plan, PlanPhase::Applied).await;
+    assert_eq!(w.sc.requests(PATCH).await, 1);
+    assert_eq!(w.sc.ynab_category(&dropped.transaction_id).await, None);
+    assert_eq!(
+        w.sc.ynab_category(&changed.transaction_id).await,
+        Some(category(to))
+    );
+    let record = applied.status.unwrap().decision.unwrap();
+    assert_eq!(record.by, format!("gitea:{}", w.gitea.writer().login()));
+    assert_eq!(
+        record.comment.as_deref(),
+        Some("the first one was a refund")
+    );
+    let edits = record.edits.unwrap();
+    assert_eq!(edits.drop, [dropped.transaction_id.clone()]);
+    assert_eq!(edits.set[0].category_id, category(to));
+
+    // The pull request that brought the plan is told, once, in the bot's words.
+    wait::eventually("the edits comment", WAIT, async || {
+        gitea_api::comments(&w.repo, pr).await.iter().any(|c| {
+            c.author == w.gitea.bot().login() && c.body.starts_with("<!-- ledgerops:edits ")
+        })
+    })
+    .await;
+    let edits_comments: Vec<String> = gitea_api::comments(&w.repo, pr)
+        .await
+        .into_iter()
+        .filter(|c| c.body.starts_with("<!-- ledgerops:edits "))
+        .map(|c| c.body)
+        .collect();
+    assert_eq!(edits_comments.len(), 1, "{edits_comments:?}");
+    assert!(
+        edits_comments[0].contains(&format!(
+            "with edits: dropped {}",
+            dropped.transaction_id.replace('-', "\\-")
+        )) && edits_comments[0].contains(to),
+        "{}",
+        edits_comments[0]
+    );
+}
+
+#[tokio::test]
 async fn a_rule_learned_from_approvals_is_proposed_and_blessed_by_merging_its_pull_request() {
     let w = World::new("pr-rules").await;
     w.household_with(json!({"proposeRulesAfter": 1})).await;

@@ -5,6 +5,7 @@
 //! before the command was written, and nothing else.
 
 use crate::api::approval::{ApprovalRequest, SubjectKind};
+use crate::api::common::DecisionRecord;
 use crate::api::plan::{CategorizationPlan, PlanPhase};
 use crate::logic::conditions;
 use crate::logic::job::render::IssueComment;
@@ -249,6 +250,52 @@ pub fn is_shown(comments: &[IssueComment], bot: &str, request: &str) -> bool {
         .filter(|c| c.author == bot)
         .filter_map(|c| parse(&c.body))
         .any(|s| s.request == request)
+}
+
+/// The marker that opens the bot's comment on the approver's edits of `request`.
+fn edits_marker(request: &str) -> String {
+    format!("<!-- ledgerops:edits request={request} -->")
+}
+
+/// The approver's edits of `plan` to tell its pull request about, when its decision carries
+/// any: the request they were made on, and who made them.
+pub fn edited(plan: &CategorizationPlan) -> Option<(&str, &DecisionRecord)> {
+    let status = plan.status.as_ref()?;
+    let started = matches!(
+        status.phase?,
+        PlanPhase::Applying | PlanPhase::Applied | PlanPhase::PartiallyApplied | PlanPhase::Failed
+    );
+    let decision = status.decision.as_ref()?;
+    let edits = decision.edits.as_ref().filter(|e| !e.is_empty());
+    let request = decision.request.as_deref()?;
+    (started && edits.is_some()).then_some((request, decision))
+}
+
+/// The comment telling the pull request that brought `plan` what the approver changed
+/// (`summary`, from [`crate::logic::plan::edit::summary`]) before approving it.
+pub fn edits_comment(
+    plan: &str,
+    request: &str,
+    decision: &DecisionRecord,
+    summary: &str,
+) -> String {
+    format!(
+        "{}\nCategorizationPlan {} from this pull request was approved by {} with edits: {}. ledgerops previewed the edited set against YNAB again and wrote it as one operation (ApprovalRequest {}); the plan's status and journal record the edits.\n",
+        edits_marker(request),
+        cell_code(plan),
+        cell_code(&decision.by),
+        cell(summary),
+        cell_code(request)
+    )
+}
+
+/// Whether the bot already told the pull request about the edits of `request`.
+pub fn edits_shown(comments: &[IssueComment], bot: &str, request: &str) -> bool {
+    let marker = edits_marker(request);
+    comments
+        .iter()
+        .filter(|c| c.author == bot)
+        .any(|c| c.body.lines().next() == Some(marker.as_str()))
 }
 
 #[cfg(test)]

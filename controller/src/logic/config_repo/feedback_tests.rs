@@ -297,3 +297,50 @@ fn an_approval_holds_only_for_the_request_plan_and_preview_shown() {
     transaction.spec.subject.kind = SubjectKind::Transaction;
     assert!(!still_holds(&shown, &transaction), "other kind");
 }
+
+#[test]
+fn the_edits_are_told_once_when_their_write_started() {
+    let decision = json!({"verdict": "Approve", "by": "gitea:carol", "previewHash": "h",
+        "request": "sept-1", "edits": {"drop": ["tx-1"]}});
+    let cases = [
+        ("Applied", decision.clone(), true),
+        ("Applying", decision.clone(), true),
+        ("AwaitingApproval", decision.clone(), false),
+        (
+            "Applied",
+            json!({"verdict": "Approve", "by": "bob", "previewHash": "h", "request": "sept-1"}),
+            false,
+        ),
+        (
+            "Applied",
+            json!({"verdict": "Approve", "by": "bob", "previewHash": "h", "request": "sept-1", "edits": {}}),
+            false,
+        ),
+    ];
+    for (phase, decision, told) in cases {
+        let p = plan(json!({"phase": phase, "decision": decision}));
+        assert_eq!(edited(&p).is_some(), told, "{phase} {decision}");
+    }
+    let p = plan(json!({"phase": "Applied", "decision": decision}));
+    let (request, record) = edited(&p).unwrap();
+    let body = edits_comment("september", request, record, "dropped tx-1 | `x`");
+    assert!(
+        body.starts_with("<!-- ledgerops:edits request=sept-1 -->\n"),
+        "{body}"
+    );
+    assert!(
+        body.contains("approved by `gitea:carol` with edits: dropped tx"),
+        "{body}"
+    );
+    assert!(
+        body.contains("\\|") && !body.contains(" `x`"),
+        "the summary is escaped: {body}"
+    );
+    let bot = "ledgerops-bot";
+    assert!(edits_shown(&[comment(5, bot, &body)], bot, "sept-1"));
+    assert!(
+        !edits_shown(&[comment(5, "mallory", &body)], bot, "sept-1"),
+        "only the bot's"
+    );
+    assert!(!edits_shown(&[comment(5, bot, &body)], bot, "sept-2"));
+}
