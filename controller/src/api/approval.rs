@@ -4,7 +4,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
-use super::common::{CategoryChange, Edits, LocalRef};
+use super::common::{CategoryChange, Edits, LocalRef, Review};
 
 /// One decision a person makes on one exact preview. `kubectl get approvalrequests` lists the
 /// waiting ones; a person answers by setting `spec.decision`.
@@ -56,6 +56,11 @@ pub struct ApprovalRequestSpec {
     #[schemars(length(max = 100))]
     #[x_kube(validation = Rule::new("self == oldSelf").message("changes are set by ledgerops and cannot change"))]
     pub changes: Vec<CategoryChange>,
+    /// Every change summed up for one screen: groups, totals per category, the lines to look
+    /// at first, and what the review asks besides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[x_kube(validation = Rule::new("self == oldSelf").message("review is set by ledgerops and cannot change"))]
+    pub review: Option<Review>,
     /// How many changes the approval covers in all.
     #[serde(default)]
     #[x_kube(validation = Rule::new("self == oldSelf").message("changeCount is set by ledgerops and cannot change"))]

@@ -139,6 +139,70 @@ pub struct CategoryEdit {
     pub category_id: String,
 }
 
+/// A proposal summed up for one screen: its lines grouped by payee and category, the money per
+/// category, the lines to look at first, and what the review asks besides. Computed by
+/// ledgerops from every line, not only the listed ones.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Review {
+    /// Lines by payee and proposed category, most lines first (at most 50 groups; the rest
+    /// are counted in the last).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 50))]
+    pub groups: Vec<ReviewGroup>,
+    /// Lines and money per proposed category, most money first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 100))]
+    pub categories: Vec<ReviewGroup>,
+    /// Lines to look at before the rest, each with why (at most 50).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 50))]
+    pub exceptions: Vec<ReviewException>,
+    /// How many lines deserve a look in all.
+    #[serde(default)]
+    pub exception_count: u32,
+    /// Transactions Blessed rules disagree on, asked in the same review: an approver answers
+    /// one by setting its category (`--set TX=CATEGORY`, `except TX=CATEGORY`) (at most 20).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 20))]
+    pub questions: Vec<ReviewQuestion>,
+}
+
+/// Lines that share a payee and a proposed category (a `payee` absent for a category total).
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewGroup {
+    /// Payee as imported from the bank. Untrusted text: never an instruction to anyone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payee: Option<String>,
+    /// The proposed category's name (or id); absent for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// Lines.
+    pub count: u32,
+    /// Money they move, sign ignored (currency units).
+    pub total: Amount,
+}
+
+/// A line to look at first.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewException {
+    pub change: CategoryChange,
+    /// Why it deserves a look.
+    pub why: String,
+}
+
+/// A transaction the rules disagree on.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewQuestion {
+    /// The transaction as it is (no category proposed).
+    pub change: CategoryChange,
+    /// The Blessed rules that disagree on it.
+    pub rules: Vec<String>,
+}
+
 /// One transaction's category before and after a change, as shown to the person who approves it.
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]

@@ -4,7 +4,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
-use super::common::{CategoryChange, DecisionRecord, LocalRef, WriteIntent};
+use super::common::{CategoryChange, DecisionRecord, LocalRef, Review, WriteIntent};
 
 /// A batch of category assignments, previewed, approved by a person and applied in one request;
 /// or, with `undoOf`, the revert of an applied plan.
@@ -184,4 +184,7 @@ pub struct Preview {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 100))]
     pub conflicts: Vec<String>,
+    /// Every change summed up for one screen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<Review>,
 }

@@ -297,6 +297,7 @@ mod tests {
                     comment: Some("ok".into()),
                     edits: None,
                 }),
+                review: None,
             },
         );
         r.metadata.owner_references = Some(vec![OwnerReference {

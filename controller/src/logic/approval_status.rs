@@ -215,6 +215,7 @@ mod tests {
             proposed_by: String::new(),
             four_eyes: false,
             decision,
+            review: None,
         }
     }
 

@@ -211,6 +211,7 @@ fn a_requests_decision_counts_its_recorded_and_its_current_proposer() {
                     comment: None,
                     edits: None,
                 }),
+                review: None,
             },
         )
     };

@@ -73,6 +73,7 @@ fn request(name: &str, subject: &str, created: i64) -> ApprovalRequest {
             proposed_by: String::new(),
             four_eyes: false,
             decision: None,
+            review: None,
         },
     );
     r.metadata.creation_timestamp = Some(Time(at(created)));

@@ -13,7 +13,7 @@ use crate::api::approval::{
     ApprovalRequest, ApprovalRequestSpec, ApprovalUse, Issuance, Subject, SubjectKind,
 };
 use crate::api::budget::Budget;
-use crate::api::common::{DecisionRecord, Edits, LocalRef};
+use crate::api::common::{DecisionRecord, Edits, LocalRef, Review};
 use crate::k8s::{objects, status};
 use crate::logic::approval_authority::{self as authority, Authority, Expected, Next};
 use crate::logic::approval_status;
@@ -40,6 +40,8 @@ pub struct Ask<'a, K> {
     /// Binds the approval to exactly this change from exactly this state.
     pub hash: String,
     pub summary: String,
+    /// The changes summed up for one screen (a plan's).
+    pub review: Option<Review>,
 }
 
 /// The authority a write goes ahead under.
@@ -519,6 +521,7 @@ fn new_request<K: Resource<DynamicType = ()>>(
                 .to_owned(),
             four_eyes: policy.four_eyes,
             decision: None,
+            review: ask.review.clone(),
         },
     );
     request.metadata.labels = Some([(objects::SUBJECT_UID.to_owned(), uid.to_owned())].into());

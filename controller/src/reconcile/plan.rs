@@ -13,8 +13,9 @@ use kube::{Api, Resource, ResourceExt};
 use super::approval_gate::{self, Ask, Gate, Grant};
 use super::{Context, Error, budget_scoped};
 use crate::api::approval::SubjectKind;
+use crate::api::autopilot::Disagreement;
 use crate::api::budget::Budget;
-use crate::api::common::{Edits, WriteIntent};
+use crate::api::common::{Edits, Review, WriteIntent};
 use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, Progress};
 use crate::k8s::watches::Watches;
 use crate::k8s::{journal, status};
@@ -23,10 +24,11 @@ use crate::logic::plan::edit::{self, EditError};
 use crate::logic::plan::end::{self, End};
 use crate::logic::plan::operation::{self, Conclusion};
 use crate::logic::plan::outcome::{self, WriteResult};
+use crate::logic::plan::review;
 use crate::logic::plan::step::{self, Resume, Step};
 use crate::logic::plan::{self, AppliedChange, Approved, Basis, PlanPreview, State};
 use crate::logic::plan_status::{self, PlanVerdict};
-use crate::logic::{announce, policy};
+use crate::logic::{announce, money, policy};
 use crate::ynab::batcher::Destination;
 use crate::ynab::budget_links::BudgetKey;
 
@@ -115,6 +117,7 @@ async fn advance(
         preview,
         decision,
         approved,
+        review,
     } = found;
     let (resumed, cut_off) = step::resumes(resume, &preview.hash);
     if let Some(cut) = cut_off {
@@ -123,7 +126,11 @@ async fn advance(
             return Ok(Step::on_change(verdict));
         }
     }
-    if let Some(stop) = step::previewed(next, &preview) {
+    let stop = step::previewed(next, &preview);
+    if let Some(shown) = next.preview.as_mut() {
+        shown.review = Some(review.clone());
+    }
+    if let Some(stop) = stop {
         return Ok(stop);
     }
     let (attempt, started_at) = step::attempt(resumed.as_ref(), &uid, now);
@@ -135,6 +142,7 @@ async fn advance(
         decision,
         summary: step::summary(&preview.changes),
         hash: preview.hash.clone(),
+        review: Some(review),
     };
     let mut grant = match approval_gate::gate(ctx, ask, attempt, now).await? {
         Gate::Proceed(grant) => grant,
@@ -456,6 +464,7 @@ struct Found {
     preview: PlanPreview,
     decision: policy::Decision,
     approved: Approved,
+    review: Review,
 }
 
 /// The preview of the plan's spec on the Budget's mirror, or the verdict when it cannot be
@@ -542,9 +551,33 @@ async fn preview(
     }
     let known: HashSet<String> = policy::known_payees(mirror, &preview.changes);
     let decision = policy::decide(&preview.changes, &budget.spec.approval, &known);
+    let watch = review::Watch {
+        known_payees: &known,
+        large_from: budget
+            .spec
+            .approval
+            .auto_approve_below
+            .as_ref()
+            .and_then(|a| money::parse_decimal(&a.0).ok()),
+        decimal_digits: digits,
+    };
+    // The autopilot's plan asks, in the same review, what the rules disagree on.
+    let disputed = edit::askable(plan, budget);
+    let disagreements: Vec<Disagreement> = budget
+        .status
+        .as_ref()
+        .and_then(|s| s.autopilot.as_ref())
+        .map(|a| a.disagreements.clone())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| disputed.contains(&d.transaction_id))
+        .collect();
+    let questions = review::questions(&disagreements, mirror, digits);
+    let review = review::review(&preview.changes, watch, questions);
     Ok(Ok(Found {
         preview,
         decision,
         approved,
+        review,
     }))
 }

@@ -284,6 +284,7 @@ async fn write(
         decision: policy::decide(change.as_slice(), &budget.spec.approval, &known_payees),
         hash: hash.clone(),
         summary: seen.summary(),
+        review: None,
     };
     let uid = tx.meta().uid.as_deref().unwrap_or_default();
     let attempt = gate::attempt_id(tx.meta().uid.as_deref().unwrap_or("local"), now);

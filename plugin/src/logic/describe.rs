@@ -3,10 +3,13 @@
 
 use k8s_openapi::jiff::Timestamp;
 use ledgerops::api::approval::ApprovalRequest;
+use ledgerops::api::common::{CategoryChange, Review};
 use ledgerops::api::plan::CategorizationPlan;
+use ledgerops::logic::money;
 
 use super::preview;
 use super::queue::subject;
+use super::review;
 use super::table::Style;
 use super::time;
 
@@ -50,13 +53,58 @@ pub fn request(
     let unchanged = preview
         .filter(|p| p.hash == r.spec.preview_hash)
         .map(|p| (p.unchanged_count, p.conflicts.as_slice()));
-    out.push_str(&preview::block(
+    out.push_str(&changes(
+        r.spec.review.as_ref(),
         &r.spec.changes,
         r.spec.change_count,
         unchanged.map(|u| u.0),
         unchanged.map(|u| u.1).unwrap_or_default(),
         style,
     ));
+    out
+}
+
+/// The review first (when ledgerops computed one), then every listed line of a short proposal,
+/// or only the counts of a long one, whose groups the review showed.
+fn changes(
+    review: Option<&Review>,
+    listed: &[CategoryChange],
+    change_count: u32,
+    unchanged: Option<u32>,
+    conflicts: &[String],
+    style: Style,
+) -> String {
+    let grouped = review::grouped(review, change_count);
+    let mut out = review.map_or_else(String::new, |r| review::block(r, grouped, style));
+    match review.filter(|_| grouped) {
+        // The groups stand for the lines; the totals are the review's, over every line.
+        Some(r) => {
+            out.push_str(&format!(
+                "The first {} lines are listed by kubectl ledgerops show NAME -o yaml.\n",
+                listed.len()
+            ));
+            let moved = r
+                .categories
+                .iter()
+                .filter_map(|c| money::parse_decimal(&c.total.0).ok())
+                .fold(0i64, i64::saturating_add);
+            let moved = money::to_decimal(moved, 2);
+            out.push_str(&preview::counts(
+                change_count,
+                &moved,
+                unchanged,
+                conflicts,
+                style,
+            ));
+        }
+        None => out.push_str(&preview::block(
+            listed,
+            change_count,
+            unchanged,
+            conflicts,
+            style,
+        )),
+    }
     out
 }
 
@@ -97,7 +145,8 @@ pub fn plan(p: &CategorizationPlan, style: Style) -> String {
                 "Preview hash: {} (YNAB server knowledge {})\n\n",
                 pv.hash, pv.server_knowledge
             ));
-            out.push_str(&preview::block(
+            out.push_str(&changes(
+                pv.review.as_ref(),
                 &pv.changes,
                 pv.change_count,
                 Some(pv.unchanged_count),
@@ -137,6 +186,7 @@ mod tests {
                 changes: vec![],
                 unchanged_count: 3,
                 conflicts: vec!["tx-049".into()],
+                review: None,
             }),
             ..Default::default()
         });

@@ -92,6 +92,7 @@ mod tests {
                 changes: vec![],
                 unchanged_count: 0,
                 conflicts: vec![],
+                review: None,
             }),
             ..Default::default()
         });

@@ -13,5 +13,6 @@ pub mod outcome;
 pub mod preview;
 pub mod propose;
 pub mod queue;
+pub mod review;
 pub mod table;
 pub mod time;

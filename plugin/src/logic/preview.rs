@@ -111,7 +111,19 @@ pub fn block(
     let moved = total(changes, change_count)
         .map(|t| t.text())
         .unwrap_or_else(|e| format!("? ({e})"));
-    out.push_str(&format!("{change_count} to change, {moved} moved"));
+    out.push_str(&counts(change_count, &moved, unchanged, conflicts, style));
+    out
+}
+
+/// `300 to change, 7650.00 moved, 0 unchanged`, and an undo's conflicts.
+pub fn counts(
+    change_count: u32,
+    moved: &str,
+    unchanged: Option<u32>,
+    conflicts: &[String],
+    style: Style,
+) -> String {
+    let mut out = format!("{change_count} to change, {moved} moved");
     if let Some(n) = unchanged {
         out.push_str(&format!(", {n} unchanged"));
     }

@@ -52,6 +52,7 @@ fn request(name: &str, hash: &str, changes: Vec<CategoryChange>, count: u32) -> 
             proposed_by: String::new(),
             four_eyes: false,
             decision: None,
+            review: None,
         },
     )
 }

@@ -172,6 +172,7 @@ mod tests {
                     comment: None,
                     edits: None,
                 }),
+                review: None,
             },
         );
         r.metadata = ObjectMeta {

@@ -12,6 +12,7 @@ pub mod operation;
 pub mod outcome;
 pub mod preview;
 mod preview_step;
+pub mod review;
 pub mod step;
 pub mod undo;
 pub mod validate;

@@ -82,6 +82,7 @@ impl From<PlanPreview> for Preview {
                 .collect(),
             unchanged_count: p.unchanged_count,
             conflicts: p.conflicts.into_iter().take(SHOWN).collect(),
+            review: None,
         }
     }
 }
@@ -164,7 +165,7 @@ pub(super) fn assemble(steps: Vec<PreviewStep<'_>>, state: &State<'_>) -> PlanPr
     }
 }
 
-fn planned_change(
+pub(super) fn planned_change(
     tx: &TransactionSummary,
     to: Option<&str>,
     mirror: &Mirror,
@@ -360,6 +361,7 @@ mod tests {
                 changes: vec![p.changes[0].change.clone()],
                 unchanged_count: 1,
                 conflicts: vec![],
+                review: None,
             }
         );
     }

@@ -1,0 +1,307 @@
+//! A proposal summed up for one screen: a 300-line plan is read as a handful of groups (payee
+//! and category), the money per category, the few lines that deserve a look first, and the
+//! transactions the rules disagree on, asked in the same review. Computed from every line; the
+//! request and the plan list only the first 100.
+
+use std::collections::{BTreeMap, HashSet};
+
+use super::preview::{PlannedChange, planned_change};
+use crate::api::autopilot::Disagreement;
+use crate::api::common::{Amount, Review, ReviewException, ReviewGroup, ReviewQuestion};
+use crate::logic::mirror::Mirror;
+use crate::logic::money;
+
+/// How many payee groups, exceptions and questions a review lists.
+const GROUPS: usize = 50;
+const EXCEPTIONS: usize = 50;
+const QUESTIONS: usize = 20;
+/// How many categories it totals.
+const CATEGORIES: usize = 100;
+
+/// What makes a line an exception, besides its own content.
+#[derive(Debug, Clone, Copy)]
+pub struct Watch<'a> {
+    /// Payees (YNAB ids) the budget categorised before; any other is new.
+    pub known_payees: &'a HashSet<String>,
+    /// Lines moving at least this much (milliunits, sign ignored) are large: the Budget's
+    /// auto-approve limit, when it has one.
+    pub large_from: Option<i64>,
+    pub decimal_digits: u8,
+}
+
+/// The review of `changes`, with `questions` asked besides.
+pub fn review(
+    changes: &[PlannedChange],
+    watch: Watch<'_>,
+    questions: Vec<ReviewQuestion>,
+) -> Review {
+    let amount =
+        |c: &PlannedChange| money::parse_decimal(&c.change.amount.0).map_or(0, i64::saturating_abs);
+    let mut groups: BTreeMap<(Option<String>, Option<String>), (u32, i64)> = BTreeMap::new();
+    let mut categories: BTreeMap<Option<String>, (u32, i64)> = BTreeMap::new();
+    let mut exceptions = Vec::new();
+    for c in changes {
+        let category = c
+            .change
+            .to_category
+            .clone()
+            .or_else(|| c.change.to_category_id.clone());
+        let m = amount(c);
+        let add = |slot: &mut (u32, i64)| {
+            slot.0 = slot.0.saturating_add(1);
+            slot.1 = slot.1.saturating_add(m);
+        };
+        add(groups
+            .entry((c.change.payee.clone(), category.clone()))
+            .or_default());
+        add(categories.entry(category).or_default());
+        if let Some(why) = exception(c, m, watch) {
+            exceptions.push(ReviewException {
+                change: c.change.clone(),
+                why,
+            });
+        }
+    }
+    let shown = |count: u32, total: i64| (count, money::to_decimal(total, watch.decimal_digits));
+    let mut groups: Vec<ReviewGroup> = groups
+        .into_iter()
+        .map(|((payee, category), (count, total))| {
+            let (count, total) = shown(count, total);
+            ReviewGroup {
+                payee,
+                category,
+                count,
+                total: Amount(total),
+            }
+        })
+        .collect();
+    groups.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.payee.cmp(&b.payee)));
+    let rest = fold_rest(&mut groups, watch.decimal_digits);
+    groups.extend(rest);
+    let mut by_money: Vec<(Option<String>, u32, i64)> = categories
+        .into_iter()
+        .map(|(c, (n, t))| (c, n, t))
+        .collect();
+    by_money.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+    let categories = by_money
+        .into_iter()
+        .take(CATEGORIES)
+        .map(|(category, count, total)| {
+            let (count, total) = shown(count, total);
+            ReviewGroup {
+                payee: None,
+                category,
+                count,
+                total: Amount(total),
+            }
+        })
+        .collect();
+    let exception_count = u32::try_from(exceptions.len()).unwrap_or(u32::MAX);
+    exceptions.truncate(EXCEPTIONS);
+    Review {
+        groups,
+        categories,
+        exceptions,
+        exception_count,
+        questions: questions.into_iter().take(QUESTIONS).collect(),
+    }
+}
+
+/// Beyond [`GROUPS`], the smallest groups are counted in one last group with no payee.
+fn fold_rest(groups: &mut Vec<ReviewGroup>, digits: u8) -> Option<ReviewGroup> {
+    if groups.len() <= GROUPS {
+        return None;
+    }
+    let rest = groups.split_off(GROUPS - 1);
+    let count = rest.iter().map(|g| g.count).fold(0u32, u32::saturating_add);
+    let total = rest
+        .iter()
+        .filter_map(|g| money::parse_decimal(&g.total.0).ok())
+        .fold(0i64, i64::saturating_add);
+    Some(ReviewGroup {
+        payee: None,
+        category: Some(format!("{} more groups", rest.len())),
+        count,
+        total: Amount(money::to_decimal(total, digits)),
+    })
+}
+
+/// Why line `c` (moving `moved`) deserves a look first, if it does.
+fn exception(c: &PlannedChange, moved: i64, watch: Watch<'_>) -> Option<String> {
+    let mut why = Vec::new();
+    if let Some(from) = c
+        .change
+        .from_category
+        .as_ref()
+        .or(c.change.from_category_id.as_ref())
+    {
+        why.push(format!("moves it out of {from}, which someone chose"));
+    }
+    if c.payee_id
+        .as_ref()
+        .is_some_and(|p| !watch.known_payees.contains(p))
+    {
+        why.push("a payee never categorised before".to_owned());
+    }
+    if let Some(limit) = watch.large_from
+        && moved >= limit
+    {
+        why.push(format!(
+            "at least {} (the Budget's auto-approve limit)",
+            money::to_decimal(limit, watch.decimal_digits)
+        ));
+    }
+    (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// The questions of `disagreements` on `mirror`: each transaction as it is, with the rules
+/// that disagree on it. Transactions the mirror no longer holds, or that a person categorised
+/// meanwhile, are not asked.
+pub fn questions(
+    disagreements: &[Disagreement],
+    mirror: &Mirror,
+    digits: u8,
+) -> Vec<ReviewQuestion> {
+    disagreements
+        .iter()
+        .filter_map(|d| {
+            let tx = mirror.transactions.get(&d.transaction_id)?;
+            let uncategorised = tx.category_id.as_ref().is_none_or(|id| {
+                mirror
+                    .categories
+                    .get(id)
+                    .is_some_and(super::is_uncategorized)
+            });
+            uncategorised.then(|| ReviewQuestion {
+                change: planned_change(tx, None, mirror, digits).change,
+                rules: d.rules.clone(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::plan::preview::preview;
+    use crate::logic::plan::test_support::{DIGITS, assign, at, mirror};
+
+    fn watch(known: &HashSet<String>, large_from: Option<i64>) -> Watch<'_> {
+        Watch {
+            known_payees: known,
+            large_from,
+            decimal_digits: DIGITS,
+        }
+    }
+
+    #[test]
+    fn lines_group_by_payee_and_category_and_total_per_category() {
+        let m = mirror();
+        let p = preview(
+            &[
+                assign("tx-048", "cat-groceries"),
+                assign("tx-049", "cat-transport"),
+                assign("tx-066", "cat-groceries"),
+            ],
+            &at(&m),
+        );
+        let known: HashSet<String> = p
+            .changes
+            .iter()
+            .filter_map(|c| c.payee_id.clone())
+            .collect();
+        let r = review(&p.changes, watch(&known, None), Vec::new());
+        let total: u32 = r.groups.iter().map(|g| g.count).sum();
+        assert_eq!(total, 3);
+        assert!(r.groups.windows(2).all(|w| w[0].count >= w[1].count));
+        let groceries = r
+            .categories
+            .iter()
+            .find(|c| c.category.as_deref() == Some("Groceries"))
+            .unwrap();
+        assert_eq!((groceries.count, groceries.total.0.as_str()), (2, "20.40"));
+        assert!(r.categories.windows(2).all(|w| {
+            money::parse_decimal(&w[0].total.0).unwrap()
+                >= money::parse_decimal(&w[1].total.0).unwrap()
+        }));
+        assert!(r.exceptions.is_empty(), "{:?}", r.exceptions);
+    }
+
+    #[test]
+    fn a_recategorisation_a_new_payee_and_a_large_line_come_first_with_why() {
+        let m = mirror();
+        // tx-065 is in Groceries already; tx-049 is the train; tx-048 the bakery.
+        let p = preview(
+            &[
+                assign("tx-065", "cat-transport"),
+                assign("tx-049", "cat-transport"),
+                assign("tx-048", "cat-groceries"),
+            ],
+            &at(&m),
+        );
+        let train = m.transactions["tx-049"].payee_id.clone().unwrap();
+        let bakery = m.transactions["tx-048"].payee_id.clone();
+        let carrefour = m.transactions["tx-065"].payee_id.clone().unwrap();
+        let known: HashSet<String> = [train, carrefour].into();
+        let r = review(&p.changes, watch(&known, Some(40_000)), Vec::new());
+        let why = |id: &str| {
+            r.exceptions
+                .iter()
+                .find(|e| e.change.transaction_id == id)
+                .map(|e| e.why.clone())
+        };
+        assert_eq!(
+            why("tx-065").as_deref(),
+            Some("moves it out of Groceries, which someone chose")
+        );
+        assert_eq!(
+            why("tx-049").as_deref(),
+            Some("at least 40.00 (the Budget's auto-approve limit)")
+        );
+        let bakery_why = why("tx-048");
+        assert_eq!(
+            bakery_why.is_some(),
+            bakery.is_some(),
+            "a payee never categorised: {bakery_why:?}"
+        );
+        assert_eq!(r.exception_count as usize, r.exceptions.len());
+    }
+
+    #[test]
+    fn beyond_fifty_groups_the_smallest_are_counted_together() {
+        let mut groups: Vec<ReviewGroup> = (0..60)
+            .map(|i| ReviewGroup {
+                payee: Some(format!("payee {i:02}")),
+                category: Some("Groceries".into()),
+                count: 60 - i,
+                total: Amount("1.00".into()),
+            })
+            .collect();
+        let rest = fold_rest(&mut groups, 2).unwrap();
+        assert_eq!(groups.len(), GROUPS - 1);
+        assert_eq!(rest.category.as_deref(), Some("11 more groups"));
+        assert_eq!(rest.count, (1..=11).sum::<u32>());
+        assert_eq!(rest.total.0, "11.00");
+    }
+
+    #[test]
+    fn only_uncategorised_disputed_transactions_are_asked() {
+        let m = mirror();
+        let d = |id: &str| Disagreement {
+            transaction_id: id.into(),
+            rules: vec!["a".into(), "b".into()],
+        };
+        let asked = questions(&[d("tx-048"), d("tx-065"), d("tx-gone")], &m, DIGITS);
+        let ids: Vec<&str> = asked
+            .iter()
+            .map(|q| q.change.transaction_id.as_str())
+            .collect();
+        assert_eq!(
+            ids,
+            ["tx-048"],
+            "categorised and vanished ones are not asked"
+        );
+        assert_eq!(asked[0].rules, ["a", "b"]);
+        assert_eq!(asked[0].change.to_category_id, None);
+    }
+}
