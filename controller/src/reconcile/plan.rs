@@ -552,7 +552,6 @@ async fn preview(
     let known: HashSet<String> = policy::known_payees(mirror, &preview.changes);
     let decision = policy::decide(&preview.changes, &budget.spec.approval, &known);
     let watch = review::Watch {
-        known_payees: &known,
         large_from: budget
             .spec
             .approval

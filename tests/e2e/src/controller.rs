@@ -57,6 +57,25 @@ pub fn plugin_binary() -> &'static Path {
     BINARY.get_or_init(|| named(PLUGIN))
 }
 
+/// Runs `kubectl-ledgerops` as `user` (the test kubeconfig's context of that name) on `plane`,
+/// without a terminal: its exit code, and what it printed (stdout, then stderr).
+pub async fn plugin_as(plane: &ControlPlane, user: &str, args: &[&str]) -> (i32, String) {
+    let kubeconfig = plane.kubeconfig().display().to_string();
+    let out = tokio::process::Command::new(plugin_binary())
+        .args(["--kubeconfig", &kubeconfig, "--context", user])
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .expect("running kubectl-ledgerops");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
 /// `kubectl` on `plane` as a person runs the plugin: `KUBECONFIG` set, and the directory of
 /// `kubectl-ledgerops` and `kubectl_complete-ledgerops` first on `PATH`, where kubectl looks for
 /// plugins and their completers.

@@ -1,6 +1,7 @@
 //! A household's month-end, as the suites and `--bench month_end` run it: 300 new uncategorised
 //! purchases at six merchants, each merchant with a Blessed rule; 10 at a merchant no rule
-//! covers; 2 at one on which two Blessed rules disagree. The autopilot is switched on, and a
+//! covers; 2 at one on which two Blessed rules disagree; one purchase far above its merchant's
+//! others. The autopilot is switched on, and a
 //! person approves what it proposes.
 
 use kube::api::{Patch, PatchParams};
@@ -30,6 +31,12 @@ pub const UNCOVERED: (&str, usize) = ("Omega Kiosk", 10);
 
 /// The merchant two Blessed rules disagree on (Groceries, Household), and its purchases.
 pub const DISPUTED: (&str, usize) = ("Twin Market", 2);
+
+/// The one purchase far above its merchant's others (900.00 at Alpha Mart, whose others move
+/// 1.00 to 49.00): the review lists it first.
+pub fn outlier() -> String {
+    purchase_id(MERCHANTS[0].0, PER_MERCHANT - 1)
+}
 
 /// When the rules were blessed.
 pub const BLESSED_AT: &str = "2026-09-20T10:00:00Z";
@@ -74,6 +81,9 @@ pub fn fixture() -> Fixture {
             t.summary.payee_id = Some(payee_id.clone());
             t.payee_name = Some(merchant.to_owned());
             t.summary.amount = -1_000 * (i as i64 + 1);
+            if t.summary.id == outlier() {
+                t.summary.amount = -900_000;
+            }
             plan.transactions.push(t);
         }
     }
@@ -107,7 +117,7 @@ pub async fn prepare(s: &Scenario, approval: serde_json::Value) {
 }
 
 /// Switches the autopilot on, with a breaker well above the month (1,000 purchases, 10,000 a
-/// day; the month's 300 move 7,650).
+/// day; the month's 300 move 8,500).
 pub async fn autopilot_on(s: &Scenario) {
     let autopilot =
         json!({"enabled": true, "maxTransactionsPerDay": 1000, "maxAmountPerDay": "10000"});

@@ -10,6 +10,7 @@ use kube::api::{ListParams, Patch, PatchParams};
 use ledgerops::api::budget::Budget;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
+use ledgerops_e2e::controller::plugin_as;
 use ledgerops_e2e::scenario::{
     PATCH, Scenario, WAIT, category, household, most_uncategorised_merchant,
 };
@@ -267,10 +268,48 @@ async fn a_month_end_of_300_purchases_is_one_plan_one_approval_and_five_requests
     }
     let name = plans[0].metadata.name.clone().unwrap();
     s.wait_plan(&name, PlanPhase::AwaitingApproval).await;
-    assert_eq!(s.approval_requests().await.len(), 1, "one question");
+    let requests = s.approval_requests().await;
+    assert_eq!(requests.len(), 1, "one question");
+    let request = requests[0].metadata.name.clone().unwrap();
+    let plane = ledgerops_testenv::ControlPlane::shared();
+    ledgerops_e2e::attacker::approver(plane, &s.ns, "bob").await;
 
-    // One human action.
-    s.approve_plan(&name).await;
+    // One screen: the line that stands out and the disputed ones first, then six groups of 50
+    // and the money per category, not 300 lines.
+    let (code, screen) = plugin_as(plane, "bob", &["show", &request, "-n", &s.ns]).await;
+    println!("$ kubectl ledgerops show {request}\n{screen}");
+    assert_eq!(code, 0, "{screen}");
+    let outlier = month_end::outlier();
+    let disputed: Vec<String> = (0..DISPUTED.1)
+        .map(|i| month_end::purchase_id(DISPUTED.0, i))
+        .collect();
+    let at = |s: &str| {
+        screen
+            .find(s)
+            .unwrap_or_else(|| panic!("{s:?} in {screen}"))
+    };
+    assert!(at("Look at these first (1 of 1 listed)") < at(&outlier));
+    assert!(at(&outlier) < at("The rules disagree on"));
+    assert!(at("The rules disagree on") < at(&disputed[0]) && at(&disputed[1]) < at("By payee"));
+    assert!(at("By payee") < at("By category"));
+    for (merchant, category) in month_end::MERCHANTS {
+        assert!(
+            screen.contains(&format!("\"{merchant}\"")) && screen.contains(category),
+            "{merchant} in {screen}"
+        );
+    }
+    assert!(screen.contains("300 to change, 8500.00 moved"), "{screen}");
+    assert!(screen.lines().count() < 60, "one screen: {screen}");
+
+    // One human action: approve, less the outlier, with one disputed purchase answered.
+    let answer = format!("{}=Groceries", disputed[0]);
+    let args = [
+        "approve", &request, "-n", &s.ns, "--drop", &outlier, "--set", &answer, "--yes",
+    ];
+    let (code, out) = plugin_as(plane, "bob", &args).await;
+    println!("$ kubectl ledgerops approve {request} --drop {outlier} --set {answer} --yes\n{out}");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("Applied: operation"), "{out}");
     let counters = s.sim.control().counters().await.unwrap();
     println!("month-end YNAB requests: {:?}", counters.by_endpoint);
     assert_eq!(s.requests(PATCH).await, 3, "three bulk updates of 100");
@@ -279,9 +318,16 @@ async fn a_month_end_of_300_purchases_is_one_plan_one_approval_and_five_requests
         "one delta sync, one fresh read, three bulk updates: {:?}",
         counters.by_endpoint
     );
-    for id in &covered {
+    for id in covered.iter().filter(|id| **id != outlier) {
         assert!(s.ynab_category(id).await.is_some(), "{id}");
     }
+    assert_eq!(s.ynab_category(&outlier).await, None, "dropped: waits");
+    assert_eq!(
+        s.ynab_category(&disputed[0]).await,
+        Some(ledgerops_e2e::scenario::category("Groceries")),
+        "answered in the same review"
+    );
+    assert_eq!(s.ynab_category(&disputed[1]).await, None, "left for later");
     for i in 0..UNCOVERED.1 {
         let id = month_end::purchase_id(UNCOVERED.0, i);
         assert_eq!(s.ynab_category(&id).await, None, "{id} waits for a person");

@@ -5,7 +5,6 @@
 //! approver's edits in someone else's name, categories chosen under four eyes, edits on a
 //! Transaction's request, a rejection with edits, and edits naming lines the plan lacks.
 
-use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -16,7 +15,7 @@ use ledgerops::api::budget::Budget;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::attacker::{approver, automation, editor};
-use ledgerops_e2e::controller::plugin_binary;
+use ledgerops_e2e::controller::plugin_as;
 use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, household, seed_002};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
@@ -25,22 +24,8 @@ use serde_json::{Value, json};
 /// How long a test watches for a write that must not happen.
 const QUIET: Duration = Duration::from_secs(3);
 
-/// Runs the plugin as `user` (the test kubeconfig's context of that name) without a terminal.
 async fn plugin(user: &str, args: &[&str]) -> (i32, String) {
-    let kubeconfig = ControlPlane::shared().kubeconfig().display().to_string();
-    let out: Output = tokio::process::Command::new(plugin_binary())
-        .args(["--kubeconfig", &kubeconfig, "--context", user])
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .expect("running kubectl-ledgerops");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code().unwrap_or(-1), text)
+    plugin_as(ControlPlane::shared(), user, args).await
 }
 
 /// seed 002's two lines, and tx-044 to Hobbies.

@@ -3,7 +3,7 @@
 //! transactions the rules disagree on, asked in the same review. Computed from every line; the
 //! request and the plan list only the first 100.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use super::preview::{PlannedChange, planned_change};
 use crate::api::autopilot::Disagreement;
@@ -18,11 +18,14 @@ const QUESTIONS: usize = 20;
 /// How many categories it totals.
 const CATEGORIES: usize = 100;
 
+/// A line moving this many times its group's median (or more) stands out, in a group of at
+/// least [`OUTLIER_GROUP`] lines.
+const OUTLIER_TIMES: i64 = 5;
+const OUTLIER_GROUP: usize = 3;
+
 /// What makes a line an exception, besides its own content.
 #[derive(Debug, Clone, Copy)]
-pub struct Watch<'a> {
-    /// Payees (YNAB ids) the budget categorised before; any other is new.
-    pub known_payees: &'a HashSet<String>,
+pub struct Watch {
     /// Lines moving at least this much (milliunits, sign ignored) are large: the Budget's
     /// auto-approve limit, when it has one.
     pub large_from: Option<i64>,
@@ -30,38 +33,43 @@ pub struct Watch<'a> {
 }
 
 /// The review of `changes`, with `questions` asked besides.
-pub fn review(
-    changes: &[PlannedChange],
-    watch: Watch<'_>,
-    questions: Vec<ReviewQuestion>,
-) -> Review {
+pub fn review(changes: &[PlannedChange], watch: Watch, questions: Vec<ReviewQuestion>) -> Review {
     let amount =
         |c: &PlannedChange| money::parse_decimal(&c.change.amount.0).map_or(0, i64::saturating_abs);
-    let mut groups: BTreeMap<(Option<String>, Option<String>), (u32, i64)> = BTreeMap::new();
-    let mut categories: BTreeMap<Option<String>, (u32, i64)> = BTreeMap::new();
-    let mut exceptions = Vec::new();
-    for c in changes {
+    let key = |c: &PlannedChange| {
         let category = c
             .change
             .to_category
             .clone()
             .or_else(|| c.change.to_category_id.clone());
+        (c.change.payee.clone(), category)
+    };
+    let mut members: BTreeMap<(Option<String>, Option<String>), Vec<i64>> = BTreeMap::new();
+    for c in changes {
+        members.entry(key(c)).or_default().push(amount(c));
+    }
+    let mut categories: BTreeMap<Option<String>, (u32, i64)> = BTreeMap::new();
+    let mut exceptions = Vec::new();
+    for c in changes {
         let m = amount(c);
-        let add = |slot: &mut (u32, i64)| {
-            slot.0 = slot.0.saturating_add(1);
-            slot.1 = slot.1.saturating_add(m);
-        };
-        add(groups
-            .entry((c.change.payee.clone(), category.clone()))
-            .or_default());
-        add(categories.entry(category).or_default());
-        if let Some(why) = exception(c, m, watch) {
+        let slot = categories.entry(key(c).1).or_default();
+        slot.0 = slot.0.saturating_add(1);
+        slot.1 = slot.1.saturating_add(m);
+        let typical = members.get(&key(c)).and_then(|all| median(all));
+        if let Some(why) = exception(c, m, typical, watch) {
             exceptions.push(ReviewException {
                 change: c.change.clone(),
                 why,
             });
         }
     }
+    let groups: BTreeMap<_, (u32, i64)> = members
+        .into_iter()
+        .map(|(k, all)| {
+            let count = u32::try_from(all.len()).unwrap_or(u32::MAX);
+            (k, (count, all.into_iter().fold(0i64, i64::saturating_add)))
+        })
+        .collect();
     let shown = |count: u32, total: i64| (count, money::to_decimal(total, watch.decimal_digits));
     let mut groups: Vec<ReviewGroup> = groups
         .into_iter()
@@ -126,8 +134,19 @@ fn fold_rest(groups: &mut Vec<ReviewGroup>, digits: u8) -> Option<ReviewGroup> {
     })
 }
 
-/// Why line `c` (moving `moved`) deserves a look first, if it does.
-fn exception(c: &PlannedChange, moved: i64, watch: Watch<'_>) -> Option<String> {
+/// The median of a group's amounts, when the group is large enough to have a typical line.
+fn median(amounts: &[i64]) -> Option<i64> {
+    if amounts.len() < OUTLIER_GROUP {
+        return None;
+    }
+    let mut sorted = amounts.to_vec();
+    sorted.sort_unstable();
+    Some(sorted[sorted.len() / 2])
+}
+
+/// Why line `c` (moving `moved`, in a group whose median line moves `typical`) deserves a look
+/// first, if it does.
+fn exception(c: &PlannedChange, moved: i64, typical: Option<i64>, watch: Watch) -> Option<String> {
     let mut why = Vec::new();
     if let Some(from) = c
         .change
@@ -137,11 +156,14 @@ fn exception(c: &PlannedChange, moved: i64, watch: Watch<'_>) -> Option<String> 
     {
         why.push(format!("moves it out of {from}, which someone chose"));
     }
-    if c.payee_id
-        .as_ref()
-        .is_some_and(|p| !watch.known_payees.contains(p))
+    if let Some(typical) = typical.filter(|t| *t > 0)
+        && moved >= typical.saturating_mul(OUTLIER_TIMES)
     {
-        why.push("a payee never categorised before".to_owned());
+        why.push(format!(
+            "{}× the typical {} of its payee's lines",
+            moved / typical,
+            money::to_decimal(typical, watch.decimal_digits)
+        ));
     }
     if let Some(limit) = watch.large_from
         && moved >= limit
@@ -186,9 +208,8 @@ mod tests {
     use crate::logic::plan::preview::preview;
     use crate::logic::plan::test_support::{DIGITS, assign, at, mirror};
 
-    fn watch(known: &HashSet<String>, large_from: Option<i64>) -> Watch<'_> {
+    fn watch(large_from: Option<i64>) -> Watch {
         Watch {
-            known_payees: known,
             large_from,
             decimal_digits: DIGITS,
         }
@@ -205,12 +226,7 @@ mod tests {
             ],
             &at(&m),
         );
-        let known: HashSet<String> = p
-            .changes
-            .iter()
-            .filter_map(|c| c.payee_id.clone())
-            .collect();
-        let r = review(&p.changes, watch(&known, None), Vec::new());
+        let r = review(&p.changes, watch(None), Vec::new());
         let total: u32 = r.groups.iter().map(|g| g.count).sum();
         assert_eq!(total, 3);
         assert!(r.groups.windows(2).all(|w| w[0].count >= w[1].count));
@@ -228,9 +244,9 @@ mod tests {
     }
 
     #[test]
-    fn a_recategorisation_a_new_payee_and_a_large_line_come_first_with_why() {
+    fn a_recategorisation_and_a_large_line_come_first_with_why() {
         let m = mirror();
-        // tx-065 is in Groceries already; tx-049 is the train; tx-048 the bakery.
+        // tx-065 is in Groceries already; tx-049 is the 45.00 train; tx-048 the bakery.
         let p = preview(
             &[
                 assign("tx-065", "cat-transport"),
@@ -239,11 +255,7 @@ mod tests {
             ],
             &at(&m),
         );
-        let train = m.transactions["tx-049"].payee_id.clone().unwrap();
-        let bakery = m.transactions["tx-048"].payee_id.clone();
-        let carrefour = m.transactions["tx-065"].payee_id.clone().unwrap();
-        let known: HashSet<String> = [train, carrefour].into();
-        let r = review(&p.changes, watch(&known, Some(40_000)), Vec::new());
+        let r = review(&p.changes, watch(Some(40_000)), Vec::new());
         let why = |id: &str| {
             r.exceptions
                 .iter()
@@ -258,13 +270,43 @@ mod tests {
             why("tx-049").as_deref(),
             Some("at least 40.00 (the Budget's auto-approve limit)")
         );
-        let bakery_why = why("tx-048");
-        assert_eq!(
-            bakery_why.is_some(),
-            bakery.is_some(),
-            "a payee never categorised: {bakery_why:?}"
-        );
-        assert_eq!(r.exception_count as usize, r.exceptions.len());
+        assert_eq!(why("tx-048"), None);
+        assert_eq!(r.exception_count, 2);
+    }
+
+    #[test]
+    fn a_line_far_above_its_groups_typical_one_stands_out() {
+        let line = |id: &str, amount: &str| PlannedChange {
+            change: crate::api::common::CategoryChange {
+                transaction_id: id.into(),
+                date: "2026-09-30".into(),
+                amount: Amount(amount.into()),
+                payee: Some("Alpha Mart".into()),
+                from_category_id: None,
+                from_category: None,
+                to_category_id: Some("cat-groceries".into()),
+                to_category: Some("Groceries".into()),
+            },
+            payee_id: Some("payee-alpha".into()),
+            lines: Default::default(),
+            fields: Vec::new(),
+        };
+        let changes = [
+            line("a", "-10.00"),
+            line("b", "-12.00"),
+            line("c", "-11.00"),
+            line("d", "-900.00"),
+        ];
+        let r = review(&changes, watch(None), Vec::new());
+        let ids: Vec<(&str, &str)> = r
+            .exceptions
+            .iter()
+            .map(|e| (e.change.transaction_id.as_str(), e.why.as_str()))
+            .collect();
+        assert_eq!(ids, [("d", "75× the typical 12.00 of its payee's lines")]);
+        // Two lines make no typical one.
+        let r = review(&changes[2..], watch(None), Vec::new());
+        assert!(r.exceptions.is_empty());
     }
 
     #[test]
