@@ -478,7 +478,7 @@ async fn an_approval_with_exceptions_on_the_pull_request_writes_the_edited_plan_
         Some("the first one was a refund")
     );
     let edits = record.edits.unwrap();
-    assert_eq!(edits.drop, [dropped.transaction_id.clone()]);
+    assert_eq!(edits.drop, std::slice::from_ref(&dropped.transaction_id));
     assert_eq!(edits.set[0].category_id, category(to));
 
     // The pull request that brought the plan is told, once, in the bot's words.
