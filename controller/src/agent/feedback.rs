@@ -209,6 +209,27 @@ async fn report_status(
     Ok(())
 }
 
+/// The pull request merged as `commit`, unless the comment `key` names was made already (or
+/// there is none: pushed straight to the branch, there is no pull request to tell).
+async fn uncommented_pull_request(
+    fb: &Feedback,
+    repo: &str,
+    commit: &str,
+    key: &str,
+) -> Result<Option<i64>, FeedbackError> {
+    if fb.commented.lock().expect("commented lock").contains(key) {
+        return Ok(None);
+    }
+    let number = fb.agent.gitea.merged_pull_request(repo, commit).await?;
+    if number.is_none() {
+        fb.commented
+            .lock()
+            .expect("commented lock")
+            .insert(key.to_owned());
+    }
+    Ok(number)
+}
+
 /// Comments the preview of the plan's waiting ApprovalRequest on the pull request merged as
 /// `commit`, once per request.
 async fn comment_preview(
@@ -224,15 +245,10 @@ async fn comment_preview(
         return Ok(());
     };
     let key = format!("{repo}@{commit}#{request}");
-    if fb.commented.lock().expect("commented lock").contains(&key) {
-        return Ok(());
-    }
-    let gitea = &fb.agent.gitea;
-    let Some(number) = gitea.merged_pull_request(repo, commit).await? else {
-        // Pushed straight to the branch: there is no pull request to show it on.
-        fb.commented.lock().expect("commented lock").insert(key);
+    let Some(number) = uncommented_pull_request(fb, repo, commit, &key).await? else {
         return Ok(());
     };
+    let gitea = &fb.agent.gitea;
     let api: Api<ApprovalRequest> =
         Api::namespaced(fb.agent.store.client().clone(), fb.agent.store.namespace());
     // Only what the controller opened for this plan, and only while someone can still decide.
@@ -266,14 +282,10 @@ async fn comment_edits(
         return Ok(());
     };
     let key = format!("{repo}@{commit}#edits#{request}");
-    if fb.commented.lock().expect("commented lock").contains(&key) {
-        return Ok(());
-    }
-    let gitea = &fb.agent.gitea;
-    let Some(number) = gitea.merged_pull_request(repo, commit).await? else {
-        fb.commented.lock().expect("commented lock").insert(key);
+    let Some(number) = uncommented_pull_request(fb, repo, commit, &key).await? else {
         return Ok(());
     };
+    let gitea = &fb.agent.gitea;
     let comments = gitea.list_comments(repo, number).await?;
     if !feedback::edits_shown(&comments, &fb.agent.bot, request) {
         let categories = {

@@ -38,18 +38,18 @@ pub const HEADERS: [&str; 5] = ["TRANSACTION", "DATE", "AMOUNT", "PAYEE", "CATEG
 
 /// One table row per change.
 pub fn rows(changes: &[CategoryChange]) -> Vec<Vec<String>> {
-    changes
-        .iter()
-        .map(|c| {
-            vec![
-                c.transaction_id.clone(),
-                c.date.clone(),
-                c.amount.0.clone(),
-                quote_payee(c.payee.as_deref()),
-                category_move(c),
-            ]
-        })
-        .collect()
+    changes.iter().map(row).collect()
+}
+
+/// One change's cells: transaction, date, amount, payee quoted, category before → after.
+pub fn row(c: &CategoryChange) -> Vec<String> {
+    vec![
+        c.transaction_id.clone(),
+        c.date.clone(),
+        c.amount.0.clone(),
+        quote_payee(c.payee.as_deref()),
+        category_move(c),
+    ]
 }
 
 /// The money the listed changes move, sign ignored (as the approval policy counts it), and

@@ -4,7 +4,7 @@
 
 use ledgerops::api::common::{Review, ReviewGroup};
 
-use super::preview::{category_move, quote_payee};
+use super::preview::{self, quote_payee};
 use super::table::{self, Style};
 
 /// Up to this many changes, every listed line is shown; beyond, the groups are.
@@ -18,71 +18,54 @@ pub fn grouped(review: Option<&Review>, change_count: u32) -> bool {
 /// The review's sections: exceptions and questions always, groups and totals when `grouped`.
 pub fn block(review: &Review, grouped: bool, style: Style) -> String {
     let mut out = String::new();
-    if !review.exceptions.is_empty() {
-        let listed = review.exceptions.len();
-        let all = review
-            .exception_count
-            .max(u32::try_from(listed).unwrap_or(u32::MAX));
-        out.push_str(&format!(
-            "{} ({listed} of {all} listed)\n",
+    let mut section = |title: String, headers: &[&str], rows: Vec<Vec<String>>| {
+        if !rows.is_empty() {
+            out.push_str(&format!("{title}\n"));
+            out.push_str(&table::render(headers, &rows, style));
+            out.push('\n');
+        }
+    };
+    let listed = review.exceptions.len();
+    let all = review
+        .exception_count
+        .max(u32::try_from(listed).unwrap_or(u32::MAX));
+    let exceptions = review.exceptions.iter().map(|e| {
+        let mut cells = preview::row(&e.change);
+        cells.push(e.why.clone());
+        cells
+    });
+    section(
+        format!(
+            "{} ({listed} of {all} listed)",
             style.bold("Look at these first")
-        ));
-        let rows: Vec<Vec<String>> = review
-            .exceptions
-            .iter()
-            .map(|e| {
-                let c = &e.change;
-                vec![
-                    c.transaction_id.clone(),
-                    c.date.clone(),
-                    c.amount.0.clone(),
-                    quote_payee(c.payee.as_deref()),
-                    category_move(c),
-                    e.why.clone(),
-                ]
-            })
-            .collect();
-        let headers = ["TRANSACTION", "DATE", "AMOUNT", "PAYEE", "CATEGORY", "WHY"];
-        out.push_str(&table::render(&headers, &rows, style));
-        out.push('\n');
-    }
-    if !review.questions.is_empty() {
-        out.push_str(&format!(
-            "{} (answer with --set TRANSACTION=CATEGORY in the same approval, or leave them for later)\n",
+        ),
+        &["TRANSACTION", "DATE", "AMOUNT", "PAYEE", "CATEGORY", "WHY"],
+        exceptions.collect(),
+    );
+    let questions = review.questions.iter().map(|q| {
+        let mut cells = preview::row(&q.change);
+        cells[4] = q.rules.join(", ");
+        cells
+    });
+    section(
+        format!(
+            "{} (answer with --set TRANSACTION=CATEGORY in the same approval, or leave them for later)",
             style.bold("The rules disagree on")
-        ));
-        let rows: Vec<Vec<String>> = review
-            .questions
-            .iter()
-            .map(|q| {
-                let c = &q.change;
-                vec![
-                    c.transaction_id.clone(),
-                    c.date.clone(),
-                    c.amount.0.clone(),
-                    quote_payee(c.payee.as_deref()),
-                    q.rules.join(", "),
-                ]
-            })
-            .collect();
-        let headers = ["TRANSACTION", "DATE", "AMOUNT", "PAYEE", "RULES"];
-        out.push_str(&table::render(&headers, &rows, style));
-        out.push('\n');
-    }
+        ),
+        &["TRANSACTION", "DATE", "AMOUNT", "PAYEE", "RULES"],
+        questions.collect(),
+    );
     if grouped {
-        out.push_str(&format!("{}\n", style.bold("By payee")));
-        let rows = groups(&review.groups, true);
-        let headers = ["PAYEE", "CATEGORY", "LINES", "TOTAL"];
-        out.push_str(&table::render(&headers, &rows, style));
-        out.push('\n');
-        out.push_str(&format!("{}\n", style.bold("By category")));
-        let rows = groups(&review.categories, false);
-        out.push_str(&table::render(
+        section(
+            style.bold("By payee"),
+            &["PAYEE", "CATEGORY", "LINES", "TOTAL"],
+            groups(&review.groups, true),
+        );
+        section(
+            style.bold("By category"),
             &["CATEGORY", "LINES", "TOTAL"],
-            &rows,
-            style,
-        ));
-        out.push('\n');
+            groups(&review.categories, false),
+        );
     }
     out
 }

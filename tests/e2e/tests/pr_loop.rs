@@ -107,6 +107,20 @@ impl World {
             .unwrap();
     }
 
+    /// The household, an issue "September" and the writer's `/agent suggest 2026-09` there:
+    /// the issue, the pull request the suggestion opened, and the plan it adds.
+    async fn september_suggested(&self) -> (i64, i64, String) {
+        self.household().await;
+        let issue = gitea_api::open_issue(&self.repo, "September").await;
+        let job = self
+            .command(self.gitea.writer(), issue, "/agent suggest 2026-09")
+            .await;
+        assert_eq!(phase(&job), Some(JobPhase::Succeeded), "{}", text(&job));
+        let pr = World::pull_request(&job);
+        let plan = self.plan_of(pr).await;
+        (issue, pr, plan)
+    }
+
     /// Comments `body` on `issue` as `user` and waits for its job to finish.
     async fn command(&self, user: &User, issue: i64, body: &str) -> AgentJob {
         let id = gitea_api::comment(&self.repo, user, issue, body).await;
@@ -293,16 +307,8 @@ fn text(job: &AgentJob) -> String {
 #[tokio::test]
 async fn a_suggested_plan_merged_is_previewed_on_its_pull_request_and_approved_there_once() {
     let w = World::new("pr-loop").await;
-    w.household().await;
-    let issue = gitea_api::open_issue(&w.repo, "September").await;
-
     // The suggestion arrives as a pull request; nothing is applied before it is merged.
-    let job = w
-        .command(w.gitea.writer(), issue, "/agent suggest 2026-09")
-        .await;
-    assert_eq!(phase(&job), Some(JobPhase::Succeeded), "{}", text(&job));
-    let pr = World::pull_request(&job);
-    let plan = w.plan_of(pr).await;
+    let (issue, pr, plan) = w.september_suggested().await;
     assert!(
         w.sc.api::<CategorizationPlan>()
             .get_opt(&plan)
@@ -409,14 +415,7 @@ async fn a_suggested_plan_merged_is_previewed_on_its_pull_request_and_approved_t
 async fn an_approval_with_exceptions_on_the_pull_request_writes_the_edited_plan_and_says_so_there()
 {
     let w = World::new("pr-edits").await;
-    w.household().await;
-    let issue = gitea_api::open_issue(&w.repo, "September").await;
-    let job = w
-        .command(w.gitea.writer(), issue, "/agent suggest 2026-09")
-        .await;
-    assert_eq!(phase(&job), Some(JobPhase::Succeeded), "{}", text(&job));
-    let pr = World::pull_request(&job);
-    let plan = w.plan_of(pr).await;
+    let (_, pr, plan) = w.september_suggested().await;
     w.merge(pr).await;
     let waiting = w.wait_plan(&plan, PlanPhase::AwaitingApproval).await;
     let request = waiting.status.unwrap().approval_request.unwrap();

@@ -88,22 +88,10 @@ fn before_landing(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::logic::plan::test_support::{DIGITS, SCOPE, assign, at, mirror, recategorise};
+    use crate::logic::plan::test_support::{self, assign, mirror, recategorise};
 
     fn approved(m: &Mirror, assignments: Vec<Assignment>) -> Approved {
-        let basis = Basis::Assignments(assignments);
-        let p = basis.preview(&at(m));
-        Approved {
-            scope: SCOPE.into(),
-            basis,
-            changes: p
-                .changes
-                .iter()
-                .map(|c| AppliedChange::from(&c.change))
-                .collect(),
-            hash: p.hash,
-            decimal_digits: DIGITS,
-        }
+        test_support::approved(m, Basis::Assignments(assignments))
     }
 
     fn seed_002() -> Vec<Assignment> {

@@ -241,7 +241,7 @@ fn listed(items: impl ExactSizeIterator<Item = String>) -> String {
 mod tests {
     use super::*;
     use crate::api::common::CategoryEdit;
-    use crate::logic::plan::test_support::{DIGITS, SCOPE, assign, at, mirror, recategorise};
+    use crate::logic::plan::test_support::{approved, assign, mirror, recategorise};
 
     fn edits(drop: &[&str], set: &[(&str, &str)]) -> Edits {
         Edits {
@@ -261,21 +261,6 @@ mod tests {
             assign("tx-048", "cat-groceries"),
             assign("tx-049", "cat-transport"),
         ])
-    }
-
-    fn approved(m: &Mirror, basis: Basis) -> Approved {
-        let p = basis.preview(&at(m));
-        Approved {
-            scope: SCOPE.into(),
-            basis,
-            changes: p
-                .changes
-                .iter()
-                .map(|c| AppliedChange::from(&c.change))
-                .collect(),
-            hash: p.hash,
-            decimal_digits: DIGITS,
-        }
     }
 
     fn none() -> HashSet<String> {

@@ -23,6 +23,22 @@ pub fn at(mirror: &Mirror) -> super::preview::State<'_> {
     super::preview::State::new(SCOPE, mirror, DIGITS)
 }
 
+/// `basis` previewed on `m` in [`SCOPE`], approved as it is.
+pub fn approved(m: &Mirror, basis: super::Basis) -> super::Approved {
+    let p = basis.preview(&at(m));
+    super::Approved {
+        scope: SCOPE.into(),
+        basis,
+        changes: p
+            .changes
+            .iter()
+            .map(|c| super::AppliedChange::from(&c.change))
+            .collect(),
+        hash: p.hash,
+        decimal_digits: DIGITS,
+    }
+}
+
 /// `{transactionId, categoryId}`.
 pub fn assign(transaction_id: &str, category_id: &str) -> Assignment {
     Assignment {
