@@ -80,4 +80,7 @@ pub struct Disagreement {
     pub transaction_id: String,
     /// The rules, sorted.
     pub rules: Vec<String>,
+    /// The categories (ids) they lead to, sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
 }

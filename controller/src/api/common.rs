@@ -201,6 +201,9 @@ pub struct ReviewQuestion {
     pub change: CategoryChange,
     /// The Blessed rules that disagree on it.
     pub rules: Vec<String>,
+    /// The categories they lead to (names, or ids the mirror does not know).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
 }
 
 /// One transaction's category before and after a change, as shown to the person who approves it.

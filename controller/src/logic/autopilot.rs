@@ -69,9 +69,10 @@ pub fn pass(
     for c in candidates {
         match c.verdict {
             Verdict::Silent => {}
-            Verdict::Disagree { rules } => disagreements.push(Disagreement {
+            Verdict::Disagree { rules, categories } => disagreements.push(Disagreement {
                 transaction_id: c.transaction_id,
                 rules,
+                categories,
             }),
             Verdict::Category { category_id, rules } => {
                 if tripped.is_some() {

@@ -22,6 +22,7 @@ fn disputed(id: &str) -> Candidate {
         amount: -1_000,
         verdict: Verdict::Disagree {
             rules: vec!["a".into(), "b".into()],
+            categories: vec!["cat-a".into(), "cat-b".into()],
         },
     }
 }
@@ -205,7 +206,8 @@ fn rules_that_disagree_make_no_plan_and_ask_once() {
         p.status.disagreements,
         [Disagreement {
             transaction_id: "t1".into(),
-            rules: vec!["a".into(), "b".into()]
+            rules: vec!["a".into(), "b".into()],
+            categories: vec!["cat-a".into(), "cat-b".into()],
         }]
     );
     let asked = announcements(None, &p.status);

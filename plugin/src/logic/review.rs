@@ -44,7 +44,8 @@ pub fn block(review: &Review, grouped: bool, style: Style) -> String {
     );
     let questions = review.questions.iter().map(|q| {
         let mut cells = preview::row(&q.change);
-        cells[4] = q.rules.join(", ");
+        cells[4] = q.categories.join(" or ");
+        cells.push(q.rules.join(", "));
         cells
     });
     section(
@@ -52,7 +53,14 @@ pub fn block(review: &Review, grouped: bool, style: Style) -> String {
             "{} (answer with --set TRANSACTION=CATEGORY in the same approval, or leave them for later)",
             style.bold("The rules disagree on")
         ),
-        &["TRANSACTION", "DATE", "AMOUNT", "PAYEE", "RULES"],
+        &[
+            "TRANSACTION",
+            "DATE",
+            "AMOUNT",
+            "PAYEE",
+            "CATEGORY",
+            "RULES",
+        ],
         questions.collect(),
     );
     if grouped {
@@ -123,6 +131,7 @@ mod tests {
             questions: vec![ReviewQuestion {
                 change: change("tx-9", "-2.00", Some("Twin Market")),
                 rules: vec!["twin-groceries".into(), "twin-household".into()],
+                categories: vec!["Groceries".into(), "Household".into()],
             }],
         }
     }
@@ -139,7 +148,7 @@ mod tests {
         for want in [
             "tx-7",
             "at least 500.00 (the Budget's auto-approve limit)",
-            "twin-groceries, twin-household",
+            "Groceries or Household   twin-groceries, twin-household",
             "\"Alpha Mart\"            Groceries   50      1275.00",
             "\"Beta Rail\\u{1b}[31m\"",
         ] {

@@ -299,6 +299,10 @@ async fn a_month_end_of_300_purchases_is_one_plan_one_approval_and_five_requests
         );
     }
     assert!(screen.contains("300 to change, 8500.00 moved"), "{screen}");
+    assert!(
+        screen.contains("Groceries or Household"),
+        "the rules' categories: {screen}"
+    );
     assert!(screen.lines().count() < 60, "one screen: {screen}");
 
     // One human action: approve, less the outlier, with one disputed purchase answered.

@@ -115,7 +115,7 @@ pub fn suggest(mirror: &Mirror, rules: &RuleBook, month: Option<&str>) -> Vec<Su
                 Verdict::Category { category_id, rules } if usable(&category_id) => {
                     return Some(suggestion(category_id, 100, 0, Source::Rules(rules)));
                 }
-                Verdict::Disagree { rules } => Some(rules),
+                Verdict::Disagree { rules, .. } => Some(rules),
                 _ => None,
             };
             let counts = history.get(&normalised)?;

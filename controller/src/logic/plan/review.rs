@@ -194,9 +194,18 @@ pub fn questions(
                     .get(id)
                     .is_some_and(super::is_uncategorized)
             });
+            let name = |id: &String| {
+                mirror
+                    .categories
+                    .get(id)
+                    .map_or_else(|| id.clone(), |c| c.name.clone())
+            };
+            let mut categories: Vec<String> = d.categories.iter().map(name).collect();
+            categories.sort();
             uncategorised.then(|| ReviewQuestion {
                 change: planned_change(tx, None, mirror, digits).change,
                 rules: d.rules.clone(),
+                categories,
             })
         })
         .collect()
@@ -332,6 +341,7 @@ mod tests {
         let d = |id: &str| Disagreement {
             transaction_id: id.into(),
             rules: vec!["a".into(), "b".into()],
+            categories: vec!["cat-groceries".into(), "cat-gone".into()],
         };
         let asked = questions(&[d("tx-048"), d("tx-065"), d("tx-gone")], &m, DIGITS);
         let ids: Vec<&str> = asked
@@ -344,6 +354,7 @@ mod tests {
             "categorised and vanished ones are not asked"
         );
         assert_eq!(asked[0].rules, ["a", "b"]);
+        assert_eq!(asked[0].categories, ["Groceries", "cat-gone"]);
         assert_eq!(asked[0].change.to_category_id, None);
     }
 }

@@ -34,8 +34,12 @@ pub enum Verdict {
         category_id: String,
         rules: Vec<String>,
     },
-    /// Matching rules lead to different categories: none speaks. Their names, sorted.
-    Disagree { rules: Vec<String> },
+    /// Matching rules lead to different categories: none speaks. Their names, sorted, and
+    /// the categories they lead to, sorted and each once.
+    Disagree {
+        rules: Vec<String>,
+        categories: Vec<String>,
+    },
 }
 
 /// Rules indexed by the normalised payee their match pins, patterns apart: a transaction is
@@ -136,7 +140,10 @@ impl Verdict {
         if agree {
             Verdict::Category { category_id, rules }
         } else {
-            Verdict::Disagree { rules }
+            let mut categories: Vec<String> = hits.iter().map(|r| r.category_id.clone()).collect();
+            categories.sort();
+            categories.dedup();
+            Verdict::Disagree { rules, categories }
         }
     }
 }

@@ -356,6 +356,7 @@ fn blessed_rules_speak_together_or_not_at_all() {
             txn("SHELL 1234", -1),
             Verdict::Disagree {
                 rules: vec!["shell".into(), "shell-snacks".into()],
+                categories: vec!["fuel".into(), "snacks".into()],
             },
         ),
         (
