@@ -25,7 +25,7 @@ use crate::k8s::watches::Watches;
 use crate::logic::config_repo::RepoKind;
 use crate::logic::config_repo::feedback::{self, CommitReport};
 use crate::logic::job::report::is_waiting;
-use crate::logic::plan::{category_name, edit};
+use crate::logic::plan::edit;
 use crate::metrics::ErrorLabels;
 
 /// How often every plan's report is looked at again without a change (a status or comment
@@ -288,17 +288,16 @@ async fn comment_edits(
     let gitea = &fb.agent.gitea;
     let comments = gitea.list_comments(repo, number).await?;
     if !feedback::edits_shown(&comments, &fb.agent.bot, request) {
-        let categories = {
+        let edits = decision.edits.clone().unwrap_or_default();
+        let summary = {
             let namespace = plan.namespace().unwrap_or_default();
             let slot = fb
                 .agent
                 .budget_links
                 .mirror(&namespace, &plan.spec.budget_ref.name);
             let slot = slot.state.read().await;
-            category_name::assignable(&slot.mirror)
+            edit::summary(&edits, |id| slot.mirror.category_name(id))
         };
-        let edits = decision.edits.clone().unwrap_or_default();
-        let summary = edit::summary(&edits, |id| category_name::name_of(id, &categories));
         let body = feedback::edits_comment(&plan.name_any(), request, decision, &summary);
         gitea.create_comment(repo, number, &body).await?;
         tracing::info!(%repo, pull = number, %request, "approver's edits commented on the pull request");

@@ -171,6 +171,13 @@ impl Mirror {
         }
     }
 
+    /// The name of category `id`, or the id when the mirror does not know it.
+    pub fn category_name(&self, id: &str) -> String {
+        self.categories
+            .get(id)
+            .map_or_else(|| id.to_owned(), |c| c.name.clone())
+    }
+
     /// Record counts, for the Budget's status.
     pub fn counts(&self) -> MirrorCounts {
         let n = |len: usize| u32::try_from(len).unwrap_or(u32::MAX);

@@ -14,14 +14,14 @@ use crate::ynab_model::TransactionSummary;
 /// `uncategorized`.
 pub fn allocation_words(state: &EndState, mirror: &Mirror) -> String {
     match &state.allocation {
-        Some(Allocation::Category(c)) => category_name(mirror, c),
+        Some(Allocation::Category(c)) => mirror.category_name(c),
         Some(Allocation::Split(lines)) => {
             let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
             let lines: Vec<String> = lines
                 .iter()
                 .map(|l| {
                     let amount = money::to_decimal(l.amount, digits);
-                    format!("{} {amount}", category_name(mirror, &l.category_id))
+                    format!("{} {amount}", mirror.category_name(&l.category_id))
                 })
                 .collect();
             format!("Split ({})", lines.join(", "))
@@ -29,13 +29,6 @@ pub fn allocation_words(state: &EndState, mirror: &Mirror) -> String {
         Some(Allocation::Uncategorized) => "uncategorized".into(),
         None => "its category unchanged".into(),
     }
-}
-
-fn category_name(mirror: &Mirror, id: &str) -> String {
-    mirror
-        .categories
-        .get(id)
-        .map_or_else(|| id.to_owned(), |c| c.name.clone())
 }
 
 /// The change as an approver and the approval policy see it, or `None` when YNAB already
@@ -53,12 +46,12 @@ pub fn planned_change(
         return None;
     }
     let (to_category_id, to_category) = match &writes.allocation {
-        Some(Allocation::Category(c)) => (Some(c.clone()), Some(category_name(mirror, c))),
+        Some(Allocation::Category(c)) => (Some(c.clone()), Some(mirror.category_name(c))),
         Some(Allocation::Split(_)) => (None, Some(allocation_words(target, mirror))),
         // The category does not move: the row shows where it stays.
         _ => (
             tx.category_id.clone(),
-            tx.category_id.as_ref().map(|c| category_name(mirror, c)),
+            tx.category_id.as_ref().map(|c| mirror.category_name(c)),
         ),
     };
     let moving = writes.allocation.is_some();
@@ -100,7 +93,7 @@ pub fn planned_change(
                 .and_then(|p| mirror.payees.get(p))
                 .map(|p| p.name.clone()),
             from_category_id: tx.category_id.clone(),
-            from_category: tx.category_id.as_ref().map(|c| category_name(mirror, c)),
+            from_category: tx.category_id.as_ref().map(|c| mirror.category_name(c)),
             to_category_id,
             to_category,
         },
@@ -205,7 +198,7 @@ pub fn observed(tx: &TransactionSummary, mirror: &Mirror, digits: u8) -> Observe
         category_name: if split {
             Some("Split".into())
         } else {
-            tx.category_id.as_ref().map(|c| category_name(mirror, c))
+            tx.category_id.as_ref().map(|c| mirror.category_name(c))
         },
         memo: tx.memo.clone(),
         approved: tx.approved,

@@ -2,7 +2,7 @@
 //! says), and once approved apply every change in one bulk request through the shared write
 //! path, journaling before/after for undo. `undoOf` plans preview and apply the revert.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -13,7 +13,6 @@ use kube::{Api, Resource, ResourceExt};
 use super::approval_gate::{self, Ask, Gate, Grant};
 use super::{Context, Error, budget_scoped};
 use crate::api::approval::SubjectKind;
-use crate::api::autopilot::Disagreement;
 use crate::api::budget::Budget;
 use crate::api::common::{Edits, Review, WriteIntent};
 use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, Progress};
@@ -157,10 +156,10 @@ async fn advance(
     let (preview, approved) = match grant.edits().cloned() {
         None => (preview, approved),
         Some(edits) => match edited(ctx, plan, &budget, &grant, &approved, &edits).await {
-            Ok((preview, approved)) => {
+            Ok((preview, approved, summary)) => {
                 grant.edited(approved.hash.clone());
                 if !grant.resumed {
-                    tell_edited(ctx, plan, &grant, &edits, &preview).await;
+                    tell_edited(ctx, plan, &grant, &summary, preview.changes.len()).await;
                 }
                 (preview, approved)
             }
@@ -213,7 +212,7 @@ async fn advance(
 }
 
 /// The proposal as the approver edited it, previewed on the Budget's fresh mirror and bound
-/// to its own hash; `Err` says why the edits cannot be applied.
+/// to its own hash, with the edits' one-line summary; `Err` says why they cannot be applied.
 async fn edited(
     ctx: &Context,
     plan: &CategorizationPlan,
@@ -221,7 +220,7 @@ async fn edited(
     grant: &Grant,
     approved: &Approved,
     edits: &Edits,
-) -> Result<(PlanPreview, Approved), EditError> {
+) -> Result<(PlanPreview, Approved, String), EditError> {
     // Right before the write, as every other check of the decider's authority.
     edit::allowed(
         edits,
@@ -232,39 +231,24 @@ async fn edited(
     let slot = ctx.budget_links.mirror(&namespace, &budget.name_any());
     let slot = slot.state.read().await;
     let closed = budget.spec.closed_through.as_deref();
-    edit::edited(approved, edits, &askable, &slot.mirror, closed)
+    let (preview, approved) = edit::edited(approved, edits, &askable, &slot.mirror, closed)?;
+    let summary = edit::summary(edits, |id| slot.mirror.category_name(id));
+    Ok((preview, approved, summary))
 }
 
-/// Tells the proposer (an Event on the plan) what the approver changed before approving.
+/// Tells the proposer (an Event on the plan) what the approver changed before approving
+/// (`summary`), and how many changes are written.
 async fn tell_edited(
     ctx: &Context,
     plan: &CategorizationPlan,
     grant: &Grant,
-    edits: &Edits,
-    preview: &PlanPreview,
+    summary: &str,
+    written: usize,
 ) {
-    let names: HashMap<&str, &str> = preview
-        .changes
-        .iter()
-        .filter_map(|c| {
-            Some((
-                c.change.to_category_id.as_deref()?,
-                c.change.to_category.as_deref()?,
-            ))
-        })
-        .collect();
-    let name = |id: &str| {
-        names
-            .get(id)
-            .map_or_else(|| id.to_owned(), |n| (*n).to_owned())
-    };
     let request = grant.record.request.as_deref().unwrap_or_default();
     let note = format!(
-        "{} approved ApprovalRequest {request} with edits: {}. {} changes are written as operation {}.",
-        grant.record.by,
-        edit::summary(edits, name),
-        preview.changes.len(),
-        grant.attempt_id
+        "{} approved ApprovalRequest {request} with edits: {summary}. {written} changes are written as operation {}.",
+        grant.record.by, grant.attempt_id
     );
     ctx.events
         .publish(plan, false, "ApprovedWithEdits", "Approve", note)
@@ -561,17 +545,7 @@ async fn preview(
         decimal_digits: digits,
     };
     // The autopilot's plan asks, in the same review, what the rules disagree on.
-    let disputed = edit::askable(plan, budget);
-    let disagreements: Vec<Disagreement> = budget
-        .status
-        .as_ref()
-        .and_then(|s| s.autopilot.as_ref())
-        .map(|a| a.disagreements.clone())
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|d| disputed.contains(&d.transaction_id))
-        .collect();
-    let questions = review::questions(&disagreements, mirror, digits);
+    let questions = review::questions(&edit::disputed(plan, budget), mirror, digits);
     let review = review::review(&preview.changes, watch, questions);
     Ok(Ok(Found {
         preview,

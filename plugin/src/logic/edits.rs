@@ -158,19 +158,24 @@ mod tests {
         .unwrap()
     }
 
+    /// A plan; the autopilot's is the one the Budget's status lists.
     fn plan(autopilot: bool) -> CategorizationPlan {
+        let name = if autopilot {
+            "autopilot-1"
+        } else {
+            "september"
+        };
         let mut p: CategorizationPlan = serde_json::from_value(json!({
             "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
-            "metadata": {"name": "september"},
+            "metadata": {"name": name},
             "spec": {"budgetRef": {"name": "household"}, "assignments": [
                 {"transactionId": "tx-048", "categoryId": "cat-g"},
                 {"transactionId": "tx-049", "categoryId": "cat-g"},
             ]}
         }))
         .unwrap();
-        if autopilot {
-            p.metadata.labels = Some([(AUTOPILOT_LABEL.to_owned(), "household".to_owned())].into());
-        }
+        // Anyone who creates a plan can label it: the label alone makes it nobody's autopilot.
+        p.metadata.labels = Some([(AUTOPILOT_LABEL.to_owned(), "household".to_owned())].into());
         p
     }
 
@@ -181,6 +186,7 @@ mod tests {
             "spec": {"planId": "p", "tokenSecretRef": {"name": "t", "key": "k"},
                      "approval": {"fourEyes": four_eyes}},
             "status": {"autopilot": {"day": "2026-09-30", "transactions": 0, "amount": "0",
+                       "plans": ["autopilot-1"],
                        "disagreements": [{"transactionId": "tx-077", "rules": ["a", "b"]}]}}
         }))
         .unwrap()

@@ -8,7 +8,7 @@ use super::approved::{Approved, Basis};
 use super::preview::PlanPreview;
 use super::undo::AppliedChange;
 use super::validate::{guarded, validate};
-use crate::api::autopilot::AUTOPILOT_LABEL;
+use crate::api::autopilot::Disagreement;
 use crate::api::budget::Budget;
 use crate::api::common::Edits;
 use crate::api::plan::{Assignment, CategorizationPlan};
@@ -124,29 +124,26 @@ pub fn apply(basis: &Basis, edits: &Edits, askable: &HashSet<String>) -> Result<
     out.ok_or(EditError::NothingLeft)
 }
 
-/// The transactions the review of `plan` asks about besides its lines: those the Budget's
-/// rules disagree on, for the autopilot's plan (the Budget's status, which only ledgerops
-/// writes, lists them).
-pub fn askable(plan: &CategorizationPlan, budget: &Budget) -> HashSet<String> {
-    let autopilot = plan
-        .metadata
-        .labels
-        .as_ref()
-        .is_some_and(|l| l.contains_key(AUTOPILOT_LABEL));
-    if !autopilot {
-        return HashSet::new();
-    }
+/// What the Budget's rules disagree on, when `plan` is the autopilot's: the Budget's status,
+/// which only ledgerops writes, lists both the autopilot's plans and the disagreements (a
+/// label on the plan could be anyone's).
+pub fn disputed(plan: &CategorizationPlan, budget: &Budget) -> Vec<Disagreement> {
+    let name = plan.metadata.name.as_deref().unwrap_or_default();
     budget
         .status
         .as_ref()
         .and_then(|s| s.autopilot.as_ref())
-        .map(|a| {
-            a.disagreements
-                .iter()
-                .map(|d| d.transaction_id.clone())
-                .collect()
-        })
+        .filter(|a| a.plans.iter().any(|p| p == name))
+        .map(|a| a.disagreements.clone())
         .unwrap_or_default()
+}
+
+/// The transactions the review of `plan` asks about besides its lines: see [`disputed`].
+pub fn askable(plan: &CategorizationPlan, budget: &Budget) -> HashSet<String> {
+    disputed(plan, budget)
+        .into_iter()
+        .map(|d| d.transaction_id)
+        .collect()
 }
 
 /// Whether `edits` to `plan` can be approved, before a decision records them: what the write

@@ -194,13 +194,11 @@ pub fn questions(
                     .get(id)
                     .is_some_and(super::is_uncategorized)
             });
-            let name = |id: &String| {
-                mirror
-                    .categories
-                    .get(id)
-                    .map_or_else(|| id.clone(), |c| c.name.clone())
-            };
-            let mut categories: Vec<String> = d.categories.iter().map(name).collect();
+            let mut categories: Vec<String> = d
+                .categories
+                .iter()
+                .map(|id| mirror.category_name(id))
+                .collect();
             categories.sort();
             uncategorised.then(|| ReviewQuestion {
                 change: planned_change(tx, None, mirror, digits).change,
