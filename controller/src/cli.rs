@@ -39,7 +39,7 @@ enum Cmd {
             long = "ynab-api-url-allow",
             env = "LEDGEROPS_YNAB_API_URL_ALLOW",
             value_delimiter = ',',
-            default_value = crate::logic::api_url::YNAB_API
+            default_value = crate::logic::budget::api_url::YNAB_API
         )]
         ynab_api_url_allow: Vec<String>,
         /// How long a settled ApprovalRequest (Stale, Expired, Rejected, Applied, Ignored) that a
@@ -127,9 +127,9 @@ impl ElectionArgs {
             return Ok(None);
         }
         let parse = |flag: &str, value: &str| {
-            crate::logic::duration::parse(value).map_err(|e| format!("--{flag}: {e}"))
+            crate::logic::values::duration::parse(value).map_err(|e| format!("--{flag}: {e}"))
         };
-        let timing = crate::logic::lease::Timing::new(
+        let timing = crate::logic::runtime::lease::Timing::new(
             parse(
                 "leader-elect-lease-duration",
                 &self.leader_elect_lease_duration,
@@ -172,16 +172,16 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             config_repos,
         } => {
             init_logs(log_json);
-            let api_urls = match crate::logic::api_url::ApiUrlAllowlist::parse(&ynab_api_url_allow)
-            {
-                Ok(a) => a,
-                Err(e) => {
-                    tracing::error!("{e}");
-                    return ExitCode::FAILURE;
-                }
-            };
+            let api_urls =
+                match crate::logic::budget::api_url::ApiUrlAllowlist::parse(&ynab_api_url_allow) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        tracing::error!("{e}");
+                        return ExitCode::FAILURE;
+                    }
+                };
             let approval_retention =
-                match crate::logic::duration::parse(&approval_request_retention) {
+                match crate::logic::values::duration::parse(&approval_request_retention) {
                     Ok(d) => d,
                     Err(e) => {
                         tracing::error!("--approval-request-retention: {e}");

@@ -1,14 +1,14 @@
 //! Whether this process may act on YNAB, Gitea and the statuses now.
 //!
 //! Without leader election a process always may. With it, only while it holds the Lease and last
-//! renewed it within the renew deadline ([`crate::logic::lease::may_act`]); every YNAB request
+//! renewed it within the renew deadline ([`crate::logic::runtime::lease::may_act`]); every YNAB request
 //! checks this right before it is sent, so a holder that lost its lease in the middle of a batch
 //! sends nothing more even before it exits.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::logic::lease::{self, Timing};
+use crate::logic::runtime::lease::{self, Timing};
 
 #[derive(Debug, Clone, Default)]
 pub struct Leadership(Option<Arc<Term>>);

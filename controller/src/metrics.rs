@@ -16,7 +16,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
-use crate::logic::alert_gauges::BudgetGauges;
+use crate::logic::status::alerts::BudgetGauges;
 
 /// A YNAB request, by route template (never the ids in it) and outcome.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -310,7 +310,7 @@ mod tests {
             autopilot_stopped: true,
             waiting: 2,
             oldest_waiting_seconds: 90.5,
-            requests: Some(crate::logic::alert_gauges::RequestUse {
+            requests: Some(crate::logic::status::alerts::RequestUse {
                 used: 45,
                 limit: 180,
             }),

@@ -16,7 +16,7 @@ use crate::k8s::admission_guard::AdmissionGuard;
 use crate::k8s::lease::{Election, Elector};
 use crate::k8s::watches::Watches;
 use crate::leadership::Leadership;
-use crate::logic::api_url::ApiUrlAllowlist;
+use crate::logic::budget::api_url::ApiUrlAllowlist;
 use crate::metrics::Metrics;
 use crate::reconcile::{self, Context};
 use crate::shutdown::Shutdown;
@@ -160,7 +160,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         let links = ctx.budget_links.clone();
         move |now| {
             let (budgets, requests) = (budgets.state(), requests.state());
-            crate::logic::alert_gauges::budget_gauges(
+            crate::logic::status::alerts::budget_gauges(
                 budgets.iter().map(Arc::as_ref),
                 requests.iter().map(Arc::as_ref),
                 &links.request_use(now),

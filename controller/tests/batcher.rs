@@ -4,10 +4,12 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ledgerops::logic::api_url::ApiUrlAllowlist;
-use ledgerops::logic::batch::{Authorized, Outcome, Submission, WriteItem, current_of};
-use ledgerops::logic::converge::{Allocation, EndState, Expect, approval_hash};
-use ledgerops::logic::request_window::RequestWindow;
+use ledgerops::logic::budget::api_url::ApiUrlAllowlist;
+use ledgerops::logic::runtime::request_window::RequestWindow;
+use ledgerops::logic::transaction::batch::{
+    Authorized, Outcome, Submission, WriteItem, current_of,
+};
+use ledgerops::logic::transaction::converge::{Allocation, EndState, Expect, approval_hash};
 use ledgerops::metrics::Metrics;
 use ledgerops::ynab::batcher::{Batcher, Destination};
 use ledgerops::ynab::budget_links::{BudgetKey, BudgetLinks};

@@ -16,7 +16,7 @@ use kube::{Api, Resource, ResourceExt};
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops::k8s::watches::Watches;
-use ledgerops::logic::api_url::ApiUrlAllowlist;
+use ledgerops::logic::budget::api_url::ApiUrlAllowlist;
 use ledgerops::reconcile::{self, Context};
 use ledgerops_testenv::ControlPlane;
 use serde::de::DeserializeOwned;

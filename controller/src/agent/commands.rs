@@ -25,8 +25,8 @@ use crate::logic::job::decidable::decidable;
 use crate::logic::job::report::{self, cell};
 use crate::logic::job::rules_report::rules_report;
 use crate::logic::job::state::{EventKind, JobEvent, JobState};
-use crate::logic::money;
 use crate::logic::rule::RuleBook;
+use crate::logic::values::money;
 
 /// How a command ended.
 #[derive(Debug, Clone, PartialEq, Eq)]

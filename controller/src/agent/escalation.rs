@@ -1,7 +1,7 @@
 //! Tells a person in Gitea when an ApprovalRequest of the agent's namespace expired unanswered:
 //! one comment, mentioning its `escalateTo` logins, on the pull request that brought what it
 //! asked about, else on the config repository's tracking issue (what and where are decided in
-//! [`crate::logic::escalation`]). The comment is its own record: before commenting, the bot
+//! [`crate::logic::approval::escalation`]). The comment is its own record: before commenting, the bot
 //! looks for its marked comment, so a restart never comments twice. Runs on the leader.
 
 use std::collections::HashSet;
@@ -19,7 +19,7 @@ use super::feedback::FeedbackError;
 use crate::api::approval::ApprovalRequest;
 use crate::api::config_repo::ConfigRepo;
 use crate::k8s::watches::{Listed, Watches};
-use crate::logic::escalation::{self, Target};
+use crate::logic::approval::escalation::{self, Target};
 use crate::metrics::ErrorLabels;
 
 struct Escalation {

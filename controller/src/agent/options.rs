@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::gitea::GiteaToken;
-use crate::logic::duration;
 use crate::logic::job::trust::Allowlist;
+use crate::logic::values::duration;
 
 /// The flags. Without `--gitea-url` the `/agent` runtime and the webhook endpoint are off.
 #[derive(clap::Args, Debug, Clone)]

@@ -26,7 +26,7 @@ use crate::gitea::GiteaError;
 use crate::logic::job::cleanup;
 use crate::logic::job::render::{self, canonical_comment, pending_publication};
 use crate::logic::job::state::{EventKind, JobEvent, JobState, from_persisted, is_terminal};
-use crate::logic::retention::{self, Retention};
+use crate::logic::runtime::retention::{self, Retention};
 use crate::metrics::{ErrorLabels, Measure};
 
 /// A reconcile that could not finish; retried with capped backoff, never abandoned.

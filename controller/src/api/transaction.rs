@@ -87,7 +87,7 @@ pub struct SplitLine {
 }
 
 // Not YNAB's wire type (`ynab_model::FlagColor`, which has `""` and `null` where this has
-// `none`): the CRDs' own spelling, converted in `logic::converge`. A plain comment, as the doc
+// `none`): the CRDs' own spelling, converted in `logic::transaction::converge`. A plain comment, as the doc
 // comment below is the schema's description.
 /// A YNAB flag colour.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, schemars::JsonSchema)]

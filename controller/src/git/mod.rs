@@ -19,7 +19,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::logic::config_repo::documents::File;
-use crate::logic::outside_text;
+use crate::logic::values::outside_text;
 
 pub use cache::forget_caches;
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use super::Limits;
 use crate::logic::config_repo::url::UrlPolicy;
-use crate::logic::url_prefix::Prefixes;
+use crate::logic::values::url_prefix::Prefixes;
 
 /// `--config-repo-max-bytes` unless set: 32 MiB.
 pub const DEFAULT_MAX_BYTES: u64 = 32 << 20;

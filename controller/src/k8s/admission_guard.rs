@@ -1,7 +1,7 @@
 //! The start-up guard: ledgerops follows an approval only while the admission policies of
 //! `crds/` are in force and name its own user. It checks at start-up, whenever a policy, binding
 //! or the parameter ConfigMap changes, and every 30 s; it logs the verdict at start-up and on
-//! every change. The decision itself is [`crate::logic::admission_guard::verdict`].
+//! every change. The decision itself is [`crate::logic::approval::admission::verdict`].
 
 use std::time::Duration;
 
@@ -19,7 +19,7 @@ use tokio::sync::watch;
 use tokio_stream::wrappers::WatchStream;
 
 use crate::api::admission::{self, PARAMS_NAME, PARAMS_NAMESPACE};
-use crate::logic::admission_guard::{Compared, Found, verdict};
+use crate::logic::approval::admission::{Compared, Found, verdict};
 
 /// How often the guard checks even when no watch event arrives.
 const PERIOD: Duration = Duration::from_secs(30);

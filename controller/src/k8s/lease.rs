@@ -1,5 +1,5 @@
 //! The leader Lease: acquiring it, renewing it, letting it go. Decisions are
-//! [`crate::logic::lease`]'s; this reads and writes the Lease and keeps [`Leadership`] current.
+//! [`crate::logic::runtime::lease`]'s; this reads and writes the Lease and keeps [`Leadership`] current.
 
 use std::time::Instant;
 
@@ -10,7 +10,7 @@ use kube::api::{ObjectMeta, PostParams};
 use kube::{Api, Client};
 
 use crate::leadership::Leadership;
-use crate::logic::lease::{self, Claim, Record, Seen, Step, Timing};
+use crate::logic::runtime::lease::{self, Claim, Record, Seen, Step, Timing};
 
 /// Where the lease is and who we are.
 #[derive(Debug, Clone)]

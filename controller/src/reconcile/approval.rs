@@ -1,6 +1,6 @@
 //! The ApprovalRequest reconciler: records decisions, expires unanswered requests with one
 //! escalation Event, keeps stale ones stale, and deletes settled requests that a newer request
-//! of the same subject replaced, once their retention is over (`logic::retention`). The
+//! of the same subject replaced, once their retention is over (`logic::runtime::retention`). The
 //! subjects act on the decision themselves, and keep it in their status.
 
 use std::sync::Arc;
@@ -19,8 +19,8 @@ use crate::api::plan::CategorizationPlan;
 use crate::api::transaction::Transaction;
 use crate::k8s::status;
 use crate::k8s::watches::{Listed, Watches};
-use crate::logic::approval_status;
-use crate::logic::retention::{self, Retention};
+use crate::logic::approval::status as approval_status;
+use crate::logic::runtime::retention::{self, Retention};
 
 /// Subscribes to the shared ApprovalRequest watch at once; the returned future runs the
 /// controller. Settled, replaced requests are deleted `retention` after they settled.

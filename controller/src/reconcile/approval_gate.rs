@@ -1,7 +1,7 @@
 //! The approval hook every write passes: the Budget's policy runs it, blocks it, or asks a
 //! person through an ApprovalRequest bound to the exact change, and nothing is written until
 //! that request is approved. Only requests ledgerops issued count (see
-//! `logic::approval_authority`), and each approval is spent on one write.
+//! `logic::approval::authority`), and each approval is spent on one write.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
@@ -15,14 +15,14 @@ use crate::api::approval::{
 use crate::api::budget::Budget;
 use crate::api::common::{DecisionRecord, Edits, LocalRef, Review};
 use crate::k8s::{objects, status};
-use crate::logic::approval_authority::{self as authority, Authority, Expected, Next};
-use crate::logic::approval_status;
-use crate::logic::authority::proposer;
-use crate::logic::duration;
-use crate::logic::gate::Hold;
+use crate::logic::approval::authority::{self as authority, Authority, Expected, Next};
+use crate::logic::approval::gate::Hold;
+use crate::logic::approval::policy::{self, Action};
+use crate::logic::approval::powers::proposer;
+use crate::logic::approval::status as approval_status;
 use crate::logic::plan::PlannedChange;
 use crate::logic::plan::preview::SHOWN;
-use crate::logic::policy::{self, Action};
+use crate::logic::values::duration;
 
 /// Whether the write may go ahead.
 pub enum Gate {

@@ -1,5 +1,5 @@
 //! Whether the authority behind a write still holds, asked right before it: the questions
-//! `logic::authority` picks, put to the API server's authorizer. Any answer but yes holds the
+//! `logic::approval::powers` picks, put to the API server's authorizer. Any answer but yes holds the
 //! write (fail closed), with a message naming the user, the verb and the role.
 
 use kube::ResourceExt;
@@ -10,7 +10,9 @@ use crate::api::approval::ApprovalRequest;
 use crate::api::config_repo::{ConfigRepo, RepoAuthority};
 use crate::api::rule::CategorizationRule;
 use crate::k8s::access;
-use crate::logic::authority::{self, BlessingCheck, DecisionCheck, Question, proposer};
+use crate::logic::approval::powers::{
+    self as authority, BlessingCheck, DecisionCheck, Question, proposer,
+};
 
 /// `Err(message)`: the authority does not hold, and why.
 pub type Verdict = Result<(), String>;

@@ -1,6 +1,6 @@
 //! The autopilot's pass for one Budget (run by the per-Budget rule controller in
 //! [`super::learning`]): reads the Blessed rules and the mirror, decides with
-//! [`crate::logic::autopilot`], counts the plan in `status.autopilot` first, then makes it. The
+//! [`crate::logic::budget::autopilot`], counts the plan in `status.autopilot` first, then makes it. The
 //! plan is an ordinary CategorizationPlan: the plan reconciler previews it and the Budget's
 //! approval policy runs it, asks a person, or blocks it. Nothing here writes to YNAB.
 
@@ -21,11 +21,11 @@ use crate::api::plan::{CategorizationPlan, CategorizationPlanSpec};
 use crate::api::rule::CategorizationRule;
 use crate::api::transaction::Transaction;
 use crate::k8s::status;
-use crate::logic::autopilot::{self, Candidate, Limits};
-use crate::logic::money;
-use crate::logic::payee::normalise_payee;
-use crate::logic::plan_status;
+use crate::logic::budget::autopilot::{self, Candidate, Limits};
+use crate::logic::plan::status as plan_status;
 use crate::logic::rule::{Facts, RuleBook, Verdict};
+use crate::logic::values::money;
+use crate::logic::values::payee::normalise_payee;
 
 /// What one pass reads, for one Budget.
 pub struct Inputs<'a> {

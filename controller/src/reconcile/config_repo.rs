@@ -28,8 +28,8 @@ use crate::logic::config_repo::push::{self, Push};
 use crate::logic::config_repo::status::{self as repo_status, Outcome};
 use crate::logic::config_repo::url::{self, UrlPolicy};
 use crate::logic::config_repo::{CONFIRM_PRUNE, CONFIRM_REWRITE, applied_commit, revision};
-use crate::logic::duration;
 use crate::logic::rule::standing;
+use crate::logic::values::duration;
 
 /// How many documents are dry-run or applied at once.
 const PARALLEL: usize = 8;

@@ -27,7 +27,7 @@ use crate::api::rule::{CategorizationRule, CategorizationRuleSpec, Demotion};
 use crate::api::transaction::Transaction;
 use crate::k8s::status;
 use crate::k8s::watches::Watches;
-use crate::logic::mirror::Mirror;
+use crate::logic::budget::mirror::Mirror;
 use crate::logic::rule::learn::{self, RuleView};
 use crate::logic::rule::{acting_since, decisions};
 

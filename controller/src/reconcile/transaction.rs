@@ -22,14 +22,14 @@ use crate::api::budget::Budget;
 use crate::api::transaction::{Transaction, TransactionStatus};
 use crate::k8s::watches::Watches;
 use crate::k8s::{objects, status};
-use crate::logic::batch::{self, Authorized, Submission, WriteItem};
-use crate::logic::converge::{self, Expect};
 use crate::logic::plan::{self, PlannedChange};
-use crate::logic::transaction_status::{self, Verdict};
-use crate::logic::transaction_step::{self as step, RESOLVE, Seen, Step};
-use crate::logic::transaction_view as view;
-use crate::logic::{announce, gate};
-use crate::logic::{policy, transaction_check};
+use crate::logic::transaction::batch::{self, Authorized, Submission, WriteItem};
+use crate::logic::transaction::converge::{self, Expect};
+use crate::logic::transaction::status::{self as transaction_status, Verdict};
+use crate::logic::transaction::step::{self as step, RESOLVE, Seen, Step};
+use crate::logic::transaction::view;
+use crate::logic::{approval::gate, status::announce};
+use crate::logic::{approval::policy, transaction::check as transaction_check};
 use crate::ynab::budget_links::BudgetKey;
 use crate::ynab_model::TransactionSummary;
 
@@ -376,7 +376,7 @@ async fn record_landed(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::logic::api_url::ApiUrlAllowlist;
+    use crate::logic::budget::api_url::ApiUrlAllowlist;
 
     /// Each running reconcile is a spawned task this size, many at once waiting on the API
     /// server. Nested awaits double sizes unless boxed.

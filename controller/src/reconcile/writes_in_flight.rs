@@ -14,8 +14,8 @@ use tokio::sync::mpsc;
 
 use super::approval_gate::Grant;
 use crate::api::transaction::Transaction;
-use crate::logic::batch::Outcome;
-use crate::logic::transaction_step::Seen;
+use crate::logic::transaction::batch::Outcome;
+use crate::logic::transaction::step::Seen;
 use crate::ynab::batcher::{Answer, Reply};
 
 /// What recording a write's outcome needs from the reconcile that started it.

@@ -16,7 +16,7 @@ use super::budget_links::{BudgetKey, SharedMirror};
 use super::client::YnabClient;
 use super::error::YnabError;
 use super::mirror_sync::{self, MirrorKey};
-use crate::logic::batch::{self, Outcome, Plan, Stops, Submission};
+use crate::logic::transaction::batch::{self, Outcome, Plan, Stops, Submission};
 
 /// Where a Budget's writes go.
 #[derive(Clone)]
@@ -235,7 +235,7 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
             .iter()
             .map(|&(j, i)| {
                 let item = &jobs[j].submission.items[i];
-                crate::logic::converge::save_item(&item.transaction_id, &item.target)
+                crate::logic::transaction::converge::save_item(&item.transaction_id, &item.target)
             })
             .collect();
         let error = match destination

@@ -16,11 +16,11 @@ use super::error::YnabError;
 use super::permit::Permit;
 use super::token::Token;
 use crate::api::common::SecretKeyRef;
-use crate::logic::alert_gauges::RequestUse;
-use crate::logic::api_url::AllowedApiUrl;
-use crate::logic::mirror::Mirror;
-use crate::logic::request_window::RequestWindow;
-use crate::logic::sync_due::SyncedFor;
+use crate::logic::budget::api_url::AllowedApiUrl;
+use crate::logic::budget::mirror::Mirror;
+use crate::logic::budget::sync_due::SyncedFor;
+use crate::logic::runtime::request_window::RequestWindow;
+use crate::logic::status::alerts::RequestUse;
 use crate::metrics::Metrics;
 
 /// A Budget's mirror and the plan it mirrors: a changed plan id or API URL starts afresh.
@@ -347,7 +347,7 @@ impl BudgetLinks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::logic::api_url::ApiUrlAllowlist;
+    use crate::logic::budget::api_url::ApiUrlAllowlist;
 
     fn secret(name: &str) -> SecretKeyRef {
         SecretKeyRef {

@@ -13,10 +13,10 @@ use super::error::YnabError;
 use super::permit::Permit;
 use super::token::Token;
 use crate::leadership::Leadership;
-use crate::logic::api_url::AllowedApiUrl;
-use crate::logic::outside_text;
-use crate::logic::request_window::{Denied, RequestWindow};
-use crate::logic::retry::{self, Failure, RequestKind};
+use crate::logic::budget::api_url::AllowedApiUrl;
+use crate::logic::runtime::request_window::{Denied, RequestWindow};
+use crate::logic::runtime::retry::{self, Failure, RequestKind};
+use crate::logic::values::outside_text;
 use crate::metrics::{Metrics, RequestLabels};
 use crate::ynab_model::{
     Envelope, ErrorResponse, PatchTransactionsWrapper, PlanData, SaveTransactionWithIdOrImportId,
@@ -78,7 +78,7 @@ pub fn http() -> Result<reqwest::Client, YnabError> {
 
 impl YnabClient {
     /// A client for `base` (such as `https://api.ynab.com/v1`, as allowed by
-    /// [`crate::logic::api_url::ApiUrlAllowlist::check`]) with `token`, counting requests against
+    /// [`crate::logic::budget::api_url::ApiUrlAllowlist::check`]) with `token`, counting requests against
     /// `window`.
     pub fn new(
         base: &AllowedApiUrl,

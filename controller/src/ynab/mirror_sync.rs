@@ -4,7 +4,7 @@
 use super::budget_links::{BudgetLinks, MirrorCell, MirrorChange};
 use super::client::YnabClient;
 use super::error::YnabError;
-use crate::logic::mirror::Changes;
+use crate::logic::budget::mirror::Changes;
 
 /// Which Budget a mirror belongs to, and where to announce its changes.
 #[derive(Clone)]

@@ -12,7 +12,7 @@ pub mod undo;
 use std::time::Duration;
 
 use k8s_openapi::jiff::Timestamp;
-use ledgerops::logic::duration;
+use ledgerops::logic::values::duration;
 
 use crate::error::PluginError;
 

@@ -5,7 +5,7 @@ use k8s_openapi::jiff::Timestamp;
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::common::{CategoryChange, Review};
 use ledgerops::api::plan::CategorizationPlan;
-use ledgerops::logic::money;
+use ledgerops::logic::values::money;
 
 use super::preview;
 use super::queue::subject;

@@ -1,7 +1,7 @@
 //! `diff`'s verdict, read as `kubectl diff`'s exit code: would applying the plan change YNAB now?
 
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
-use ledgerops::logic::conditions;
+use ledgerops::logic::status::conditions;
 
 /// What applying a plan would do now.
 #[derive(Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 use k8s_openapi::jiff::Timestamp;
 use ledgerops::api::budget::Budget;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
-use ledgerops::logic::conditions;
+use ledgerops::logic::status::conditions;
 
 use super::time;
 

@@ -2,7 +2,7 @@
 
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest, SubjectKind};
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
-use ledgerops::logic::conditions;
+use ledgerops::logic::status::conditions;
 
 /// How an approved request ended, once it did.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! data, the category before and after, and the money they move.
 
 use ledgerops::api::common::CategoryChange;
-use ledgerops::logic::money::{self, MoneyError};
+use ledgerops::logic::values::money::{self, MoneyError};
 
 use super::table::{self, Style};
 

@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 use k8s_openapi::jiff::Timestamp;
 use ledgerops::api::common::LocalRef;
 use ledgerops::api::rule::{Blessing, CategorizationRuleSpec, RuleMatch};
-use ledgerops::logic::payee::normalise_payee;
 use ledgerops::logic::rule::learn::{self, Decision, Now, RuleView};
 use ledgerops::logic::rule::{Blessed, Facts, RuleBook, Verdict, blessed};
+use ledgerops::logic::values::payee::normalise_payee;
 
 const TRANSACTIONS: usize = 10_000;
 const RULES: usize = 1_000;

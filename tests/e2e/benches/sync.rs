@@ -8,9 +8,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ledgerops::logic::api_url::ApiUrlAllowlist;
-use ledgerops::logic::mirror::Mirror;
-use ledgerops::logic::request_window::RequestWindow;
+use ledgerops::logic::budget::api_url::ApiUrlAllowlist;
+use ledgerops::logic::budget::mirror::Mirror;
+use ledgerops::logic::runtime::request_window::RequestWindow;
 use ledgerops::metrics::Metrics;
 use ledgerops::ynab::client::YnabClient;
 use ledgerops::ynab::token::Token;

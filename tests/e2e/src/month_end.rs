@@ -6,7 +6,7 @@
 
 use kube::api::{Patch, PatchParams};
 use ledgerops::api::budget::{Budget, BudgetPhase};
-use ledgerops::logic::payee::normalise_payee;
+use ledgerops::logic::values::payee::normalise_payee;
 use ledgerops::ynab_model::Payee;
 use serde_json::json;
 use ynab_sim::{Fixture, demo};

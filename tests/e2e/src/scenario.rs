@@ -14,7 +14,7 @@ use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
-use ledgerops::logic::payee::normalise_payee;
+use ledgerops::logic::values::payee::normalise_payee;
 use ledgerops::ynab_model::TransactionDetail;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};

@@ -11,7 +11,7 @@ use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::budget::Budget;
 use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::config_repo::ConfigRepo;
-use ledgerops::logic::escalation::TRACKING_TITLE;
+use ledgerops::logic::approval::escalation::TRACKING_TITLE;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
 use ledgerops_e2e::scenario::{PATCH, Scenario, by_admin, household, seed_002};

@@ -7,7 +7,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use ledgerops::api::budget::{Budget, BudgetPhase};
-use ledgerops::logic::conditions;
+use ledgerops::logic::status::conditions;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::token_secret;
 use ledgerops_e2e::{install_crds, wait};

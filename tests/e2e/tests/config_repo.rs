@@ -16,7 +16,7 @@ use ledgerops::api::config_repo::{ConfigRepo, RepoPhase};
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::api::transaction::Transaction;
-use ledgerops::logic::conditions;
+use ledgerops::logic::status::conditions;
 use ledgerops_e2e::attacker::{attacker, install_people_roles};
 use ledgerops_e2e::config_repo::{self, transaction};
 use ledgerops_e2e::controller::Ledgerops;

@@ -245,7 +245,7 @@ async fn a_plan_killed_after_its_write_landed_keeps_its_journal_when_ynab_is_edi
         "the edit made during the crash is left alone"
     );
     let status = partial.status.unwrap();
-    let message = &ledgerops::logic::conditions::get(&status.conditions, "Ready")
+    let message = &ledgerops::logic::status::conditions::get(&status.conditions, "Ready")
         .unwrap()
         .message;
     assert!(message.contains(&load_id(7)), "{message}");

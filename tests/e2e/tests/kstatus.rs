@@ -11,7 +11,7 @@ use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
-use ledgerops::logic::conditions;
+use ledgerops::logic::status::conditions;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{Scenario, WAIT, category, household, seed_002};
 use ledgerops_e2e::{KIND_EXAMPLES, example_documents, kstatus, wait};

@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Patch, PatchParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
-use ledgerops::logic::conditions;
+use ledgerops::logic::status::conditions;
 use ledgerops_e2e::scenario::{PATCH, category, household, seed_002};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;

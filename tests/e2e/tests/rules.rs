@@ -10,8 +10,8 @@ use kube::api::{ListParams, Patch, PatchParams};
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
-use ledgerops::logic::payee::normalise_payee;
 use ledgerops::logic::rule::learn::candidate_name;
+use ledgerops::logic::values::payee::normalise_payee;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{
     PATCH, Scenario, WAIT, category, household, most_uncategorised_merchant, seed_002,

@@ -7,7 +7,7 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
-use ledgerops::logic::conditions;
+use ledgerops::logic::status::conditions;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category};
 use ledgerops_e2e::wait;

@@ -8,7 +8,7 @@ use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
-use ledgerops::logic::conditions;
+use ledgerops::logic::status::conditions;
 use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, household, seed_002, token_secret};
 use ledgerops_e2e::wait;
 use serde_json::{Value, json};

@@ -9,7 +9,7 @@ use kube::api::{ListParams, Patch, PatchParams};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
-use ledgerops::logic::conditions;
+use ledgerops::logic::status::conditions;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, fixture_with};
 use ledgerops_e2e::wait;

@@ -11,7 +11,7 @@ use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops::k8s::journal;
-use ledgerops::logic::conditions;
+use ledgerops::logic::status::conditions;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, fixture_with, load_id};
 use ledgerops_e2e::wait;

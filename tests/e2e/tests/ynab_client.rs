@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ledgerops::leadership::Leadership;
-use ledgerops::logic::api_url::ApiUrlAllowlist;
-use ledgerops::logic::lease::Timing;
-use ledgerops::logic::request_window::RequestWindow;
+use ledgerops::logic::budget::api_url::ApiUrlAllowlist;
+use ledgerops::logic::runtime::lease::Timing;
+use ledgerops::logic::runtime::request_window::RequestWindow;
 use ledgerops::metrics::Metrics;
 use ledgerops::ynab::client::YnabClient;
 use ledgerops::ynab::error::YnabError;

@@ -7,11 +7,11 @@
 use crate::api::approval::{ApprovalRequest, SubjectKind};
 use crate::api::common::DecisionRecord;
 use crate::api::plan::{CategorizationPlan, PlanPhase};
-use crate::logic::conditions;
 use crate::logic::job::render::IssueComment;
 use crate::logic::job::report::{cell, cell_code};
 use crate::logic::job::state::truncate;
 use crate::logic::job::trust::is_repository_name;
+use crate::logic::status::conditions;
 
 /// Commit statuses of a plan carry this context, followed by the plan's name.
 pub const CONTEXT_PREFIX: &str = "ledgerops/plan/";

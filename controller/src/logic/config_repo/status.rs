@@ -6,9 +6,9 @@ use k8s_openapi::jiff::Timestamp;
 use super::decide::Guard;
 use super::documents::Refusal;
 use crate::api::config_repo::{ConfigRepoStatus, DemotedRule, InventoryEntry, RepoPhase};
-use crate::logic::conditions::{self, Observed, READY};
-use crate::logic::kstatus;
-use crate::logic::outside_text;
+use crate::logic::status::conditions::{self, Observed, READY};
+use crate::logic::status::kstatus;
+use crate::logic::values::outside_text;
 
 /// The longest message a ConfigRepo's status carries.
 const MAX_MESSAGE: usize = 2000;
@@ -239,7 +239,7 @@ pub fn changed(previous: &ConfigRepoStatus, next: &ConfigRepoStatus) -> bool {
     strip(previous) != strip(next)
 }
 
-pub use crate::logic::announce::Announcement;
+pub use crate::logic::status::announce::Announcement;
 
 /// The Event for a change of `Ready` (or a new applied revision); `None` when nothing changed.
 pub fn announcement(previous: &ConfigRepoStatus, next: &ConfigRepoStatus) -> Option<Announcement> {

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use url::Url;
 
-use crate::logic::url_prefix::{Prefixes, Shape, canonical};
+use crate::logic::values::url_prefix::{Prefixes, Shape, canonical};
 
 /// The flag that lists the Git URLs allowed besides public `https://` hosts.
 pub const FLAG: &str = "--config-repo-url-allow";

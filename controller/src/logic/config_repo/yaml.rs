@@ -9,7 +9,7 @@ use serde_json::Value;
 use serde_saphyr::budget::BudgetBreach;
 use serde_saphyr::{DefaultMessageFormatter, Error, MergeKeyPolicy, MessageFormatter};
 
-use crate::logic::outside_text;
+use crate::logic::values::outside_text;
 
 /// Bytes of scalar text (keys and values) a revision's documents may hold, aliases expanded: as
 /// much as the git adapter reads of a revision, so aliases cannot make one larger than it could

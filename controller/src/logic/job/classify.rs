@@ -5,9 +5,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::logic::mirror::Mirror;
-use crate::logic::payee::normalise_payee;
+use crate::logic::budget::mirror::Mirror;
 use crate::logic::rule::{Facts, RuleBook, Verdict};
+use crate::logic::values::payee::normalise_payee;
 
 /// One suggestion.
 #[derive(Debug, Clone, PartialEq, Eq)]

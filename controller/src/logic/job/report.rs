@@ -7,7 +7,7 @@ use super::escape;
 use crate::api::approval::{ApprovalPhase, ApprovalRequest};
 use crate::api::budget::Budget;
 use crate::api::transaction::{Transaction, TransactionPhase};
-use crate::logic::conditions;
+use crate::logic::status::conditions;
 
 /// Untrusted text in a table cell or a sentence: one line, short, and escaped (no Markdown,
 /// HTML, link, mention or cell break; see [`escape::text`]).

@@ -10,8 +10,8 @@ use k8s_openapi::jiff::Timestamp;
 
 use super::command::{self, Command, HELP};
 use crate::api::agent_job::{AgentJobSpec, AgentJobStatus, JobPhase, LastError};
-use crate::logic::conditions::{self, Observed, Status};
-use crate::logic::kstatus;
+use crate::logic::status::conditions::{self, Observed, Status};
+use crate::logic::status::kstatus;
 
 /// Permissions on the repository that may run commands.
 pub const WRITE_PERMISSIONS: &[&str] = &["write", "admin", "owner"];

@@ -7,7 +7,7 @@ use k8s_openapi::jiff::Timestamp;
 use super::command::{Command, HELP};
 use super::state::{self, *};
 use crate::api::agent_job::{AgentJobSpec, AgentJobStatus, CommentEvent, JobPhase};
-use crate::logic::conditions;
+use crate::logic::status::conditions;
 
 fn at(secs: i64) -> Timestamp {
     Timestamp::from_second(1_790_000_000 + secs).unwrap()

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::preview::{PlanPreview, State, preview};
 use super::undo::{AppliedChange, undo_preview};
 use crate::api::plan::Assignment;
-use crate::logic::mirror::Mirror;
+use crate::logic::budget::mirror::Mirror;
 use crate::ynab_model::TransactionSummary;
 
 /// What a plan's spec asks for.

@@ -1,6 +1,6 @@
 //! What kind of category a transaction would be put in, read from the mirror.
 
-use crate::logic::mirror::Mirror;
+use crate::logic::budget::mirror::Mirror;
 use crate::ynab_model::Category;
 
 /// The group YNAB keeps one payment category per credit card in. YNAB flags neither the group

@@ -3,7 +3,7 @@
 //! `/agent approve X except tx=Groceries`) to the id a decision records.
 
 use crate::api::budget::NamedCategory;
-use crate::logic::mirror::Mirror;
+use crate::logic::budget::mirror::Mirror;
 use crate::logic::plan::validate::category_problem;
 
 /// How many categories a Budget's status lists; a plan has far fewer in practice.

@@ -12,7 +12,7 @@ use crate::api::autopilot::Disagreement;
 use crate::api::budget::Budget;
 use crate::api::common::Edits;
 use crate::api::plan::{Assignment, CategorizationPlan};
-use crate::logic::mirror::Mirror;
+use crate::logic::budget::mirror::Mirror;
 
 /// How many edited transactions a one-line summary names before counting the rest.
 const NAMED: usize = 8;

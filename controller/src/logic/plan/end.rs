@@ -8,7 +8,7 @@ use super::AppliedChange;
 use super::operation::Conclusion;
 use crate::api::common::DecisionRecord;
 use crate::api::plan::{CategorizationPlanStatus, Progress};
-use crate::logic::mirror::Mirror;
+use crate::logic::budget::mirror::Mirror;
 
 /// What an operation that ended did.
 #[derive(Debug)]

@@ -13,6 +13,7 @@ pub mod outcome;
 pub mod preview;
 mod preview_step;
 pub mod review;
+pub mod status;
 pub mod step;
 pub mod undo;
 pub mod validate;

@@ -9,10 +9,10 @@ use super::outcome::WriteResult;
 use super::step::Step;
 use super::undo::AppliedChange;
 use crate::api::plan::PlanPhase;
-use crate::logic::batch::WriteItem;
-use crate::logic::converge::{Allocation, EndState, Expect};
-use crate::logic::mirror::Mirror;
-use crate::logic::plan_status::PlanVerdict;
+use crate::logic::budget::mirror::Mirror;
+use crate::logic::plan::status::PlanVerdict;
+use crate::logic::transaction::batch::WriteItem;
+use crate::logic::transaction::converge::{Allocation, EndState, Expect};
 
 /// How an operation ended, from how many changes YNAB holds and what stopped it, if anything.
 #[derive(Debug, Clone, PartialEq, Eq)]

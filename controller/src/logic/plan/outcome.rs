@@ -1,6 +1,6 @@
 //! What one all-or-nothing plan write came to, from the outcome of each of its items.
 
-use crate::logic::batch::Outcome;
+use crate::logic::transaction::batch::Outcome;
 
 /// The plan's write, as a whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,7 +82,7 @@ fn ids_where(ids: &[String], outcomes: &[Outcome], f: impl Fn(&Outcome) -> bool)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::logic::converge::Blocked;
+    use crate::logic::transaction::converge::Blocked;
 
     #[test]
     fn the_first_reason_to_stop_wins() {

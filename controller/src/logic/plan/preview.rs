@@ -9,8 +9,8 @@ use super::preview_step::PreviewStep;
 use crate::api::budget::ManagedField;
 use crate::api::common::{Amount, CategoryChange};
 use crate::api::plan::{Assignment, Preview};
-use crate::logic::mirror::Mirror;
-use crate::logic::money::to_decimal;
+use crate::logic::budget::mirror::Mirror;
+use crate::logic::values::money::to_decimal;
 use crate::ynab_model::TransactionSummary;
 
 /// One transaction whose category a write would change.

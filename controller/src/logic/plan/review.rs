@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use super::preview::{PlannedChange, planned_change};
 use crate::api::autopilot::Disagreement;
 use crate::api::common::{Amount, Review, ReviewException, ReviewGroup, ReviewQuestion};
-use crate::logic::mirror::Mirror;
-use crate::logic::money;
+use crate::logic::budget::mirror::Mirror;
+use crate::logic::values::money;
 
 /// How many payee groups, exceptions and questions a review lists.
 const GROUPS: usize = 50;

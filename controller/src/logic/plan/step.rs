@@ -12,10 +12,10 @@ use super::{AppliedChange, PlanPreview, PlannedChange};
 use crate::api::budget::BudgetSpec;
 use crate::api::common::{DecisionRecord, WriteIntent};
 use crate::api::plan::{CategorizationPlanStatus, PlanPhase};
-use crate::logic::conditions;
-use crate::logic::gate::{self, Hold};
-use crate::logic::money;
-use crate::logic::plan_status::{self, PlanVerdict};
+use crate::logic::approval::gate::{self, Hold};
+use crate::logic::plan::status::{self as plan_status, PlanVerdict};
+use crate::logic::status::conditions;
+use crate::logic::values::money;
 
 /// A reconcile's verdict on a plan, and when to look again: `None` once something changes.
 #[derive(Debug, Clone, PartialEq, Eq)]

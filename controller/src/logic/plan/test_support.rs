@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::api::budget::Currency;
 use crate::api::plan::Assignment;
-use crate::logic::mirror::Mirror;
+use crate::logic::budget::mirror::Mirror;
 use crate::ynab_model::TransactionSummary;
 
 /// The plan's currency decimals (EUR).

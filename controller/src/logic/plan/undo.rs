@@ -59,7 +59,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::logic::mirror::Mirror;
+    use crate::logic::budget::mirror::Mirror;
     use crate::logic::plan::preview::preview;
     use crate::logic::plan::test_support::{assign, at, mirror, recategorise};
 

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use super::categories::{is_credit_card_payment, is_hidden, is_internal, is_uncategorized};
 use crate::api::plan::Assignment;
-use crate::logic::mirror::Mirror;
+use crate::logic::budget::mirror::Mirror;
 
 /// Why an assignment cannot be applied. The message is shown as is in the plan's `Valid`
 /// condition.
@@ -77,7 +77,7 @@ pub fn guarded(
     let blocked: Vec<String> = changes
         .iter()
         .filter_map(|c| mirror.transactions.get(&c.change.transaction_id))
-        .filter_map(|tx| crate::logic::converge::guard(tx, closed_through))
+        .filter_map(|tx| crate::logic::transaction::converge::guard(tx, closed_through))
         .map(|b| b.message)
         .collect();
     if blocked.is_empty() {

@@ -14,9 +14,9 @@ use crate::api::autopilot::AUTOPILOT_LABEL;
 use crate::api::common::Edits;
 use crate::api::plan::{Assignment, CategorizationPlan, PlanPhase};
 use crate::api::transaction::Transaction;
-use crate::logic::mirror::Mirror;
+use crate::logic::budget::mirror::Mirror;
+use crate::logic::plan::status as plan_status;
 use crate::logic::plan::{Basis, edit};
-use crate::logic::plan_status;
 
 /// The transactions a write is in flight for (a plan applying, a Transaction's recorded
 /// intent): what YNAB shows of them now says nothing yet.

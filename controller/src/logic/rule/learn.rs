@@ -17,8 +17,8 @@ use super::book::Index;
 use super::matching::{Facts, Matcher};
 use crate::api::common::LocalRef;
 use crate::api::rule::{CategorizationRuleSpec, Demotion, Evidence, RuleLearning, RuleMatch};
-use crate::logic::payee::normalise_payee;
 use crate::logic::plan::hash::hex_sha256;
+use crate::logic::values::payee::normalise_payee;
 
 /// How many pieces of evidence a rule's status keeps.
 pub const EVIDENCE_KEPT: usize = 10;

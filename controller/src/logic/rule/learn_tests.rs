@@ -12,7 +12,7 @@ use crate::api::plan::{
 };
 use crate::api::rule::CategorizationRuleSpec;
 use crate::api::transaction::{AppliedState, Transaction, TransactionSpec, TransactionStatus};
-use crate::logic::mirror::Mirror;
+use crate::logic::budget::mirror::Mirror;
 
 fn at(second: i64) -> Timestamp {
     Timestamp::from_second(1_790_000_000 + second).unwrap()

@@ -1,8 +1,8 @@
 //! Whether a rule is well formed, and whether it matches a transaction.
 
 use crate::api::rule::{CategorizationRuleSpec, MAX_WILDCARDS};
-use crate::logic::money::parse_decimal;
-use crate::logic::payee::{normalise_payee, plain_words};
+use crate::logic::values::money::parse_decimal;
+use crate::logic::values::payee::{normalise_payee, plain_words};
 
 /// Why a rule cannot be used; the message names the field and says what to write.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -6,8 +6,8 @@ use super::matching::Matcher;
 use crate::api::rule::{
     CategorizationRule, CategorizationRuleSpec, CategorizationRuleStatus, Demotion, RulePhase,
 };
-use crate::logic::conditions::{self, Observed};
-use crate::logic::kstatus;
+use crate::logic::status::conditions::{self, Observed};
+use crate::logic::status::kstatus;
 
 /// Where a rule stands, and what its status says.
 #[derive(Debug, Clone, PartialEq, Eq)]

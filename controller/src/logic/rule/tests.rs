@@ -6,8 +6,8 @@ use crate::api::rule::{
     AmountRange, CategorizationRule, CategorizationRuleSpec, CategorizationRuleStatus, RuleMatch,
     RulePhase,
 };
-use crate::logic::conditions;
-use crate::logic::payee::normalise_payee;
+use crate::logic::status::conditions;
+use crate::logic::values::payee::normalise_payee;
 
 fn payee(p: &str) -> RuleMatch {
     RuleMatch {

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
 
 use crate::logic::job::report::cell_code;
-use crate::logic::outside_text::{MAX_CHARS, sanitize};
+use crate::logic::values::outside_text::{MAX_CHARS, sanitize};
 
 /// Begins the comment ledgerops leaves on a pull request it closes, so it is left once.
 pub const WITHDRAWN: &str = "<!-- ledgerops:withdrawn -->";

@@ -14,7 +14,7 @@ use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::config_repo::{ConfigRepo, RepoPhase};
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::api::transaction::Transaction;
-use ledgerops::logic::conditions;
+use ledgerops::logic::status::conditions;
 use ledgerops_e2e::attacker::attacker;
 use ledgerops_e2e::config_repo::{self, transaction, until_synced};
 use ledgerops_e2e::controller::{Ledgerops, shared_file_root};

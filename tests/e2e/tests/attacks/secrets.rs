@@ -10,7 +10,7 @@ use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
-use ledgerops::logic::conditions;
+use ledgerops::logic::status::conditions;
 use ledgerops_e2e::attacker::{attacker, owner};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, token_secret};

@@ -1,0 +1,429 @@
+//! An ApprovalRequest's state: decided, waiting, expired (with one escalation), or stale.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+
+use crate::api::approval::{
+    ApprovalPhase, ApprovalRequest, ApprovalRequestSpec, ApprovalRequestStatus, Verdict,
+};
+use crate::logic::status::conditions::{self, Observed};
+use crate::logic::status::kstatus;
+
+/// The next status, and the escalation to announce when the request has just expired. The
+/// phase says what ledgerops did with the request, not merely what was written into it: an
+/// approval that came too late, or on a stale or foreign request, is not shown as `Approved`.
+pub fn next(
+    spec: &ApprovalRequestSpec,
+    previous: &ApprovalRequestStatus,
+    generation: Option<i64>,
+    now: Timestamp,
+) -> (ApprovalRequestStatus, Option<String>) {
+    let mut status = previous.clone();
+    let mut escalation = None;
+    if spec.decision.is_some() {
+        status.decided_at = previous.decided_at.clone().or(Some(Time(now)));
+    }
+    let seen = status.decided_at.as_ref().map(|t| t.0);
+    let expires = spec.expires_at.0;
+    let (phase, ready, reason, message) = match (&spec.decision, previous.phase) {
+        _ if previous
+            .used
+            .as_ref()
+            .is_some_and(|u| u.completed_at.is_some() && !u.written) =>
+        {
+            (
+                ApprovalPhase::Stale,
+                true,
+                "Stale",
+                "Nothing was written under this approval: YNAB or the spec changed between the preview and the write. A new request follows".into(),
+            )
+        }
+        _ if previous
+            .used
+            .as_ref()
+            .is_some_and(|u| u.completed_at.is_some()) =>
+        {
+            (
+                ApprovalPhase::Applied,
+                true,
+                "Applied",
+                format!(
+                    "The approval was spent on write {}; a further change needs a new request",
+                    previous
+                        .used
+                        .as_ref()
+                        .map(|u| u.attempt_id.as_str())
+                        .unwrap_or_default()
+                ),
+            )
+        }
+        (Some(_), _) if previous.issued_for.is_none() => (
+            ApprovalPhase::Ignored,
+            true,
+            "NotIssued",
+            "ledgerops did not issue this request before it was decided: it authorizes nothing"
+                .into(),
+        ),
+        (_, Some(ApprovalPhase::Ignored)) => (
+            ApprovalPhase::Ignored,
+            true,
+            "NotIssued",
+            "ledgerops did not issue this request before it was decided: it authorizes nothing"
+                .into(),
+        ),
+        (decision, Some(ApprovalPhase::Stale)) => (
+            ApprovalPhase::Stale,
+            true,
+            "Stale",
+            match decision {
+                Some(d) => format!(
+                    "{} answered after the plan changed between the preview and the answer: nothing is applied, a new request follows",
+                    d.by
+                ),
+                None => {
+                    "The plan changed between the preview and the answer: a new request follows"
+                        .into()
+                }
+            },
+        ),
+        (Some(d), previous_phase)
+            if d.verdict == Verdict::Approve
+                && (previous_phase == Some(ApprovalPhase::Expired)
+                    || seen.is_some_and(|t| t >= expires)) =>
+        {
+            (
+                ApprovalPhase::Expired,
+                true,
+                "ApprovedTooLate",
+                format!(
+                    "{} approved after the request expired at {expires}: nothing is applied",
+                    d.by
+                ),
+            )
+        }
+        (Some(d), _) => {
+            let (phase, reason, how) = if d.verdict == Verdict::Approve {
+                (ApprovalPhase::Approved, "Approved", "approved")
+            } else {
+                (ApprovalPhase::Rejected, "Rejected", "rejected")
+            };
+            (phase, true, reason, format!("{} {how} it", d.by))
+        }
+        (None, _) if expires <= now => {
+            if previous.escalated_at.is_none() {
+                status.escalated_at = Some(Time(now));
+                let whom = if spec.escalate_to.is_empty() {
+                    "the Budget's owners".to_owned()
+                } else {
+                    spec.escalate_to.join(", ")
+                };
+                escalation = Some(format!(
+                    "No decision before {expires}: nothing was applied. Tell {whom}."
+                ));
+            }
+            (
+                ApprovalPhase::Expired,
+                true,
+                "Expired",
+                format!("Nobody decided before {expires}: nothing is applied"),
+            )
+        }
+        (None, _) => (
+            ApprovalPhase::Pending,
+            false,
+            "Pending",
+            format!("Waiting for a person to decide before {expires}"),
+        ),
+    };
+    let c = conditions::set(
+        &previous.conditions,
+        Observed::new(conditions::READY, ready, reason, message),
+        generation,
+        now,
+    );
+    status.conditions = kstatus::summarize(&c, kstatus::approval(phase), generation, now);
+    status.phase = Some(phase);
+    status.observed_generation = generation;
+    (status, escalation)
+}
+
+/// The part of `status` the ApprovalRequest reconciler writes: everything but the approval
+/// gate's issuance and use records, which it never writes (see `k8s::status::GATE_FIELD_MANAGER`).
+pub fn reconciler_part(status: &ApprovalRequestStatus) -> ApprovalRequestStatus {
+    ApprovalRequestStatus {
+        issued_for: None,
+        used: None,
+        ..status.clone()
+    }
+}
+
+/// The status that marks a request stale: its preview no longer holds.
+pub fn stale(
+    previous: &ApprovalRequestStatus,
+    generation: Option<i64>,
+    now: Timestamp,
+) -> ApprovalRequestStatus {
+    let mut status = previous.clone();
+    let message = "The plan changed between the preview and the answer: a new request follows";
+    let c = conditions::set(
+        &previous.conditions,
+        Observed::new(conditions::READY, true, "Stale", message),
+        generation,
+        now,
+    );
+    let health = kstatus::approval(ApprovalPhase::Stale);
+    status.conditions = kstatus::summarize(&c, health, generation, now);
+    status.phase = Some(ApprovalPhase::Stale);
+    status
+}
+
+/// Whether `request` is decided but still owned by its subject: its owner reference is dropped,
+/// so that it stays as the record of who decided when the subject goes.
+pub fn keep_as_record(request: &ApprovalRequest) -> bool {
+    request.spec.decision.is_some()
+        && request
+            .metadata
+            .owner_references
+            .as_ref()
+            .is_some_and(|o| !o.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::approval::{ApprovalUse, Decision, Issuance, Subject, SubjectKind};
+    use crate::api::common::LocalRef;
+
+    fn at(s: i64) -> Timestamp {
+        Timestamp::from_second(1_790_000_000 + s).unwrap()
+    }
+
+    fn spec(decision: Option<Decision>) -> ApprovalRequestSpec {
+        ApprovalRequestSpec {
+            budget_ref: LocalRef { name: "b".into() },
+            subject: Subject {
+                kind: SubjectKind::CategorizationPlan,
+                name: "p".into(),
+            },
+            preview_hash: "h".into(),
+            summary: "s".into(),
+            reason: "r".into(),
+            changes: vec![],
+            change_count: 0,
+            expires_at: Time(at(100)),
+            escalate_to: vec!["finance-manager".into()],
+            proposed_by: String::new(),
+            four_eyes: false,
+            decision,
+            review: None,
+        }
+    }
+
+    #[test]
+    fn waits_then_expires_once_with_an_escalation() {
+        let (pending, none) = next(
+            &spec(None),
+            &ApprovalRequestStatus::default(),
+            Some(1),
+            at(0),
+        );
+        assert_eq!((pending.phase, none), (Some(ApprovalPhase::Pending), None));
+        let (expired, escalation) = next(&spec(None), &pending, Some(1), at(100));
+        assert_eq!(expired.phase, Some(ApprovalPhase::Expired));
+        assert!(escalation.unwrap().contains("finance-manager"));
+        let (again, second) = next(&spec(None), &expired, Some(1), at(200));
+        assert_eq!(
+            (again.phase, second),
+            (Some(ApprovalPhase::Expired), None),
+            "escalated once"
+        );
+    }
+
+    #[test]
+    fn a_decision_is_recorded_with_its_time() {
+        let approve = Decision {
+            verdict: Verdict::Approve,
+            by: "bob".into(),
+            comment: None,
+            edits: None,
+        };
+        let (s, _) = next(&spec(Some(approve)), &issued(), Some(2), at(5));
+        assert_eq!(
+            (s.phase, s.decided_at.clone()),
+            (Some(ApprovalPhase::Approved), Some(Time(at(5))))
+        );
+        let (later, _) = next(
+            &spec(s.phase.map(|_| Decision {
+                verdict: Verdict::Approve,
+                by: "bob".into(),
+                comment: None,
+                edits: None,
+            })),
+            &s,
+            Some(2),
+            at(50),
+        );
+        assert_eq!(later.decided_at, Some(Time(at(5))));
+        let reject = Decision {
+            verdict: Verdict::Reject,
+            by: "alice".into(),
+            comment: Some("no".into()),
+            edits: None,
+        };
+        assert_eq!(
+            next(&spec(Some(reject)), &issued(), Some(2), at(5)).0.phase,
+            Some(ApprovalPhase::Rejected)
+        );
+    }
+
+    fn issued() -> ApprovalRequestStatus {
+        ApprovalRequestStatus {
+            issued_for: Some(Issuance {
+                subject_uid: "u".into(),
+                preview_hash: "h".into(),
+                at: Time(at(0)),
+            }),
+            ..ApprovalRequestStatus::default()
+        }
+    }
+
+    fn approve(by: &str) -> Option<Decision> {
+        Some(Decision {
+            verdict: Verdict::Approve,
+            by: by.into(),
+            comment: None,
+            edits: None,
+        })
+    }
+
+    #[test]
+    fn the_phase_says_what_ledgerops_did_with_the_request() {
+        let with = |f: fn(&mut ApprovalRequestStatus)| {
+            let mut s = issued();
+            f(&mut s);
+            s
+        };
+        let cases: Vec<(
+            &str,
+            Option<Decision>,
+            ApprovalRequestStatus,
+            i64,
+            ApprovalPhase,
+        )> = vec![
+            (
+                "approved in time",
+                approve("bob"),
+                issued(),
+                5,
+                ApprovalPhase::Approved,
+            ),
+            (
+                "approved after expiry",
+                approve("bob"),
+                issued(),
+                100,
+                ApprovalPhase::Expired,
+            ),
+            (
+                "approved on an expired request",
+                approve("bob"),
+                with(|s| s.phase = Some(ApprovalPhase::Expired)),
+                5,
+                ApprovalPhase::Expired,
+            ),
+            (
+                "approved on a stale request",
+                approve("bob"),
+                with(|s| s.phase = Some(ApprovalPhase::Stale)),
+                5,
+                ApprovalPhase::Stale,
+            ),
+            (
+                "decided before ledgerops issued it",
+                approve("bob"),
+                ApprovalRequestStatus::default(),
+                5,
+                ApprovalPhase::Ignored,
+            ),
+            (
+                "undecided and not issued yet",
+                None,
+                ApprovalRequestStatus::default(),
+                5,
+                ApprovalPhase::Pending,
+            ),
+            (
+                "spent",
+                approve("bob"),
+                with(|s| {
+                    s.used = Some(ApprovalUse {
+                        attempt_id: "op".into(),
+                        started_at: Time(at(6)),
+                        completed_at: Some(Time(at(7))),
+                        written: true,
+                        preview_hash: None,
+                    })
+                }),
+                8,
+                ApprovalPhase::Applied,
+            ),
+            (
+                "spent on a write that wrote nothing",
+                approve("bob"),
+                with(|s| {
+                    s.used = Some(ApprovalUse {
+                        attempt_id: "op".into(),
+                        started_at: Time(at(6)),
+                        completed_at: Some(Time(at(7))),
+                        written: false,
+                        preview_hash: None,
+                    })
+                }),
+                8,
+                ApprovalPhase::Stale,
+            ),
+        ];
+        for (what, decision, status, now, want) in cases {
+            let (next, _) = next(&spec(decision), &status, Some(1), at(now));
+            assert_eq!(next.phase, Some(want), "{what}");
+        }
+    }
+
+    #[test]
+    fn stale_holds_until_a_decision() {
+        let s = stale(&issued(), Some(1), at(0));
+        assert_eq!(
+            next(&spec(None), &s, Some(1), at(500)).0.phase,
+            Some(ApprovalPhase::Stale)
+        );
+    }
+
+    #[test]
+    fn a_decided_request_is_released_from_its_subject_once() {
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+        let owned = |decision: Option<Decision>, owners: Option<Vec<OwnerReference>>| {
+            let mut r = ApprovalRequest::new("r", spec(decision));
+            r.metadata.owner_references = owners;
+            r
+        };
+        let owner = || {
+            Some(vec![OwnerReference {
+                uid: "u".into(),
+                controller: Some(true),
+                ..OwnerReference::default()
+            }])
+        };
+        let decided = || {
+            Some(Decision {
+                verdict: Verdict::Approve,
+                by: "bob".into(),
+                comment: None,
+                edits: None,
+            })
+        };
+        assert!(keep_as_record(&owned(decided(), owner())));
+        assert!(!keep_as_record(&owned(None, owner())), "still waiting");
+        assert!(!keep_as_record(&owned(decided(), None)), "released already");
+        assert!(!keep_as_record(&owned(decided(), Some(vec![]))));
+    }
+}

@@ -1,0 +1,7 @@
+//! Decisions about running the controller rather than about a budget: leader election, when a
+//! YNAB request is tried again, the rolling request budget, and when finished objects are deleted.
+
+pub mod lease;
+pub mod request_window;
+pub mod retention;
+pub mod retry;

@@ -1,0 +1,7 @@
+//! What every kind's status, Events and alerts share: conditions as API conventions want them,
+//! kstatus's `Reconciling`/`Stalled`, the Events of a state change, and the alert gauges.
+
+pub mod alerts;
+pub mod announce;
+pub mod conditions;
+pub mod kstatus;

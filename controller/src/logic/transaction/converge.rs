@@ -1,0 +1,734 @@
+//! Converge-to-target for one transaction (seed 000): decide before writing, from a fresh read
+//! of YNAB, whether to write, do nothing, adopt a write that already landed, or stop because
+//! someone else changed the record; then check the read-back.
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::api::transaction::{AppliedState, Flag, SplitLine, TransactionSpec};
+use crate::logic::values::money;
+use crate::ynab_model::{self, ClearedStatus, SubTransaction, TransactionSummary};
+
+/// Where a transaction's amount goes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub enum Allocation {
+    Uncategorized,
+    Category(String),
+    /// Built by [`Allocation::split`], so that two splits with the same lines compare equal
+    /// however YNAB or the spec orders them.
+    Split(Vec<Line>),
+}
+
+impl Allocation {
+    /// A split of `lines`, in a canonical order.
+    pub fn split(mut lines: Vec<Line>) -> Self {
+        lines.sort();
+        Self::Split(lines)
+    }
+}
+
+/// One line of a split, in milliunits.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Line {
+    pub amount: i64,
+    pub category_id: String,
+    pub memo: Option<String>,
+}
+
+/// An end state restricted to the fields a write manages: `None` means "not managed".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct EndState {
+    pub allocation: Option<Allocation>,
+    pub memo: Option<String>,
+    pub approved: Option<bool>,
+    pub flag: Option<Flag>,
+}
+
+impl EndState {
+    /// A stable hash of exactly these fields, for intents and approvals.
+    pub fn hash(&self) -> String {
+        let json = serde_json::to_vec(self).expect("an end state always serializes");
+        Sha256::digest(&json)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// The same fields as `managed` manages, taken from `self`.
+    pub fn restrict_to(&self, managed: &EndState) -> EndState {
+        EndState {
+            allocation: managed.allocation.as_ref().and(self.allocation.clone()),
+            memo: managed.memo.as_ref().and(self.memo.clone()),
+            approved: managed.approved.and(self.approved),
+            flag: managed.flag.and(self.flag),
+        }
+    }
+}
+
+/// The hash an approval binds to: the Budget (`scope`), the transaction (id, account, date,
+/// amount, payee), the state it was asked from and the target. Changing any of them makes the
+/// approval stale, so an approval can never be carried over to another transaction or amount.
+pub fn approval_hash(
+    scope: &str,
+    tx: &TransactionSummary,
+    current: &EndState,
+    target: &EndState,
+) -> String {
+    let bound = (
+        "ledgerops.dev/transaction-approval/v2",
+        scope,
+        &tx.id,
+        &tx.account_id,
+        &tx.date,
+        tx.amount,
+        &tx.payee_id,
+        current,
+        target,
+    );
+    let json = serde_json::to_vec(&bound).expect("strings, integers and end states serialize");
+    Sha256::digest(&json)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// What a transaction looks like in YNAB now, on the fields `managed` manages.
+pub fn observe(tx: &TransactionSummary, lines: &[SubTransaction], managed: &EndState) -> EndState {
+    let allocation = if !lines.is_empty() {
+        Allocation::split(
+            lines
+                .iter()
+                .map(|l| Line {
+                    amount: l.amount,
+                    category_id: l.category_id.clone().unwrap_or_default(),
+                    memo: l.memo.clone(),
+                })
+                .collect(),
+        )
+    } else {
+        tx.category_id
+            .clone()
+            .map_or(Allocation::Uncategorized, Allocation::Category)
+    };
+    let full = EndState {
+        allocation: Some(allocation),
+        memo: Some(tx.memo.clone().unwrap_or_default()),
+        approved: Some(tx.approved),
+        flag: Some(flag_of(tx.flag_color)),
+    };
+    full.restrict_to(managed)
+}
+
+/// YNAB's flag as the CRDs spell it; the only conversion this way.
+fn flag_of(flag: Option<ynab_model::FlagColor>) -> Flag {
+    match flag {
+        None | Some(ynab_model::FlagColor::Empty) => Flag::None,
+        Some(ynab_model::FlagColor::Red) => Flag::Red,
+        Some(ynab_model::FlagColor::Orange) => Flag::Orange,
+        Some(ynab_model::FlagColor::Yellow) => Flag::Yellow,
+        Some(ynab_model::FlagColor::Green) => Flag::Green,
+        Some(ynab_model::FlagColor::Blue) => Flag::Blue,
+        Some(ynab_model::FlagColor::Purple) => Flag::Purple,
+    }
+}
+
+/// The end state a Transaction's spec declares. Fails on a split amount that is not money.
+pub fn target_of(spec: &TransactionSpec) -> Result<EndState, money::MoneyError> {
+    let allocation = match (&spec.category_id, &spec.split) {
+        (Some(id), _) => Some(Allocation::Category(id.clone())),
+        (None, Some(lines)) => Some(Allocation::split(lines_of(lines)?)),
+        (None, None) => None,
+    };
+    Ok(EndState {
+        allocation,
+        memo: spec.memo.clone(),
+        approved: spec.approved,
+        flag: spec.flag_color,
+    })
+}
+
+fn lines_of(lines: &[SplitLine]) -> Result<Vec<Line>, money::MoneyError> {
+    lines
+        .iter()
+        .map(|l| {
+            Ok(Line {
+                amount: money::parse_decimal(&l.amount.0)?,
+                category_id: l.category_id.clone(),
+                memo: l.memo.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The end state recorded in a Transaction's status as last applied.
+pub fn prior_of(applied: &AppliedState) -> EndState {
+    let allocation = match (&applied.category_id, &applied.split) {
+        (Some(id), _) => Some(Allocation::Category(id.clone())),
+        (None, Some(lines)) => lines_of(lines).ok().map(Allocation::split),
+        (None, None) => None,
+    };
+    EndState {
+        allocation,
+        memo: applied.memo.clone(),
+        approved: applied.approved,
+        flag: applied.flag_color,
+    }
+}
+
+/// What the current state is checked against before a write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expect {
+    /// Converge semantics (Transaction): `prior` is what ledgerops last applied, if anything;
+    /// only a different non-empty category counts as someone else's edit.
+    Prior(Option<EndState>),
+    /// Preview semantics (CategorizationPlan): YNAB must still show exactly this state.
+    Exactly(EndState),
+}
+
+/// The decision made before writing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Precommit {
+    /// YNAB differs from the target and nobody else changed it: write.
+    Write,
+    /// YNAB holds the target and the target is what was there before: nothing to do.
+    NoChange,
+    /// YNAB already holds a target that differs from before (a write that landed, or an edit
+    /// that happens to match): adopt it, do not write again.
+    AlreadyTarget,
+    /// Someone else changed the record: report it, do not overwrite.
+    Diverged,
+}
+
+/// Decides before writing, from `current` (fresh, restricted to the target's fields).
+pub fn precommit(current: &EndState, target: &EndState, expect: &Expect) -> Precommit {
+    let baseline = match expect {
+        Expect::Prior(prior) => prior.as_ref().map(|p| p.restrict_to(target)),
+        Expect::Exactly(from) => Some(from.restrict_to(target)),
+    };
+    if current == target {
+        return if baseline.as_ref() == Some(current) {
+            Precommit::NoChange
+        } else {
+            Precommit::AlreadyTarget
+        };
+    }
+    match (expect, baseline) {
+        (Expect::Exactly(_), Some(from)) if *current != from => Precommit::Diverged,
+        (Expect::Prior(_), Some(prior)) => match (&current.allocation, &prior.allocation) {
+            // Someone else's allocation: another category, a split of what ledgerops
+            // categorised, or a split line moved or recategorised. A memo-only drift is not a
+            // divergence, and neither is uncategorized: there is nothing of theirs to protect.
+            (Some(now), Some(ours)) if now != ours && *now != Allocation::Uncategorized => {
+                Precommit::Diverged
+            }
+            _ => Precommit::Write,
+        },
+        _ => Precommit::Write,
+    }
+}
+
+/// The part of `target` that differs from `current`: what a write sends. A field already in
+/// place is not sent again (YNAB refuses to rewrite the lines of a split it already holds).
+pub fn still_to_write(current: &EndState, target: &EndState) -> EndState {
+    fn differing<T: PartialEq + Clone>(now: &Option<T>, wanted: &Option<T>) -> Option<T> {
+        wanted.clone().filter(|w| now.as_ref() != Some(w))
+    }
+    EndState {
+        allocation: differing(&current.allocation, &target.allocation),
+        memo: differing(&current.memo, &target.memo),
+        approved: differing(&current.approved, &target.approved),
+        flag: differing(&current.flag, &target.flag),
+    }
+}
+
+/// Settles a write an earlier run started but never recorded the outcome of, from a fresh read:
+/// landed (YNAB shows its target) → adopt; not landed (YNAB still shows where it started) →
+/// write; anything else → someone changed the record since. `None` when the intent no longer
+/// applies because the target changed meanwhile.
+pub fn settle_intent(
+    current: &EndState,
+    target: &EndState,
+    intent_target: &str,
+    intent_from: Option<&str>,
+) -> Option<Precommit> {
+    if target.hash() != intent_target {
+        return None;
+    }
+    let current_hash = current.hash();
+    Some(if current == target {
+        Precommit::AlreadyTarget
+    } else if intent_from.is_none_or(|from| from == current_hash) {
+        Precommit::Write
+    } else {
+        Precommit::Diverged
+    })
+}
+
+/// How a read-back compares with the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verified {
+    Match,
+    /// The read-back failed; the next read settles it.
+    CouldNotConfirm,
+    Diverged,
+}
+
+/// Compares the state read after a write with its target.
+pub fn verify(read_back: Option<&EndState>, target: &EndState) -> Verified {
+    match read_back {
+        None => Verified::CouldNotConfirm,
+        Some(state) if state == target => Verified::Match,
+        Some(_) => Verified::Diverged,
+    }
+}
+
+/// Why a write must not happen silently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blocked {
+    pub reason: &'static str,
+    pub message: String,
+}
+
+/// The guards: a reconciled transaction, or one dated in a closed month (`closed_through`,
+/// YYYY-MM, from the Budget: YNAB itself has no closed months), is never edited silently.
+pub fn guard(tx: &TransactionSummary, closed_through: Option<&str>) -> Option<Blocked> {
+    if tx.cleared == ClearedStatus::Reconciled {
+        return Some(Blocked {
+            reason: "Reconciled",
+            message: format!(
+                "Transaction {} is reconciled: ledgerops never edits a reconciled transaction. Unreconcile it in YNAB first, or take the change out of the spec.",
+                tx.id
+            ),
+        });
+    }
+    let month = tx.date.get(..7).unwrap_or(&tx.date);
+    match closed_through {
+        Some(closed) if month <= closed => Some(Blocked {
+            reason: "ClosedMonth",
+            message: format!(
+                "Transaction {} is dated {}, in a month the Budget closes (spec.closedThrough: {closed}): reopen the month on the Budget, or take the change out of the spec.",
+                tx.id, tx.date
+            ),
+        }),
+        _ => None,
+    }
+}
+
+/// The bulk-update item that writes `target` to transaction `id`.
+pub fn save_item(id: &str, target: &EndState) -> ynab_model::SaveTransactionWithIdOrImportId {
+    let mut fields = ynab_model::SaveTransactionWithOptionalFields::default();
+    match &target.allocation {
+        Some(Allocation::Category(c)) => fields.category_id = Some(Some(c.clone())),
+        Some(Allocation::Uncategorized) => fields.category_id = Some(None),
+        Some(Allocation::Split(lines)) => {
+            fields.category_id = Some(None);
+            fields.subtransactions = Some(
+                lines
+                    .iter()
+                    .map(|l| ynab_model::SaveSubTransaction {
+                        amount: l.amount,
+                        payee_id: None,
+                        payee_name: None,
+                        category_id: Some(l.category_id.clone()),
+                        memo: l.memo.clone(),
+                    })
+                    .collect(),
+            );
+        }
+        None => {}
+    }
+    fields.memo = target.memo.clone().map(Some);
+    fields.approved = target.approved;
+    fields.flag_color = target.flag.map(ynab_flag);
+    ynab_model::SaveTransactionWithIdOrImportId {
+        id: Some(id.to_owned()),
+        import_id: None,
+        fields,
+    }
+}
+
+/// The CRDs' flag as YNAB's wire type; the only conversion this way.
+fn ynab_flag(flag: Flag) -> Option<ynab_model::FlagColor> {
+    match flag {
+        Flag::None => None,
+        Flag::Red => Some(ynab_model::FlagColor::Red),
+        Flag::Orange => Some(ynab_model::FlagColor::Orange),
+        Flag::Yellow => Some(ynab_model::FlagColor::Yellow),
+        Flag::Green => Some(ynab_model::FlagColor::Green),
+        Flag::Blue => Some(ynab_model::FlagColor::Blue),
+        Flag::Purple => Some(ynab_model::FlagColor::Purple),
+    }
+}
+
+/// End states for tests elsewhere in `logic`.
+#[cfg(test)]
+pub(crate) mod test_states {
+    use super::{Allocation, EndState, Line};
+
+    /// Everything in category `id`.
+    pub fn category(id: &str) -> EndState {
+        EndState {
+            allocation: Some(Allocation::Category(id.into())),
+            ..EndState::default()
+        }
+    }
+
+    /// A split into `(category, milliunits)` lines.
+    pub fn split(lines: &[(&str, i64)]) -> EndState {
+        EndState {
+            allocation: Some(Allocation::split(
+                lines
+                    .iter()
+                    .map(|(c, amount)| Line {
+                        amount: *amount,
+                        category_id: (*c).into(),
+                        memo: None,
+                    })
+                    .collect(),
+            )),
+            ..EndState::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    use super::test_states::{category as cat, split};
+
+    fn with_memo(mut s: EndState, memo: &str) -> EndState {
+        s.memo = Some(memo.into());
+        s
+    }
+
+    fn prior(s: &EndState) -> Expect {
+        Expect::Prior(Some(s.clone()))
+    }
+
+    fn tx(category: Option<&str>, cleared: &str, date: &str) -> TransactionSummary {
+        serde_json::from_value(json!({
+            "id": "tx-1", "date": date, "amount": -4500, "memo": "note", "cleared": cleared, "approved": false,
+            "flag_color": null, "account_id": "acc", "payee_id": null, "category_id": category,
+            "transfer_account_id": null, "deleted": false
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_hash_is_stable_and_tells_states_apart() {
+        assert_eq!(cat("dining").hash(), cat("dining").hash());
+        assert_ne!(cat("dining").hash(), cat("gifts").hash());
+        assert_ne!(
+            with_memo(cat("dining"), "a").hash(),
+            with_memo(cat("dining"), "b").hash()
+        );
+        assert_eq!(cat("dining").hash().len(), 64);
+    }
+
+    /// Seed 000's precommit table, and the cases it leaves implicit.
+    #[test]
+    fn precommit_decides_before_writing() {
+        use Precommit::*;
+        let uncategorized = EndState {
+            allocation: Some(Allocation::Uncategorized),
+            ..EndState::default()
+        };
+        let cases: Vec<(&str, EndState, EndState, Expect, Precommit)> = vec![
+            (
+                "target already equals the prior",
+                cat("dining"),
+                cat("dining"),
+                prior(&cat("dining")),
+                NoChange,
+            ),
+            (
+                "a landed retry is adopted, not a no-op",
+                cat("gifts"),
+                cat("gifts"),
+                prior(&cat("dining")),
+                AlreadyTarget,
+            ),
+            (
+                "target present without a prior",
+                cat("gifts"),
+                cat("gifts"),
+                Expect::Prior(None),
+                AlreadyTarget,
+            ),
+            (
+                "a spouse recategorised it",
+                cat("groceries"),
+                cat("gifts"),
+                prior(&cat("dining")),
+                Diverged,
+            ),
+            (
+                "the normal revision",
+                cat("dining"),
+                cat("gifts"),
+                prior(&cat("dining")),
+                Write,
+            ),
+            (
+                "no prior: nothing of ours to clobber",
+                cat("dining"),
+                cat("gifts"),
+                Expect::Prior(None),
+                Write,
+            ),
+            (
+                "someone split what ledgerops categorised",
+                split(&[("a", -1), ("b", -2)]),
+                cat("gifts"),
+                prior(&cat("dining")),
+                Diverged,
+            ),
+            (
+                "someone split it, and the spec still asks for our category",
+                split(&[("a", -1), ("b", -2)]),
+                cat("dining"),
+                prior(&cat("dining")),
+                Diverged,
+            ),
+            (
+                "someone recategorised one line of our split",
+                split(&[("a", -1), ("c", -2)]),
+                split(&[("a", -1), ("b", -2)]),
+                prior(&split(&[("a", -1), ("b", -2)])),
+                Diverged,
+            ),
+            (
+                "someone unsplit our split into one category",
+                cat("a"),
+                split(&[("a", -1), ("b", -2)]),
+                prior(&split(&[("a", -1), ("b", -2)])),
+                Diverged,
+            ),
+            (
+                "our split, listed in another order, has landed and holds",
+                split(&[("b", -2), ("a", -1)]),
+                split(&[("a", -1), ("b", -2)]),
+                prior(&split(&[("a", -1), ("b", -2)])),
+                NoChange,
+            ),
+            (
+                "a split YNAB holds without a prior is adopted",
+                split(&[("a", -1), ("b", -2)]),
+                split(&[("b", -2), ("a", -1)]),
+                Expect::Prior(None),
+                AlreadyTarget,
+            ),
+            (
+                "a split over what someone else split, without a prior",
+                split(&[("a", -3)]),
+                split(&[("a", -1), ("b", -2)]),
+                Expect::Prior(None),
+                Write,
+            ),
+            (
+                "uncategorized after our split is not a divergence",
+                EndState {
+                    allocation: Some(Allocation::Uncategorized),
+                    ..EndState::default()
+                },
+                split(&[("a", -1), ("b", -2)]),
+                prior(&split(&[("a", -1), ("b", -2)])),
+                Write,
+            ),
+            (
+                "uncategorized is not a divergence",
+                uncategorized.clone(),
+                cat("gifts"),
+                prior(&cat("dining")),
+                Write,
+            ),
+            (
+                "a memo-only drift is not a divergence",
+                with_memo(cat("dining"), "their note"),
+                with_memo(cat("gifts"), "ours"),
+                prior(&with_memo(cat("dining"), "orig")),
+                Write,
+            ),
+            (
+                "the prior is compared on the target's fields only",
+                cat("gifts"),
+                cat("gifts"),
+                prior(&with_memo(cat("gifts"), "an old memo")),
+                NoChange,
+            ),
+            (
+                "plan: still as previewed",
+                uncategorized.clone(),
+                cat("groceries"),
+                Expect::Exactly(uncategorized.clone()),
+                Write,
+            ),
+            (
+                "plan: someone categorised it since",
+                cat("dining"),
+                cat("groceries"),
+                Expect::Exactly(uncategorized.clone()),
+                Diverged,
+            ),
+            (
+                "plan: already applied",
+                cat("groceries"),
+                cat("groceries"),
+                Expect::Exactly(uncategorized),
+                AlreadyTarget,
+            ),
+            (
+                "plan: previewed as already there",
+                cat("groceries"),
+                cat("groceries"),
+                Expect::Exactly(cat("groceries")),
+                NoChange,
+            ),
+        ];
+        for (name, current, target, expect, want) in cases {
+            assert_eq!(precommit(&current, &target, &expect), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn only_what_differs_is_written() {
+        let ours = with_memo(split(&[("a", -1), ("b", -2)]), "ours");
+        let theirs_memo = with_memo(split(&[("b", -2), ("a", -1)]), "theirs");
+        assert_eq!(
+            still_to_write(&theirs_memo, &ours),
+            EndState {
+                memo: Some("ours".into()),
+                ..EndState::default()
+            },
+            "a split in place is not sent again"
+        );
+        assert_eq!(still_to_write(&ours, &ours), EndState::default());
+        let uncategorized = EndState {
+            allocation: Some(Allocation::Uncategorized),
+            memo: Some("ours".into()),
+            ..EndState::default()
+        };
+        assert_eq!(
+            still_to_write(&uncategorized, &ours),
+            split(&[("a", -1), ("b", -2)])
+        );
+    }
+
+    #[test]
+    fn an_interrupted_write_is_settled_by_what_ynab_shows() {
+        let before = EndState {
+            allocation: Some(Allocation::Uncategorized),
+            ..EndState::default()
+        };
+        let target = cat("groceries");
+        let (t, from) = (target.hash(), before.hash());
+        assert_eq!(
+            settle_intent(&target, &target, &t, Some(&from)),
+            Some(Precommit::AlreadyTarget),
+            "landed"
+        );
+        assert_eq!(
+            settle_intent(&before, &target, &t, Some(&from)),
+            Some(Precommit::Write),
+            "not landed"
+        );
+        assert_eq!(
+            settle_intent(&cat("dining"), &target, &t, Some(&from)),
+            Some(Precommit::Diverged),
+            "changed since"
+        );
+        assert_eq!(
+            settle_intent(&cat("dining"), &target, &t, None),
+            Some(Precommit::Write),
+            "no recorded start"
+        );
+        assert_eq!(
+            settle_intent(&before, &cat("transport"), &t, Some(&from)),
+            None,
+            "the spec changed since"
+        );
+    }
+
+    #[test]
+    fn verify_compares_the_read_back() {
+        assert_eq!(
+            verify(Some(&cat("dining")), &cat("dining")),
+            Verified::Match
+        );
+        assert_eq!(verify(None, &cat("dining")), Verified::CouldNotConfirm);
+        assert_eq!(
+            verify(Some(&cat("gifts")), &cat("dining")),
+            Verified::Diverged
+        );
+    }
+
+    #[test]
+    fn observe_reads_only_the_managed_fields() {
+        let current = tx(Some("cat-dining"), "cleared", "2026-09-16");
+        assert_eq!(observe(&current, &[], &cat("x")), cat("cat-dining"));
+        let managed = EndState {
+            memo: Some(String::new()),
+            approved: Some(true),
+            ..EndState::default()
+        };
+        let seen = observe(&current, &[], &managed);
+        assert_eq!(
+            seen,
+            EndState {
+                memo: Some("note".into()),
+                approved: Some(false),
+                ..EndState::default()
+            }
+        );
+        let uncategorized = tx(None, "cleared", "2026-09-16");
+        assert_eq!(
+            observe(&uncategorized, &[], &cat("x")).allocation,
+            Some(Allocation::Uncategorized)
+        );
+    }
+
+    #[test]
+    fn guards_block_reconciled_and_closed_months() {
+        let reconciled = guard(&tx(None, "reconciled", "2026-09-16"), None).unwrap();
+        assert_eq!(reconciled.reason, "Reconciled");
+        assert!(reconciled.message.contains("tx-1") && reconciled.message.contains("Unreconcile"));
+        let closed = guard(&tx(None, "cleared", "2026-08-31"), Some("2026-08")).unwrap();
+        assert_eq!(closed.reason, "ClosedMonth");
+        assert!(closed.message.contains("2026-08-31"));
+        assert_eq!(
+            guard(&tx(None, "cleared", "2026-09-01"), Some("2026-08")),
+            None
+        );
+        assert_eq!(guard(&tx(None, "uncleared", "2025-01-01"), None), None);
+    }
+
+    #[test]
+    fn spec_targets_and_save_items() {
+        let spec: TransactionSpec = serde_json::from_value(json!({
+            "budgetRef": {"name": "b"}, "transactionId": "tx-1",
+            "split": [{"amount": "-4.00", "categoryId": "c1"}, {"amount": "-0.50", "categoryId": "c2", "memo": "tip"}],
+            "flagColor": "none"
+        }))
+        .unwrap();
+        let target = target_of(&spec).unwrap();
+        let item = serde_json::to_value(save_item("tx-1", &target)).unwrap();
+        assert_eq!(item["id"], "tx-1");
+        assert_eq!(item["category_id"], serde_json::Value::Null);
+        assert_eq!(item["flag_color"], serde_json::Value::Null);
+        assert_eq!(item["subtransactions"][0]["amount"], -4000);
+        assert_eq!(item["subtransactions"][1]["memo"], "tip");
+        assert!(
+            item.get("memo").is_none(),
+            "an unmanaged memo is not sent: {item}"
+        );
+        let bad: TransactionSpec = serde_json::from_value(json!({
+            "budgetRef": {"name": "b"}, "transactionId": "tx-1",
+            "split": [{"amount": "4,00", "categoryId": "c1"}, {"amount": "1", "categoryId": "c2"}]
+        }))
+        .unwrap();
+        assert!(target_of(&bad).is_err());
+    }
+}

@@ -1,0 +1,133 @@
+//! What to do from YNAB's state, a person's resolution and a write an earlier run left
+//! unsettled; and what a decision that writes nothing records.
+
+use k8s_openapi::jiff::Timestamp;
+
+use super::{RESOLVE, Seen, Step, applied_state, converged};
+use crate::api::transaction::TransactionStatus;
+use crate::logic::transaction::converge::{self, Expect, Precommit};
+use crate::logic::transaction::status::Verdict;
+use crate::logic::transaction::view;
+
+/// What to do, and what a write checks YNAB's state against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub precommit: Precommit,
+    pub expect: Expect,
+    /// The write an earlier run started and never recorded the outcome of, settled by this
+    /// decision.
+    pub settled: Option<Settled>,
+}
+
+/// How an interrupted write ended, as YNAB shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settled {
+    /// The Event's note.
+    pub note: String,
+    /// Someone changed the transaction since: the Event is a Warning.
+    pub warning: bool,
+    /// Settled without writing: the approval that write spent is completed (`true`: it had
+    /// landed). `None` when the write goes out now, under that approval.
+    pub completes: Option<bool>,
+}
+
+/// Decides from `seen` and the status, with a person's `resolve` annotation (`resolution`):
+/// `ours` measures a divergence from YNAB's current state, so the spec is written over it.
+pub fn decide(seen: &Seen, status: &TransactionStatus, resolution: Option<&str>) -> Decision {
+    let expect = match resolution {
+        Some("ours") => Expect::Prior(Some(seen.current.clone())),
+        _ => Expect::Prior(status.applied.as_ref().map(converge::prior_of)),
+    };
+    // A person's resolution overrides what an interrupted write would settle to.
+    let settled = status
+        .intent
+        .as_ref()
+        .filter(|_| resolution.is_none())
+        .and_then(|i| {
+            let from = i.from_hash.as_deref();
+            converge::settle_intent(&seen.current, &seen.target, &i.target_hash, from)
+                .map(|precommit| (i, precommit))
+        });
+    let Some((intent, precommit)) = settled else {
+        let precommit = converge::precommit(&seen.current, &seen.target, &expect);
+        return Decision {
+            precommit,
+            expect,
+            settled: None,
+        };
+    };
+    let how = match precommit {
+        Precommit::AlreadyTarget | Precommit::NoChange => {
+            "it had landed: adopted, not written again"
+        }
+        Precommit::Write => "it had not landed: writing it now",
+        Precommit::Diverged => "someone changed the transaction since: nothing is written",
+    };
+    let settled = Settled {
+        note: format!(
+            "Write {} was interrupted before its outcome was recorded; YNAB shows {how}",
+            intent.attempt_id
+        ),
+        warning: precommit == Precommit::Diverged,
+        completes: (precommit != Precommit::Write).then_some(precommit != Precommit::Diverged),
+    };
+    Decision {
+        precommit,
+        expect,
+        settled: Some(settled),
+    }
+}
+
+/// The step of a decision that writes nothing, recorded in `status` at `now`; `None` for
+/// [`Precommit::Write`].
+pub fn without_write(
+    precommit: Precommit,
+    seen: &Seen,
+    resolution: Option<&str>,
+    status: &mut TransactionStatus,
+    generation: Option<i64>,
+    now: Timestamp,
+) -> Option<Step> {
+    let verdict = match precommit {
+        Precommit::Write => return None,
+        Precommit::Diverged if resolution == Some("theirs") => {
+            status.accepted_generation = generation;
+            status.applied = Some(applied_state(&seen.current, now));
+            status.intent = None;
+            converged(
+                "AcceptedTheirs",
+                "YNAB's state is kept, as a person asked: ledgerops writes again when the spec changes",
+            )
+        }
+        Precommit::NoChange => {
+            status.intent = None;
+            converged("NoChange", "YNAB holds the declared state")
+        }
+        Precommit::AlreadyTarget => {
+            status.intent = None;
+            status.applied = Some(applied_state(&seen.target, now));
+            converged(
+                "Adopted",
+                "YNAB already holds the declared state: adopted without writing",
+            )
+        }
+        Precommit::Diverged => {
+            if status.intent.take().is_some() {
+                // The interrupted write is settled as ours: someone changed the record after it,
+                // and that stays a divergence rather than becoming a first write.
+                status.applied = Some(applied_state(&seen.target, now));
+            }
+            Verdict::Diverged(view::divergence_message(
+                &seen.current_words,
+                &seen.applied_words,
+                &seen.target_words,
+                RESOLVE,
+            ))
+        }
+    };
+    Some(Step::idle(verdict))
+}
+
+#[cfg(test)]
+#[path = "decide_tests.rs"]
+mod tests;

@@ -1,0 +1,107 @@
+use super::test_support::at;
+use super::*;
+use crate::api::transaction::Flag;
+use crate::logic::transaction::converge::Line;
+
+#[test]
+fn what_the_status_records_as_applied() {
+    let line = |amount, category: &str, memo: Option<&str>| Line {
+        amount,
+        category_id: category.into(),
+        memo: memo.map(str::to_owned),
+    };
+    let split_line = |amount: &str, category: &str, memo: Option<&str>| SplitLine {
+        amount: Amount(amount.into()),
+        category_id: category.into(),
+        memo: memo.map(str::to_owned),
+    };
+    let state = |allocation| EndState {
+        allocation,
+        memo: Some("bread".into()),
+        approved: Some(true),
+        flag: Some(Flag::Red),
+    };
+    // allocation → (category, split lines)
+    type Case = (
+        Option<Allocation>,
+        (Option<&'static str>, Option<Vec<SplitLine>>),
+    );
+    let cases: Vec<Case> = vec![
+        (
+            Some(Allocation::Category("cat-groceries".into())),
+            (Some("cat-groceries"), None),
+        ),
+        (
+            Some(Allocation::split(vec![
+                line(-1_234, "cat-household", None),
+                line(-4_200, "cat-groceries", Some("bread")),
+            ])),
+            (
+                None,
+                Some(vec![
+                    split_line("-4.200", "cat-groceries", Some("bread")),
+                    split_line("-1.234", "cat-household", None),
+                ]),
+            ),
+        ),
+        (Some(Allocation::Uncategorized), (None, None)),
+        (None, (None, None)),
+    ];
+    for (allocation, (category, split)) in cases {
+        let state = state(allocation);
+        let want = AppliedState {
+            hash: state.hash(),
+            category_id: category.map(str::to_owned),
+            split,
+            memo: Some("bread".into()),
+            approved: Some(true),
+            flag_color: Some(Flag::Red),
+            at: Time(at(5)),
+        };
+        assert_eq!(applied_state(&state, at(5)), want, "{state:?}");
+    }
+}
+
+#[test]
+fn a_transaction_in_words() {
+    let m = crate::logic::plan::test_support::mirror();
+    let category = super::test_support::category;
+    let (current, target) = (category("cat-transport"), category("cat-groceries"));
+    let applied = applied_state(&category("cat-investments"), at(0));
+    // applied → (current, target, applied, change) in words
+    let cases: Vec<(Option<AppliedState>, [&str; 4])> = vec![
+        (
+            None,
+            ["Transport", "Groceries", "nothing", "Transport → Groceries"],
+        ),
+        (
+            Some(applied),
+            [
+                "Transport",
+                "Groceries",
+                "Investments",
+                "Transport → Groceries",
+            ],
+        ),
+    ];
+    for (applied, [current_words, target_words, applied_words, change_words]) in cases {
+        let seen = Seen::new(
+            "tx-049",
+            current.clone(),
+            target.clone(),
+            applied.as_ref(),
+            &m,
+        );
+        let want = Seen {
+            id: "tx-049".into(),
+            current: current.clone(),
+            target: target.clone(),
+            current_words: current_words.into(),
+            target_words: target_words.into(),
+            applied_words: applied_words.into(),
+            change_words: change_words.into(),
+        };
+        assert_eq!(seen, want, "{applied:?}");
+        assert_eq!(seen.summary(), format!("tx-049: {change_words}"));
+    }
+}
