@@ -5,7 +5,7 @@ use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::watcher;
 
 use super::*;
-use crate::logic::transaction::step::test_support::{category, seen};
+use crate::logic::transaction::step::fixtures::{category, seen};
 use crate::ynab::error::YnabError;
 
 fn transaction(name: &str, uid: &str) -> Transaction {

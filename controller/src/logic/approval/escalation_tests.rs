@@ -1,3 +1,5 @@
+//! Unit tests of `logic/approval/escalation.rs`.
+
 use serde_json::json;
 
 use super::*;

@@ -1,3 +1,5 @@
+//! Unit tests of `logic/approval/gate.rs`.
+
 use super::*;
 
 fn at(s: i64) -> Timestamp {

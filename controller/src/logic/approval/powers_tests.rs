@@ -1,3 +1,5 @@
+//! Unit tests of `logic/approval/powers.rs`.
+
 use std::collections::BTreeMap;
 
 use super::*;

@@ -183,3 +183,7 @@ pub fn announcements(
     }
     out
 }
+
+#[cfg(test)]
+#[path = "autopilot_tests.rs"]
+mod tests;

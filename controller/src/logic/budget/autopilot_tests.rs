@@ -1,6 +1,8 @@
+//! Unit tests of `logic/budget/autopilot.rs`.
+
+use super::*;
 use crate::api::autopilot::{AutopilotStatus, Disagreement};
 use crate::api::common::Amount;
-use crate::logic::budget::autopilot::*;
 use crate::logic::rule::Verdict;
 
 fn agreed(id: &str, date: &str, amount: i64, category: &str, rule: &str) -> Candidate {

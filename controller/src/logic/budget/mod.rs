@@ -3,8 +3,6 @@
 
 pub mod api_url;
 pub mod autopilot;
-#[cfg(test)]
-mod autopilot_tests;
 pub mod mirror;
 pub mod status;
 pub mod sync_due;

@@ -1,3 +1,5 @@
+//! Unit tests of `logic/config_repo/decide.rs`.
+
 use serde_json::json;
 
 use super::*;

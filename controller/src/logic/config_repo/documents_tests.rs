@@ -1,3 +1,5 @@
+//! Unit tests of `logic/config_repo/documents.rs`.
+
 use super::*;
 
 fn governing() -> Source<'static> {

@@ -1,3 +1,5 @@
+//! Unit tests of `logic/config_repo/feedback.rs`.
+
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use serde_json::json;

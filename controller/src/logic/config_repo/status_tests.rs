@@ -1,3 +1,5 @@
+//! Unit tests of `logic/config_repo/status.rs`.
+
 use super::*;
 
 fn at(secs: i64) -> Timestamp {

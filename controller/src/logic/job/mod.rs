@@ -15,7 +15,5 @@ pub mod report;
 pub mod retired;
 pub mod rules_report;
 pub mod state;
-#[cfg(test)]
-mod state_tests;
 pub mod trust;
 pub mod webhook;

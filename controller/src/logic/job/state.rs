@@ -615,3 +615,7 @@ pub fn to_status(state: &JobState) -> AgentJobStatus {
         cleanup: state.cleanup.clone(),
     }
 }
+
+#[cfg(test)]
+#[path = "state_tests.rs"]
+mod tests;

@@ -4,9 +4,9 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
-use super::command::{Command, HELP};
-use super::state::{self, *};
 use crate::api::agent_job::{AgentJobSpec, AgentJobStatus, CommentEvent, JobPhase};
+use crate::logic::job::command::{Command, HELP};
+use crate::logic::job::state::{self, *};
 use crate::logic::status::conditions;
 
 fn at(secs: i64) -> Timestamp {

@@ -1,5 +1,7 @@
+//! Unit tests of `logic/plan/end.rs`.
+
 use super::*;
-use crate::logic::plan::test_support::{mirror, recategorise};
+use crate::logic::plan::fixtures::{mirror, recategorise};
 
 fn at(s: i64) -> Timestamp {
     Timestamp::from_second(1_790_000_000 + s).unwrap()

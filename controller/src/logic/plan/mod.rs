@@ -19,7 +19,7 @@ pub mod undo;
 pub mod validate;
 
 #[cfg(test)]
-pub(crate) mod test_support;
+pub(crate) mod fixtures;
 
 pub use approved::{Approved, Basis};
 pub use categories::is_uncategorized;

@@ -1,10 +1,12 @@
+//! Unit tests of `logic/plan/step.rs`.
+
 use serde_json::json;
 
 use super::*;
 use crate::api::common::Amount;
 use crate::api::plan::Progress;
+use crate::logic::plan::fixtures::{assign, at as state, mirror};
 use crate::logic::plan::preview;
-use crate::logic::plan::test_support::{assign, at as state, mirror};
 
 fn at(s: i64) -> Timestamp {
     Timestamp::from_second(1_790_000_000 + s).unwrap()

@@ -274,3 +274,7 @@ pub fn candidate_name(normalised: &str, category_id: &str) -> String {
         format!("learned-{slug}-{}", &hash[..10])
     }
 }
+
+#[cfg(test)]
+#[path = "learn_tests.rs"]
+mod tests;

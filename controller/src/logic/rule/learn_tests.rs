@@ -1,9 +1,9 @@
+//! Unit tests of `logic/rule/learn.rs`.
+
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
-use super::decisions;
-use super::fixtures::{merchant, spec};
-use super::learn::*;
+use super::*;
 use crate::api::autopilot::AUTOPILOT_LABEL;
 use crate::api::common::WriteIntent;
 use crate::api::common::{CategoryEdit, DecisionRecord, Edits, LocalRef};
@@ -13,6 +13,8 @@ use crate::api::plan::{
 use crate::api::rule::CategorizationRuleSpec;
 use crate::api::transaction::{AppliedState, Transaction, TransactionSpec, TransactionStatus};
 use crate::logic::budget::mirror::Mirror;
+use crate::logic::rule::decisions;
+use crate::logic::rule::fixtures::{merchant, spec};
 
 fn at(second: i64) -> Timestamp {
     Timestamp::from_second(1_790_000_000 + second).unwrap()

@@ -24,9 +24,4 @@ pub use standing::{
 pub(crate) mod fixtures;
 
 #[cfg(test)]
-#[path = "tests.rs"]
 mod tests;
-
-#[cfg(test)]
-#[path = "learn_tests.rs"]
-mod learn_tests;

@@ -1,3 +1,5 @@
+//! Unit tests of `logic/rule/mod.rs`.
+
 use k8s_openapi::jiff::Timestamp;
 
 use super::fixtures::{demotion, spec};

@@ -1,6 +1,8 @@
+//! Unit tests of `logic/transaction/step/decide.rs`.
+
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use super::super::test_support::{at, category, seen};
+use super::super::fixtures::{at, category, seen};
 use super::*;
 use crate::api::common::WriteIntent;
 use crate::logic::transaction::converge::{Allocation, EndState};

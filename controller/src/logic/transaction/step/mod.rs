@@ -141,8 +141,7 @@ fn applied_state(state: &EndState, at: Timestamp) -> AppliedState {
 }
 
 #[cfg(test)]
-pub mod test_support;
+pub mod fixtures;
 
 #[cfg(test)]
-#[path = "seen_tests.rs"]
-mod seen_tests;
+mod tests;

@@ -1,4 +1,6 @@
-use super::super::test_support::at;
+//! Unit tests of `logic/transaction/step/standing.rs`.
+
+use super::super::fixtures::at;
 use super::*;
 use crate::logic::transaction::status::{self as transaction_status, Verdict};
 

@@ -1,8 +1,10 @@
+//! Unit tests of `logic/transaction/step/write.rs`.
+
 use serde_json::json;
 
-use super::super::test_support::{at, category, seen};
+use super::super::fixtures::{at, category, seen};
 use super::*;
-use crate::logic::plan::test_support::mirror;
+use crate::logic::plan::fixtures::mirror;
 use crate::logic::transaction::converge::{Allocation, EndState, Line};
 use crate::ynab_model::ClearedStatus;
 

@@ -1,4 +1,6 @@
-use super::test_support::at;
+//! Unit tests of `logic/transaction/step/mod.rs`.
+
+use super::fixtures::at;
 use super::*;
 use crate::api::transaction::Flag;
 use crate::logic::transaction::converge::Line;
@@ -64,8 +66,8 @@ fn what_the_status_records_as_applied() {
 
 #[test]
 fn a_transaction_in_words() {
-    let m = crate::logic::plan::test_support::mirror();
-    let category = super::test_support::category;
+    let m = crate::logic::plan::fixtures::mirror();
+    let category = super::fixtures::category;
     let (current, target) = (category("cat-transport"), category("cat-groceries"));
     let applied = applied_state(&category("cat-investments"), at(0));
     // applied → (current, target, applied, change) in words

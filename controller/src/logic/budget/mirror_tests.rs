@@ -1,0 +1,217 @@
+//! Unit tests of `logic/budget/mirror.rs`.
+
+use serde_json::{Value, json};
+
+use super::*;
+
+fn tx(id: &str, category: Option<&str>, deleted: bool) -> Value {
+    json!({"id": id, "date": "2026-09-16", "amount": -8400, "memo": null, "cleared": "uncleared",
+           "approved": false, "flag_color": null, "account_id": "acc-1", "payee_id": null,
+           "category_id": category, "transfer_account_id": null, "deleted": deleted})
+}
+
+fn category(id: &str, name: &str, deleted: bool) -> Value {
+    json!({"id": id, "category_group_id": "grp-1", "name": name, "hidden": false, "internal": false,
+           "budgeted": 0, "activity": 0, "balance": 0, "deleted": deleted})
+}
+
+fn sub(id: &str, tx: &str, deleted: bool) -> Value {
+    json!({"id": id, "transaction_id": tx, "amount": -4200, "memo": null, "payee_id": null,
+           "category_id": "cat-1", "transfer_account_id": null, "deleted": deleted})
+}
+
+fn plan(
+    transactions: Vec<Value>,
+    categories: Vec<Value>,
+    subtransactions: Vec<Value>,
+) -> PlanDetail {
+    serde_json::from_value(json!({
+        "id": "plan-1", "name": "Household",
+        "currency_format": {"iso_code": "EUR", "example_format": "123 456,78", "decimal_digits": 2,
+            "decimal_separator": ",", "symbol_first": false, "group_separator": " ",
+            "currency_symbol": "€", "display_symbol": true},
+        "accounts": [], "payees": [], "payee_locations": [], "category_groups": [],
+        "categories": categories, "months": [], "transactions": transactions,
+        "subtransactions": subtransactions, "scheduled_transactions": [], "scheduled_subtransactions": []
+    }))
+    .expect("a valid plan export")
+}
+
+#[test]
+fn a_full_sync_then_deltas_upsert_and_delete() {
+    let mut m = Mirror::default();
+    let full = plan(
+        vec![tx("tx-1", None, false), tx("tx-2", Some("cat-1"), false)],
+        vec![category("cat-1", "Groceries", false)],
+        vec![],
+    );
+    assert_eq!(
+        m.apply(full, 10),
+        Changes {
+            upserted: 3,
+            deleted: 0
+        }
+    );
+    assert_eq!(m.plan_name, "Household");
+    assert_eq!(
+        m.currency,
+        Some(Currency {
+            iso_code: "EUR".into(),
+            decimal_digits: 2
+        })
+    );
+    assert_eq!(
+        m.counts(),
+        MirrorCounts {
+            accounts: 0,
+            categories: 1,
+            payees: 0,
+            transactions: 2
+        }
+    );
+
+    let delta = plan(
+        vec![tx("tx-1", Some("cat-1"), false), tx("tx-2", None, true)],
+        vec![],
+        vec![],
+    );
+    assert_eq!(
+        m.apply(delta, 12),
+        Changes {
+            upserted: 1,
+            deleted: 1
+        }
+    );
+    assert_eq!(m.server_knowledge, 12);
+    assert_eq!(m.transactions["tx-1"].category_id.as_deref(), Some("cat-1"));
+    assert!(!m.transactions.contains_key("tx-2"));
+    // Names and currency survive a delta that does not repeat them.
+    assert_eq!(m.categories["cat-1"].name, "Groceries");
+}
+
+#[test]
+fn only_real_changes_are_reported() {
+    let mut m = Mirror::default();
+    let full = plan(
+        vec![tx("tx-1", None, false), tx("tx-2", Some("cat-1"), false)],
+        vec![],
+        vec![],
+    );
+    assert_eq!(m.changed_transactions(&full), ["tx-1", "tx-2"]);
+    m.apply(full, 10);
+    // The echo of what the mirror already holds is not a change; an edit and a deletion are.
+    let delta = plan(
+        vec![
+            tx("tx-1", None, false),
+            tx("tx-2", Some("cat-2"), false),
+            tx("tx-3", None, true),
+        ],
+        vec![],
+        vec![],
+    );
+    assert_eq!(m.changed_transactions(&delta), ["tx-2"]);
+    let gone = plan(vec![tx("tx-1", None, true)], vec![], vec![]);
+    assert_eq!(m.changed_transactions(&gone), ["tx-1"]);
+    let split = plan(
+        vec![tx("tx-1", None, false)],
+        vec![],
+        vec![sub("s-1", "tx-1", false)],
+    );
+    assert_eq!(m.changed_transactions(&split), ["tx-1"]);
+}
+
+#[test]
+fn an_older_answer_is_ignored() {
+    let mut m = Mirror::default();
+    m.apply(
+        plan(vec![tx("tx-1", Some("cat-1"), false)], vec![], vec![]),
+        20,
+    );
+    let stale = plan(vec![tx("tx-1", None, false)], vec![], vec![]);
+    assert_eq!(m.apply(stale, 19), Changes::default());
+    assert_eq!(m.transactions["tx-1"].category_id.as_deref(), Some("cat-1"));
+}
+
+#[test]
+fn split_lines_follow_their_transaction() {
+    let mut m = Mirror::default();
+    let split = plan(
+        vec![tx("tx-1", None, false)],
+        vec![],
+        vec![sub("s-1", "tx-1", false), sub("s-2", "tx-1", false)],
+    );
+    m.apply(split, 5);
+    assert_eq!(m.subtransactions["tx-1"].len(), 2);
+    // A line deleted in YNAB leaves; one re-sent replaces its old copy.
+    m.apply(
+        plan(
+            vec![],
+            vec![],
+            vec![sub("s-1", "tx-1", true), sub("s-2", "tx-1", false)],
+        ),
+        6,
+    );
+    assert_eq!(
+        m.subtransactions["tx-1"]
+            .iter()
+            .map(|l| l.id.as_str())
+            .collect::<Vec<_>>(),
+        ["s-2"]
+    );
+    // A changed transaction comes with its lines: the old ones go.
+    m.apply(
+        plan(vec![tx("tx-1", Some("cat-1"), false)], vec![], vec![]),
+        7,
+    );
+    assert!(!m.subtransactions.contains_key("tx-1"));
+    // Lines of a deleted transaction go with it.
+    m.apply(
+        plan(
+            vec![tx("tx-1", None, false)],
+            vec![],
+            vec![sub("s-3", "tx-1", false)],
+        ),
+        8,
+    );
+    m.apply(plan(vec![tx("tx-1", None, true)], vec![], vec![]), 9);
+    assert!(m.subtransactions.is_empty() && m.transactions.is_empty());
+}
+
+#[test]
+fn a_transaction_waits_for_a_category_only_where_ynab_gives_one() {
+    let mut m = Mirror::default();
+    let mut offbudget = tx("tx-tracking", None, false);
+    offbudget["account_id"] = json!("acc-tracking");
+    let mut transfer = tx("tx-transfer", None, false);
+    transfer["transfer_account_id"] = json!("acc-2");
+    m.apply(
+        plan(
+            vec![
+                tx("tx-waiting", None, false),
+                tx("tx-done", Some("cat-1"), false),
+                tx("tx-split", None, false),
+                offbudget,
+                transfer,
+            ],
+            vec![],
+            vec![sub("s-1", "tx-split", false)],
+        ),
+        5,
+    );
+    m.accounts.insert(
+        "acc-tracking".into(),
+        serde_json::from_value(json!({"id": "acc-tracking", "name": "Assurance Vie",
+            "type": "otherAsset", "on_budget": false, "closed": false, "balance": 0,
+            "cleared_balance": 0, "uncleared_balance": 0, "transfer_payee_id": "p",
+            "deleted": false}))
+        .unwrap(),
+    );
+    let mut waiting: Vec<&str> = m
+        .transactions
+        .values()
+        .filter(|t| m.is_uncategorised(t))
+        .map(|t| t.id.as_str())
+        .collect();
+    waiting.sort();
+    assert_eq!(waiting, ["tx-waiting"]);
+}

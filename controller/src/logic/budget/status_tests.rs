@@ -1,0 +1,188 @@
+//! Unit tests of `logic/budget/status.rs`.
+
+use super::*;
+
+fn at(secs: i64) -> Timestamp {
+    Timestamp::from_second(1_790_000_000 + secs).unwrap()
+}
+
+fn requests(used: u32, until: Option<Timestamp>) -> RequestUse {
+    RequestUse {
+        used_last_hour: used,
+        limit_per_hour: 180,
+        rate_limited_until: until.map(Time),
+    }
+}
+
+fn mirror() -> Mirror {
+    Mirror {
+        server_knowledge: 42,
+        plan_name: "Household".into(),
+        ..Mirror::default()
+    }
+}
+
+#[test]
+fn a_sync_makes_it_ready_and_announces_it_once() {
+    let m = mirror();
+    let report = SyncReport {
+        outcome: SyncOutcome::Synced,
+        generation: Some(3),
+        mirror: Some(&m),
+        requests: requests(1, None),
+        now: at(0),
+    };
+    let first = next(&BudgetStatus::default(), &report);
+    assert_eq!(first.phase, Some(BudgetPhase::Ready));
+    assert_eq!(first.server_knowledge, Some(42));
+    assert_eq!(first.last_sync_time, Some(Time(at(0))));
+    assert_eq!(first.observed_generation, Some(3));
+    let ready = conditions::get(&first.conditions, READY).unwrap();
+    assert_eq!(
+        (ready.status.as_str(), ready.reason.as_str()),
+        ("True", "Synced")
+    );
+    assert!(ready.message.contains("server knowledge 42"));
+    let note = announcement(&BudgetStatus::default(), &first).unwrap();
+    assert!(!note.warning);
+    let again = next(
+        &first,
+        &SyncReport {
+            now: at(300),
+            ..report
+        },
+    );
+    assert_eq!(announcement(&first, &again), None);
+    assert_eq!(again.last_sync_time, Some(Time(at(300))));
+}
+
+#[test]
+fn a_failure_keeps_what_was_known_and_warns() {
+    let m = mirror();
+    let ok = next(
+        &BudgetStatus::default(),
+        &SyncReport {
+            outcome: SyncOutcome::Synced,
+            generation: Some(1),
+            mirror: Some(&m),
+            requests: requests(1, None),
+            now: at(0),
+        },
+    );
+    let outcome = SyncOutcome::Failed {
+        reason: "Unauthorized",
+        message: "YNAB refused the token".into(),
+    };
+    let failed = next(
+        &ok,
+        &SyncReport {
+            outcome,
+            generation: Some(1),
+            mirror: None,
+            requests: requests(2, None),
+            now: at(60),
+        },
+    );
+    assert_eq!(failed.phase, Some(BudgetPhase::Unauthorized));
+    assert_eq!(failed.last_sync_time, Some(Time(at(0))));
+    assert_eq!(failed.server_knowledge, Some(42));
+    assert_eq!(failed.plan_name.as_deref(), Some("Household"));
+    let note = announcement(&ok, &failed).unwrap();
+    assert!(note.warning);
+    assert_eq!(note.reason, "Unauthorized");
+}
+
+#[test]
+fn a_failure_message_is_one_short_line() {
+    let cases = [
+        ("HTTP 500".to_owned(), "HTTP 500".to_owned()),
+        ("a\nb\u{1b}[2Jc".to_owned(), "ab[2Jc".to_owned()),
+        (
+            "x".repeat(MAX_MESSAGE + 100),
+            format!("{}…", "x".repeat(MAX_MESSAGE - 1)),
+        ),
+    ];
+    for (message, shown) in cases {
+        let outcome = SyncOutcome::Failed {
+            reason: "Unreachable",
+            message,
+        };
+        let status = next(
+            &BudgetStatus::default(),
+            &SyncReport {
+                outcome,
+                generation: Some(1),
+                mirror: None,
+                requests: requests(0, None),
+                now: at(0),
+            },
+        );
+        let ready = conditions::get(&status.conditions, READY).unwrap();
+        assert_eq!(ready.message, shown);
+    }
+}
+
+#[test]
+fn rate_limiting_is_a_condition_of_its_own() {
+    let outcome = SyncOutcome::Failed {
+        reason: "RateLimited",
+        message: "waiting".into(),
+    };
+    let limited = next(
+        &BudgetStatus::default(),
+        &SyncReport {
+            outcome,
+            generation: Some(1),
+            mirror: None,
+            requests: requests(200, Some(at(60))),
+            now: at(0),
+        },
+    );
+    assert_eq!(limited.phase, Some(BudgetPhase::RateLimited));
+    assert_eq!(
+        conditions::get(&limited.conditions, RATE_LIMITED)
+            .unwrap()
+            .status,
+        "True"
+    );
+    let m = mirror();
+    let recovered = next(
+        &limited,
+        &SyncReport {
+            outcome: SyncOutcome::Synced,
+            generation: Some(1),
+            mirror: Some(&m),
+            requests: requests(1, None),
+            now: at(90),
+        },
+    );
+    assert!(conditions::get(&recovered.conditions, RATE_LIMITED).is_none());
+}
+
+#[test]
+fn every_failure_reason_has_a_phase() {
+    let cases = [
+        ("Unauthorized", BudgetPhase::Unauthorized),
+        ("TokenMissing", BudgetPhase::Unauthorized),
+        ("TokenNotOptedIn", BudgetPhase::Unauthorized),
+        ("ApiUrlNotAllowed", BudgetPhase::Unauthorized),
+        ("NotFound", BudgetPhase::NotFound),
+        ("RateLimited", BudgetPhase::RateLimited),
+        ("Unreachable", BudgetPhase::Unreachable),
+        ("RequestFailed", BudgetPhase::Unreachable),
+    ];
+    for (reason, phase) in cases {
+        assert_eq!(phase_of(reason), phase, "{reason}");
+    }
+    let suspended = next(
+        &BudgetStatus::default(),
+        &SyncReport {
+            outcome: SyncOutcome::Suspended,
+            generation: Some(1),
+            mirror: None,
+            requests: requests(0, None),
+            now: at(0),
+        },
+    );
+    assert_eq!(suspended.phase, Some(BudgetPhase::Suspended));
+}

@@ -1,0 +1,160 @@
+//! Unit tests of `logic/plan/operation.rs`.
+
+use super::*;
+
+#[test]
+fn every_end_of_an_operation() {
+    let w = |s: &str| s.to_string();
+    let cases: Vec<(usize, Option<WriteResult>, Conclusion)> = vec![
+        (5, None, Conclusion::Applied),
+        (5, Some(WriteResult::Landed), Conclusion::Applied),
+        (
+            0,
+            Some(WriteResult::NotLanded(w("503"))),
+            Conclusion::Retry(w(
+                "0 of 5 changes are in YNAB; the next did not land (503); ledgerops tries again with the same approval",
+            )),
+        ),
+        (
+            0,
+            Some(WriteResult::Refused(w("400"))),
+            Conclusion::Failed(w("400")),
+        ),
+        (
+            0,
+            Some(WriteResult::Blocked(w("tx reconciled"))),
+            Conclusion::Blocked(w("tx reconciled")),
+        ),
+        (
+            0,
+            Some(WriteResult::Stale(w("moved"))),
+            Conclusion::Restart(w("moved")),
+        ),
+        (
+            0,
+            Some(WriteResult::Changed(w("edited"))),
+            Conclusion::Restart(w("edited")),
+        ),
+        (
+            3,
+            Some(WriteResult::Mismatch(w("other category"))),
+            Conclusion::Failed(w("other category")),
+        ),
+    ];
+    for (written, stop, want) in cases {
+        assert_eq!(conclude(written, 5, stop.as_ref()), want, "{stop:?}");
+    }
+    for stop in [
+        WriteResult::Refused(w("404")),
+        WriteResult::Blocked(w("closed month")),
+        WriteResult::Stale(w("moved")),
+        WriteResult::Changed(w("edited")),
+    ] {
+        let got = conclude(2, 5, Some(&stop));
+        assert!(
+            matches!(&got, Conclusion::PartiallyApplied(m) if m.starts_with("2 of 5 changes are in YNAB")),
+            "{stop:?} after 2 landed gave {got:?}"
+        );
+    }
+}
+
+#[test]
+fn an_interrupted_operation_keeps_what_landed_and_leaves_edits_alone() {
+    use crate::logic::plan::fixtures::{mirror, recategorise};
+    let change = |tx: &str, from: Option<&str>, to: &str| AppliedChange {
+        transaction_id: tx.into(),
+        from_category_id: from.map(str::to_owned),
+        to_category_id: Some(to.into()),
+    };
+    let journal = [
+        change("tx-048", None, "cat-groceries"),
+        change("tx-049", None, "cat-transport"),
+    ];
+    let mut m = mirror();
+    assert_eq!(
+        interrupted(&journal, &m),
+        None,
+        "nothing landed: start over"
+    );
+    recategorise(&mut m, "tx-048", Some("cat-groceries"));
+    recategorise(&mut m, "tx-049", Some("cat-transport"));
+    assert_eq!(interrupted(&journal, &m), Some(Conclusion::Applied));
+    recategorise(&mut m, "tx-049", Some("cat-investments"));
+    let got = interrupted(&journal, &m);
+    assert!(
+        matches!(&got, Some(Conclusion::PartiallyApplied(msg))
+            if msg.starts_with("1 of 2") && msg.contains("YNAB changed tx-049 since")),
+        "{got:?}"
+    );
+    recategorise(&mut m, "tx-049", None);
+    let got = interrupted(&journal, &m);
+    assert!(
+        matches!(&got, Some(Conclusion::PartiallyApplied(msg)) if msg.contains("did not go out")),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn only_a_retry_keeps_the_operation_open() {
+    let finals = [
+        Conclusion::Applied,
+        Conclusion::PartiallyApplied("p".into()),
+        Conclusion::Failed("f".into()),
+        Conclusion::Blocked("b".into()),
+        Conclusion::Restart("r".into()),
+    ];
+    assert!(finals.iter().all(Conclusion::is_final));
+    assert!(!Conclusion::Retry("r".into()).is_final());
+    assert_eq!(Conclusion::Applied.outcome(), "Applied");
+    assert_eq!(Conclusion::Applied.reason(), None);
+    assert_eq!(
+        Conclusion::PartiallyApplied("p".into()).outcome(),
+        "PartiallyApplied"
+    );
+}
+
+#[test]
+fn only_a_retry_or_a_restart_looks_again_by_itself() {
+    let step = Conclusion::Restart("r".into()).verdict(String::new());
+    assert_eq!(step.verdict, PlanVerdict::Pending("r".into()));
+    assert_eq!(step.wait, Some(Duration::from_secs(60)));
+    let step = Conclusion::Retry("r".into()).verdict(String::new());
+    assert_eq!(step.wait, Some(Duration::from_secs(30)));
+    for c in [
+        Conclusion::Applied,
+        Conclusion::PartiallyApplied("p".into()),
+        Conclusion::Failed("f".into()),
+        Conclusion::Blocked("b".into()),
+    ] {
+        assert_eq!(c.verdict("done".into()).wait, None, "{c:?}");
+    }
+}
+
+#[test]
+fn a_change_is_written_only_from_its_before() {
+    let state = |category: Option<&str>| EndState {
+        allocation: Some(category.map_or(Allocation::Uncategorized, |c| {
+            Allocation::Category(c.into())
+        })),
+        ..EndState::default()
+    };
+    // (the category before, the one the plan writes)
+    let cases = [
+        (Some("cat-dining"), Some("cat-groceries")),
+        (None, Some("cat-groceries")),
+        (Some("cat-groceries"), None),
+    ];
+    for (from, to) in cases {
+        let change = AppliedChange {
+            transaction_id: "tx-048".into(),
+            from_category_id: from.map(str::to_owned),
+            to_category_id: to.map(str::to_owned),
+        };
+        let want = WriteItem {
+            transaction_id: "tx-048".into(),
+            target: state(to),
+            expect: Expect::Exactly(state(from)),
+        };
+        assert_eq!(write_item(&change), want, "{from:?} → {to:?}");
+    }
+}
