@@ -11,7 +11,8 @@ use super::reconciler::AgentError;
 use super::store::Latest;
 use crate::api::agent_job::AgentJob;
 use crate::logic::job::cleanup::{self, Found};
-use crate::logic::job::state::{EventKind, JobEvent, JobState};
+use crate::logic::job::event::{EventKind, JobEvent};
+use crate::logic::job::state::JobState;
 
 /// Cleans up `branch` of `job`, records what was done, and returns the job's new state.
 pub async fn clean_up(

@@ -22,9 +22,10 @@ use crate::logic::job::classify::{self, Source, Suggestion};
 use crate::logic::job::cleanup;
 use crate::logic::job::command::{Command, Exception, HELP};
 use crate::logic::job::decidable::decidable;
+use crate::logic::job::event::{EventKind, JobEvent};
 use crate::logic::job::report::{self, cell};
 use crate::logic::job::rules_report::rules_report;
-use crate::logic::job::state::{EventKind, JobEvent, JobState};
+use crate::logic::job::state::JobState;
 use crate::logic::rule::RuleBook;
 use crate::logic::values::money;
 

@@ -22,8 +22,10 @@ use super::hooks::Point;
 use super::store::{Latest, StoreError};
 use super::verify::{self, Decided};
 use crate::api::agent_job::JobPhase;
+use crate::logic::job::event::{EventKind, JobEvent, Refusal};
 use crate::logic::job::order::{Next, next_job};
-use crate::logic::job::state::{EventKind, JobEvent, Refusal, from_persisted, permission_message};
+use crate::logic::job::persisted::from_persisted;
+use crate::logic::job::state::permission_message;
 
 /// How long the executor sleeps when nothing wakes it.
 const POLL: Duration = Duration::from_secs(2);

@@ -24,8 +24,10 @@ use super::verify::{self, Decided};
 use crate::api::agent_job::{AgentJob, JobPhase};
 use crate::gitea::GiteaError;
 use crate::logic::job::cleanup;
+use crate::logic::job::event::{EventKind, JobEvent};
+use crate::logic::job::persisted::from_persisted;
 use crate::logic::job::render::{self, canonical_comment, pending_publication};
-use crate::logic::job::state::{EventKind, JobEvent, JobState, from_persisted, is_terminal};
+use crate::logic::job::state::{JobState, is_terminal};
 use crate::logic::runtime::retention::{self, Retention};
 use crate::metrics::{ErrorLabels, Measure};
 

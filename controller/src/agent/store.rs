@@ -18,10 +18,10 @@ use tokio::sync::{Notify, oneshot};
 pub use super::sequence::SEQUENCE_CONFIGMAP;
 use super::sequence::{Sequence, is_status};
 use crate::api::agent_job::{AgentJob, AgentJobSpec};
+use crate::logic::job::event::JobEvent;
+use crate::logic::job::persisted::{from_persisted, to_status};
 use crate::logic::job::retired::Retired;
-use crate::logic::job::state::{
-    Effect, InvalidTransition, JobEvent, JobState, from_persisted, next_state, to_status,
-};
+use crate::logic::job::state::{Effect, InvalidTransition, JobState, next_state};
 use crate::logic::job::webhook::Incoming;
 
 /// Label on every AgentJob with its repository's comment key hash, for `kubectl get -l`.

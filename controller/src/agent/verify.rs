@@ -18,7 +18,8 @@ use super::store::Latest;
 use crate::api::agent_job::{AgentJob, AgentJobSpec};
 use crate::gitea::GiteaError;
 use crate::logic::job::check::{BOUND, Next, after_failure};
-use crate::logic::job::state::{EventKind, JobEvent, Refusal, WRITE_PERMISSIONS};
+use crate::logic::job::event::{EventKind, JobEvent, Refusal};
+use crate::logic::job::state::WRITE_PERMISSIONS;
 use crate::logic::job::trust::{Claim, comment_matches};
 
 /// What authorization found.

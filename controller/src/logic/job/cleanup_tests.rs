@@ -1,7 +1,8 @@
 //! Unit tests of `logic/job/cleanup.rs`.
 
 use super::*;
-use crate::logic::job::state::{EventKind, JobEvent, next_state};
+use crate::logic::job::event::{EventKind, JobEvent};
+use crate::logic::job::state::next_state;
 use k8s_openapi::jiff::Timestamp;
 
 const BOT: &str = "ledgerops-bot";

@@ -5,11 +5,12 @@
 //! timestamps and conditions included. Every applied event id is remembered: an event applied
 //! again (a retried effect, a redelivered webhook) changes nothing and emits nothing.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
 
 use super::command::{self, Command, HELP};
-use crate::api::agent_job::{AgentJobSpec, AgentJobStatus, JobPhase, LastError};
+use super::event::{EventKind, JobEvent};
+use crate::api::agent_job::JobPhase;
 use crate::logic::status::conditions::{self, Observed, Status};
 use crate::logic::status::kstatus;
 
@@ -55,115 +56,6 @@ pub struct JobState {
     pub started_at: Option<Timestamp>,
     pub finished_at: Option<Timestamp>,
     pub conditions: Vec<Condition>,
-}
-
-/// An event with the id that de-duplicates it and the time it was observed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct JobEvent {
-    pub id: String,
-    pub at: Timestamp,
-    pub kind: EventKind,
-}
-
-impl JobEvent {
-    pub fn new(id: impl Into<String>, at: Timestamp, kind: EventKind) -> Self {
-        Self {
-            id: id.into(),
-            at,
-            kind,
-        }
-    }
-}
-
-/// What happened.
-#[derive(Debug, Clone, PartialEq)]
-pub enum EventKind {
-    /// The webhook stored the command.
-    CommandReceived {
-        text: String,
-        truncated_from: Option<i64>,
-        author: String,
-        sequence: i64,
-        generation: Option<i64>,
-    },
-    /// Gitea says the commenter may write (`permission` is write, admin or owner).
-    PermissionGranted { permission: String },
-    /// Gitea says the commenter may not write.
-    PermissionDenied { permission: String },
-    /// The executor claimed the job; persisted before any effect of the command.
-    JobStarted,
-    /// The command moved on to another step.
-    JobProgress { stage: String },
-    /// The command created a branch; recorded before it is used, so it is never orphaned unseen.
-    BranchCreated { branch: String },
-    /// The command opened a pull request.
-    PullRequestOpened { url: String },
-    /// What the job that did not succeed left in Gitea was removed, or left to its owners;
-    /// `note` says which (see [`super::cleanup`]).
-    CleanedUp { note: String },
-    /// The command finished; `result` is the comment body to show.
-    JobCompleted { result: String },
-    /// The command refused to act (a failed precondition).
-    JobRejected { reason: String },
-    /// The command broke.
-    JobFailed { error: String },
-    /// The process started again; a job that was running is failed, never replayed.
-    ServiceRestarted,
-    /// The status comment is `comment_id` and shows the body hashed as `body_hash`.
-    CommentLinked { comment_id: i64, body_hash: String },
-    /// The job may not run: its repository is not allowed, its comment is not what it claims,
-    /// or its permission is denied or could not be checked within the bound. Legal until the
-    /// job finishes (the executor checks again right before the command's effects).
-    AuthorizationFailed { refusal: Refusal, error: String },
-    /// Handling the job hit an error that is retried (or not fatal): kept as the latest error.
-    /// Not remembered by id: applying it again sets the same value.
-    ErrorObserved { error: String },
-}
-
-/// Why authorization refused a job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
-    /// The repository is not on `--gitea-repository`.
-    UntrustedRepository,
-    /// The Gitea comment does not exist, or another author, issue or text than the job says.
-    UnverifiedComment,
-    /// The author has no write permission (found when checking again before the effects).
-    PermissionDenied,
-    /// The check kept failing until the bound.
-    PermissionCheckFailed,
-}
-
-impl Refusal {
-    pub fn reason(self) -> &'static str {
-        match self {
-            Refusal::UntrustedRepository => "UntrustedRepository",
-            Refusal::UnverifiedComment => "UnverifiedComment",
-            Refusal::PermissionDenied => "PermissionDenied",
-            Refusal::PermissionCheckFailed => "PermissionCheckFailed",
-        }
-    }
-}
-
-impl EventKind {
-    pub fn name(&self) -> &'static str {
-        match self {
-            EventKind::CommandReceived { .. } => "CommandReceived",
-            EventKind::PermissionGranted { .. } => "PermissionGranted",
-            EventKind::PermissionDenied { .. } => "PermissionDenied",
-            EventKind::JobStarted => "JobStarted",
-            EventKind::JobProgress { .. } => "JobProgress",
-            EventKind::BranchCreated { .. } => "BranchCreated",
-            EventKind::PullRequestOpened { .. } => "PullRequestOpened",
-            EventKind::CleanedUp { .. } => "CleanedUp",
-            EventKind::JobCompleted { .. } => "JobCompleted",
-            EventKind::JobRejected { .. } => "JobRejected",
-            EventKind::JobFailed { .. } => "JobFailed",
-            EventKind::ServiceRestarted => "ServiceRestarted",
-            EventKind::CommentLinked { .. } => "CommentLinked",
-            EventKind::AuthorizationFailed { .. } => "AuthorizationFailed",
-            EventKind::ErrorObserved { .. } => "ErrorObserved",
-        }
-    }
 }
 
 /// Work a transition asks the listeners to do. The persisted state implies the same work (a
@@ -507,112 +399,6 @@ pub fn truncate(s: &str, max: usize) -> String {
         let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
         out.push('…');
         out
-    }
-}
-
-/// The event the webhook's store stands for: the job, stored, is the command received. Its id
-/// and time come from the spec, so it is the same event whoever derives it.
-pub fn received(spec: &AgentJobSpec, generation: Option<i64>) -> JobEvent {
-    JobEvent::new(
-        "received",
-        spec.received_at.0,
-        EventKind::CommandReceived {
-            text: spec.command.clone(),
-            truncated_from: spec.truncated_from,
-            author: spec.author.clone(),
-            sequence: spec.sequence,
-            generation,
-        },
-    )
-}
-
-/// The state of an AgentJob. While no status is written (or one without a phase), it is the
-/// state [`received`] gives, which follows from the spec alone: it is persisted together with
-/// the job's next event, so receiving a job costs no status write of its own.
-pub fn from_persisted(
-    spec: &AgentJobSpec,
-    status: Option<&AgentJobStatus>,
-    generation: Option<i64>,
-) -> JobState {
-    match persisted(spec, status, generation) {
-        Some(state) => state,
-        None => {
-            next_state(None, &received(spec, generation))
-                .expect("CommandReceived applies to an absent job")
-                .state
-        }
-    }
-}
-
-/// The state the status holds, if it holds one.
-fn persisted(
-    spec: &AgentJobSpec,
-    status: Option<&AgentJobStatus>,
-    generation: Option<i64>,
-) -> Option<JobState> {
-    let st = status?;
-    let phase = st.phase?;
-    // The command name is recorded once it parsed; parsing again gives the same command.
-    let command = st
-        .command_name
-        .as_ref()
-        .and_then(|_| command::parse(&spec.command).ok());
-    Some(JobState {
-        phase,
-        text: spec.command.clone(),
-        truncated_from: spec.truncated_from,
-        author: spec.author.clone(),
-        sequence: spec.sequence,
-        generation: st.observed_generation.or(generation),
-        command,
-        stage: st.stage.clone().unwrap_or_default(),
-        reason: st.reason.clone().unwrap_or_default(),
-        error: st.error.clone(),
-        last_error: st
-            .last_error
-            .as_ref()
-            .map(|e| (e.message.clone(), e.time.0)),
-        permission: st.permission.clone(),
-        result: st.result.clone(),
-        status_comment_id: st.status_comment_id,
-        comment_hash: st.comment_hash.clone(),
-        branch: st.branch.clone(),
-        pull_request_url: st.pull_request_url.clone(),
-        cleanup: st.cleanup.clone(),
-        applied_events: st.applied_events.clone(),
-        version: st.version,
-        received_at: spec.received_at.0,
-        started_at: st.started_at.as_ref().map(|t| t.0),
-        finished_at: st.finished_at.as_ref().map(|t| t.0),
-        conditions: st.conditions.clone(),
-    })
-}
-
-/// The status that persists `state`.
-pub fn to_status(state: &JobState) -> AgentJobStatus {
-    AgentJobStatus {
-        observed_generation: state.generation,
-        conditions: state.conditions.clone(),
-        phase: Some(state.phase),
-        command_name: state.command.as_ref().map(|c| c.name().to_owned()),
-        stage: Some(state.stage.clone()),
-        error: state.error.clone(),
-        last_error: state.last_error.as_ref().map(|(message, at)| LastError {
-            message: message.clone(),
-            time: Time(*at),
-        }),
-        status_comment_id: state.status_comment_id,
-        result: state.result.clone(),
-        applied_events: state.applied_events.clone(),
-        version: state.version,
-        started_at: state.started_at.map(Time),
-        finished_at: state.finished_at.map(Time),
-        reason: Some(state.reason.clone()),
-        permission: state.permission.clone(),
-        comment_hash: state.comment_hash.clone(),
-        branch: state.branch.clone(),
-        pull_request_url: state.pull_request_url.clone(),
-        cleanup: state.cleanup.clone(),
     }
 }
 

@@ -4,9 +4,11 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
+use super::*;
 use crate::api::agent_job::{AgentJobSpec, AgentJobStatus, CommentEvent, JobPhase};
 use crate::logic::job::command::{Command, HELP};
-use crate::logic::job::state::{self, *};
+use crate::logic::job::event::*;
+use crate::logic::job::persisted::*;
 use crate::logic::status::conditions;
 
 fn at(secs: i64) -> Timestamp {
@@ -567,7 +569,11 @@ fn persisted_status_round_trips() {
     let no_phase = AgentJobStatus::default();
     assert_eq!(from_persisted(&spec, Some(&no_phase), Some(1)), received());
     // Its event is already in it: deriving it again changes nothing.
-    let again = next_state(Some(&received()), &state::received(&spec, Some(1))).unwrap();
+    let again = next_state(
+        Some(&received()),
+        &crate::logic::job::persisted::received(&spec, Some(1)),
+    )
+    .unwrap();
     assert!(!again.changed);
     let with_error = apply(
         &received(),
