@@ -177,7 +177,7 @@ async fn create<T: Serialize>(
         Ok(_) => Ok(()),
         // Written before (a retry, or a restart): ours only if it is a labelled, intact record
         // under this key. A ConfigMap someone else put under the name stops the write instead.
-        Err(kube::Error::Api(e)) if e.code == 409 => {
+        Err(e) if crate::k8s::is_conflict(&e) => {
             let existing = api.get(name).await.map_err(kube_error)?;
             let labelled = existing.labels().get(JOURNAL_LABEL).map(String::as_str) == Some("true");
             match read::<serde_json::Value>(&existing, key)? {

@@ -194,7 +194,7 @@ impl Elector {
                 self.last = Some(lease);
                 Ok(Round::Held)
             }
-            Err(kube::Error::Api(e)) if e.code == 409 => Ok(Round::Raced),
+            Err(e) if crate::k8s::is_conflict(&e) => Ok(Round::Raced),
             Err(e) => Err(e),
         }
     }

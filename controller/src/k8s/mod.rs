@@ -13,3 +13,14 @@ pub mod repo_objects;
 pub mod secrets;
 pub mod status;
 pub mod watches;
+
+/// Whether the API server refused a write because the object changed (or exists) already:
+/// someone else's write won, and the caller reads again or lets it stand.
+pub fn is_conflict(error: &kube::Error) -> bool {
+    matches!(error, kube::Error::Api(e) if e.code == 409)
+}
+
+/// Whether the API server answered that the object does not exist.
+pub fn is_not_found(error: &kube::Error) -> bool {
+    matches!(error, kube::Error::Api(e) if e.code == 404)
+}

@@ -45,7 +45,7 @@ pub async fn create_approval_request(
 ) -> Result<Option<ApprovalRequest>, kube::Error> {
     let api = Api::<ApprovalRequest>::namespaced(client.clone(), namespace);
     match api.create(&PostParams::default(), request).await {
-        Err(kube::Error::Api(e)) if e.code == 409 => Ok(None),
+        Err(e) if crate::k8s::is_conflict(&e) => Ok(None),
         other => other.map(Some),
     }
 }

@@ -11,7 +11,8 @@ use crate::api::budget::Budget;
 use crate::api::plan::CategorizationPlan;
 use crate::api::rule::{CategorizationRule, CategorizationRuleSpec};
 use crate::api::transaction::Transaction;
-use crate::logic::config_repo::decide::{Live, write_in_flight};
+use crate::logic::config_repo::Live;
+use crate::logic::config_repo::decide::write_in_flight;
 use crate::logic::config_repo::documents::Document;
 use crate::logic::config_repo::{PRUNE, RepoKind};
 use crate::logic::rule::proposal;
@@ -104,8 +105,8 @@ pub async fn delete(
         .await
     {
         Ok(_) => Ok(true),
-        Err(kube::Error::Api(e)) if e.code == 404 => Ok(true),
-        Err(kube::Error::Api(e)) if e.code == 409 => Ok(false),
+        Err(e) if crate::k8s::is_not_found(&e) => Ok(true),
+        Err(e) if crate::k8s::is_conflict(&e) => Ok(false),
         Err(e) => Err(e),
     }
 }

@@ -151,7 +151,7 @@ async fn release(ctx: &Context, request: &ApprovalRequest) -> Result<(), Error> 
         .await
     {
         Ok(_) => Ok(()),
-        Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
+        Err(e) if crate::k8s::is_not_found(&e) => Ok(()),
         Err(e) => Err(e.into()),
     }
 }
@@ -174,7 +174,7 @@ async fn delete(ctx: &Context, request: &ApprovalRequest) -> Result<(), Error> {
             tracing::info!(request = %request.name_any(), "replaced request deleted after its retention");
             Ok(())
         }
-        Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
+        Err(e) if crate::k8s::is_not_found(&e) => Ok(()),
         Err(e) => Err(e.into()),
     }
 }

@@ -67,7 +67,7 @@ pub async fn pass(ctx: &Context, input: Inputs<'_>) -> Result<(), Error> {
         let slot = ctx.budget_links.mirror(&namespace, &name);
         let slot = slot.state.read().await;
         let mirror = &slot.mirror;
-        if mirror.server_knowledge == 0 || slot.source.0 != budget.spec.plan_id {
+        if !slot.synced_for(&budget.spec.plan_id) {
             return Ok(());
         }
         let candidates: Vec<Candidate> = mirror
@@ -85,15 +85,13 @@ pub async fn pass(ctx: &Context, input: Inputs<'_>) -> Result<(), Error> {
                     memo: t.memo.as_deref(),
                 });
                 // A rule may lead to a category YNAB no longer offers: not proposed.
-                let usable = |id: &str| {
-                    mirror
-                        .categories
-                        .get(id)
-                        .is_some_and(|c| !c.hidden && !c.deleted && !c.internal)
-                };
                 match &verdict {
                     Verdict::Silent => None,
-                    Verdict::Category { category_id, .. } if !usable(category_id) => None,
+                    Verdict::Category { category_id, .. }
+                        if !mirror.offers_category(category_id) =>
+                    {
+                        None
+                    }
                     _ => Some(Candidate {
                         transaction_id: t.id.clone(),
                         date: t.date.clone(),
@@ -103,7 +101,7 @@ pub async fn pass(ctx: &Context, input: Inputs<'_>) -> Result<(), Error> {
                 }
             })
             .collect();
-        let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
+        let digits = mirror.decimal_digits();
         (candidates, digits)
     };
     let limits = Limits {
@@ -216,7 +214,7 @@ async fn make_plan(
             Ok(())
         }
         // Made by a pass on another replica, or before a crash.
-        Err(kube::Error::Api(e)) if e.code == 409 => Ok(()),
+        Err(e) if crate::k8s::is_conflict(&e) => Ok(()),
         Err(e) => Err(e.into()),
     }
 }

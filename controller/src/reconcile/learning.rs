@@ -126,7 +126,7 @@ async fn reconcile(budget: Arc<Budget>, caches: Arc<Caches>) -> Result<Action, E
     let slot = ctx.budget_links.mirror(&namespace, &name);
     let (learned, names) = {
         let slot = slot.state.read().await;
-        if slot.mirror.server_knowledge == 0 || slot.source.0 != budget.spec.plan_id {
+        if !slot.synced_for(&budget.spec.plan_id) {
             // Not synced yet: what YNAB shows now is not known. The sync wakes this Budget.
             return Ok(Action::await_change());
         }
@@ -249,7 +249,7 @@ async fn create_candidate(
                 .await;
             Ok(())
         }
-        Err(kube::Error::Api(e)) if e.code == 409 => Ok(()),
+        Err(e) if crate::k8s::is_conflict(&e) => Ok(()),
         Err(e) => Err(e.into()),
     }
 }

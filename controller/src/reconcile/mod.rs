@@ -221,7 +221,7 @@ pub enum Error {
 impl Error {
     /// The API server refused a write made from an outdated copy (409).
     fn is_conflict(&self) -> bool {
-        matches!(self, Error::Kube(kube::Error::Api(e)) if e.code == 409)
+        matches!(self, Error::Kube(e) if crate::k8s::is_conflict(e))
             || matches!(self, Error::CacheBehind(_))
     }
 

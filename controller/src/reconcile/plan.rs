@@ -482,7 +482,7 @@ async fn preview(
     let slot = ctx.budget_links.mirror(namespace, &budget.name_any());
     let slot = slot.state.read().await;
     let mirror = &slot.mirror;
-    if mirror.server_knowledge == 0 || slot.source.0 != budget.spec.plan_id {
+    if !slot.synced_for(&budget.spec.plan_id) {
         return Ok(Err(PlanVerdict::Pending(format!(
             "Waiting for Budget {} to sync with YNAB",
             budget.name_any()
@@ -498,7 +498,7 @@ async fn preview(
             .join(" ");
         return Ok(Err(PlanVerdict::Invalid(message)));
     }
-    let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
+    let digits = mirror.decimal_digits();
     let scope = super::scope_of(namespace, budget);
     let approved_as = |changes: Vec<AppliedChange>, hash: String| Approved {
         scope: scope.clone(),

@@ -218,7 +218,7 @@ async fn read_facts(
     let slot = ctx.budget_links.mirror(&namespace, budget_name);
     let slot = slot.state.read().await;
     let mirror = &slot.mirror;
-    if mirror.server_knowledge == 0 || slot.source.0 != budget.spec.plan_id {
+    if !slot.synced_for(&budget.spec.plan_id) {
         return Ok(Err(Verdict::Unsynced(format!(
             "Waiting for Budget {budget_name} to sync with YNAB"
         ))));
@@ -229,7 +229,7 @@ async fn read_facts(
             plan::PlanError::UnknownTransaction(id.clone()).to_string(),
         )));
     };
-    let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
+    let digits = mirror.decimal_digits();
     next.current = Some(view::refreshed(
         next.current.take(),
         view::observed(&ynab_tx, mirror, digits),

@@ -33,6 +33,14 @@ pub struct MirrorSlot {
     pub synced: Option<(std::time::Instant, SyncedFor)>,
 }
 
+impl MirrorSlot {
+    /// Whether this process has synced the mirror with YNAB for plan `plan_id`: a mirror of
+    /// another plan (the Budget's `planId` changed) or one never synced says nothing yet.
+    pub fn synced_for(&self, plan_id: &str) -> bool {
+        self.mirror.server_knowledge != 0 && self.source.0 == plan_id
+    }
+}
+
 /// A Budget's mirror. `state` is locked only to read or update it in memory, never across a
 /// request; `turn` lets one sync or batch write at a time talk to YNAB for the Budget (each
 /// decides on the state the one before it left), without keeping readers waiting on the network.

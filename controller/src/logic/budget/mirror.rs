@@ -130,6 +130,19 @@ impl Mirror {
             .collect()
     }
 
+    /// How many decimal digits the plan's currency has (2 when YNAB sent no currency format).
+    pub fn decimal_digits(&self) -> u8 {
+        self.currency.as_ref().map_or(2, |c| c.decimal_digits)
+    }
+
+    /// Whether YNAB still offers category `id` to put a transaction in: it exists and is
+    /// neither hidden, internal nor deleted.
+    pub fn offers_category(&self, id: &str) -> bool {
+        self.categories
+            .get(id)
+            .is_some_and(|c| !c.hidden && !c.internal && !c.deleted)
+    }
+
     /// Whether `t` waits for a category: not deleted, not a transfer, not split, uncategorised,
     /// and on a budget account (YNAB gives a tracking account's transactions no category).
     pub fn is_uncategorised(&self, t: &TransactionSummary) -> bool {

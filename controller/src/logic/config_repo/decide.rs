@@ -4,28 +4,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::RepoKind;
 use super::documents::{Document, Refusal};
 use super::ownership::{self, Claim};
+use super::{Live, RepoKind};
 use crate::api::config_repo::InventoryEntry;
-
-/// What the API server holds of one object of a repository kind in the namespace.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Live {
-    pub kind: RepoKind,
-    pub name: String,
-    pub uid: String,
-    pub resource_version: String,
-    pub generation: Option<i64>,
-    /// It carries `ledgerops.dev/prune: disabled`.
-    pub opted_out: bool,
-    /// Its write is in flight (see [`write_in_flight`]).
-    pub applying: bool,
-    /// A rule's content key while a demotion is in force at its generation.
-    pub demoted: Option<String>,
-    /// The Gitea repository (`owner/name`) a learned rule was proposed to, as its status says.
-    pub proposed_to: Option<String>,
-}
 
 /// Whether an object of `kind` in status phase `phase` has a YNAB write in flight: a plan
 /// `Applying`, a Transaction `Writing`. Such an object is pruned only once its write ended, so

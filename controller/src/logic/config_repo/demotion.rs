@@ -5,9 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::RepoKind;
-use super::decide::Live;
 use super::documents::Document;
+use super::{Live, RepoKind};
 use crate::api::config_repo::{DemotedRule, InventoryEntry};
 
 /// The content keys to apply without the merge's blessing: those `recorded` in the ConfigRepo's

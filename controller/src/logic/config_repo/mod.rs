@@ -66,5 +66,23 @@ pub const CONFIRM_REWRITE: &str = "ledgerops.dev/confirm-rewrite";
 /// The annotation that keeps an object when the repository stops declaring it (value `disabled`).
 pub const PRUNE: &str = "ledgerops.dev/prune";
 
+/// What the API server holds of one object of a repository kind in the namespace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Live {
+    pub kind: RepoKind,
+    pub name: String,
+    pub uid: String,
+    pub resource_version: String,
+    pub generation: Option<i64>,
+    /// It carries `ledgerops.dev/prune: disabled`.
+    pub opted_out: bool,
+    /// Its write is in flight (see [`decide::write_in_flight`]).
+    pub applying: bool,
+    /// A rule's content key while a demotion is in force at its generation.
+    pub demoted: Option<String>,
+    /// The Gitea repository (`owner/name`) a learned rule was proposed to, as its status says.
+    pub proposed_to: Option<String>,
+}
+
 #[cfg(test)]
 mod tests;

@@ -4,8 +4,7 @@
 //! someone else's and is never adopted, as Argo CD refuses to adopt what another application
 //! tracks.
 
-use super::RepoKind;
-use super::decide::Live;
+use super::{Live, RepoKind};
 use crate::api::config_repo::InventoryEntry;
 
 /// Whose an object a repository declares is.

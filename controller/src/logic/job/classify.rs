@@ -51,12 +51,6 @@ fn in_month(date: &str, month: Option<&str>) -> bool {
 /// payee's history speaks for are left out.
 pub fn suggest(mirror: &Mirror, rules: &RuleBook, month: Option<&str>) -> Vec<Suggestion> {
     let payee_name = |t| mirror.payee_name(t);
-    let usable = |id: &str| {
-        mirror
-            .categories
-            .get(id)
-            .is_some_and(|c| !c.hidden && !c.internal && !c.deleted)
-    };
     let category_name = |id: &str| {
         mirror
             .categories
@@ -73,7 +67,7 @@ pub fn suggest(mirror: &Mirror, rules: &RuleBook, month: Option<&str>) -> Vec<Su
         let Some(cat) = t.category_id.as_deref() else {
             continue;
         };
-        if !usable(cat) || mirror.subtransactions.contains_key(&t.id) {
+        if !mirror.offers_category(cat) || mirror.subtransactions.contains_key(&t.id) {
             continue;
         }
         let key = normalise_payee(&payee_name(t));
@@ -112,7 +106,9 @@ pub fn suggest(mirror: &Mirror, rules: &RuleBook, month: Option<&str>) -> Vec<Su
                 source,
             };
             let disagree = match rules.verdict(&facts) {
-                Verdict::Category { category_id, rules } if usable(&category_id) => {
+                Verdict::Category { category_id, rules }
+                    if mirror.offers_category(&category_id) =>
+                {
                     return Some(suggestion(category_id, 100, 0, Source::Rules(rules)));
                 }
                 Verdict::Disagree { rules, .. } => Some(rules),

@@ -37,7 +37,7 @@ pub fn check_target(
         }
     }
     if let Some(lines) = lines {
-        let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
+        let digits = mirror.decimal_digits();
         problems.extend(split::sum_problem(&tx.id, tx.amount, lines, digits));
     }
     if problems.is_empty() {

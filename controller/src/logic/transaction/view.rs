@@ -17,7 +17,7 @@ pub fn allocation_words(state: &EndState, mirror: &Mirror) -> String {
     match &state.allocation {
         Some(Allocation::Category(c)) => mirror.category_name(c),
         Some(Allocation::Split(lines)) => {
-            let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
+            let digits = mirror.decimal_digits();
             let lines: Vec<String> = lines
                 .iter()
                 .map(|l| {
@@ -165,7 +165,7 @@ pub fn refreshed(
 
 /// Transaction `id` as the mirror shows it, in the plan's currency.
 pub fn observed_in(mirror: &Mirror, id: &str) -> Option<ObservedTransaction> {
-    let digits = mirror.currency.as_ref().map_or(2, |c| c.decimal_digits);
+    let digits = mirror.decimal_digits();
     mirror
         .transactions
         .get(id)
