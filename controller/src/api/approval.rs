@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{CategoryChange, Edits, LocalRef, Review};
 
+/// The label that ties an ApprovalRequest to the object it asks about.
+pub const SUBJECT_UID: &str = "ledgerops.dev/subject-uid";
+
 /// One decision a person makes on one exact preview. `kubectl get approvalrequests` lists the
 /// waiting ones; a person answers by setting `spec.decision`.
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]

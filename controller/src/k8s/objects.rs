@@ -1,5 +1,6 @@
 //! Reading and writing ledgerops objects other than statuses: ApprovalRequests, annotations.
 
+use crate::api::approval::SUBJECT_UID;
 use std::fmt::Debug;
 
 use kube::api::{ListParams, Patch, PatchParams, PostParams};
@@ -8,9 +9,6 @@ use kube::{Api, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
 use crate::api::approval::ApprovalRequest;
-
-/// The label that ties an ApprovalRequest to the object it asks about.
-pub const SUBJECT_UID: &str = "ledgerops.dev/subject-uid";
 
 /// The ApprovalRequests that ask about the object with `uid`.
 pub async fn approval_requests_for(

@@ -4,25 +4,22 @@
 //! `logic::approval::authority`), and each approval is spent on one write.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
-use k8s_openapi::jiff::{SignedDuration, Timestamp};
+use k8s_openapi::jiff::Timestamp;
 use kube::{Resource, ResourceExt};
 use serde_json::json;
 
 use super::{Context, Error};
-use crate::api::approval::{
-    ApprovalRequest, ApprovalRequestSpec, ApprovalUse, Issuance, Subject, SubjectKind,
-};
+use crate::api::approval::{ApprovalRequest, Issuance, SUBJECT_UID, SubjectKind};
 use crate::api::budget::Budget;
-use crate::api::common::{DecisionRecord, Edits, LocalRef, Review};
+use crate::api::common::{DecisionRecord, Edits, Review};
 use crate::k8s::{objects, status};
 use crate::logic::approval::authority::{self as authority, Authority, Expected, Next};
 use crate::logic::approval::gate::Hold;
 use crate::logic::approval::policy::{self, Action};
 use crate::logic::approval::powers::proposer;
+use crate::logic::approval::request::{self, Taken};
 use crate::logic::approval::status as approval_status;
 use crate::logic::plan::PlannedChange;
-use crate::logic::plan::preview::SHOWN;
-use crate::logic::values::duration;
 
 /// Whether the write may go ahead.
 pub enum Gate {
@@ -61,16 +58,7 @@ impl Grant {
     /// The policy runs write `attempt_id` of the change `hash`, for `reason`, without asking.
     pub fn by_policy(reason: &str, hash: &str, attempt_id: String, now: Timestamp) -> Self {
         Self {
-            record: DecisionRecord {
-                verdict: "Policy".into(),
-                by: "policy".into(),
-                comment: Some(reason.to_owned()),
-                request: None,
-                decided_at: Some(Time(now)),
-                preview_hash: hash.to_owned(),
-                edited_hash: None,
-                edits: None,
-            },
+            record: request::policy_record(reason, hash, now),
             attempt_id,
             resumed: false,
             request: None,
@@ -105,13 +93,7 @@ impl Grant {
     pub async fn spend(&self, ctx: &Context, now: Timestamp) -> Result<(), Error> {
         match &self.request {
             Some(request) if !self.resumed => {
-                let used = ApprovalUse {
-                    attempt_id: self.attempt_id.clone(),
-                    started_at: Time(now),
-                    completed_at: None,
-                    written: false,
-                    preview_hash: Some(self.written_hash().to_owned()),
-                };
+                let used = request::spent(&self.attempt_id, self.written_hash(), now);
                 // Conditional: a copy that is behind (already spent) cannot be spent again.
                 record_on(ctx, request, json!({ "used": used }), Write::IfUnchanged).await
             }
@@ -216,19 +198,7 @@ where
             if let Err(why) = followed {
                 return Ok(Gate::Wait(Hold::NotAuthorized(why)));
             }
-            // Only a plan's write knows how to apply edits: any other subject's approval that
-            // carries them authorizes nothing, rather than the unedited change.
-            let edited = existing[i]
-                .spec
-                .decision
-                .as_ref()
-                .and_then(|d| d.edits.as_ref());
-            if ask.kind != SubjectKind::CategorizationPlan && edited.is_some() {
-                let why = format!(
-                    "ApprovalRequest {} was approved with edits, which only a CategorizationPlan's approval may carry: nothing is written. Change the {:?} to ask again, and approve it without edits.",
-                    existing[i].name_any(),
-                    ask.kind
-                );
+            if let Some(why) = request::misplaced_edits(&existing[i], ask.kind) {
                 return Ok(Gate::Wait(Hold::NotAuthorized(why)));
             }
             return Ok(Gate::Proceed(grant(
@@ -238,7 +208,7 @@ where
                 false,
             )));
         }
-        Next::Stop(i) => return Ok(refusal(&existing[i], &judged[i])),
+        Next::Stop(i) => return Ok(Gate::Wait(request::refusal(&existing[i], &judged[i]))),
         Next::Wait(i) => existing[i].clone(),
         Next::Adopt(i) => {
             issue(ctx, &existing[i], &uid, &ask.hash, now).await?;
@@ -249,7 +219,7 @@ where
             match open(ctx, &ask, &expected, &taken, now).await? {
                 Some(created) => created,
                 None => {
-                    let base = base_name(&subject_name, &ask.hash);
+                    let base = request::base_name(&subject_name, &ask.hash);
                     let taken = Hold::NameTaken {
                         subject: subject_name,
                         base,
@@ -301,43 +271,12 @@ fn grant(
     attempt_id: String,
     resumed: bool,
 ) -> Grant {
-    let decision = request.spec.decision.as_ref();
-    let decided_at = match judged {
-        Authority::Approved { decided_at, .. } => Some(Time(*decided_at)),
-        _ => request.status.as_ref().and_then(|s| s.decided_at.clone()),
-    };
     Grant {
-        record: DecisionRecord {
-            verdict: "Approve".into(),
-            by: decision.map(|d| d.by.clone()).unwrap_or_default(),
-            comment: decision.and_then(|d| d.comment.clone()),
-            request: Some(request.name_any()),
-            decided_at,
-            preview_hash: request.spec.preview_hash.clone(),
-            edited_hash: None,
-            edits: decision.and_then(|d| d.edits.clone()),
-        },
+        record: request::approval_record(request, judged),
         attempt_id,
         resumed,
         request: Some(Box::new(request.clone())),
     }
-}
-
-fn refusal(request: &ApprovalRequest, judged: &Authority) -> Gate {
-    let name = request.name_any();
-    Gate::Wait(match judged {
-        Authority::Rejected { by, comment } => Hold::Rejected {
-            request: name,
-            by: by.clone(),
-            comment: comment.clone(),
-            decided_at: request.status.as_ref().and_then(|s| s.decided_at.clone()),
-            preview_hash: request.spec.preview_hash.clone(),
-        },
-        _ => Hold::Expired {
-            request: name,
-            expires_at: request.spec.expires_at.0,
-        },
-    })
 }
 
 /// Creates the request under the first free name, and records its issuance.
@@ -350,29 +289,40 @@ async fn open<K: Resource<DynamicType = ()>>(
 ) -> Result<Option<ApprovalRequest>, Error> {
     let namespace = ask.subject.meta().namespace.clone().unwrap_or_default();
     let (namespace, uid) = (namespace.as_str(), expected.subject_uid);
-    let subject_name = ask.subject.meta().name.clone().unwrap_or_default();
-    let base = base_name(&subject_name, &ask.hash);
-    let names = std::iter::once(base.clone()).chain((1..8).map(|n| format!("{base}-{n}")));
-    for name in names.filter(|n| !taken.contains(n)) {
-        let request = new_request(ask, &name, uid, now);
+    let draft = request::Draft {
+        budget: ask.budget,
+        kind: ask.kind,
+        subject: expected.subject_name,
+        subject_uid: uid,
+        proposer: proposer(ask.subject.meta().annotations.as_ref()),
+        owner: ask.subject.controller_owner_ref(&()),
+        hash: &ask.hash,
+        summary: &ask.summary,
+        reason: &ask.decision.reason,
+        changes: ask.changes,
+        review: ask.review.clone(),
+    };
+    let names = request::names(expected.subject_name, &ask.hash);
+    for name in names.iter().filter(|n| !taken.contains(n)) {
+        let new = request::new_request(&draft, name, now);
         if let Some(created) =
-            objects::create_approval_request(&ctx.client, namespace, &request).await?
+            objects::create_approval_request(&ctx.client, namespace, &new).await?
         {
             issue(ctx, &created, uid, &ask.hash, now).await?;
             return Ok(Some(created));
         }
         // The name is taken by a request the list did not show yet (a list can lag a create):
         // one of ours for this preview is the request; anything else is passed over.
-        let Some(existing) = objects::approval_request(&ctx.client, namespace, &name).await? else {
+        let Some(existing) = objects::approval_request(&ctx.client, namespace, name).await? else {
             continue;
         };
-        match authority::judge(&existing, expected, now) {
-            Authority::NotIssued(_) | Authority::Spent | Authority::Stale => continue,
-            Authority::Unissued => {
+        match request::taken(&authority::judge(&existing, expected, now)) {
+            Taken::PassOver => continue,
+            Taken::Issue => {
                 issue(ctx, &existing, uid, &ask.hash, now).await?;
                 return Ok(Some(existing));
             }
-            _ => return Ok(Some(existing)),
+            Taken::Follow => return Ok(Some(existing)),
         }
     }
     Ok(None)
@@ -408,24 +358,7 @@ async fn complete(
     written: bool,
     preview_hash: Option<String>,
 ) -> Result<(), Error> {
-    let started = request
-        .status
-        .as_ref()
-        .and_then(|s| s.used.as_ref())
-        .map_or(Time(now), |u| u.started_at.clone());
-    let used = ApprovalUse {
-        attempt_id: attempt.to_owned(),
-        started_at: started,
-        completed_at: Some(Time(now)),
-        written,
-        preview_hash: preview_hash.or_else(|| {
-            request
-                .status
-                .as_ref()
-                .and_then(|s| s.used.as_ref())
-                .and_then(|u| u.preview_hash.clone())
-        }),
-    };
+    let used = request::completed(request, attempt, now, written, preview_hash);
     // The outcome of this attempt, whichever copy it was started from.
     record_on(ctx, request, json!({ "used": used }), Write::Always).await
 }
@@ -437,17 +370,7 @@ async fn record_on(
     fields: serde_json::Value,
     write: Write,
 ) -> Result<(), Error> {
-    // The gate re-applies everything it owns each time, so that no earlier field is dropped.
-    let mut owned = json!({});
-    if let Some(issued) = request.status.as_ref().and_then(|s| s.issued_for.as_ref()) {
-        owned["issuedFor"] = serde_json::to_value(issued).expect("an issuance serializes");
-    }
-    if let Some(used) = request.status.as_ref().and_then(|s| s.used.as_ref()) {
-        owned["used"] = serde_json::to_value(used).expect("a use serializes");
-    }
-    for (k, v) in fields.as_object().into_iter().flatten() {
-        owned[k] = v.clone();
-    }
+    let owned = request::gate_fields(request, fields);
     let if_unchanged = matches!(write, Write::IfUnchanged);
     status::apply_as(
         &ctx.client,
@@ -473,62 +396,8 @@ fn cached_requests_for(ctx: &Context, namespace: &str, uid: &str) -> Vec<Approva
         .iter()
         .filter(|r| {
             r.namespace().as_deref() == Some(namespace)
-                && r.labels().get(objects::SUBJECT_UID).map(String::as_str) == Some(uid)
+                && r.labels().get(SUBJECT_UID).map(String::as_str) == Some(uid)
         })
         .map(|r| r.as_ref().clone())
         .collect()
-}
-
-fn base_name(subject: &str, hash: &str) -> String {
-    format!("{}-{}", truncate(subject, 200), &hash[..hash.len().min(10)])
-}
-
-fn new_request<K: Resource<DynamicType = ()>>(
-    ask: &Ask<'_, K>,
-    name: &str,
-    uid: &str,
-    now: Timestamp,
-) -> ApprovalRequest {
-    let policy = &ask.budget.spec.approval;
-    let expiry =
-        duration::parse(&policy.expiry.0).unwrap_or(std::time::Duration::from_secs(86_400));
-    let expires = now + SignedDuration::try_from(expiry).unwrap_or(SignedDuration::from_hours(24));
-    let subject_name = ask.subject.meta().name.clone().unwrap_or_default();
-    let mut request = ApprovalRequest::new(
-        name,
-        ApprovalRequestSpec {
-            budget_ref: LocalRef {
-                name: ask.budget.name_any(),
-            },
-            subject: Subject {
-                kind: ask.kind,
-                name: subject_name,
-            },
-            preview_hash: ask.hash.clone(),
-            summary: truncate(&ask.summary, 200),
-            reason: truncate(&ask.decision.reason, 500),
-            changes: ask
-                .changes
-                .iter()
-                .take(SHOWN)
-                .map(|c| c.change.clone())
-                .collect(),
-            change_count: u32::try_from(ask.changes.len()).unwrap_or(u32::MAX),
-            expires_at: Time(expires),
-            escalate_to: policy.escalate_to.clone(),
-            proposed_by: proposer(ask.subject.meta().annotations.as_ref())
-                .unwrap_or_default()
-                .to_owned(),
-            four_eyes: policy.four_eyes,
-            decision: None,
-            review: ask.review.clone(),
-        },
-    );
-    request.metadata.labels = Some([(objects::SUBJECT_UID.to_owned(), uid.to_owned())].into());
-    request.metadata.owner_references = ask.subject.controller_owner_ref(&()).map(|o| vec![o]);
-    request
-}
-
-fn truncate(text: &str, max: usize) -> String {
-    text.chars().take(max).collect()
 }

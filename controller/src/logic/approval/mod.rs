@@ -8,4 +8,5 @@ pub mod escalation;
 pub mod gate;
 pub mod policy;
 pub mod powers;
+pub mod request;
 pub mod status;
