@@ -4,7 +4,6 @@
 //! plan is an ordinary CategorizationPlan: the plan reconciler previews it and the Budget's
 //! approval policy runs it, asks a person, or blocks it. Nothing here writes to YNAB.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use k8s_openapi::jiff::Timestamp;
@@ -21,11 +20,9 @@ use crate::api::plan::{CategorizationPlan, CategorizationPlanSpec};
 use crate::api::rule::CategorizationRule;
 use crate::api::transaction::Transaction;
 use crate::k8s::status;
-use crate::logic::budget::autopilot::{self, Candidate, Limits};
-use crate::logic::plan::status as plan_status;
-use crate::logic::rule::{Facts, RuleBook, Verdict};
+use crate::logic::budget::autopilot::{self, Limits};
+use crate::logic::rule::RuleBook;
 use crate::logic::values::money;
-use crate::logic::values::payee::normalise_payee;
 
 /// What one pass reads, for one Budget.
 pub struct Inputs<'a> {
@@ -61,7 +58,10 @@ pub async fn pass(ctx: &Context, input: Inputs<'_>) -> Result<(), Error> {
             return Err(Error::CacheBehind(format!("CategorizationPlan {made}")));
         }
     }
-    let held = held(input.plans, input.transactions);
+    let held = autopilot::held(
+        input.plans.iter().map(AsRef::as_ref),
+        input.transactions.iter().map(AsRef::as_ref),
+    );
     let book = RuleBook::of_budget(input.rules.iter().map(AsRef::as_ref), &namespace, &name);
     let (candidates, digits) = {
         let slot = ctx.budget_links.mirror(&namespace, &name);
@@ -70,37 +70,7 @@ pub async fn pass(ctx: &Context, input: Inputs<'_>) -> Result<(), Error> {
         if !slot.synced_for(&budget.spec.plan_id) {
             return Ok(());
         }
-        let candidates: Vec<Candidate> = mirror
-            .transactions
-            .values()
-            .filter(|t| mirror.is_uncategorised(t) && !held.contains(t.id.as_str()))
-            .filter_map(|t| {
-                let payee = mirror.payee_name(t);
-                let normalised = normalise_payee(&payee);
-                let verdict = book.verdict(&Facts {
-                    payee: &payee,
-                    normalised: &normalised,
-                    account_id: &t.account_id,
-                    amount: t.amount,
-                    memo: t.memo.as_deref(),
-                });
-                // A rule may lead to a category YNAB no longer offers: not proposed.
-                match &verdict {
-                    Verdict::Silent => None,
-                    Verdict::Category { category_id, .. }
-                        if !mirror.offers_category(category_id) =>
-                    {
-                        None
-                    }
-                    _ => Some(Candidate {
-                        transaction_id: t.id.clone(),
-                        date: t.date.clone(),
-                        amount: t.amount,
-                        verdict,
-                    }),
-                }
-            })
-            .collect();
+        let candidates = autopilot::candidates(mirror, &book, &held);
         let digits = mirror.decimal_digits();
         (candidates, digits)
     };
@@ -130,35 +100,6 @@ pub async fn pass(ctx: &Context, input: Inputs<'_>) -> Result<(), Error> {
         make_plan(ctx, &plans_api, budget, plan).await?;
     }
     Ok(())
-}
-
-/// The transactions the autopilot leaves alone: those of a plan not settled yet, of any plan it
-/// made before (a person may have rejected it), and those a Transaction declares.
-fn held<'a>(
-    plans: &'a [Arc<CategorizationPlan>],
-    transactions: &'a [Arc<Transaction>],
-) -> HashSet<&'a str> {
-    let mut held: HashSet<&str> = transactions
-        .iter()
-        .map(|t| t.spec.transaction_id.as_str())
-        .collect();
-    for p in plans {
-        let settled = p
-            .status
-            .as_ref()
-            .is_some_and(|s| plan_status::settled(s, p.metadata.generation));
-        let made_here = p.labels().contains_key(AUTOPILOT_LABEL);
-        if made_here || !settled {
-            held.extend(
-                p.spec
-                    .assignments
-                    .iter()
-                    .flatten()
-                    .map(|a| a.transaction_id.as_str()),
-            );
-        }
-    }
-    held
 }
 
 async fn make_plan(

@@ -3,13 +3,20 @@
 //! (transactions and money per day) allows; which are left for a person because rules disagree.
 //! The plan it makes is an ordinary CategorizationPlan: the approval policy decides on it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
+use kube::ResourceExt;
+
+use crate::api::autopilot::AUTOPILOT_LABEL;
 use crate::api::autopilot::{AutopilotStatus, Disagreement};
 use crate::api::common::Amount;
-use crate::api::plan::Assignment;
-use crate::logic::rule::Verdict;
+use crate::api::plan::{Assignment, CategorizationPlan};
+use crate::api::transaction::Transaction;
+use crate::logic::budget::mirror::Mirror;
+use crate::logic::plan::status as plan_status;
+use crate::logic::rule::{Facts, RuleBook, Verdict};
 use crate::logic::values::money;
+use crate::logic::values::payee::normalise_payee;
 
 /// How many disagreements the status lists.
 const DISAGREEMENTS_KEPT: usize = 20;
@@ -182,6 +189,69 @@ pub fn announcements(
         ));
     }
     out
+}
+
+/// The transactions the autopilot leaves alone: those of a plan not settled yet, of any plan it
+/// made before (a person may have rejected it), and those a Transaction declares.
+pub fn held<'a>(
+    plans: impl IntoIterator<Item = &'a CategorizationPlan>,
+    transactions: impl IntoIterator<Item = &'a Transaction>,
+) -> HashSet<&'a str> {
+    let mut held: HashSet<&str> = transactions
+        .into_iter()
+        .map(|t| t.spec.transaction_id.as_str())
+        .collect();
+    for p in plans {
+        let settled = p
+            .status
+            .as_ref()
+            .is_some_and(|s| plan_status::settled(s, p.metadata.generation));
+        let made_here = p.labels().contains_key(AUTOPILOT_LABEL);
+        if made_here || !settled {
+            held.extend(
+                p.spec
+                    .assignments
+                    .iter()
+                    .flatten()
+                    .map(|a| a.transaction_id.as_str()),
+            );
+        }
+    }
+    held
+}
+
+/// The uncategorised transactions of `mirror`, outside `held`, on which the Blessed rules of
+/// `book` say something: agree on a category YNAB still offers, or disagree (asked in the same
+/// review). A rule that leads to a category YNAB no longer offers proposes nothing.
+pub fn candidates(mirror: &Mirror, book: &RuleBook, held: &HashSet<&str>) -> Vec<Candidate> {
+    mirror
+        .transactions
+        .values()
+        .filter(|t| mirror.is_uncategorised(t) && !held.contains(t.id.as_str()))
+        .filter_map(|t| {
+            let payee = mirror.payee_name(t);
+            let normalised = normalise_payee(&payee);
+            let verdict = book.verdict(&Facts {
+                payee: &payee,
+                normalised: &normalised,
+                account_id: &t.account_id,
+                amount: t.amount,
+                memo: t.memo.as_deref(),
+            });
+            match &verdict {
+                Verdict::Silent => None,
+                Verdict::Category { category_id, .. } if !mirror.offers_category(category_id) => {
+                    None
+                }
+                _ => Some(Candidate {
+                    transaction_id: t.id.clone(),
+                    date: t.date.clone(),
+                    amount: t.amount,
+                    verdict,
+                }),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

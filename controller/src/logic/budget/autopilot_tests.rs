@@ -242,3 +242,63 @@ fn tripping_is_announced_once_a_day() {
     assert!(said[0].2.contains("waits for a person"), "{}", said[0].2);
     assert!(announcements(Some(&p.status), &p.status).is_empty());
 }
+
+mod selection {
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::api::transaction::{Transaction, TransactionSpec};
+    use crate::logic::plan::fixtures::mirror;
+    use crate::logic::rule::fixtures::{merchant, spec};
+    use crate::logic::rule::{RuleBook, blessed};
+    use crate::logic::values::payee::normalise_payee;
+
+    fn book(rules: &[(&str, &str)]) -> RuleBook {
+        RuleBook::new(rules.iter().filter_map(|(payee, category)| {
+            let key = normalise_payee(payee);
+            blessed(payee, &spec(merchant(&key), category, true))
+        }))
+    }
+
+    fn ids(candidates: &[Candidate]) -> Vec<&str> {
+        candidates
+            .iter()
+            .map(|c| c.transaction_id.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn only_uncategorised_transactions_a_rule_speaks_for_are_candidates() {
+        let m = mirror();
+        let none = HashSet::new();
+        assert!(candidates(&m, &book(&[]), &none).is_empty());
+        let rail = book(&[("RAIL CO", "cat-transport")]);
+        assert_eq!(ids(&candidates(&m, &rail, &none)), ["tx-049"]);
+        // Held (a pending plan or a Transaction has it): left alone.
+        assert!(candidates(&m, &rail, &HashSet::from(["tx-049"])).is_empty());
+        // A category YNAB no longer offers proposes nothing.
+        let hidden = book(&[("RAIL CO", "cat-old")]);
+        assert!(candidates(&m, &hidden, &none).is_empty());
+    }
+
+    #[test]
+    fn transactions_of_unsettled_or_autopilot_plans_and_of_transactions_are_held() {
+        let tx = Transaction::new(
+            "t",
+            serde_json::from_value::<TransactionSpec>(serde_json::json!({
+                "budgetRef": {"name": "b"}, "transactionId": "tx-066"
+            }))
+            .unwrap(),
+        );
+        let pending = CategorizationPlan::new(
+            "p",
+            serde_json::from_value(serde_json::json!({
+                "budgetRef": {"name": "b"},
+                "assignments": [{"transactionId": "tx-048", "categoryId": "cat-groceries"}]
+            }))
+            .unwrap(),
+        );
+        let held = held([&pending], [&tx]);
+        assert_eq!(held, HashSet::from(["tx-066", "tx-048"]));
+    }
+}
