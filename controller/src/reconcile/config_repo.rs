@@ -1,7 +1,7 @@
 //! The ConfigRepo reconciler: fetch the branch, read its documents, decide what the revision
 //! changes, dry-run all of it, then apply and prune, and record the revision and inventory.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,16 +15,16 @@ use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
 
 use super::{Context, Error};
-use crate::api::config_repo::{ConfigRepo, ConfigRepoStatus, InventoryEntry};
+use crate::api::config_repo::{ConfigRepo, ConfigRepoStatus};
 use crate::api::rule::CategorizationRule;
 use crate::git::{self, options::ConfigRepoArgs};
 use crate::k8s::watches::{self, Watches};
 use crate::k8s::{git_credentials, repo_objects, status};
-use crate::logic::config_repo::Live;
 use crate::logic::config_repo::decide::{self, PrunePolicy, Stop};
 use crate::logic::config_repo::demotion;
 use crate::logic::config_repo::documents::{self, Document, Refusal, Source};
 use crate::logic::config_repo::feedback::gitea_repository;
+use crate::logic::config_repo::inventory::{self, Inventory};
 use crate::logic::config_repo::push::{self, Push};
 use crate::logic::config_repo::status::{self as repo_status, Outcome};
 use crate::logic::config_repo::url::{self, UrlPolicy};
@@ -339,42 +339,20 @@ async fn sync(
             refusals,
         });
     }
-    let mut owned: BTreeMap<(String, String), InventoryEntry> = changes
-        .unchanged
-        .iter()
-        .chain(&changes.waiting)
-        .map(|e| ((e.kind.clone(), e.name.clone()), e.clone()))
-        .collect();
+    let mut owned = Inventory::kept(&changes);
     let applied = apply_all(&writer, &namespace, &changes.apply, false).await;
     let mut failure = None;
     for (d, generation) in applied {
         match generation {
-            Ok((generation, uid)) => {
-                let e = entry(d, generation, uid, &fetched.commit);
-                owned.insert((e.kind.clone(), e.name.clone()), e);
-            }
-            Err(e) => {
-                failure = Some(format!(
-                    "{}:{}: {}/{}: {e}",
-                    d.file,
-                    d.line,
-                    d.kind.as_str(),
-                    d.name
-                ))
-            }
+            Ok((generation, uid)) => owned.applied(d, generation, uid, &fetched.commit),
+            Err(e) => failure = Some(inventory::apply_failed(d, &e)),
         }
     }
     if let Some(message) = failure {
-        // Everything the repository applied before stays tracked, so a later prune finds it.
-        let mut kept: BTreeMap<(String, String), InventoryEntry> = inventory
-            .iter()
-            .map(|e| ((e.kind.clone(), e.name.clone()), e.clone()))
-            .collect();
-        kept.extend(owned);
         return Ok(Outcome::Interrupted {
             revision,
             message,
-            inventory: kept.into_values().collect(),
+            inventory: owned.interrupted(inventory),
         });
     }
     let mut pruned = 0;
@@ -383,26 +361,10 @@ async fn sync(
             pruned += 1;
         } else {
             // It changed since it was read: look again at the next sync.
-            let e = tracked(object);
-            owned.insert((e.kind.clone(), e.name.clone()), e);
+            owned.put_off(object);
         }
     }
-    // Said while something is kept for its write too: otherwise nothing tells why an object
-    // the repository no longer declares is still there.
-    if !changes.apply.is_empty() || pruned > 0 || !changes.waiting.is_empty() {
-        let waiting: Vec<String> = changes
-            .waiting
-            .iter()
-            .map(|e| format!("{}/{}", e.kind, e.name))
-            .collect();
-        let note = format!(
-            "revision {revision}: applied {}, pruned {pruned}, left in place {} (prune off or {}: disabled), kept until their write ends {} [{}]",
-            changes.apply.len(),
-            changes.left.len(),
-            crate::logic::config_repo::PRUNE,
-            changes.waiting.len(),
-            waiting.join(", ")
-        );
+    if let Some(note) = inventory::note(&revision, &changes, pruned) {
         tracing::info!(configrepo = %repo.name_any(), %namespace, "{note}");
         ctx.events
             .publish(repo, false, "Synced", "Apply", note)
@@ -410,7 +372,7 @@ async fn sync(
     }
     Ok(Outcome::Applied {
         revision,
-        inventory: owned.into_values().collect(),
+        inventory: owned.entries(),
         proposes_only: source.governs.err(),
         baseline: changes.baseline,
         demoted: demotion::still_declared(&source.demoted, &documents),
@@ -429,17 +391,9 @@ async fn dry_run(
         match answer {
             Ok(_) => {}
             // The document itself is refused (invalid, forbidden, conflicting): a person fixes it.
-            Err(kube::Error::Api(e)) if (400..500).contains(&e.code) && e.code != 429 => refusals
-                .push(Refusal {
-                    file: d.file.clone(),
-                    line: d.line,
-                    message: format!(
-                        "{}/{}: the API server refused it: {}",
-                        d.kind.as_str(),
-                        d.name,
-                        e.message
-                    ),
-                }),
+            Err(kube::Error::Api(e)) if inventory::refuses_document(e.code) => {
+                refusals.push(inventory::dry_run_refusal(d, &e.message))
+            }
             Err(e) => return Err(e.into()),
         }
     }
@@ -463,32 +417,4 @@ async fn apply_all<'a>(
         .map(|d| async move { (*d, repo_objects::apply(client, namespace, d, dry_run).await) })
         .collect();
     stream::iter(calls).buffered(PARALLEL).collect().await
-}
-
-fn entry(
-    d: &Document,
-    generation: Option<i64>,
-    uid: Option<String>,
-    commit: &str,
-) -> InventoryEntry {
-    InventoryEntry {
-        kind: d.kind.as_str().to_owned(),
-        name: d.name.clone(),
-        digest: d.digest.clone(),
-        generation,
-        commit: Some(commit.to_owned()),
-        uid,
-    }
-}
-
-/// An object whose prune was put off: tracked without a digest, so it is looked at again.
-fn tracked(object: &Live) -> InventoryEntry {
-    InventoryEntry {
-        kind: object.kind.as_str().to_owned(),
-        name: object.name.clone(),
-        digest: String::new(),
-        generation: object.generation,
-        commit: None,
-        uid: Some(object.uid.clone()),
-    }
 }

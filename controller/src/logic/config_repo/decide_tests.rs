@@ -1,45 +1,7 @@
 //! Unit tests of `logic/config_repo/decide.rs`.
 
-use serde_json::json;
-
 use super::*;
-
-fn doc(kind: RepoKind, name: &str, digest: &str) -> Document {
-    Document {
-        file: format!("{name}.yaml"),
-        line: 1,
-        kind,
-        name: name.into(),
-        body: json!({}),
-        digest: digest.into(),
-        rule_key: None,
-    }
-}
-
-fn entry(kind: RepoKind, name: &str, digest: &str, generation: i64) -> InventoryEntry {
-    InventoryEntry {
-        kind: kind.as_str().into(),
-        name: name.into(),
-        digest: digest.into(),
-        generation: Some(generation),
-        commit: None,
-        uid: Some(format!("uid-{name}")),
-    }
-}
-
-fn live(kind: RepoKind, name: &str, generation: i64) -> Live {
-    Live {
-        kind,
-        name: name.into(),
-        uid: format!("uid-{name}"),
-        resource_version: "7".into(),
-        generation: Some(generation),
-        opted_out: false,
-        applying: false,
-        demoted: None,
-        proposed_to: None,
-    }
-}
+use crate::logic::config_repo::fixtures::{doc, entry, live};
 
 const ON: PrunePolicy = PrunePolicy {
     enabled: true,

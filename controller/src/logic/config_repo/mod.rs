@@ -7,6 +7,7 @@ pub mod decide;
 pub mod demotion;
 pub mod documents;
 pub mod feedback;
+pub mod inventory;
 pub mod ownership;
 pub mod push;
 pub mod status;
@@ -83,6 +84,9 @@ pub struct Live {
     /// The Gitea repository (`owner/name`) a learned rule was proposed to, as its status says.
     pub proposed_to: Option<String>,
 }
+
+#[cfg(test)]
+pub(crate) mod fixtures;
 
 #[cfg(test)]
 mod tests;
