@@ -55,22 +55,26 @@ fn uses(text: &str) -> Vec<String> {
     let mut current: Option<String> = None;
     for line in code(text) {
         let trimmed = line.trim();
-        if current.is_none() {
-            let Some(rest) = trimmed
-                .strip_prefix("use ")
-                .or_else(|| trimmed.strip_prefix("pub use "))
-                .or_else(|| trimmed.strip_prefix("pub(crate) use "))
-                .or_else(|| trimmed.strip_prefix("pub(super) use "))
-            else {
-                continue;
-            };
-            current = Some(String::new());
-            current.as_mut().unwrap().push_str(rest);
-        } else {
-            current.as_mut().unwrap().push_str(trimmed);
+        match current.as_mut() {
+            Some(open) => open.push_str(trimmed),
+            None => {
+                let Some(rest) = ["use ", "pub use ", "pub(crate) use ", "pub(super) use "]
+                    .iter()
+                    .find_map(|p| trimmed.strip_prefix(p))
+                else {
+                    continue;
+                };
+                current = Some(rest.to_owned());
+            }
         }
         if trimmed.ends_with(';') {
-            out.push(current.take().unwrap().trim_end_matches(';').to_owned());
+            out.push(
+                current
+                    .take()
+                    .unwrap_or_default()
+                    .trim_end_matches(';')
+                    .to_owned(),
+            );
         }
     }
     out

@@ -13,11 +13,11 @@ use kube::runtime::controller::Action;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Api, ResourceExt};
 
+use super::summarize::{StatusWrite, summarize_and_patch};
 use super::{Context, Error};
 use crate::api::approval::{ApprovalPhase, ApprovalRequest, SubjectKind};
 use crate::api::plan::CategorizationPlan;
 use crate::api::transaction::Transaction;
-use crate::k8s::status;
 use crate::k8s::watches::{Listed, Watches};
 use crate::logic::approval::status as approval_status;
 use crate::logic::runtime::retention::{self, Retention};
@@ -93,9 +93,17 @@ async fn reconcile(
     let (next, escalation) =
         approval_status::next(&request.spec, &previous, request.metadata.generation, now);
     let written = approval_status::reconciler_part(&next);
-    if written != approval_status::reconciler_part(&previous) {
-        status::apply(&ctx.client, request.as_ref(), &written).await?;
-    }
+    let changed = written != approval_status::reconciler_part(&previous);
+    summarize_and_patch(
+        &ctx,
+        request.as_ref(),
+        changed,
+        &written,
+        StatusWrite::Apply,
+        None,
+        "Decide",
+    )
+    .await?;
     if approval_status::keep_as_record(&request) {
         release(&ctx, &request).await?;
     }

@@ -15,10 +15,11 @@ use kube::runtime::{Controller, WatchStreamExt, watcher};
 use kube::{Api, ResourceExt};
 use sha2::{Digest, Sha256};
 
+use super::summarize::{StatusWrite, summarize_and_patch};
 use super::{Context, Error};
 use crate::api::budget::{Budget, RequestUse};
+use crate::k8s::secrets;
 use crate::k8s::watches::{self, OnEvent, Watches};
-use crate::k8s::{secrets, status};
 use crate::logic::budget::api_url::AllowedApiUrl;
 use crate::logic::budget::status::{self as budget_status, SyncOutcome, SyncReport};
 use crate::logic::budget::sync_due::{self, Due, SyncedFor};
@@ -169,12 +170,18 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
     let next = budget_status::next(&previous, &report);
     drop(slot);
     drop(turn);
-    status::apply(&ctx.client, budget.as_ref(), &next).await?;
-    if let Some(a) = budget_status::announcement(&previous, &next) {
-        ctx.events
-            .publish(budget.as_ref(), a.warning, &a.reason, "Sync", a.note)
-            .await;
-    }
+    // Always written: the sync's time and request counts move on every pass.
+    let announcement = budget_status::announcement(&previous, &next);
+    summarize_and_patch(
+        &ctx,
+        budget.as_ref(),
+        true,
+        &next,
+        StatusWrite::Apply,
+        announcement,
+        "Sync",
+    )
+    .await?;
     Ok(requeue)
 }
 

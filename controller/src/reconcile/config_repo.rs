@@ -14,12 +14,13 @@ use kube::runtime::{Controller, watcher};
 use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
 
+use super::summarize::{StatusWrite, summarize_and_patch};
 use super::{Context, Error};
 use crate::api::config_repo::{ConfigRepo, ConfigRepoStatus};
 use crate::api::rule::CategorizationRule;
 use crate::git::{self, options::ConfigRepoArgs};
 use crate::k8s::watches::{self, Watches};
-use crate::k8s::{git_credentials, repo_objects, status};
+use crate::k8s::{git_credentials, repo_objects};
 use crate::logic::config_repo::decide::{self, PrunePolicy, Stop};
 use crate::logic::config_repo::demotion;
 use crate::logic::config_repo::documents::{self, Document, Refusal, Source};
@@ -190,14 +191,18 @@ async fn reconcile(repo: Arc<ConfigRepo>, repos: Arc<Repos>) -> Result<Action, E
         repo.metadata.generation,
         Timestamp::now(),
     );
-    if repo_status::changed(&previous, &next) {
-        status::apply(&ctx.client, repo.as_ref(), &next).await?;
-        if let Some(a) = repo_status::announcement(&previous, &next) {
-            ctx.events
-                .publish(repo.as_ref(), a.warning, &a.reason, "Sync", a.note)
-                .await;
-        }
-    }
+    let changed = repo_status::changed(&previous, &next);
+    let announcement = repo_status::announcement(&previous, &next);
+    summarize_and_patch(
+        ctx,
+        repo.as_ref(),
+        changed,
+        &next,
+        StatusWrite::Apply,
+        announcement,
+        "Sync",
+    )
+    .await?;
     if repo.spec.suspend {
         return Ok(Action::await_change());
     }

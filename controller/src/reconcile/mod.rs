@@ -10,6 +10,7 @@ pub mod config_repo;
 pub mod learning;
 pub mod plan;
 pub mod rule;
+pub mod summarize;
 pub mod transaction;
 pub mod writes_in_flight;
 

@@ -11,6 +11,7 @@ use kube::runtime::controller::Action;
 use kube::{Api, Resource, ResourceExt};
 
 use super::approval_gate::{self, Ask, Gate, Grant};
+use super::summarize::{StatusWrite, summarize_and_patch};
 use super::{Context, Error, budget_scoped};
 use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
@@ -72,16 +73,12 @@ async fn reconcile(cached: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result
         plan.metadata.generation,
         Timestamp::now(),
     );
-    if plan.status.as_ref() != Some(&next) {
-        status::apply_if_unchanged(&ctx.client, &plan, &next, &version).await?;
-        let before = plan.status.as_ref().and_then(|s| s.phase);
-        let warning = announce::plan_warning(next.phase);
-        if let Some(a) = announce::on_phase_change(before, next.phase, &next.conditions, warning) {
-            ctx.events
-                .publish(&plan, a.warning, &a.reason, "Apply", a.note)
-                .await;
-        }
-    }
+    let before = plan.status.as_ref().and_then(|s| s.phase);
+    let warning = announce::plan_warning(next.phase);
+    let announcement = announce::on_phase_change(before, next.phase, &next.conditions, warning);
+    let changed = plan.status.as_ref() != Some(&next);
+    let patch = StatusWrite::IfUnchanged(&version);
+    summarize_and_patch(&ctx, &plan, changed, &next, patch, announcement, "Apply").await?;
     Ok(wait.map_or_else(Action::await_change, Action::requeue))
 }
 

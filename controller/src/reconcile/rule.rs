@@ -12,12 +12,13 @@ use kube::runtime::Controller;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{ObjectRef, Store};
 
+use super::summarize::{StatusWrite, summarize_and_patch};
 use super::{Context, Error};
 use crate::api::budget::Budget;
 use crate::api::rule::CategorizationRule;
-use crate::k8s::status;
 use crate::k8s::watches::{Watches, changes_of, spec_changes};
 use crate::logic::rule;
+use crate::logic::status::announce::Announcement;
 
 /// Subscribes to the shared CategorizationRule watch at once (spec changes, and demotions
 /// learning records: its own status writes do not wake a rule); the returned future runs the
@@ -77,14 +78,24 @@ async fn reconcile(rule: Arc<CategorizationRule>, ctx: Arc<Context>) -> Result<A
         authority.as_ref().map(|_| ()).map_err(String::as_str),
         Timestamp::now(),
     );
-    if next != previous {
-        status::apply(&ctx.client, rule.as_ref(), &rule::reconciler_part(&next)).await?;
-        if let Some((warning, reason, note)) = rule::announcement(&previous, &next) {
-            ctx.events
-                .publish(rule.as_ref(), warning, &reason, "Assess", note)
-                .await;
-        }
-    }
+    let announcement =
+        rule::announcement(&previous, &next).map(|(warning, reason, note)| Announcement {
+            warning,
+            reason,
+            note,
+        });
+    let written = rule::reconciler_part(&next);
+    let changed = next != previous;
+    summarize_and_patch(
+        &ctx,
+        rule.as_ref(),
+        changed,
+        &written,
+        StatusWrite::Apply,
+        announcement,
+        "Assess",
+    )
+    .await?;
     // A blesser can lose the role: a blessed rule is checked again.
     Ok(match rule.spec.blessing {
         Some(_) => Action::requeue(RECHECK),

@@ -15,6 +15,7 @@ use kube::{Resource, ResourceExt};
 use tokio_stream::wrappers::UnboundedReceiverStream;
 
 use super::approval_gate::{self, Ask, Gate};
+use super::summarize::{StatusWrite, summarize_and_patch};
 use super::writes_in_flight::{Landed, Write};
 use super::{Context, Error, budget_scoped};
 use crate::api::approval::SubjectKind;
@@ -84,29 +85,23 @@ async fn reconcile(tx: Arc<Transaction>, ctx: Arc<Context>) -> Result<Action, Er
         tx.metadata.generation,
         Timestamp::now(),
     );
+    let before = tx.status.as_ref().and_then(|s| s.phase);
+    let warning = announce::transaction_warning(next.phase);
+    let announcement = announce::on_phase_change(before, next.phase, &next.conditions, warning);
     let changed = tx.status.as_ref() != Some(&next);
-    if changed {
-        Box::pin(status::apply_if_unchanged(
-            &ctx.client,
-            tx.as_ref(),
-            &next,
-            &version,
-        ))
-        .await?;
-    }
+    let patch = StatusWrite::IfUnchanged(&version);
+    Box::pin(summarize_and_patch(
+        &ctx,
+        tx.as_ref(),
+        changed,
+        &next,
+        patch,
+        announcement,
+        "Converge",
+    ))
+    .await?;
     if landed {
         ctx.writes_in_flight.recorded(uid);
-    }
-    if changed {
-        let before = tx.status.as_ref().and_then(|s| s.phase);
-        let warning = announce::transaction_warning(next.phase);
-        if let Some(a) = announce::on_phase_change(before, next.phase, &next.conditions, warning) {
-            Box::pin(
-                ctx.events
-                    .publish(tx.as_ref(), a.warning, &a.reason, "Converge", a.note),
-            )
-            .await;
-        }
     }
     // Only once the status records how it was handled: the reconcile the removal triggers must
     // see that status, not the one before.
