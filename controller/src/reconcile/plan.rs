@@ -2,7 +2,6 @@
 //! says), and once approved apply every change in one bulk request through the shared write
 //! path, journaling before/after for undo. `undoOf` plans preview and apply the revert.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -15,20 +14,20 @@ use super::summarize::{StatusWrite, summarize_and_patch};
 use super::{Context, Error, budget_scoped};
 use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
-use crate::api::common::{Edits, Review, WriteIntent};
+use crate::api::common::{Edits, WriteIntent};
 use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, Progress};
 use crate::k8s::watches::Watches;
 use crate::k8s::{journal, status};
+use crate::logic::plan::assess::{self, Assessed};
 use crate::logic::plan::edit::{self, EditError};
 use crate::logic::plan::end::{self, End};
 use crate::logic::plan::operation::{self, Conclusion};
 use crate::logic::plan::outcome::{self, WriteResult};
-use crate::logic::plan::review;
 use crate::logic::plan::status::{self as plan_status, PlanVerdict};
 use crate::logic::plan::step::{self, Resume, Step};
-use crate::logic::plan::{self, AppliedChange, Approved, Basis, PlanPreview, State};
+use crate::logic::plan::{AppliedChange, Approved, Basis, PlanPreview};
+use crate::logic::status::announce;
 use crate::logic::transaction::batch::{Authorized, Outcome, Submission};
-use crate::logic::{approval::policy, status::announce, values::money};
 use crate::ynab::batcher::Destination;
 use crate::ynab::budget_links::BudgetKey;
 
@@ -109,7 +108,7 @@ async fn advance(
         Ok(found) => found,
         Err(verdict) => return Ok(Step::not_ready(verdict)),
     };
-    let Found {
+    let Assessed {
         preview,
         decision,
         approved,
@@ -440,14 +439,6 @@ impl Operation<'_> {
     }
 }
 
-/// A plan's preview, the policy's decision on it, and what the write path re-checks.
-struct Found {
-    preview: PlanPreview,
-    decision: policy::Decision,
-    approved: Approved,
-    review: Review,
-}
-
 /// The preview of the plan's spec on the Budget's mirror, or the verdict when it cannot be
 /// previewed. With `resume`, the changes and hash of an interrupted write, transactions that
 /// already show that write are read as they were before it, so the preview is the one that was
@@ -458,7 +449,7 @@ async fn preview(
     namespace: &str,
     budget: &Budget,
     resume: Option<&Resume>,
-) -> Result<Result<Found, PlanVerdict>, Error> {
+) -> Result<Result<Assessed, PlanVerdict>, Error> {
     let basis = match (&plan.spec.undo_of, &plan.spec.assignments) {
         (Some(of), _) => match journal::latest_for(&ctx.client, namespace, of).await? {
             Some(operation) => Basis::Undo(operation.changes()),
@@ -485,69 +476,6 @@ async fn preview(
             budget.name_any()
         ))));
     }
-    if let Basis::Assignments(assignments) = &basis
-        && let Err(errors) = plan::validate(assignments, mirror)
-    {
-        let message = errors
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(" ");
-        return Ok(Err(PlanVerdict::Invalid(message)));
-    }
-    let digits = mirror.decimal_digits();
     let scope = super::scope_of(namespace, budget);
-    let approved_as = |changes: Vec<AppliedChange>, hash: String| Approved {
-        scope: scope.clone(),
-        basis: basis.clone(),
-        changes,
-        hash,
-        decimal_digits: digits,
-    };
-    let resumed = resume
-        .map(|r| approved_as(r.changes.clone(), r.hash.clone()))
-        .map(|approved| (approved.recompute(mirror), approved))
-        .filter(|(preview, approved)| preview.hash == approved.hash);
-    let (preview, approved) = match resumed {
-        Some(found) => found,
-        None => {
-            let preview = basis.preview(&State::new(&scope, mirror, digits));
-            let changes = preview
-                .changes
-                .iter()
-                .map(|c| AppliedChange::from(&c.change))
-                .collect();
-            let approved = approved_as(changes, preview.hash.clone());
-            (preview, approved)
-        }
-    };
-    // A change YNAB's guards forbid is a problem of the plan as written: it is reported with
-    // the validation, and nobody is asked to approve a write that cannot happen.
-    if let Err(message) = plan::guarded(
-        &preview.changes,
-        mirror,
-        budget.spec.closed_through.as_deref(),
-    ) {
-        return Ok(Err(PlanVerdict::Invalid(message)));
-    }
-    let known: HashSet<String> = policy::known_payees(mirror, &preview.changes);
-    let decision = policy::decide(&preview.changes, &budget.spec.approval, &known);
-    let watch = review::Watch {
-        large_from: budget
-            .spec
-            .approval
-            .auto_approve_below
-            .as_ref()
-            .and_then(|a| money::parse_decimal(&a.0).ok()),
-        decimal_digits: digits,
-    };
-    // The autopilot's plan asks, in the same review, what the rules disagree on.
-    let questions = review::questions(&edit::disputed(plan, budget), mirror, digits);
-    let review = review::review(&preview.changes, watch, questions);
-    Ok(Ok(Found {
-        preview,
-        decision,
-        approved,
-        review,
-    }))
+    Ok(assess::assess(plan, budget, basis, mirror, &scope, resume))
 }

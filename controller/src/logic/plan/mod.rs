@@ -3,6 +3,7 @@
 //! to it exactly.
 
 pub mod approved;
+pub mod assess;
 mod categories;
 pub mod category_name;
 pub mod edit;
