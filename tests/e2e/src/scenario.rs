@@ -27,6 +27,7 @@ use crate::{install_crds, install_crds_only, wait};
 /// How long a test waits for the controller to reach a state.
 pub const WAIT: Duration = Duration::from_secs(60);
 
+/// A namespace (`ns`, with an admin's client) and a simulator of its own.
 pub struct Scenario {
     pub client: Client,
     pub ns: String,
@@ -125,7 +126,7 @@ impl Scenario {
             .unwrap();
     }
 
-    /// The Transaction `bakery`: seed 002's bakery purchase (tx-048) in Groceries, on the
+    /// The Transaction `bakery`: the demo's bakery purchase (tx-048) in Groceries, on the
     /// Budget `household`.
     pub async fn bakery_to_groceries(&self) {
         let spec = json!({"categoryId": category("Groceries")});
@@ -147,10 +148,11 @@ impl Scenario {
             .unwrap();
     }
 
-    /// Adds to seed 002's plan `plan` one assignment of transaction `id` to the category called
-    /// `name`, as a person editing the plan would: its preview changes.
+    /// Adds to the plan `plan` made of [`bakery_and_train_plan`] one assignment of transaction
+    /// `id` to the category called `name`, as a person editing the plan would: its preview
+    /// changes.
     pub async fn add_assignment(&self, plan: &str, id: &str, name: &str) {
-        let mut more = seed_002();
+        let mut more = bakery_and_train_plan();
         more["assignments"]
             .as_array_mut()
             .expect("assignments")
@@ -421,13 +423,13 @@ impl Scenario {
     }
 }
 
-/// The id of the demo plan's category called `name`.
 /// Metadata naming `name`, proposed by the suites' `admin` (`ledgerops.dev/proposed-by`, which
 /// admission requires of everyone but the controller's user).
 pub fn by_admin(name: &str) -> Value {
     json!({"name": name, "annotations": {PROPOSED_BY: "admin"}})
 }
 
+/// The id of the demo plan's category called `name`.
 pub fn category(name: &str) -> String {
     demo::category(name)
 }
@@ -452,8 +454,9 @@ pub async fn household(prefix: &str, budget: Value) -> Scenario {
     s
 }
 
-/// Seed 002's plan: the bakery to Groceries, the train to Transport.
-pub fn seed_002() -> Value {
+/// The spec of the plan of `examples/categorization-plan.yaml` (the README's seed 002): the
+/// demo's bakery purchase (tx-048) to Groceries, its train ticket (tx-049) to Transport.
+pub fn bakery_and_train_plan() -> Value {
     json!({"assignments": [
         {"transactionId": "tx-048", "categoryId": category("Groceries")},
         {"transactionId": "tx-049", "categoryId": category("Transport")}
@@ -474,14 +477,14 @@ fn merge(base: &mut Value, over: Value) {
     }
 }
 
-/// The id of the `i`th transaction [`fixture_with`] adds.
+/// The id of the `i`th transaction [`demo_with_uncategorised`] adds.
 pub fn load_id(i: usize) -> String {
     format!("load-{i:05}")
 }
 
 /// The demo fixture with `extra` more uncategorized, unreconciled transactions
 /// ([`load_id`]: `load-00000`…), for tests and benchmarks at scale.
-pub fn fixture_with(extra: usize) -> Fixture {
+pub fn demo_with_uncategorised(extra: usize) -> Fixture {
     let mut fixture = demo::generate();
     let plan = &mut fixture.plans[0];
     for i in 0..extra {

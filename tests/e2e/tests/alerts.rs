@@ -14,7 +14,7 @@ use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::logic::escalation::TRACKING_TITLE;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
-use ledgerops_e2e::scenario::{PATCH, Scenario, by_admin, household, seed_002};
+use ledgerops_e2e::scenario::{PATCH, Scenario, bakery_and_train_plan, by_admin, household};
 use ledgerops_e2e::{agent, promtool, wait};
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
@@ -58,7 +58,8 @@ async fn the_alert_metrics_follow_the_budgets_and_requests_and_pass_promtool() {
         .create(&PostParams::default(), &broken)
         .await
         .unwrap();
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let request = s.plan_request("september").await;
     wait::until(&s.api::<ApprovalRequest>(), &request, WAIT, |r| {
         r.status.as_ref().and_then(|st| st.phase) == Some(ApprovalPhase::Pending)
@@ -221,7 +222,8 @@ async fn an_expired_request_is_told_once_in_gitea_mentioning_whom_to_escalate_to
         .create(&PostParams::default(), &config)
         .await
         .unwrap();
-    sc.create_plan("september", "household", seed_002()).await;
+    sc.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let request = sc.plan_request("september").await;
     let expired = wait::until(&sc.api::<ApprovalRequest>(), &request, WAIT, |r| {
         r.status.as_ref().and_then(|st| st.phase) == Some(ApprovalPhase::Expired)

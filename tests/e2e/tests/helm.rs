@@ -28,7 +28,7 @@ use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api;
 use ledgerops_e2e::helm::{chart, documents, helm, output};
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, seed_002};
+use ledgerops_e2e::scenario::{PATCH, Scenario, bakery_and_train_plan, category};
 use ledgerops_e2e::wait::eventually;
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
@@ -928,7 +928,8 @@ async fn ledgerops_runs_as_the_charts_service_account_and_may_do_no_more() {
     s.wait_budget("household", BudgetPhase::Ready).await;
 
     // Seed 002: preview, a person's approval, one bulk PATCH, a journal entry.
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     approve_only_request(&s, "september").await;
     let applied = s.wait_plan("september", PlanPhase::Applied).await;

@@ -23,7 +23,7 @@ use ledgerops::logic::rule::proposal;
 use ledgerops_e2e::agent;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, seed_002};
+use ledgerops_e2e::scenario::{PATCH, Scenario, bakery_and_train_plan, category};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::{Gitea, User};
@@ -268,8 +268,8 @@ impl World {
     }
 }
 
-/// The train's rule as learning makes it from seed 002's approval, and the branch ledgerops
-/// proposes it on.
+/// The train's rule as learning makes it from approving [`bakery_and_train_plan`], and the branch
+/// ledgerops proposes it on.
 fn learned_rail() -> (CategorizationRule, String) {
     let transport = category("Transport");
     let rail = candidate_name("RAIL CO", &transport);
@@ -508,7 +508,8 @@ async fn an_approval_with_exceptions_on_the_pull_request_writes_the_edited_plan_
 async fn a_rule_learned_from_approvals_is_proposed_and_blessed_by_merging_its_pull_request() {
     let w = World::new("pr-rules").await;
     w.household_with(json!({"proposeRulesAfter": 1})).await;
-    w.sc.create_plan("september", "household", seed_002()).await;
+    w.sc.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     w.sc.approve_plan("september").await;
 
     // One approval is this repository's bar: the train's rule comes as a pull request.
@@ -582,7 +583,8 @@ async fn a_branch_someone_else_pushed_under_a_proposals_name_is_never_vouched_fo
     let file = format!("rules/{rail}.yaml");
     w.push_file(&file, &theirs, &branch, Some("main")).await;
     w.household_with(json!({"proposeRulesAfter": 1})).await;
-    w.sc.create_plan("september", "household", seed_002()).await;
+    w.sc.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     w.sc.approve_plan("september").await;
 
     // The Candidate is due, but its branch is not ledgerops's: no pull request, nothing recorded.
@@ -614,7 +616,8 @@ async fn a_branch_pushed_with_the_exact_manifest_and_more_gets_no_pull_request()
     )
     .await;
     w.household_with(json!({"proposeRulesAfter": 1})).await;
-    w.sc.create_plan("september", "household", seed_002()).await;
+    w.sc.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     w.sc.approve_plan("september").await;
 
     // The whole branch is looked at before anything is opened: no pull request, nothing recorded.
@@ -636,7 +639,8 @@ async fn a_branch_pushed_with_the_exact_manifest_and_more_gets_no_pull_request()
 async fn a_push_to_a_proposed_rule_s_branch_closes_its_pull_request_and_withdraws_the_proposal() {
     let w = World::new("pr-rules-pushed").await;
     w.household_with(json!({"proposeRulesAfter": 1})).await;
-    w.sc.create_plan("september", "household", seed_002()).await;
+    w.sc.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     w.sc.approve_plan("september").await;
     let (_, branch) = learned_rail();
     let rail = candidate_name("RAIL CO", &category("Transport"));

@@ -22,7 +22,7 @@ use ledgerops::logic::job::webhook::{MAX_COMMAND, sign};
 use ledgerops_e2e::agent::{self, SECRET};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api;
-use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, seed_002};
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, bakery_and_train_plan, category};
 use ledgerops_e2e::{install_crds, wait};
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::{Gitea, User};
@@ -214,7 +214,7 @@ async fn a_replaced_request_goes_after_its_retention_and_the_plan_keeps_its_deci
         .await;
     world.wait_budget("household", BudgetPhase::Ready).await;
     world
-        .create_plan("september", "household", seed_002())
+        .create_plan("september", "household", bakery_and_train_plan())
         .await;
     world
         .wait_plan("september", PlanPhase::AwaitingApproval)

@@ -20,15 +20,15 @@ use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::api::transaction::Transaction;
 use ledgerops_e2e::attacker::{approver, attacker};
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{Scenario, category, household, seed_002};
+use ledgerops_e2e::scenario::{Scenario, bakery_and_train_plan, category, household};
 use ledgerops_e2e::{example_documents, wait};
 use ledgerops_testenv::ControlPlane;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use ynab_sim::demo;
 
-/// A namespace with a Budget that asks a person for every write, seed 002's plan waiting for
-/// approval, alice as the attacker and admin as the controller's user.
+/// A namespace with a Budget that asks a person for every write, [`bakery_and_train_plan`]
+/// waiting for approval, alice as the attacker and admin as the controller's user.
 struct World {
     s: Scenario,
     alice: Client,
@@ -37,7 +37,8 @@ struct World {
 async fn world(prefix: &str) -> World {
     let plane = ControlPlane::shared();
     let s = household(prefix, json!({"writes": {"enabled": true}})).await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let alice = attacker(plane, &s.ns, "alice").await;
     World { s, alice }
@@ -805,7 +806,8 @@ async fn without_the_policies_no_approval_is_followed() {
     )
     .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let missing = "ValidatingAdmissionPolicy ledgerops-approvalrequests is not installed";
     let blocked = wait::until(
         &s.api::<CategorizationPlan>(),
