@@ -24,8 +24,10 @@ use ynab_sim::{
 
 use crate::{install_crds, install_crds_only, wait};
 
-/// How long a test waits for the controller to reach a state.
-pub const WAIT: Duration = Duration::from_secs(60);
+/// The ceiling of every poll for a state the controller reaches: a poll ends as soon as the
+/// state holds, so a passing test waits no longer for it. 90 s, what the slowest suites needed on
+/// a loaded machine.
+pub const WAIT: Duration = Duration::from_secs(90);
 
 /// A namespace (`ns`, with an admin's client) and a simulator of its own.
 pub struct Scenario {
@@ -213,7 +215,7 @@ impl Scenario {
         }
     }
 
-    /// Waits (a minute at most) until YNAB has seen `n` bulk updates.
+    /// Waits (at most [`WAIT`]) until YNAB has seen `n` bulk updates.
     pub async fn wait_patches(&self, n: u64) {
         wait::eventually("the bulk update", WAIT, async || {
             self.requests(PATCH).await == n
@@ -221,7 +223,7 @@ impl Scenario {
         .await;
     }
 
-    /// Waits (a minute at most) until every Transaction of the namespace is in `phase`.
+    /// Waits (at most [`WAIT`]) until every Transaction of the namespace is in `phase`.
     pub async fn wait_all(&self, phase: TransactionPhase) {
         let what = format!("every Transaction {phase:?}");
         wait::eventually(&what, WAIT, async || {
@@ -246,7 +248,7 @@ impl Scenario {
             .collect()
     }
 
-    /// Waits (a minute at most) for an Event of the namespace with `reason`, about the object
+    /// Waits (at most [`WAIT`]) for an Event of the namespace with `reason`, about the object
     /// named `about` when given (as `kubectl describe` shows it).
     pub async fn wait_event(&self, reason: &str, about: Option<&str>) -> Event {
         let mut found = None;

@@ -21,13 +21,12 @@ use ledgerops::logic::job::webhook::{Incoming, sign};
 use ledgerops_e2e::agent::{self, SECRET};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
+use ledgerops_e2e::scenario::WAIT;
 use ledgerops_e2e::{install_crds, kstatus};
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::{Gitea, User};
 use reqwest::Method;
 use serde_json::json;
-
-const WAIT: Duration = Duration::from_secs(60);
 
 /// One test's world.
 struct World {

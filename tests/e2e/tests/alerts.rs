@@ -2,8 +2,6 @@
 //! chart's PrometheusRule watches, scraped and checked with promtool, and the escalation of an
 //! expired ApprovalRequest told once in a real Gitea, also across a restart.
 
-use std::time::Duration;
-
 use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
 use kube::api::{DeleteParams, PostParams};
@@ -14,15 +12,13 @@ use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::logic::escalation::TRACKING_TITLE;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
-use ledgerops_e2e::scenario::{PATCH, Scenario, bakery_and_train_plan, by_admin, household};
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, bakery_and_train_plan, by_admin, household};
 use ledgerops_e2e::{agent, promtool, wait};
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
 use reqwest::Method;
 use serde_json::json;
 use ynab_sim::demo;
-
-const WAIT: Duration = Duration::from_secs(90);
 
 /// The gauges the chart's alerts are written on.
 const GAUGES: [&str; 8] = [

@@ -9,15 +9,13 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::logic::conditions;
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::token_secret;
+use ledgerops_e2e::scenario::{WAIT, token_secret};
 use ledgerops_e2e::{install_crds, wait};
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
 use ynab_sim::{RecordKind, RequestMatch, RunningSim, SimConfig, Simulator, StatusFault, demo};
 
 const PLAN_ENDPOINT: &str = "GET /v1/plans/{plan_id}";
-const WAIT: Duration = Duration::from_secs(30);
-
 struct Setup {
     client: Client,
     ns: String,

@@ -4,8 +4,6 @@
 //! request approves exactly that preview: one PATCH. The undo goes the same way. A learned rule
 //! is proposed the same way, and never on a branch someone else pushed.
 
-use std::time::Duration;
-
 use base64::Engine;
 use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
@@ -23,15 +21,13 @@ use ledgerops::logic::rule::proposal;
 use ledgerops_e2e::agent;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
-use ledgerops_e2e::scenario::{PATCH, Scenario, bakery_and_train_plan, category};
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, bakery_and_train_plan, category};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::{Gitea, User};
 use reqwest::Method;
 use serde_json::json;
 use ynab_sim::demo;
-
-const WAIT: Duration = Duration::from_secs(90);
 
 struct World {
     sc: Scenario,

@@ -17,14 +17,12 @@ use ledgerops_e2e::agent::{self, SECRET};
 use ledgerops_e2e::attacker::attacker;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api;
-use ledgerops_e2e::scenario::{Scenario, category};
+use ledgerops_e2e::scenario::{Scenario, WAIT, category};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::{Gitea, User};
 use serde_json::{Value, json};
 use ynab_sim::demo;
-
-const WAIT: Duration = Duration::from_secs(60);
 
 /// A namespace with a Budget whose plan waits for approval, a Gitea repository of its own with
 /// the webhook, and a controller obeying only that repository.
