@@ -1,5 +1,6 @@
-//! One test's world: a namespace on a control plane, a YNAB simulator, and helpers to declare
-//! Budgets and Transactions against it and to read what YNAB saw.
+//! A namespace on a control plane and a YNAB simulator (the ground of every test's
+//! [`crate::world::World`]), with helpers to declare Budgets, Transactions, plans and rules
+//! against them and to read what YNAB saw.
 
 use std::time::Duration;
 
