@@ -2,19 +2,16 @@
 //! chart's PrometheusRule watches, scraped and checked with promtool, and the escalation of an
 //! expired ApprovalRequest told once in a real Gitea, also across a restart.
 
-use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
 use kube::api::{DeleteParams, PostParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::budget::Budget;
-use ledgerops::api::common::PROPOSED_BY;
-use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::logic::escalation::TRACKING_TITLE;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
-use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, bakery_and_train_plan, by_admin, household};
-use ledgerops_e2e::{agent, promtool, wait};
-use ledgerops_testenv::ControlPlane;
+use ledgerops_e2e::scenario::{PATCH, WAIT, bakery_and_train_plan, by_admin, household};
+use ledgerops_e2e::world::World;
+use ledgerops_e2e::{promtool, wait};
 use ledgerops_testenv::gitea::Gitea;
 use reqwest::Method;
 use serde_json::json;
@@ -179,11 +176,9 @@ async fn tracking_issues(repo: &str) -> Vec<i64> {
 
 #[tokio::test]
 async fn an_expired_request_is_told_once_in_gitea_mentioning_whom_to_escalate_to() {
-    let plane = ControlPlane::shared();
-    let sc = Scenario::new(plane, "escalate", demo::generate()).await;
-    let gitea = Gitea::shared();
-    let repo = agent::team_repo(&sc.ns).await;
-    let controller = agent::start(plane, &repo, &sc.ns, &[], &[]).await;
+    // A repository of its own and a controller obeying it; nothing is commented on, so no hook.
+    let mut w = World::build("escalate").agent(&[]).build().await;
+    let (sc, gitea, repo) = (&w.sc, w.gitea(), w.repo().to_owned());
     let writer = gitea.writer().login().to_owned();
     sc.create_budget(
         "household",
@@ -196,28 +191,7 @@ async fn an_expired_request_is_told_once_in_gitea_mentioning_whom_to_escalate_to
         .await;
     // The household's config repository, read with a token: where the bot tells about what
     // came from no pull request.
-    let reader = gitea.admin();
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "gitea", "labels": {"ledgerops.dev/git-credentials": "true"},
-                     "annotations": {"ledgerops.dev/git-url-prefixes": format!("{}/", gitea.url())}},
-        "stringData": {"username": reader.login(), "token": reader.token()},
-    }))
-    .unwrap();
-    sc.api::<Secret>()
-        .create(&PostParams::default(), &secret)
-        .await
-        .unwrap();
-    let config: ConfigRepo = serde_json::from_value(json!({
-        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ConfigRepo",
-        "metadata": {"name": "household", "annotations": {PROPOSED_BY: "admin"}},
-        "spec": {"url": format!("{}/{repo}.git", gitea.url()), "interval": "1h",
-                 "secretRef": {"name": "gitea"}},
-    }))
-    .unwrap();
-    sc.api::<ConfigRepo>()
-        .create(&PostParams::default(), &config)
-        .await
-        .unwrap();
+    w.follow_repo(json!({})).await;
     sc.create_plan("september", "household", bakery_and_train_plan())
         .await;
     let request = sc.plan_request("september").await;
@@ -258,14 +232,14 @@ async fn an_expired_request_is_told_once_in_gitea_mentioning_whom_to_escalate_to
     assert!(body.contains(&format!("`{request}`")), "{body}");
 
     // A restart finds its comment and says nothing more.
-    let log = controller.stop().await;
+    let log = w.agent_mut().stop().await;
     assert!(log.contains("expired request announced in Gitea"), "{log}");
-    let controller = agent::start(plane, &repo, &sc.ns, &[], &[]).await;
+    w.agent_mut().start_controller(None).await;
     wait::eventually(
         "the new controller looks at the request",
         WAIT,
         async || {
-            controller
+            w.controller()
                 .log()
                 .contains("expired request already announced in Gitea")
         },
@@ -273,5 +247,5 @@ async fn an_expired_request_is_told_once_in_gitea_mentioning_whom_to_escalate_to
     .await;
     assert_eq!(told(&gitea_api::comments(&repo, issue).await), 1);
     assert_eq!(tracking_issues(&repo).await, [issue], "one issue");
-    assert_eq!(sc.requests(PATCH).await, 0, "nothing written to YNAB");
+    assert_eq!(w.sc.requests(PATCH).await, 0, "nothing written to YNAB");
 }
