@@ -12,7 +12,7 @@ use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::PlanPhase;
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{Scenario, category, fixture_with};
+use ledgerops_e2e::scenario::{Scenario, category, demo_with_uncategorised};
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
 
@@ -28,7 +28,12 @@ async fn main() {
     // would spend its hourly budget, so they are spread over two simulated YNABs.
     let mut latencies = Vec::with_capacity(PLANS);
     for half in 0..2 {
-        let s = Scenario::new(&plane, &format!("latency{half}"), fixture_with(PLANS)).await;
+        let s = Scenario::new(
+            &plane,
+            &format!("latency{half}"),
+            demo_with_uncategorised(PLANS),
+        )
+        .await;
         s.sim.control().set_rate_limit(u32::MAX).await.unwrap();
         s.create_budget(
             "household",
@@ -80,7 +85,7 @@ async fn main() {
     println!("|---:|---:|---:|---:|---:|---:|");
     let mut baseline = None;
     for n in [1, 100, 1_000, 5_000] {
-        let s = Scenario::new(&plane, &format!("size{n}"), fixture_with(n)).await;
+        let s = Scenario::new(&plane, &format!("size{n}"), demo_with_uncategorised(n)).await;
         s.sim.control().set_rate_limit(u32::MAX).await.unwrap();
         s.create_budget("household", ynab_sim::demo::TOKEN, json!({"writes": {"enabled": true, "maxBatchSize": 1000}, "approval": {"autoApproveBelow": "100000", "autoApproveMaxChanges": 5000, "askOnNewPayee": false}})).await;
         s.wait_budget("household", BudgetPhase::Ready).await;

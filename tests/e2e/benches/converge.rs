@@ -18,7 +18,7 @@ use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_e2e::api_requests::{ApiRequests, Requests};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::cpu::Cores;
-use ledgerops_e2e::scenario::{Scenario, category, fixture_with};
+use ledgerops_e2e::scenario::{Scenario, category, demo_with_uncategorised};
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
 use ynab_sim::demo;
@@ -140,7 +140,7 @@ async fn ledgerops_run(
     n: usize,
 ) -> (Scenario, u64, Duration, Duration, Tail) {
     let admin = plane.client().await.expect("admin client");
-    let s = Scenario::new(plane, &format!("bench{n}"), fixture_with(n)).await;
+    let s = Scenario::new(plane, &format!("bench{n}"), demo_with_uncategorised(n)).await;
     s.sim.control().set_rate_limit(u32::MAX).await.unwrap();
     s.create_writing_budget(
         "household",
@@ -236,7 +236,7 @@ async fn wait_converged(api: &Api<Transaction>, n: usize) -> Instant {
 /// What the seed's system does per record: read it, write it, read it back.
 async fn baseline(n: usize) -> (u64, Duration) {
     let sim = ynab_sim::Simulator::start(ynab_sim::SimConfig {
-        fixture: Some(fixture_with(n)),
+        fixture: Some(demo_with_uncategorised(n)),
         rate_limit: u32::MAX,
         ..Default::default()
     })

@@ -18,7 +18,7 @@ use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams, PostParams};
 use ledgerops::api::agent_job::AgentJob;
-use ledgerops::logic::job::state::{from_persisted, to_status};
+use ledgerops::logic::job::persisted::{from_persisted, to_status};
 use ledgerops::logic::job::webhook::sign;
 use ledgerops_e2e::api_requests::{ApiRequests, Requests};
 use ledgerops_e2e::controller::Ledgerops;

@@ -68,3 +68,80 @@ pub async fn hook(repo: &str, controller: &Ledgerops, events: &[&str]) {
     let url = format!("{}/webhooks/gitea", controller.url());
     gitea_api::add_hook(repo, &url, SECRET, events).await;
 }
+
+/// A Gitea repository of its own ([`team_repo`]) and the `ledgerops run` obeying its `/agent`
+/// comments, storing jobs in namespace `ns`. The controller listens on a port fixed for the
+/// agent's life, so Gitea's webhook keeps reaching it across restarts.
+pub struct Agent {
+    pub ns: String,
+    pub repo: String,
+    port: u16,
+    /// More `ledgerops run` arguments, given at every start.
+    args: Vec<String>,
+    /// More repositories the controller obeys ([`Agent::obey_also`]).
+    also: Vec<String>,
+    controller: Option<Ledgerops>,
+}
+
+impl Agent {
+    /// Creates the repository, starts the controller with `args` (and `LEDGEROPS_TEST_PAUSE` set
+    /// to `pause`, when given), and has Gitea send it the repository's `events` (none: no hook).
+    pub async fn start(ns: &str, events: &[&str], args: Vec<String>, pause: Option<&str>) -> Agent {
+        let mut agent = Agent {
+            ns: ns.to_owned(),
+            repo: team_repo(ns).await,
+            port: ledgerops_testenv::free_port().expect("a free port"),
+            args,
+            also: Vec::new(),
+            controller: None,
+        };
+        agent.start_controller(pause).await;
+        if !events.is_empty() {
+            hook(&agent.repo, agent.controller(), events).await;
+        }
+        agent
+    }
+
+    /// The running controller; panics between [`Agent::kill`] or [`Agent::stop`] and the next
+    /// start.
+    pub fn controller(&self) -> &Ledgerops {
+        self.controller
+            .as_ref()
+            .expect("the agent's controller is running")
+    }
+
+    /// Starts the controller again (killing a running one first, as a crash would), with
+    /// `LEDGEROPS_TEST_PAUSE` set to `pause` when given.
+    pub async fn start_controller(&mut self, pause: Option<&str>) {
+        self.controller = None;
+        let listen = format!("127.0.0.1:{}", self.port);
+        let env: Vec<(&str, &str)> = pause
+            .map(|p| ("LEDGEROPS_TEST_PAUSE", p))
+            .into_iter()
+            .collect();
+        let mut args = vec!["--listen", listen.as_str()];
+        args.extend(self.args.iter().map(String::as_str));
+        for repo in &self.also {
+            args.extend(["--gitea-repository", repo.as_str()]);
+        }
+        let plane = ControlPlane::shared();
+        self.controller = Some(start(plane, &self.repo, &self.ns, &args, &env).await);
+    }
+
+    /// Restarts the controller obeying `repo` as well.
+    pub async fn obey_also(&mut self, repo: &str) {
+        self.also.push(repo.to_owned());
+        self.start_controller(None).await;
+    }
+
+    /// Kills the controller with SIGKILL, as a crash would.
+    pub fn kill(&mut self) {
+        self.controller = None;
+    }
+
+    /// Stops the controller with SIGTERM, as Kubernetes stops a pod; returns its log.
+    pub async fn stop(&mut self) -> String {
+        let controller = self.controller.take().expect("a running controller");
+        controller.stop().await
+    }
+}

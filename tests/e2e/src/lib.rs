@@ -1,4 +1,5 @@
-//! Helpers shared by the suites: installing the CRDs, reading the examples, running ledgerops.
+//! Helpers shared by the suites: installing the CRDs, reading the examples, running ledgerops,
+//! and one test's [`world::World`].
 
 pub mod admission;
 pub mod agent;
@@ -16,6 +17,7 @@ pub mod promtool;
 pub mod scenario;
 pub mod stranger;
 pub mod wait;
+pub mod world;
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -1,5 +1,6 @@
-//! One test's world: a namespace on a control plane, a YNAB simulator, and helpers to declare
-//! Budgets and Transactions against it and to read what YNAB saw.
+//! A namespace on a control plane and a YNAB simulator (the ground of every test's
+//! [`crate::world::World`]), with helpers to declare Budgets, Transactions, plans and rules
+//! against them and to read what YNAB saw.
 
 use std::time::Duration;
 
@@ -24,9 +25,12 @@ use ynab_sim::{
 
 use crate::{install_crds, install_crds_only, wait};
 
-/// How long a test waits for the controller to reach a state.
-pub const WAIT: Duration = Duration::from_secs(60);
+/// The ceiling of every poll for a state the controller reaches: a poll ends as soon as the
+/// state holds, so a passing test waits no longer for it. 90 s, what the slowest suites needed on
+/// a loaded machine.
+pub const WAIT: Duration = Duration::from_secs(90);
 
+/// A namespace (`ns`, with an admin's client) and a simulator of its own.
 pub struct Scenario {
     pub client: Client,
     pub ns: String,
@@ -125,7 +129,7 @@ impl Scenario {
             .unwrap();
     }
 
-    /// The Transaction `bakery`: seed 002's bakery purchase (tx-048) in Groceries, on the
+    /// The Transaction `bakery`: the demo's bakery purchase (tx-048) in Groceries, on the
     /// Budget `household`.
     pub async fn bakery_to_groceries(&self) {
         let spec = json!({"categoryId": category("Groceries")});
@@ -147,10 +151,11 @@ impl Scenario {
             .unwrap();
     }
 
-    /// Adds to seed 002's plan `plan` one assignment of transaction `id` to the category called
-    /// `name`, as a person editing the plan would: its preview changes.
+    /// Adds to the plan `plan` made of [`bakery_and_train_plan`] one assignment of transaction
+    /// `id` to the category called `name`, as a person editing the plan would: its preview
+    /// changes.
     pub async fn add_assignment(&self, plan: &str, id: &str, name: &str) {
-        let mut more = seed_002();
+        let mut more = bakery_and_train_plan();
         more["assignments"]
             .as_array_mut()
             .expect("assignments")
@@ -211,7 +216,7 @@ impl Scenario {
         }
     }
 
-    /// Waits (a minute at most) until YNAB has seen `n` bulk updates.
+    /// Waits (at most [`WAIT`]) until YNAB has seen `n` bulk updates.
     pub async fn wait_patches(&self, n: u64) {
         wait::eventually("the bulk update", WAIT, async || {
             self.requests(PATCH).await == n
@@ -219,7 +224,7 @@ impl Scenario {
         .await;
     }
 
-    /// Waits (a minute at most) until every Transaction of the namespace is in `phase`.
+    /// Waits (at most [`WAIT`]) until every Transaction of the namespace is in `phase`.
     pub async fn wait_all(&self, phase: TransactionPhase) {
         let what = format!("every Transaction {phase:?}");
         wait::eventually(&what, WAIT, async || {
@@ -244,7 +249,7 @@ impl Scenario {
             .collect()
     }
 
-    /// Waits (a minute at most) for an Event of the namespace with `reason`, about the object
+    /// Waits (at most [`WAIT`]) for an Event of the namespace with `reason`, about the object
     /// named `about` when given (as `kubectl describe` shows it).
     pub async fn wait_event(&self, reason: &str, about: Option<&str>) -> Event {
         let mut found = None;
@@ -421,13 +426,13 @@ impl Scenario {
     }
 }
 
-/// The id of the demo plan's category called `name`.
 /// Metadata naming `name`, proposed by the suites' `admin` (`ledgerops.dev/proposed-by`, which
 /// admission requires of everyone but the controller's user).
 pub fn by_admin(name: &str) -> Value {
     json!({"name": name, "annotations": {PROPOSED_BY: "admin"}})
 }
 
+/// The id of the demo plan's category called `name`.
 pub fn category(name: &str) -> String {
     demo::category(name)
 }
@@ -452,8 +457,9 @@ pub async fn household(prefix: &str, budget: Value) -> Scenario {
     s
 }
 
-/// Seed 002's plan: the bakery to Groceries, the train to Transport.
-pub fn seed_002() -> Value {
+/// The spec of the plan of `examples/categorization-plan.yaml` (the README's seed 002): the
+/// demo's bakery purchase (tx-048) to Groceries, its train ticket (tx-049) to Transport.
+pub fn bakery_and_train_plan() -> Value {
     json!({"assignments": [
         {"transactionId": "tx-048", "categoryId": category("Groceries")},
         {"transactionId": "tx-049", "categoryId": category("Transport")}
@@ -474,14 +480,14 @@ fn merge(base: &mut Value, over: Value) {
     }
 }
 
-/// The id of the `i`th transaction [`fixture_with`] adds.
+/// The id of the `i`th transaction [`demo_with_uncategorised`] adds.
 pub fn load_id(i: usize) -> String {
     format!("load-{i:05}")
 }
 
 /// The demo fixture with `extra` more uncategorized, unreconciled transactions
 /// ([`load_id`]: `load-00000`…), for tests and benchmarks at scale.
-pub fn fixture_with(extra: usize) -> Fixture {
+pub fn demo_with_uncategorised(extra: usize) -> Fixture {
     let mut fixture = demo::generate();
     let plan = &mut fixture.plans[0];
     for i in 0..extra {

@@ -9,216 +9,46 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use futures::StreamExt;
+use kube::ResourceExt;
 use kube::api::{Api, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
-use kube::{Client, ResourceExt};
 use ledgerops::api::agent_job::{AgentJob, CommentEvent, JobPhase};
 use ledgerops::api::plan::CategorizationPlan;
+use ledgerops::logic::job::persisted::from_persisted;
 use ledgerops::logic::job::render::{marker, pending_publication};
-use ledgerops::logic::job::state::{from_persisted, is_terminal};
+use ledgerops::logic::job::state::is_terminal;
 use ledgerops::logic::job::webhook::{Incoming, sign};
 use ledgerops::logic::status::conditions;
-use ledgerops_e2e::agent::{self, SECRET};
-use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::agent::SECRET;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
+use ledgerops_e2e::scenario::WAIT;
+use ledgerops_e2e::world::World;
 use ledgerops_e2e::{install_crds, kstatus};
 use ledgerops_testenv::ControlPlane;
-use ledgerops_testenv::gitea::{Gitea, User};
+use ledgerops_testenv::gitea::Gitea;
 use reqwest::Method;
 use serde_json::json;
 
-const WAIT: Duration = Duration::from_secs(60);
-
-/// One test's world.
-struct World {
-    gitea: &'static Gitea,
-    client: Client,
-    ns: String,
-    repo: String,
-    controller: Option<Ledgerops>,
-    /// More repositories the controller obeys.
-    also_allowed: Vec<String>,
-    port: u16,
-    http: reqwest::Client,
+/// One test's world: a Gitea repository, a namespace and a controller of its own, which Gitea
+/// tells of comments; `pause` sets the controller's test pauses.
+async fn world(prefix: &str, pause: Option<&str>) -> World {
+    World::build(prefix)
+        .agent(&["issue_comment", "pull_request_comment"])
+        .pause(pause)
+        .build()
+        .await
 }
 
-impl World {
-    async fn new(prefix: &str, pause: Option<&str>) -> World {
-        let plane = ControlPlane::shared();
-        let client = plane.client().await.expect("admin client");
-        install_crds(&client).await;
-        let ns = plane.namespace(prefix).await.expect("namespace");
-        let gitea = Gitea::shared();
-        // A repository of its own, with the harness's users as collaborators.
-        let repo = agent::team_repo(&ns).await;
-        let mut world = World {
-            gitea,
-            client,
-            ns,
-            repo,
-            controller: None,
-            also_allowed: Vec::new(),
-            port: ledgerops_testenv::free_port().unwrap(),
-            http: reqwest::Client::new(),
-        };
-        world.start_controller(pause).await;
-        let events = ["issue_comment", "pull_request_comment"];
-        agent::hook(&world.repo, world.controller.as_ref().unwrap(), &events).await;
-        world
-    }
-
-    /// Starts `ledgerops run` on a fixed port per world, so the webhook keeps working across
-    /// restarts.
-    async fn start_controller(&mut self, pause: Option<&str>) {
-        let plane = ControlPlane::shared();
-        self.controller = None;
-        let listen = format!("127.0.0.1:{}", self.port);
-        let env: Vec<(&str, &str)> = pause
-            .map(|p| ("LEDGEROPS_TEST_PAUSE", p))
-            .into_iter()
-            .collect();
-        let mut args = vec!["--listen", &listen];
-        for repo in &self.also_allowed {
-            args.extend(["--gitea-repository", repo.as_str()]);
-        }
-        self.controller = Some(agent::start(plane, &self.repo, &self.ns, &args, &env).await);
-    }
-
-    /// Kills the controller with SIGKILL, as a crash would.
-    fn kill(&mut self) -> String {
-        let c = self.controller.take().unwrap();
-        let log = c.log();
-        drop(c);
-        log
-    }
-
-    fn url(&self) -> &str {
-        self.controller
-            .as_ref()
-            .map(|c| c.url())
-            .unwrap_or_default()
-    }
-
-    fn log(&self) -> String {
-        self.controller
-            .as_ref()
-            .map(|c| c.log())
-            .unwrap_or_default()
-    }
-
-    /// Waits until the controller has logged `test pause: <point>`: it is paused there now.
-    async fn wait_paused(&self, point: &str) {
-        let line = format!("test pause: {point}");
-        let start = Instant::now();
-        while !self.log().contains(&line) {
-            assert!(
-                start.elapsed() < WAIT,
-                "never paused at {point}:\n{}",
-                self.log()
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-
-    fn jobs(&self) -> Api<AgentJob> {
-        Api::namespaced(self.client.clone(), &self.ns)
-    }
-
-    async fn issue(&self, title: &str) -> i64 {
-        gitea_api::open_issue(&self.repo, title).await
-    }
-
-    async fn comment(&self, user: &User, issue: i64, body: &str) -> i64 {
-        gitea_api::comment(&self.repo, user, issue, body).await
-    }
-
-    async fn comments(&self, issue: i64) -> Vec<(i64, String, String)> {
-        let all = gitea_api::comments(&self.repo, issue).await;
-        all.into_iter().map(|c| (c.id, c.author, c.body)).collect()
-    }
-
-    async fn bot_comments(&self, issue: i64) -> Vec<(i64, String)> {
-        self.comments(issue)
-            .await
-            .into_iter()
-            .filter(|(_, login, _)| login == self.gitea.bot().login())
-            .map(|(id, _, body)| (id, body))
-            .collect()
-    }
-
-    /// The job of comment `comment_id`, by its deterministic name.
-    fn job_name(&self, issue: i64, comment_id: i64) -> String {
-        gitea_api::job_name(&self.repo, issue, comment_id)
-    }
-
-    async fn wait_job(&self, name: &str, what: &str, done: impl Fn(&AgentJob) -> bool) -> AgentJob {
-        let start = Instant::now();
-        let mut last = None;
-        while start.elapsed() < WAIT {
-            if let Ok(Some(j)) = self.jobs().get_opt(name).await {
-                if done(&j) {
-                    return j;
-                }
-                last = Some(j);
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!(
-            "job {name} never {what}; last: {last:#?}\ncontroller log:\n{}",
-            self.log()
-        );
-    }
-
-    async fn wait_phase(&self, name: &str, phase: JobPhase) -> AgentJob {
-        self.wait_job(name, &format!("{phase:?}"), |j| {
-            j.status.as_ref().and_then(|s| s.phase) == Some(phase)
-        })
-        .await
-    }
-
-    /// Waits until the job is finished and its comment shows it (the hash of the published body
-    /// is that of the final state's rendering).
-    async fn wait_settled(&self, name: &str) -> AgentJob {
-        self.wait_job(name, "settled", |j| {
-            let s = from_persisted(&j.spec, j.status.as_ref(), j.metadata.generation);
-            is_terminal(s.phase)
-                && s.status_comment_id.is_some()
-                && pending_publication(name, &s).is_none()
-        })
-        .await
-    }
-
-    /// Posts a delivery to the controller as Gitea would, signed with `secret`.
-    async fn deliver(&self, delivery: Option<&str>, body: &[u8], secret: &str) -> u16 {
-        let mut req = self
-            .http
-            .post(format!("{}/webhooks/gitea", self.url()))
-            .header("Content-Type", "application/json")
-            .header("X-Gitea-Event", "issue_comment")
-            .header("X-Gitea-Event-Type", "issue_comment")
-            .header("X-Gitea-Signature", sign(secret.as_bytes(), body));
-        if let Some(d) = delivery {
-            req = req.header("X-Gitea-Delivery", d);
-        }
-        req.body(body.to_vec())
-            .send()
-            .await
-            .unwrap()
-            .status()
-            .as_u16()
-    }
-
-    fn payload(&self, issue: i64, comment_id: i64, login: &str, text: &str) -> Vec<u8> {
-        serde_json::to_vec_pretty(&json!({
-            "action": "created",
-            "issue": {"number": issue, "pull_request": null},
-            "comment": {"id": comment_id, "body": text, "user": {"login": login}},
-            "repository": {"full_name": self.repo},
-            "sender": {"login": login},
-            "is_pull": false,
-        }))
-        .unwrap()
-    }
+/// Waits until the job is finished and its comment shows it (the hash of the published body is
+/// that of the final state's rendering).
+async fn wait_settled(w: &World, name: &str) -> AgentJob {
+    w.wait_job(name, "settled", |j| {
+        let s = from_persisted(&j.spec, j.status.as_ref(), j.metadata.generation);
+        is_terminal(s.phase)
+            && s.status_comment_id.is_some()
+            && pending_publication(name, &s).is_none()
+    })
+    .await
 }
 
 fn phase(j: &AgentJob) -> Option<JobPhase> {
@@ -228,13 +58,13 @@ fn phase(j: &AgentJob) -> Option<JobPhase> {
 #[tokio::test]
 async fn a_writers_status_command_ends_with_one_comment_updated_through_each_state() {
     // Slow the executor down just enough for the queued and running comments to be seen.
-    let w = World::new(
+    let w = world(
         "aj-status",
         Some("before-claim=1500,after-job-started=1500"),
     )
     .await;
     let issue = w.issue("status please").await;
-    let comment = w.comment(w.gitea.writer(), issue, "/agent status").await;
+    let comment = w.comment(w.gitea().writer(), issue, "/agent status").await;
     let name = w.job_name(issue, comment);
 
     let mut seen: Vec<String> = Vec::new();
@@ -243,11 +73,11 @@ async fn a_writers_status_command_ends_with_one_comment_updated_through_each_sta
         assert!(
             start.elapsed() < WAIT,
             "no final comment; seen {seen:?}\n{}",
-            w.log()
+            w.controller().log()
         );
         let bots = w.bot_comments(issue).await;
         assert!(bots.len() <= 1, "more than one bot comment: {bots:?}");
-        if let Some((_, body)) = bots.first() {
+        if let Some(body) = bots.first().map(|c| &c.body) {
             assert!(body.starts_with(&marker(&name)), "{body}");
             let state = ["queued as", "running (", ": done."]
                 .into_iter()
@@ -264,28 +94,28 @@ async fn a_writers_status_command_ends_with_one_comment_updated_through_each_sta
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_eq!(seen, ["queued as", "running (", ": done."]);
-    let job = w.wait_settled(&name).await;
+    let job = wait_settled(&w, &name).await;
     let status = job.status.clone().unwrap();
     assert_eq!(status.phase, Some(JobPhase::Succeeded));
     assert_eq!(status.command_name.as_deref(), Some("status"));
     assert_eq!(status.permission.as_deref(), Some("write"));
-    assert_eq!(job.spec.author, w.gitea.writer().login());
+    assert_eq!(job.spec.author, w.gitea().writer().login());
     assert_eq!(job.spec.sequence, 1);
     let ready = conditions::get(&status.conditions, "Ready").unwrap();
     assert_eq!(
         (ready.status.as_str(), ready.reason.as_str()),
         ("True", "Succeeded")
     );
-    kstatus::expect::<AgentJob>(&w.client, &w.ns, &name, "Current").await;
+    kstatus::expect::<AgentJob>(&w.sc.client, &w.sc.ns, &name, "Current").await;
     let bots = w.bot_comments(issue).await;
     assert_eq!(bots.len(), 1);
-    assert_eq!(status.status_comment_id, Some(bots[0].0));
+    assert_eq!(status.status_comment_id, Some(bots[0].id));
     assert!(
-        bots[0].1.contains("### Waiting approvals (0)"),
+        bots[0].body.contains("### Waiting approvals (0)"),
         "{}",
-        bots[0].1
+        bots[0].body
     );
-    assert!(bots[0].1.contains("### Budgets (0)"), "{}", bots[0].1);
+    assert!(bots[0].body.contains("### Budgets (0)"), "{}", bots[0].body);
     // Every change went through the state machine, each event once.
     for id in ["received", "permission", "started", "completed"] {
         assert_eq!(
@@ -299,21 +129,21 @@ async fn a_writers_status_command_ends_with_one_comment_updated_through_each_sta
 
 #[tokio::test]
 async fn a_reader_is_rejected_before_syntax_and_a_writers_malformed_command_gets_help() {
-    let w = World::new("aj-reject", None).await;
+    let w = world("aj-reject", None).await;
     let issue = w.issue("permissions").await;
     let by_reader = w
-        .comment(w.gitea.reader(), issue, "/agent frobnicate")
+        .comment(w.gitea().reader(), issue, "/agent frobnicate")
         .await;
     let by_writer = w
-        .comment(w.gitea.writer(), issue, "/agent frobnicate")
+        .comment(w.gitea().writer(), issue, "/agent frobnicate")
         .await;
-    let reader_job = w.wait_settled(&w.job_name(issue, by_reader)).await;
-    let writer_job = w.wait_settled(&w.job_name(issue, by_writer)).await;
+    let reader_job = wait_settled(&w, &w.job_name(issue, by_reader)).await;
+    let writer_job = wait_settled(&w, &w.job_name(issue, by_writer)).await;
 
     let rs = reader_job.status.unwrap();
     assert_eq!(rs.phase, Some(JobPhase::Rejected));
     let reader_name = w.job_name(issue, by_reader);
-    let verdict = kstatus::expect::<AgentJob>(&w.client, &w.ns, &reader_name, "Failed").await;
+    let verdict = kstatus::expect::<AgentJob>(&w.sc.client, &w.sc.ns, &reader_name, "Failed").await;
     assert!(verdict.message.contains("permission"), "{verdict:?}");
     assert_eq!(rs.reason.as_deref(), Some("PermissionDenied"));
     assert_eq!(rs.permission.as_deref(), Some("read"));
@@ -325,9 +155,9 @@ async fn a_reader_is_rejected_before_syntax_and_a_writers_malformed_command_gets
     assert_eq!(bots.len(), 2, "{bots:?}");
     let reader_comment = &bots
         .iter()
-        .find(|c| Some(c.0) == rs.status_comment_id)
+        .find(|c| Some(c.id) == rs.status_comment_id)
         .unwrap()
-        .1;
+        .body;
     assert!(
         reader_comment.contains("`read` permission"),
         "{reader_comment}"
@@ -338,9 +168,9 @@ async fn a_reader_is_rejected_before_syntax_and_a_writers_malformed_command_gets
     );
     let writer_comment = &bots
         .iter()
-        .find(|c| Some(c.0) == ws.status_comment_id)
+        .find(|c| Some(c.id) == ws.status_comment_id)
         .unwrap()
-        .1;
+        .body;
     assert!(
         writer_comment.contains("unknown command `frobnicate`"),
         "{writer_comment}"
@@ -353,10 +183,10 @@ async fn a_reader_is_rejected_before_syntax_and_a_writers_malformed_command_gets
 
 #[tokio::test]
 async fn fifty_identical_deliveries_make_one_job_and_one_comment() {
-    let w = World::new("aj-dedup", None).await;
+    let w = world("aj-dedup", None).await;
     let issue = w.issue("dedup").await;
-    let comment = w.comment(w.gitea.writer(), issue, "/agent help").await;
-    let body = w.payload(issue, comment, w.gitea.writer().login(), "/agent help");
+    let comment = w.comment(w.gitea().writer(), issue, "/agent help").await;
+    let body = w.payload(issue, comment, w.gitea().writer().login(), "/agent help");
     let deliveries = (0..50).map(|_| w.deliver(Some("replayed-delivery-1"), &body, SECRET));
     let codes = futures::future::join_all(deliveries).await;
     // Gitea's own delivery (another delivery id, the same comment) may have come first.
@@ -366,7 +196,7 @@ async fn fifty_identical_deliveries_make_one_job_and_one_comment() {
     );
     assert!(codes.iter().all(|c| *c == 202 || *c == 200), "{codes:?}");
     let name = w.job_name(issue, comment);
-    let job = w.wait_settled(&name).await;
+    let job = wait_settled(&w, &name).await;
     assert_eq!(phase(&job), Some(JobPhase::Succeeded));
     // A redelivery gets a new delivery id: still the same job.
     assert_eq!(
@@ -385,23 +215,22 @@ async fn fifty_identical_deliveries_make_one_job_and_one_comment() {
     assert_eq!(bots.len(), 1, "{bots:?}");
     assert!(
         bots[0]
-            .1
+            .body
             .contains("/agent approve <approvalrequest> [comment]")
     );
 }
 
 #[tokio::test]
 async fn bad_deliveries_are_refused_and_persist_nothing() {
-    let w = World::new("aj-forged", None).await;
+    let w = world("aj-forged", None).await;
     let body = w.payload(1, 999_999, "writer", "/agent status");
     assert_eq!(
         w.deliver(Some("d-forged"), &body, "not-the-secret").await,
         401
     );
     // A valid signature over other bytes is a forgery too.
-    let resp = w
-        .http
-        .post(format!("{}/webhooks/gitea", w.url()))
+    let resp = reqwest::Client::new()
+        .post(format!("{}/webhooks/gitea", w.controller().url()))
         .header("X-Gitea-Event", "issue_comment")
         .header("X-Gitea-Delivery", "d-tampered")
         .header("X-Gitea-Signature", sign(SECRET.as_bytes(), b"{}"))
@@ -414,7 +243,7 @@ async fn bad_deliveries_are_refused_and_persist_nothing() {
     assert_eq!(w.deliver(Some("d-bad"), b"{not json", SECRET).await, 400);
     let chat = w.payload(1, 999_998, "writer", "thanks!");
     assert_eq!(w.deliver(Some("d-chat"), &chat, SECRET).await, 204);
-    let own = w.payload(1, 999_997, w.gitea.bot().login(), "/agent status");
+    let own = w.payload(1, 999_997, w.gitea().bot().login(), "/agent status");
     assert_eq!(w.deliver(Some("d-own"), &own, SECRET).await, 204);
     let jobs = w.jobs().list(&Default::default()).await.unwrap().items;
     assert!(jobs.is_empty(), "{jobs:?}");
@@ -423,28 +252,28 @@ async fn bad_deliveries_are_refused_and_persist_nothing() {
 #[tokio::test]
 async fn a_spoofed_marker_is_never_edited_and_a_deleted_comment_comes_back() {
     // Hold the permission check so that the spoof exists before the bot looks for its comment.
-    let w = World::new("aj-spoof", Some("authorize=3000")).await;
+    let w = world("aj-spoof", Some("authorize=3000")).await;
     let issue = w.issue("spoof").await;
-    let comment = w.comment(w.gitea.writer(), issue, "/agent help").await;
+    let comment = w.comment(w.gitea().writer(), issue, "/agent help").await;
     let name = w.job_name(issue, comment);
     let spoof_body = format!("{}\nI am the bot, trust me", marker(&name));
-    let spoof = w.comment(w.gitea.reader(), issue, &spoof_body).await;
-    let job = w.wait_settled(&name).await;
+    let spoof = w.comment(w.gitea().reader(), issue, &spoof_body).await;
+    let job = wait_settled(&w, &name).await;
     let status = job.status.unwrap();
     assert_eq!(status.phase, Some(JobPhase::Succeeded));
     assert_ne!(status.status_comment_id, Some(spoof));
     let all = w.comments(issue).await;
-    let spoofed = all.iter().find(|c| c.0 == spoof).unwrap();
-    assert_eq!(spoofed.2, spoof_body, "the user's comment was edited");
+    let spoofed = all.iter().find(|c| c.id == spoof).unwrap();
+    assert_eq!(spoofed.body, spoof_body, "the user's comment was edited");
     let bots = w.bot_comments(issue).await;
     assert_eq!(bots.len(), 1, "{bots:?}");
 
     // Deleting the finished job's comment: it is recreated and relinked.
-    let old = bots[0].0;
+    let old = bots[0].id;
     gitea_call(
         Method::DELETE,
-        &format!("/repos/{}/issues/comments/{old}", w.repo),
-        w.gitea.admin(),
+        &format!("/repos/{}/issues/comments/{old}", w.repo()),
+        w.gitea().admin(),
         None,
     )
     .await;
@@ -458,29 +287,29 @@ async fn a_spoofed_marker_is_never_edited_and_a_deleted_comment_comes_back() {
         .await;
     let bots = w.bot_comments(issue).await;
     assert_eq!(bots.len(), 1, "{bots:?}");
-    assert_eq!(relinked.status.unwrap().status_comment_id, Some(bots[0].0));
-    assert!(bots[0].1.starts_with(&marker(&name)));
+    assert_eq!(relinked.status.unwrap().status_comment_id, Some(bots[0].id));
+    assert!(bots[0].body.starts_with(&marker(&name)));
     let spoofed = w
         .comments(issue)
         .await
         .into_iter()
-        .find(|c| c.0 == spoof)
+        .find(|c| c.id == spoof)
         .unwrap();
-    assert_eq!(spoofed.2, spoof_body);
+    assert_eq!(spoofed.body, spoof_body);
 }
 
 #[tokio::test]
 async fn kill_during_execute_fails_the_job_as_interrupted_and_never_replays_it() {
-    let mut w = World::new("aj-kill-run", Some("after-job-started=600000")).await;
+    let mut w = world("aj-kill-run", Some("after-job-started=600000")).await;
     let issue = w.issue("kill while running").await;
-    let comment = w.comment(w.gitea.writer(), issue, "/agent status").await;
+    let comment = w.comment(w.gitea().writer(), issue, "/agent status").await;
     let name = w.job_name(issue, comment);
     w.wait_phase(&name, JobPhase::Running).await;
     // The phase is written before the pause is logged: kill only once it is paused.
     w.wait_paused("after-job-started").await;
-    w.kill();
-    w.start_controller(None).await;
-    let job = w.wait_settled(&name).await;
+    w.agent_mut().kill();
+    w.agent_mut().start_controller(None).await;
+    let job = wait_settled(&w, &name).await;
     let status = job.status.unwrap();
     assert_eq!(status.phase, Some(JobPhase::Failed));
     assert_eq!(status.reason.as_deref(), Some("Interrupted"));
@@ -490,7 +319,11 @@ async fn kill_during_execute_fails_the_job_as_interrupted_and_never_replays_it()
     assert!(!status.applied_events.iter().any(|e| e == "completed"));
     let bots = w.bot_comments(issue).await;
     assert_eq!(bots.len(), 1, "{bots:?}");
-    assert!(bots[0].1.contains("failed (Interrupted)"), "{}", bots[0].1);
+    assert!(
+        bots[0].body.contains("failed (Interrupted)"),
+        "{}",
+        bots[0].body
+    );
     // Still failed a while later: never run again.
     tokio::time::sleep(Duration::from_secs(3)).await;
     let again = w.jobs().get(&name).await.unwrap();
@@ -508,18 +341,18 @@ async fn kill_during_execute_fails_the_job_as_interrupted_and_never_replays_it()
 
 #[tokio::test]
 async fn kill_after_the_claim_before_job_started_runs_the_job_once_after_restart() {
-    let mut w = World::new("aj-kill-claim", Some("after-claim=600000")).await;
+    let mut w = world("aj-kill-claim", Some("after-claim=600000")).await;
     let issue = w.issue("kill after claim").await;
-    let comment = w.comment(w.gitea.writer(), issue, "/agent status").await;
+    let comment = w.comment(w.gitea().writer(), issue, "/agent status").await;
     let name = w.job_name(issue, comment);
     w.wait_paused("after-claim").await;
     assert_eq!(
         phase(&w.jobs().get(&name).await.unwrap()),
         Some(JobPhase::Queued)
     );
-    w.kill();
-    w.start_controller(None).await;
-    let job = w.wait_settled(&name).await;
+    w.agent_mut().kill();
+    w.agent_mut().start_controller(None).await;
+    let job = wait_settled(&w, &name).await;
     let status = job.status.unwrap();
     assert_eq!(status.phase, Some(JobPhase::Succeeded));
     assert_eq!(
@@ -533,12 +366,12 @@ async fn kill_after_the_claim_before_job_started_runs_the_job_once_after_restart
     assert!(conditions::get(&status.conditions, "Interrupted").is_none());
     let bots = w.bot_comments(issue).await;
     assert_eq!(bots.len(), 1, "{bots:?}");
-    assert!(bots[0].1.contains(": done."), "{}", bots[0].1);
+    assert!(bots[0].body.contains(": done."), "{}", bots[0].body);
 }
 
 #[tokio::test]
 async fn commands_run_in_receive_order_even_when_the_first_permission_check_is_slow() {
-    let w = World::new("aj-order", Some("authorize@first=4000")).await;
+    let w = world("aj-order", Some("authorize@first=4000")).await;
     // Record every change of every job, in the API server's order.
     let api = w.jobs();
     let recorder = tokio::spawn(async move {
@@ -566,7 +399,7 @@ async fn commands_run_in_receive_order_even_when_the_first_permission_check_is_s
     let mut names = Vec::new();
     for word in ["first", "second", "third"] {
         let c = w
-            .comment(w.gitea.writer(), issue, &format!("/agent status\n{word}"))
+            .comment(w.gitea().writer(), issue, &format!("/agent status\n{word}"))
             .await;
         let name = w.job_name(issue, c);
         // Received before the next is posted, so the receive order is the comment order.
@@ -575,7 +408,7 @@ async fn commands_run_in_receive_order_even_when_the_first_permission_check_is_s
     }
     let log = tokio::time::timeout(WAIT, recorder)
         .await
-        .unwrap_or_else(|_| panic!("not all succeeded:\n{}", w.log()))
+        .unwrap_or_else(|_| panic!("not all succeeded:\n{}", w.controller().log()))
         .unwrap();
     let pos = |name: &str, p: JobPhase| {
         log.iter()
@@ -611,27 +444,21 @@ async fn suggest_uses_blessed_rules_first_and_opens_a_pull_request_whose_file_is
     use k8s_openapi::api::core::v1::Secret;
     use ledgerops::api::budget::{Budget, BudgetPhase};
     use ledgerops::api::rule::{CategorizationRule, RulePhase};
-    use ynab_sim::{SimConfig, Simulator, demo};
+    use ynab_sim::demo;
 
-    let w = World::new("aj-suggest", None).await;
-    let sim = Simulator::start(SimConfig {
-        fixture: Some(demo::generate()),
-        ..Default::default()
-    })
-    .await
-    .expect("simulator");
+    let w = world("aj-suggest", None).await;
     let secret = ledgerops_e2e::scenario::token_secret("home-token", demo::TOKEN);
-    Api::<Secret>::namespaced(w.client.clone(), &w.ns)
+    Api::<Secret>::namespaced(w.sc.client.clone(), &w.sc.ns)
         .create(&PostParams::default(), &secret)
         .await
         .unwrap();
     let budget: Budget = serde_json::from_value(json!({
         "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget",
         "metadata": {"name": "home"},
-        "spec": {"planId": demo::PLAN_ID, "tokenSecretRef": {"name": "home-token"}, "apiUrl": sim.api_url()}
+        "spec": {"planId": demo::PLAN_ID, "tokenSecretRef": {"name": "home-token"}, "apiUrl": w.sc.sim.api_url()}
     }))
     .unwrap();
-    let budgets: Api<Budget> = Api::namespaced(w.client.clone(), &w.ns);
+    let budgets: Api<Budget> = Api::namespaced(w.sc.client.clone(), &w.sc.ns);
     budgets
         .create(&PostParams::default(), &budget)
         .await
@@ -642,7 +469,7 @@ async fn suggest_uses_blessed_rules_first_and_opens_a_pull_request_whose_file_is
     .await;
 
     // A Blessed rule speaks before the payee's history; a candidate never does.
-    let rules: Api<CategorizationRule> = Api::namespaced(w.client.clone(), &w.ns);
+    let rules: Api<CategorizationRule> = Api::namespaced(w.sc.client.clone(), &w.sc.ns);
     let rule = |name: &str, m: serde_json::Value, category: &str, blessed: bool| {
         let mut r = json!({
             "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationRule",
@@ -679,18 +506,18 @@ async fn suggest_uses_blessed_rules_first_and_opens_a_pull_request_whose_file_is
 
     let issue = w.issue("suggest").await;
     let comment = w
-        .comment(w.gitea.writer(), issue, "/agent suggest 2026-09")
+        .comment(w.gitea().writer(), issue, "/agent suggest 2026-09")
         .await;
     let name = w.job_name(issue, comment);
-    let job = w.wait_settled(&name).await;
+    let job = wait_settled(&w, &name).await;
     let status = job.status.unwrap();
     assert_eq!(status.phase, Some(JobPhase::Succeeded), "{status:#?}");
     let pr_url = status.pull_request_url.clone().expect("a pull request");
     let branch = status.branch.clone().expect("a branch");
     let bots = w.bot_comments(issue).await;
     assert_eq!(bots.len(), 1);
-    assert!(bots[0].1.contains(&pr_url), "{}", bots[0].1);
-    let table = &bots[0].1;
+    assert!(bots[0].body.contains(&pr_url), "{}", bots[0].body);
+    let table = &bots[0].body;
     assert!(
         table.contains("| date | payee | amount | category | from |"),
         "{table}"
@@ -713,16 +540,16 @@ async fn suggest_uses_blessed_rules_first_and_opens_a_pull_request_whose_file_is
     );
 
     let number = gitea_api::pull_number(&pr_url);
-    let pr = gitea_api::pull_request(&w.repo, number).await;
+    let pr = gitea_api::pull_request(w.repo(), number).await;
     assert_eq!(pr["head"]["ref"], branch.as_str());
     assert_eq!(pr["state"], "open");
-    let files = gitea_api::pull_request_files(&w.repo, number).await;
+    let files = gitea_api::pull_request_files(w.repo(), number).await;
     let path = files[0].clone();
     assert!(path.starts_with("plans/suggest-2026-09-"), "{path}");
     let content = gitea_call(
         Method::GET,
-        &format!("/repos/{}/contents/{path}?ref={branch}", w.repo),
-        w.gitea.admin(),
+        &format!("/repos/{}/contents/{path}?ref={branch}", w.repo()),
+        w.gitea().admin(),
         None,
     )
     .await;
@@ -738,7 +565,7 @@ async fn suggest_uses_blessed_rules_first_and_opens_a_pull_request_whose_file_is
     assert!(!assignments.is_empty());
     assert_eq!(plan.spec.budget_ref.name, "home");
     // The API server accepts it as written (schema and CEL rules), without storing it.
-    let plans: Api<CategorizationPlan> = Api::namespaced(w.client.clone(), &w.ns);
+    let plans: Api<CategorizationPlan> = Api::namespaced(w.sc.client.clone(), &w.sc.ns);
     plans
         .create(
             &PostParams {
@@ -752,11 +579,11 @@ async fn suggest_uses_blessed_rules_first_and_opens_a_pull_request_whose_file_is
 
     // `/agent rules` lists them: the Candidate first, then the Blessed rule, category named.
     let issue = w.issue("rules").await;
-    let comment = w.comment(w.gitea.writer(), issue, "/agent rules").await;
-    let job = w.wait_settled(&w.job_name(issue, comment)).await;
+    let comment = w.comment(w.gitea().writer(), issue, "/agent rules").await;
+    let job = wait_settled(&w, &w.job_name(issue, comment)).await;
     assert_eq!(job.status.unwrap().phase, Some(JobPhase::Succeeded));
     let bots = w.bot_comments(issue).await;
-    let report = &bots[0].1;
+    let report = &bots[0].body;
     let at = |needle: &str| {
         report
             .find(needle)
@@ -777,8 +604,8 @@ async fn suggest_uses_blessed_rules_first_and_opens_a_pull_request_whose_file_is
 #[tokio::test]
 async fn approvals_are_listed_oldest_first_and_decided_through_comments() {
     use ledgerops::api::approval::{ApprovalRequest, Verdict};
-    let w = World::new("aj-approve", None).await;
-    let approvals: Api<ApprovalRequest> = Api::namespaced(w.client.clone(), &w.ns);
+    let w = world("aj-approve", None).await;
+    let approvals: Api<ApprovalRequest> = Api::namespaced(w.sc.client.clone(), &w.sc.ns);
     for name in ["apr-old", "apr-new"] {
         let r: ApprovalRequest = serde_json::from_value(json!({
             "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ApprovalRequest",
@@ -805,16 +632,16 @@ async fn approvals_are_listed_oldest_first_and_decided_through_comments() {
     let run = |text: &'static str| {
         let w = &w;
         async move {
-            let c = w.comment(w.gitea.writer(), issue, text).await;
-            let job = w.wait_settled(&w.job_name(issue, c)).await;
+            let c = w.comment(w.gitea().writer(), issue, text).await;
+            let job = wait_settled(w, &w.job_name(issue, c)).await;
             let s = job.status.unwrap();
             let body = w
                 .bot_comments(issue)
                 .await
                 .into_iter()
-                .find(|(id, _)| Some(*id) == s.status_comment_id)
+                .find(|c| Some(c.id) == s.status_comment_id)
                 .unwrap()
-                .1;
+                .body;
             (s, body)
         }
     };
@@ -838,7 +665,7 @@ async fn approvals_are_listed_oldest_first_and_decided_through_comments() {
         .decision
         .unwrap();
     assert_eq!(old.verdict, Verdict::Approve);
-    assert_eq!(old.by, format!("gitea:{}", w.gitea.writer().login()));
+    assert_eq!(old.by, format!("gitea:{}", w.gitea().writer().login()));
     assert_eq!(old.comment.as_deref(), Some("looks right"));
     let new = approvals
         .get("apr-new")
@@ -863,20 +690,20 @@ async fn approvals_are_listed_oldest_first_and_decided_through_comments() {
 
 #[tokio::test]
 async fn undo_opens_a_pull_request_with_the_undo_plan() {
-    let w = World::new("aj-undo", None).await;
+    let w = world("aj-undo", None).await;
     let plan: CategorizationPlan = serde_json::from_value(json!({
         "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
         "metadata": {"name": "july-cleanup"},
         "spec": {"budgetRef": {"name": "home"}, "assignments": [{"transactionId": "tx-1", "categoryId": "cat-1"}]}
     }))
     .unwrap();
-    let plans: Api<CategorizationPlan> = Api::namespaced(w.client.clone(), &w.ns);
+    let plans: Api<CategorizationPlan> = Api::namespaced(w.sc.client.clone(), &w.sc.ns);
     plans.create(&PostParams::default(), &plan).await.unwrap();
     let issue = w.issue("undo").await;
     let c = w
-        .comment(w.gitea.writer(), issue, "/agent undo july-cleanup")
+        .comment(w.gitea().writer(), issue, "/agent undo july-cleanup")
         .await;
-    let job = w.wait_settled(&w.job_name(issue, c)).await;
+    let job = wait_settled(&w, &w.job_name(issue, c)).await;
     let status = job.status.unwrap();
     assert_eq!(status.phase, Some(JobPhase::Succeeded), "{status:#?}");
     let branch = status.branch.unwrap();
@@ -884,9 +711,9 @@ async fn undo_opens_a_pull_request_with_the_undo_plan() {
         Method::GET,
         &format!(
             "/repos/{}/contents/plans/undo-july-cleanup.yaml?ref={branch}",
-            w.repo
+            w.repo()
         ),
-        w.gitea.admin(),
+        w.gitea().admin(),
         None,
     )
     .await;
@@ -913,7 +740,7 @@ async fn undo_opens_a_pull_request_with_the_undo_plan() {
     let bots = w.bot_comments(issue).await;
     assert!(
         bots[0]
-            .1
+            .body
             .contains(status.pull_request_url.as_deref().unwrap())
     );
 }
@@ -922,7 +749,7 @@ async fn undo_opens_a_pull_request_with_the_undo_plan() {
 async fn claims_and_sequences_are_atomic_across_writers() {
     use k8s_openapi::jiff::Timestamp;
     use ledgerops::agent::store::{JobStore, Latest, Received};
-    use ledgerops::logic::job::state::{EventKind, JobEvent};
+    use ledgerops::logic::job::event::{EventKind, JobEvent};
 
     let plane = ControlPlane::shared();
     let client = plane.client().await.unwrap();
@@ -1016,17 +843,16 @@ async fn claims_and_sequences_are_atomic_across_writers() {
 
 #[tokio::test]
 async fn a_permission_check_that_keeps_failing_rejects_after_the_bound_and_later_commands_run() {
-    let mut w = World::new("aj-bound", None).await;
+    let mut w = world("aj-bound", None).await;
     // A second allowed repository where the bot may only read: Gitea answers 403 to its
     // permission question there, every time.
-    let members = [(w.gitea.bot(), "read"), (w.gitea.writer(), "write")];
-    let read_only = gitea_api::create_repo(&format!("{}-ro", w.ns), &members).await;
-    w.also_allowed.push(read_only.clone());
-    w.start_controller(None).await;
-    let hook = format!("{}/webhooks/gitea", w.url());
+    let members = [(w.gitea().bot(), "read"), (w.gitea().writer(), "write")];
+    let read_only = gitea_api::create_repo(&format!("{}-ro", w.sc.ns), &members).await;
+    w.agent_mut().obey_also(&read_only).await;
+    let hook = format!("{}/webhooks/gitea", w.controller().url());
     gitea_api::add_hook(&read_only, &hook, SECRET, &["issue_comment"]).await;
     let issue = gitea_api::open_issue(&read_only, "bot without rights").await;
-    let stuck = gitea_api::comment(&read_only, w.gitea.writer(), issue, "/agent help").await;
+    let stuck = gitea_api::comment(&read_only, w.gitea().writer(), issue, "/agent help").await;
     let stuck_name = Incoming {
         delivery_id: "x".into(),
         event: CommentEvent::IssueComment,
@@ -1042,7 +868,7 @@ async fn a_permission_check_that_keeps_failing_rejects_after_the_bound_and_later
     w.wait_job(&stuck_name, "stored", |_| true).await;
     let later_issue = w.issue("later").await;
     let later = w
-        .comment(w.gitea.writer(), later_issue, "/agent help")
+        .comment(w.gitea().writer(), later_issue, "/agent help")
         .await;
     let later_name = w.job_name(later_issue, later);
 
@@ -1184,27 +1010,27 @@ async fn interrupted_undo(
     prefix: &str,
     touch: impl AsyncFnOnce(&World, &str),
 ) -> (World, i64, AgentJob, String, i64) {
-    let mut w = World::new(prefix, Some("pull-request-unrecorded=600000")).await;
+    let mut w = world(prefix, Some("pull-request-unrecorded=600000")).await;
     let plan: CategorizationPlan = serde_json::from_value(json!({
         "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
         "metadata": {"name": "july-cleanup"},
         "spec": {"budgetRef": {"name": "home"}, "assignments": [{"transactionId": "tx-1", "categoryId": "cat-1"}]}
     }))
     .unwrap();
-    Api::<CategorizationPlan>::namespaced(w.client.clone(), &w.ns)
+    Api::<CategorizationPlan>::namespaced(w.sc.client.clone(), &w.sc.ns)
         .create(&PostParams::default(), &plan)
         .await
         .unwrap();
     let issue = w.issue("undo, interrupted").await;
     let c = w
-        .comment(w.gitea.writer(), issue, "/agent undo july-cleanup")
+        .comment(w.gitea().writer(), issue, "/agent undo july-cleanup")
         .await;
     let name = w.job_name(issue, c);
     w.wait_paused("pull-request-unrecorded").await;
     let status = w.jobs().get(&name).await.unwrap().status.unwrap();
     let branch = status.branch.clone().expect("the branch is recorded first");
     assert_eq!(status.pull_request_url, None, "not recorded yet");
-    let pulls = pulls_from(&w.repo, &branch).await;
+    let pulls = pulls_from(w.repo(), &branch).await;
     assert_eq!(
         pulls.len(),
         1,
@@ -1212,8 +1038,8 @@ async fn interrupted_undo(
     );
     let pull = pulls[0];
     touch(&w, &branch).await;
-    w.kill();
-    w.start_controller(None).await;
+    w.agent_mut().kill();
+    w.agent_mut().start_controller(None).await;
     let job = w
         .wait_job(&name, "cleaned up", |j| {
             j.status.as_ref().is_some_and(|s| s.cleanup.is_some())
@@ -1246,21 +1072,28 @@ async fn a_job_killed_after_opening_its_pull_request_closes_it_and_deletes_its_b
         note.starts_with("Cleaned up: closed the pull request"),
         "{note}"
     );
-    assert_eq!(pull_state(&w.repo, pull).await, "closed");
-    assert!(!has_branch(&w.repo, &branch).await, "the branch is deleted");
+    assert_eq!(pull_state(w.repo(), pull).await, "closed");
+    assert!(
+        !has_branch(w.repo(), &branch).await,
+        "the branch is deleted"
+    );
     // The job's one comment says so.
     let start = Instant::now();
     loop {
         let bots = w.bot_comments(issue).await;
         assert_eq!(bots.len(), 1, "{bots:?}");
-        if bots[0].1.contains(&note) {
-            assert!(bots[0].1.contains("failed (Interrupted)"), "{}", bots[0].1);
+        if bots[0].body.contains(&note) {
+            assert!(
+                bots[0].body.contains("failed (Interrupted)"),
+                "{}",
+                bots[0].body
+            );
             break;
         }
         assert!(
             start.elapsed() < WAIT,
             "the comment never told: {}",
-            bots[0].1
+            bots[0].body
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
@@ -1277,8 +1110,8 @@ async fn a_branch_someone_else_committed_to_is_left_with_its_pull_request() {
         });
         gitea_call(
             Method::POST,
-            &format!("/repos/{}/contents/plans/NOTES.md", w.repo),
-            w.gitea.writer(),
+            &format!("/repos/{}/contents/plans/NOTES.md", w.repo()),
+            w.gitea().writer(),
             Some(body),
         )
         .await;
@@ -1289,6 +1122,6 @@ async fn a_branch_someone_else_committed_to_is_left_with_its_pull_request() {
         note.contains("left as they are: the branch holds commits ledgerops did not make"),
         "{note}"
     );
-    assert!(has_branch(&w.repo, &branch).await);
-    assert_eq!(pull_state(&w.repo, pull).await, "open");
+    assert!(has_branch(w.repo(), &branch).await);
+    assert_eq!(pull_state(w.repo(), pull).await, "open");
 }

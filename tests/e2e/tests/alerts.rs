@@ -2,27 +2,20 @@
 //! chart's PrometheusRule watches, scraped and checked with promtool, and the escalation of an
 //! expired ApprovalRequest told once in a real Gitea, also across a restart.
 
-use std::time::Duration;
-
-use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
 use kube::api::{DeleteParams, PostParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::budget::Budget;
-use ledgerops::api::common::PROPOSED_BY;
-use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::logic::approval::escalation::TRACKING_TITLE;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
-use ledgerops_e2e::scenario::{PATCH, Scenario, by_admin, household, seed_002};
-use ledgerops_e2e::{agent, promtool, wait};
-use ledgerops_testenv::ControlPlane;
+use ledgerops_e2e::scenario::{PATCH, WAIT, bakery_and_train_plan, by_admin, household};
+use ledgerops_e2e::world::World;
+use ledgerops_e2e::{promtool, wait};
 use ledgerops_testenv::gitea::Gitea;
 use reqwest::Method;
 use serde_json::json;
 use ynab_sim::demo;
-
-const WAIT: Duration = Duration::from_secs(90);
 
 /// The gauges the chart's alerts are written on.
 const GAUGES: [&str; 8] = [
@@ -58,7 +51,8 @@ async fn the_alert_metrics_follow_the_budgets_and_requests_and_pass_promtool() {
         .create(&PostParams::default(), &broken)
         .await
         .unwrap();
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let request = s.plan_request("september").await;
     wait::until(&s.api::<ApprovalRequest>(), &request, WAIT, |r| {
         r.status.as_ref().and_then(|st| st.phase) == Some(ApprovalPhase::Pending)
@@ -182,11 +176,9 @@ async fn tracking_issues(repo: &str) -> Vec<i64> {
 
 #[tokio::test]
 async fn an_expired_request_is_told_once_in_gitea_mentioning_whom_to_escalate_to() {
-    let plane = ControlPlane::shared();
-    let sc = Scenario::new(plane, "escalate", demo::generate()).await;
-    let gitea = Gitea::shared();
-    let repo = agent::team_repo(&sc.ns).await;
-    let controller = agent::start(plane, &repo, &sc.ns, &[], &[]).await;
+    // A repository of its own and a controller obeying it; nothing is commented on, so no hook.
+    let mut w = World::build("escalate").agent(&[]).build().await;
+    let (sc, gitea, repo) = (&w.sc, w.gitea(), w.repo().to_owned());
     let writer = gitea.writer().login().to_owned();
     sc.create_budget(
         "household",
@@ -199,29 +191,9 @@ async fn an_expired_request_is_told_once_in_gitea_mentioning_whom_to_escalate_to
         .await;
     // The household's config repository, read with a token: where the bot tells about what
     // came from no pull request.
-    let reader = gitea.admin();
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "gitea", "labels": {"ledgerops.dev/git-credentials": "true"},
-                     "annotations": {"ledgerops.dev/git-url-prefixes": format!("{}/", gitea.url())}},
-        "stringData": {"username": reader.login(), "token": reader.token()},
-    }))
-    .unwrap();
-    sc.api::<Secret>()
-        .create(&PostParams::default(), &secret)
-        .await
-        .unwrap();
-    let config: ConfigRepo = serde_json::from_value(json!({
-        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ConfigRepo",
-        "metadata": {"name": "household", "annotations": {PROPOSED_BY: "admin"}},
-        "spec": {"url": format!("{}/{repo}.git", gitea.url()), "interval": "1h",
-                 "secretRef": {"name": "gitea"}},
-    }))
-    .unwrap();
-    sc.api::<ConfigRepo>()
-        .create(&PostParams::default(), &config)
-        .await
-        .unwrap();
-    sc.create_plan("september", "household", seed_002()).await;
+    w.follow_repo(json!({})).await;
+    sc.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let request = sc.plan_request("september").await;
     let expired = wait::until(&sc.api::<ApprovalRequest>(), &request, WAIT, |r| {
         r.status.as_ref().and_then(|st| st.phase) == Some(ApprovalPhase::Expired)
@@ -260,14 +232,14 @@ async fn an_expired_request_is_told_once_in_gitea_mentioning_whom_to_escalate_to
     assert!(body.contains(&format!("`{request}`")), "{body}");
 
     // A restart finds its comment and says nothing more.
-    let log = controller.stop().await;
+    let log = w.agent_mut().stop().await;
     assert!(log.contains("expired request announced in Gitea"), "{log}");
-    let controller = agent::start(plane, &repo, &sc.ns, &[], &[]).await;
+    w.agent_mut().start_controller(None).await;
     wait::eventually(
         "the new controller looks at the request",
         WAIT,
         async || {
-            controller
+            w.controller()
                 .log()
                 .contains("expired request already announced in Gitea")
         },
@@ -275,5 +247,5 @@ async fn an_expired_request_is_told_once_in_gitea_mentioning_whom_to_escalate_to
     .await;
     assert_eq!(told(&gitea_api::comments(&repo, issue).await), 1);
     assert_eq!(tracking_issues(&repo).await, [issue], "one issue");
-    assert_eq!(sc.requests(PATCH).await, 0, "nothing written to YNAB");
+    assert_eq!(w.sc.requests(PATCH).await, 0, "nothing written to YNAB");
 }

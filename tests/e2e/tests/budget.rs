@@ -4,99 +4,30 @@
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Secret;
-use kube::Client;
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams};
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::logic::status::conditions;
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::token_secret;
-use ledgerops_e2e::{install_crds, wait};
+use ledgerops_e2e::scenario::{Scenario, WAIT};
+use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
-use ynab_sim::{RecordKind, RequestMatch, RunningSim, SimConfig, Simulator, StatusFault, demo};
+use ynab_sim::{RecordKind, RequestMatch, StatusFault, demo};
 
 const PLAN_ENDPOINT: &str = "GET /v1/plans/{plan_id}";
-const WAIT: Duration = Duration::from_secs(30);
 
-struct Setup {
-    client: Client,
-    ns: String,
-    sim: RunningSim,
-    budgets: Api<Budget>,
-}
-
-async fn setup(prefix: &str) -> Setup {
-    let plane = ControlPlane::shared();
-    let client = plane.client().await.expect("admin client");
-    install_crds(&client).await;
+/// A namespace and a simulator of the test's own, on the shared controller.
+async fn setup(prefix: &str) -> Scenario {
+    let s = Scenario::new(ControlPlane::shared(), prefix, demo::generate()).await;
     Ledgerops::shared().await;
-    let ns = plane.namespace(prefix).await.expect("namespace");
-    let sim = Simulator::start(SimConfig {
-        fixture: Some(demo::generate()),
-        ..Default::default()
-    })
-    .await
-    .expect("simulator");
-    let budgets = Api::namespaced(client.clone(), &ns);
-    Setup {
-        client,
-        ns,
-        sim,
-        budgets,
-    }
-}
-
-impl Setup {
-    async fn create_budget(&self, name: &str, token: &str) {
-        let secret = token_secret(&format!("{name}-token"), token);
-        Api::<Secret>::namespaced(self.client.clone(), &self.ns)
-            .create(&PostParams::default(), &secret)
-            .await
-            .unwrap();
-        let budget: Budget = serde_json::from_value(json!({
-            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget",
-            "metadata": {"name": name},
-            "spec": {"planId": demo::PLAN_ID, "tokenSecretRef": {"name": format!("{name}-token")}, "apiUrl": self.sim.api_url()}
-        }))
-        .unwrap();
-        self.budgets
-            .create(&PostParams::default(), &budget)
-            .await
-            .unwrap();
-    }
-
-    async fn wait_phase(&self, name: &str, phase: BudgetPhase) -> Budget {
-        wait::until(&self.budgets, name, WAIT, |b| {
-            b.status.as_ref().and_then(|s| s.phase) == Some(phase)
-        })
-        .await
-    }
-
-    /// Asks for a sync now, as a person would with `kubectl annotate`.
-    async fn request_sync(&self, name: &str, nonce: &str) {
-        let patch =
-            json!({"metadata": {"annotations": {"ledgerops.dev/sync-requested-at": nonce}}});
-        self.budgets
-            .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
-            .await
-            .unwrap();
-    }
-
-    async fn plan_requests(&self) -> u64 {
-        self.sim
-            .control()
-            .counters()
-            .await
-            .unwrap()
-            .endpoint(PLAN_ENDPOINT)
-    }
+    s
 }
 
 #[tokio::test]
 async fn a_budget_becomes_ready_with_one_request() {
     let s = setup("ready").await;
-    s.create_budget("household", demo::TOKEN).await;
-    let budget = s.wait_phase("household", BudgetPhase::Ready).await;
+    s.create_budget("household", demo::TOKEN, json!({})).await;
+    let budget = s.wait_budget("household", BudgetPhase::Ready).await;
     let status = budget.status.unwrap();
     let ready = conditions::get(&status.conditions, "Ready").expect("Ready condition");
     assert_eq!(
@@ -136,8 +67,9 @@ async fn a_budget_becomes_ready_with_one_request() {
 #[tokio::test]
 async fn a_bad_token_is_unauthorized_without_a_retry_storm() {
     let s = setup("badtoken").await;
-    s.create_budget("household", "not-a-real-token").await;
-    let budget = s.wait_phase("household", BudgetPhase::Unauthorized).await;
+    s.create_budget("household", "not-a-real-token", json!({}))
+        .await;
+    let budget = s.wait_budget("household", BudgetPhase::Unauthorized).await;
     let ready = conditions::get(&budget.status.as_ref().unwrap().conditions, "Ready")
         .unwrap()
         .clone();
@@ -186,15 +118,15 @@ async fn a_bad_token_is_unauthorized_without_a_retry_storm() {
         )
         .await
         .unwrap();
-    s.wait_phase("household", BudgetPhase::Ready).await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
 }
 
 #[tokio::test]
 async fn an_out_of_band_edit_reaches_the_mirror_in_one_delta_request() {
     let s = setup("delta").await;
-    s.create_budget("household", demo::TOKEN).await;
+    s.create_budget("household", demo::TOKEN, json!({})).await;
     let ready = s
-        .wait_phase("household", BudgetPhase::Ready)
+        .wait_budget("household", BudgetPhase::Ready)
         .await
         .status
         .unwrap();
@@ -219,8 +151,9 @@ async fn an_out_of_band_edit_reaches_the_mirror_in_one_delta_request() {
         )
         .await
         .unwrap();
-    s.request_sync("household", "1").await;
-    let after = wait::until(&s.budgets, "household", WAIT, |b| {
+    s.annotate::<Budget>("household", "ledgerops.dev/sync-requested-at", "1")
+        .await;
+    let after = wait::until(&s.api::<Budget>(), "household", WAIT, |b| {
         b.status
             .as_ref()
             .and_then(|s| s.server_knowledge)
@@ -230,7 +163,11 @@ async fn an_out_of_band_edit_reaches_the_mirror_in_one_delta_request() {
     .status
     .unwrap();
     assert_eq!(after.counts.unwrap().transactions, transactions - 1);
-    assert_eq!(s.plan_requests().await, 2, "one full sync, then one delta");
+    assert_eq!(
+        s.requests(PLAN_ENDPOINT).await,
+        2,
+        "one full sync, then one delta"
+    );
     let delta_seen = s.sim.control().counters().await.unwrap();
     assert_eq!(delta_seen.total, 2);
 }
@@ -245,30 +182,31 @@ async fn a_429_is_respected() {
         only: RequestMatch::default(),
     };
     s.sim.control().inject_status(&fault).await.unwrap();
-    s.create_budget("household", demo::TOKEN).await;
-    let budget = s.wait_phase("household", BudgetPhase::RateLimited).await;
+    s.create_budget("household", demo::TOKEN, json!({})).await;
+    let budget = s.wait_budget("household", BudgetPhase::RateLimited).await;
     let status = budget.status.unwrap();
     let limited =
         conditions::get(&status.conditions, "RateLimited").expect("RateLimited condition");
     assert_eq!(limited.status, "True");
     assert!(status.requests.unwrap().rate_limited_until.is_some());
     // Asking again during the pause sends nothing to YNAB.
-    s.request_sync("household", "again").await;
+    s.annotate::<Budget>("household", "ledgerops.dev/sync-requested-at", "again")
+        .await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(
         s.sim.control().counters().await.unwrap().total,
         1,
         "no request while YNAB asked us to wait"
     );
-    let still = s.budgets.get("household").await.unwrap();
+    let still = s.api::<Budget>().get("household").await.unwrap();
     assert_eq!(still.status.unwrap().phase, Some(BudgetPhase::RateLimited));
 }
 
 #[tokio::test]
 async fn metrics_count_ynab_requests_and_time_reconciles() {
     let s = setup("metrics").await;
-    s.create_budget("household", demo::TOKEN).await;
-    s.wait_phase("household", BudgetPhase::Ready).await;
+    s.create_budget("household", demo::TOKEN, json!({})).await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
     let text = Ledgerops::shared().await.metrics().await;
     assert!(
         text.contains(

@@ -19,12 +19,13 @@ use ledgerops::api::transaction::Transaction;
 use ledgerops::logic::status::conditions;
 use ledgerops_e2e::attacker::{attacker, install_people_roles};
 use ledgerops_e2e::config_repo::{self, transaction};
-use ledgerops_e2e::controller::Ledgerops;
+use ledgerops_e2e::controller::{Ledgerops, shared_file_root};
 use ledgerops_e2e::git_work::{Work, bare};
 use ledgerops_e2e::gitea_api;
 use ledgerops_e2e::kstatus;
-use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category};
+use ledgerops_e2e::scenario::{PATCH, WAIT, category};
 use ledgerops_e2e::wait::{self, eventually};
+use ledgerops_e2e::world::World;
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
 use serde_json::{Value, json};
@@ -35,11 +36,6 @@ const SECRET: &str = "configrepo-webhook-secret";
 /// The Gitea repository the shared controller takes webhooks for.
 fn gitea_repo() -> String {
     format!("household/crepo-{}", std::process::id())
-}
-
-/// The directory whose repositories ConfigRepos may name with `file://`.
-fn file_root() -> PathBuf {
-    ControlPlane::shared().dir().join("repos")
 }
 
 /// Where the shared controller caches what it fetched.
@@ -54,12 +50,12 @@ async fn controller() -> &'static Ledgerops {
     SHARED
         .get_or_init(|| async {
             let plane = ControlPlane::shared();
-            std::fs::create_dir_all(file_root()).unwrap();
+            std::fs::create_dir_all(shared_file_root()).unwrap();
             let gitea = Gitea::shared();
             let name = gitea_repo();
             gitea_api::create_repo(name.trim_start_matches("household/"), &[]).await;
             let (root, cache) = (
-                file_root().display().to_string(),
+                shared_file_root().display().to_string(),
                 cache_dir().display().to_string(),
             );
             let args = [
@@ -83,75 +79,62 @@ async fn controller() -> &'static Ledgerops {
         .await
 }
 
-/// One test's world: a namespace, a YNAB simulator, a directory for its repositories, and the
+/// One test's world: a namespace, a YNAB simulator and a directory for its repositories, on the
 /// suite's controller.
-struct World {
-    sc: Scenario,
-    root: PathBuf,
-    controller: &'static Ledgerops,
+async fn world(prefix: &str) -> World {
+    World::build(prefix)
+        .controller(controller())
+        .repositories()
+        .build()
+        .await
 }
 
-impl World {
-    async fn new(prefix: &str) -> World {
-        // The CRDs first: the controller becomes ready only once they are installed.
-        let sc = Scenario::new(ControlPlane::shared(), prefix, demo::generate()).await;
-        let controller = controller().await;
-        let root = file_root().join(&sc.ns);
-        std::fs::create_dir_all(&root).unwrap();
-        World {
-            sc,
-            root,
-            controller,
-        }
-    }
+/// Count of this namespace's syncs that wrote anything ("applied N" notes in the log).
+fn writing_syncs(w: &World) -> usize {
+    w.controller()
+        .log()
+        .lines()
+        .filter(|l| l.contains(": applied ") && l.contains(&w.sc.ns))
+        .count()
+}
 
-    /// Count of this namespace's syncs that wrote anything ("applied N" notes in the log).
-    fn writing_syncs(&self) -> usize {
-        self.controller
-            .log()
-            .lines()
-            .filter(|l| l.contains(": applied ") && l.contains(&self.sc.ns))
-            .count()
-    }
+fn repos(w: &World) -> Api<ConfigRepo> {
+    w.sc.api()
+}
 
-    fn repos(&self) -> Api<ConfigRepo> {
-        self.sc.api()
-    }
+/// Creates the ConfigRepo `name` as `client` (admin or alice).
+async fn create(w: &World, client: &Client, name: &str, spec: Value) {
+    config_repo::create(client, &w.sc.ns, name, spec).await;
+}
 
-    /// Creates the ConfigRepo `name` as `client` (admin or alice).
-    async fn create(&self, client: &Client, name: &str, spec: Value) {
-        config_repo::create(client, &self.sc.ns, name, spec).await;
-    }
-
-    async fn patch_spec(&self, name: &str, spec: Value) {
-        self.repos()
-            .patch(
-                name,
-                &PatchParams::default(),
-                &Patch::Merge(&json!({"spec": spec})),
-            )
-            .await
-            .unwrap();
-    }
-
-    /// Waits until `Ready` has `reason` (and the ConfigRepo describes its generation).
-    async fn wait_reason(&self, name: &str, reason: &str) -> ConfigRepo {
-        config_repo::until_synced(&self.repos(), name, |r| {
-            let s = r.status.clone().unwrap_or_default();
-            s.observed_generation == r.metadata.generation
-                && conditions::get(&s.conditions, "Ready").is_some_and(|c| c.reason == reason)
-        })
+async fn patch_spec(w: &World, name: &str, spec: Value) {
+    repos(w)
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(&json!({"spec": spec})),
+        )
         .await
-    }
+        .unwrap();
+}
 
-    /// Waits until `commit` of `main` is applied.
-    async fn wait_applied(&self, name: &str, commit: &str) -> ConfigRepo {
-        config_repo::wait_applied(&self.repos(), name, commit).await
-    }
+/// Waits until `Ready` has `reason` (and the ConfigRepo describes its generation).
+async fn wait_reason(w: &World, name: &str, reason: &str) -> ConfigRepo {
+    config_repo::until_synced(&repos(w), name, |r| {
+        let s = r.status.clone().unwrap_or_default();
+        s.observed_generation == r.metadata.generation
+            && conditions::get(&s.conditions, "Ready").is_some_and(|c| c.reason == reason)
+    })
+    .await
+}
 
-    async fn transactions(&self) -> Vec<String> {
-        config_repo::transaction_names(&self.sc.api()).await
-    }
+/// Waits until `commit` of `main` is applied.
+async fn wait_applied(w: &World, name: &str, commit: &str) -> ConfigRepo {
+    config_repo::wait_applied(&repos(w), name, commit).await
+}
+
+async fn transactions(w: &World) -> Vec<String> {
+    config_repo::transaction_names(&w.sc.api()).await
 }
 
 fn ready(repo: &ConfigRepo) -> (String, String) {
@@ -162,9 +145,9 @@ fn ready(repo: &ConfigRepo) -> (String, String) {
 
 #[tokio::test]
 async fn file_repository_applies_recursively_then_an_unchanged_revision_writes_nothing() {
-    let w = World::new("crepo-file").await;
-    let (_, url) = bare(&w.root, "household.git");
-    let work = Work::new(w.root.join("work"), &url);
+    let w = world("crepo-file").await;
+    let (_, url) = bare(w.root(), "household.git");
+    let work = Work::new(w.root().join("work"), &url);
     let plan = "apiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationPlan\nmetadata:\n  name: groceries\nspec:\n  budgetRef:\n    name: household\n  assignments:\n    - transactionId: tx-048\n      categoryId: cat-groceries\n";
     let two = format!(
         "{}---\n# the second one\n{}",
@@ -180,15 +163,16 @@ async fn file_repository_applies_recursively_then_an_unchanged_revision_writes_n
         ],
         false,
     );
-    w.create(
+    create(
+        &w,
         &w.sc.client,
         "household",
         json!({"url": url, "path": "ledger", "interval": "30s"}),
     )
     .await;
-    let repo = w.wait_applied("household", &head).await;
+    let repo = wait_applied(&w, "household", &head).await;
     let status = repo.status.unwrap();
-    assert_eq!(w.transactions().await, ["bakery", "rent"]);
+    assert_eq!(transactions(&w).await, ["bakery", "rent"]);
     kstatus::expect::<ConfigRepo>(&w.sc.client, &w.sc.ns, "household", "Current").await;
     let inventory: Vec<(String, String)> = status
         .inventory
@@ -221,19 +205,19 @@ async fn file_repository_applies_recursively_then_an_unchanged_revision_writes_n
     w.sc.annotate::<ConfigRepo>("household", "ledgerops.dev/sync-requested-at", "1")
         .await;
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let before = w.repos().get("household").await.unwrap();
+    let before = repos(&w).get("household").await.unwrap();
     let rent_before = w.sc.api::<Transaction>().get("rent").await.unwrap();
-    let log_before = w.writing_syncs();
-    assert_eq!(log_before, 1, "{}", w.controller.log());
+    let log_before = writing_syncs(&w);
+    assert_eq!(log_before, 1, "{}", w.controller().log());
     tokio::time::sleep(Duration::from_secs(5)).await;
-    let after = w.repos().get("household").await.unwrap();
+    let after = repos(&w).get("household").await.unwrap();
     let rent_after = w.sc.api::<Transaction>().get("rent").await.unwrap();
     assert_eq!(before.resource_version(), after.resource_version());
     assert_eq!(
         rent_before.metadata.generation,
         rent_after.metadata.generation
     );
-    assert_eq!(w.writing_syncs(), 1);
+    assert_eq!(writing_syncs(&w), 1);
 
     // Someone edits a repository object by hand: the next sync puts the declared spec back.
     w.sc.api::<Transaction>()
@@ -250,12 +234,13 @@ async fn file_repository_applies_recursively_then_an_unchanged_revision_writes_n
     .await;
 
     // The server stops answering: the previous revision stays, and the condition says why.
-    w.patch_spec(
+    patch_spec(
+        &w,
         "household",
         json!({"url": "http://127.0.0.1:9/household.git"}),
     )
     .await;
-    let failed = w.wait_reason("household", "Unreachable").await;
+    let failed = wait_reason(&w, "household", "Unreachable").await;
     let (_, message) = ready(&failed);
     assert!(
         message.contains("cannot fetch http://127.0.0.1:9/household.git")
@@ -265,20 +250,25 @@ async fn file_repository_applies_recursively_then_an_unchanged_revision_writes_n
     assert_eq!(failed.status.unwrap().phase, Some(RepoPhase::FetchFailed));
     // The network may come back on its own: under way, not stuck.
     kstatus::expect::<ConfigRepo>(&w.sc.client, &w.sc.ns, "household", "InProgress").await;
-    assert_eq!(w.transactions().await, ["bakery", "rent"]);
+    assert_eq!(transactions(&w).await, ["bakery", "rent"]);
     assert_eq!(w.sc.writes().await, 0);
 }
 
 #[tokio::test]
 async fn bad_yaml_and_forbidden_documents_apply_nothing_and_are_named() {
-    let w = World::new("crepo-refuse").await;
+    let w = world("crepo-refuse").await;
     let alice = attacker(ControlPlane::shared(), &w.sc.ns, "alice").await;
-    let (_, url) = bare(&w.root, "household.git");
-    let work = Work::new(w.root.join("work"), &url);
+    let (_, url) = bare(w.root(), "household.git");
+    let work = Work::new(w.root().join("work"), &url);
     let first = work.commit(&[("tx.yaml", &transaction("rent", "may"))], false);
-    w.create(&alice, "household", json!({"url": url, "interval": "30s"}))
-        .await;
-    w.wait_applied("household", &first).await;
+    create(
+        &w,
+        &alice,
+        "household",
+        json!({"url": url, "interval": "30s"}),
+    )
+    .await;
+    wait_applied(&w, "household", &first).await;
 
     let secret =
         "apiVersion: v1\nkind: Secret\nmetadata:\n  name: stolen\nstringData:\n  token: x\n";
@@ -306,7 +296,7 @@ async fn bad_yaml_and_forbidden_documents_apply_nothing_and_are_named() {
         ],
         false,
     );
-    let refused = w.wait_reason("household", "InvalidDocument").await;
+    let refused = wait_reason(&w, "household", "InvalidDocument").await;
     let (_, message) = ready(&refused);
     for expected in [
         "broken.yaml:4: not valid YAML: unclosed bracket",
@@ -327,7 +317,7 @@ async fn bad_yaml_and_forbidden_documents_apply_nothing_and_are_named() {
         Some(format!("main@sha1:{first}"))
     );
     // Nothing of the revision: not the good documents, not the forbidden ones.
-    assert_eq!(w.transactions().await, ["rent"]);
+    assert_eq!(transactions(&w).await, ["rent"]);
     let rent = w.sc.api::<Transaction>().get("rent").await.unwrap();
     assert_eq!(rent.spec.memo.as_deref(), Some("may"));
     assert!(
@@ -360,7 +350,7 @@ async fn bad_yaml_and_forbidden_documents_apply_nothing_and_are_named() {
         ],
         false,
     );
-    let refused = w.wait_reason("household", "DryRunFailed").await;
+    let refused = wait_reason(&w, "household", "DryRunFailed").await;
     let (_, message) = ready(&refused);
     assert!(
         message.contains(&format!("revision main@sha1:{third}: nothing applied"))
@@ -370,13 +360,13 @@ async fn bad_yaml_and_forbidden_documents_apply_nothing_and_are_named() {
     );
     let rent = w.sc.api::<Transaction>().get("rent").await.unwrap();
     assert_eq!(rent.spec.memo.as_deref(), Some("may"));
-    assert_eq!(w.transactions().await, ["rent"]);
+    assert_eq!(transactions(&w).await, ["rent"]);
     assert_eq!(w.sc.writes().await, 0);
 }
 
 #[tokio::test]
 async fn a_repository_cannot_reach_secrets_or_the_controllers_disk() {
-    let w = World::new("crepo-reach").await;
+    let w = world("crepo-reach").await;
     let alice = attacker(ControlPlane::shared(), &w.sc.ns, "alice").await;
     w.sc.create_budget("household", demo::TOKEN, json!({}))
         .await;
@@ -394,13 +384,14 @@ async fn a_repository_cannot_reach_secrets_or_the_controllers_disk() {
         }
     });
     // The YNAB token's Secret, not labelled as Git credentials.
-    w.create(
+    create(
+        &w,
         &alice,
         "exfiltrate",
         json!({"url": format!("http://127.0.0.1:{port}/x.git"), "interval": "30s", "secretRef": {"name": "household-token"}}),
     )
     .await;
-    let refused = w.wait_reason("exfiltrate", "CredentialsNotOptedIn").await;
+    let refused = wait_reason(&w, "exfiltrate", "CredentialsNotOptedIn").await;
     assert!(
         ready(&refused)
             .1
@@ -411,28 +402,27 @@ async fn a_repository_cannot_reach_secrets_or_the_controllers_disk() {
     for (name, url) in [
         ("cache", format!("file://{}", cache.display())),
         ("disk", "file:///etc".to_owned()),
-        ("climb", format!("file://{}/../", w.root.display())),
+        ("climb", format!("file://{}/../", w.root().display())),
     ] {
-        w.create(&alice, name, json!({"url": url, "interval": "30s"}))
-            .await;
-        let refused = w.wait_reason(name, "UrlNotAllowed").await;
+        create(&w, &alice, name, json!({"url": url, "interval": "30s"})).await;
+        let refused = wait_reason(&w, name, "UrlNotAllowed").await;
         assert!(ready(&refused).1.contains("must be under"), "{name}");
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
     let sent = String::from_utf8_lossy(&seen.lock().await).to_lowercase();
     assert!(!sent.contains("authorization"), "{sent}");
-    let log = w.controller.log();
+    let log = w.controller().log();
     assert!(!log.contains(demo::TOKEN), "the token reached the log");
-    let repo = w.repos().get("exfiltrate").await.unwrap();
+    let repo = repos(&w).get("exfiltrate").await.unwrap();
     assert!(!serde_json::to_string(&repo).unwrap().contains(demo::TOKEN));
     assert_eq!(w.sc.writes().await, 0);
 }
 
 #[tokio::test]
 async fn prune_keeps_opted_out_objects_and_holds_a_mass_deletion_for_a_person() {
-    let w = World::new("crepo-prune").await;
-    let (_, url) = bare(&w.root, "household.git");
-    let work = Work::new(w.root.join("work"), &url);
+    let w = world("crepo-prune").await;
+    let (_, url) = bare(w.root(), "household.git");
+    let work = Work::new(w.root().join("work"), &url);
     let files = |names: &[&str]| -> Vec<(String, String)> {
         names
             .iter()
@@ -448,27 +438,28 @@ async fn prune_keeps_opted_out_objects_and_holds_a_mass_deletion_for_a_person() 
         work.commit(&refs, false)
     };
     let first = commit(&["a", "b", "c", "d", "e"]);
-    w.create(
+    create(
+        &w,
         &w.sc.client,
         "household",
         json!({"url": url, "path": "tx", "interval": "30s"}),
     )
     .await;
-    w.wait_applied("household", &first).await;
+    wait_applied(&w, "household", &first).await;
     // One of five goes (20%): pruned.
     let second = commit(&["a", "b", "c", "d"]);
-    w.wait_applied("household", &second).await;
-    assert_eq!(w.transactions().await, ["a", "b", "c", "d"]);
+    wait_applied(&w, "household", &second).await;
+    assert_eq!(transactions(&w).await, ["a", "b", "c", "d"]);
     // A person keeps `d` whatever the repository says.
     w.sc.annotate::<Transaction>("d", "ledgerops.dev/prune", "disabled")
         .await;
     let third = commit(&["a", "b", "c"]);
-    let repo = w.wait_applied("household", &third).await;
-    assert_eq!(w.transactions().await, ["a", "b", "c", "d"]);
+    let repo = wait_applied(&w, "household", &third).await;
+    assert_eq!(transactions(&w).await, ["a", "b", "c", "d"]);
     assert_eq!(repo.status.unwrap().inventory.len(), 3);
     // The directory moved in the repository: an error, and nothing is pruned.
     let moved = work.commit(&[("elsewhere/a.yaml", &transaction("a", "m"))], false);
-    let missing = w.wait_reason("household", "PathNotFound").await;
+    let missing = wait_reason(&w, "household", "PathNotFound").await;
     assert!(
         ready(&missing)
             .1
@@ -476,9 +467,9 @@ async fn prune_keeps_opted_out_objects_and_holds_a_mass_deletion_for_a_person() 
         "{:?}",
         ready(&missing)
     );
-    assert_eq!(w.transactions().await, ["a", "b", "c", "d"]);
+    assert_eq!(transactions(&w).await, ["a", "b", "c", "d"]);
     let only_a = commit(&["a"]);
-    let held = w.wait_reason("household", "PruneGuard").await;
+    let held = wait_reason(&w, "household", "PruneGuard").await;
     let (_, message) = ready(&held);
     assert!(
         // 2 more of the 5 a person last saw, after 1 (e) before: 60%.
@@ -494,7 +485,7 @@ async fn prune_keeps_opted_out_objects_and_holds_a_mass_deletion_for_a_person() 
         kstatus::expect::<ConfigRepo>(&w.sc.client, &w.sc.ns, "household", "Failed").await;
     assert!(verdict.message.contains("confirm-prune"), "{verdict:?}");
     tokio::time::sleep(Duration::from_secs(2)).await;
-    assert_eq!(w.transactions().await, ["a", "b", "c", "d"]);
+    assert_eq!(transactions(&w).await, ["a", "b", "c", "d"]);
     // A person confirms that exact revision: the prune goes ahead.
     w.sc.annotate::<ConfigRepo>(
         "household",
@@ -502,18 +493,18 @@ async fn prune_keeps_opted_out_objects_and_holds_a_mass_deletion_for_a_person() 
         &format!("main@sha1:{only_a}"),
     )
     .await;
-    w.wait_applied("household", &only_a).await;
-    assert_eq!(w.transactions().await, ["a", "d"]);
+    wait_applied(&w, "household", &only_a).await;
+    assert_eq!(transactions(&w).await, ["a", "d"]);
     assert_eq!(w.sc.writes().await, 0);
 }
 
 #[tokio::test]
 async fn a_plan_whose_write_is_in_flight_is_pruned_only_once_it_is_applied() {
-    let w = World::new("crepo-applying").await;
+    let w = world("crepo-applying").await;
     w.sc.create_writing_budget("household", json!({})).await;
     w.sc.wait_budget("household", BudgetPhase::Ready).await;
-    let (_, url) = bare(&w.root, "household.git");
-    let work = Work::new(w.root.join("work"), &url);
+    let (_, url) = bare(w.root(), "household.git");
+    let work = Work::new(w.root().join("work"), &url);
     let plan = format!(
         "apiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationPlan\nmetadata:\n  name: groceries\nspec:\n  budgetRef:\n    name: household\n  assignments:\n    - transactionId: tx-048\n      categoryId: {}\n",
         category("Groceries")
@@ -531,13 +522,14 @@ async fn a_plan_whose_write_is_in_flight_is_pruned_only_once_it_is_applied() {
         false,
     );
     // An hour's interval: every sync below is one the test asks for.
-    w.create(
+    create(
+        &w,
         &w.sc.client,
         "household",
         json!({"url": url, "interval": "1h"}),
     )
     .await;
-    w.wait_applied("household", &first).await;
+    wait_applied(&w, "household", &first).await;
     w.sc.wait_plan("groceries", PlanPhase::Applying).await;
     w.sc.wait_patches(1).await;
 
@@ -545,7 +537,7 @@ async fn a_plan_whose_write_is_in_flight_is_pruned_only_once_it_is_applied() {
     let second = work.commit(&[("tx/a.yaml", &a), ("tx/b.yaml", &b)], false);
     w.sc.annotate::<ConfigRepo>("household", "ledgerops.dev/sync-requested-at", "1")
         .await;
-    let repo = w.wait_applied("household", &second).await;
+    let repo = wait_applied(&w, "household", &second).await;
     let plans = w.sc.api::<CategorizationPlan>();
     let applying = plans.get("groceries").await.unwrap();
     assert_eq!(applying.status.unwrap().phase, Some(PlanPhase::Applying));
@@ -566,7 +558,7 @@ async fn a_plan_whose_write_is_in_flight_is_pruned_only_once_it_is_applied() {
     );
     // And the sync says what it keeps, and why.
     let kept = "kept until their write ends 1 [CategorizationPlan/groceries]";
-    let log = w.controller.log();
+    let log = w.controller().log();
     assert!(
         log.lines()
             .any(|l| l.contains(&w.sc.ns) && l.contains(kept)),
@@ -579,7 +571,7 @@ async fn a_plan_whose_write_is_in_flight_is_pruned_only_once_it_is_applied() {
     w.sc.annotate::<ConfigRepo>("household", "ledgerops.dev/sync-requested-at", "2")
         .await;
     wait::gone(&plans, "groceries").await;
-    let repo = wait::until(&w.repos(), "household", WAIT, |r| {
+    let repo = wait::until(&repos(&w), "household", WAIT, |r| {
         r.status.as_ref().is_some_and(|s| s.inventory.len() == 2)
     })
     .await;
@@ -608,7 +600,7 @@ async fn a_plan_whose_write_is_in_flight_is_pruned_only_once_it_is_applied() {
 #[tokio::test]
 async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch() {
     let gitea = Gitea::shared();
-    let w = World::new("crepo-gitea").await;
+    let w = world("crepo-gitea").await;
     let repo = gitea_repo();
     let admin = gitea.admin();
     let clone = format!("{}/{repo}.git", gitea.url());
@@ -617,7 +609,7 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
         &format!("://{}:{}@", admin.login(), admin.token()),
         1,
     );
-    let work = Work::new(w.root.join("work"), &authed);
+    let work = Work::new(w.root().join("work"), &authed);
     work.git(&["fetch", "-q", &authed, "main"]);
     work.git(&["reset", "-q", "--hard", "FETCH_HEAD"]);
     let first = work.commit(
@@ -629,7 +621,7 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
     );
     gitea_api::add_hook(
         &repo,
-        &format!("{}/webhooks/gitea", w.controller.url()),
+        &format!("{}/webhooks/gitea", w.controller().url()),
         SECRET,
         &["push"],
     )
@@ -645,13 +637,14 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
         .create(&PostParams::default(), &secret)
         .await
         .unwrap();
-    w.create(
+    create(
+        &w,
         &w.sc.client,
         "household",
         json!({"url": clone, "interval": "1h", "secretRef": {"name": "gitea"}}),
     )
     .await;
-    w.wait_reason("household", "CredentialsNotOptedIn").await;
+    wait_reason(&w, "household", "CredentialsNotOptedIn").await;
     let label = json!({"metadata": {
         "labels": {"ledgerops.dev/git-credentials": "true"},
         "annotations": {"ledgerops.dev/git-url-prefixes": format!("{}/", gitea.url())},
@@ -662,8 +655,8 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
         .unwrap();
     w.sc.annotate::<ConfigRepo>("household", "ledgerops.dev/sync-requested-at", "1")
         .await;
-    w.wait_applied("household", &first).await;
-    assert_eq!(w.transactions().await, ["a", "b"]);
+    wait_applied(&w, "household", &first).await;
+    assert_eq!(transactions(&w).await, ["a", "b"]);
 
     // A push: the webhook syncs at once (the interval is an hour).
     let second = work.commit(
@@ -674,8 +667,8 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
         ],
         false,
     );
-    w.wait_applied("household", &second).await;
-    assert_eq!(w.transactions().await, ["a", "b", "c"]);
+    wait_applied(&w, "household", &second).await;
+    assert_eq!(transactions(&w).await, ["a", "b", "c"]);
 
     // A force-push rewriting that commit: held until a person confirms it, then followed, and
     // `c` (no longer declared) pruned.
@@ -687,28 +680,28 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
         true,
     );
     assert_ne!(rewritten, second);
-    let held = w.wait_reason("household", "HistoryRewritten").await;
+    let held = wait_reason(&w, "household", "HistoryRewritten").await;
     assert_eq!(held.status.unwrap().phase, Some(RepoPhase::RewriteHeld));
-    assert_eq!(w.transactions().await, ["a", "b", "c"]);
+    assert_eq!(transactions(&w).await, ["a", "b", "c"]);
     w.sc.annotate::<ConfigRepo>(
         "household",
         "ledgerops.dev/confirm-rewrite",
         &format!("main@sha1:{rewritten}"),
     )
     .await;
-    w.wait_applied("household", &rewritten).await;
-    assert_eq!(w.transactions().await, ["a", "b"]);
+    wait_applied(&w, "household", &rewritten).await;
+    assert_eq!(transactions(&w).await, ["a", "b"]);
     let b = w.sc.api::<Transaction>().get("b").await.unwrap();
     assert_eq!(b.spec.memo.as_deref(), Some("o"));
 
     // A branch of its own, then deleted: Ready=False naming it, and nothing is pruned.
     work.git(&["push", "-q", &authed, "main:refs/heads/live"]);
-    w.patch_spec("household", json!({"branch": "live"})).await;
-    w.wait_reason("household", "Applied").await;
+    patch_spec(&w, "household", json!({"branch": "live"})).await;
+    wait_reason(&w, "household", "Applied").await;
     work.git(&["push", "-q", &authed, ":refs/heads/live"]);
     w.sc.annotate::<ConfigRepo>("household", "ledgerops.dev/sync-requested-at", "2")
         .await;
-    let gone = w.wait_reason("household", "BranchNotFound").await;
+    let gone = wait_reason(&w, "household", "BranchNotFound").await;
     let (_, message) = ready(&gone);
     assert!(
         message.contains("has no branch live")
@@ -716,9 +709,9 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
         "{message}"
     );
     assert!(!message.contains(admin.token()));
-    assert_eq!(w.transactions().await, ["a", "b"]);
+    assert_eq!(transactions(&w).await, ["a", "b"]);
     assert!(
-        !w.controller.log().contains(admin.token()),
+        !w.controller().log().contains(admin.token()),
         "the Git token reached the log"
     );
     assert_eq!(w.sc.writes().await, 0);
@@ -726,9 +719,9 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
 
 #[tokio::test]
 async fn the_example_repository_applies() {
-    let w = World::new("crepo-example").await;
-    let (_, url) = bare(&w.root, "household.git");
-    let work = Work::new(w.root.join("work"), &url);
+    let w = world("crepo-example").await;
+    let (_, url) = bare(w.root(), "household.git");
+    let work = Work::new(w.root().join("work"), &url);
     let example = ledgerops_e2e::example("config-repo");
     let files: Vec<(String, String)> = [
         "budget.yaml",
@@ -749,16 +742,17 @@ async fn the_example_repository_applies() {
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
     let head = work.commit(&refs, false);
-    w.create(
+    create(
+        &w,
         &w.sc.client,
         "household",
         json!({"url": url, "interval": "30s", "authority": "Govern"}),
     )
     .await;
-    let repo = w.wait_applied("household", &head).await;
+    let repo = wait_applied(&w, "household", &head).await;
     let cache = cache_dir().join(repo.metadata.uid.clone().unwrap());
     assert_eq!(repo.status.unwrap().inventory.len(), 4);
-    assert_eq!(w.transactions().await, ["bakery"]);
+    assert_eq!(transactions(&w).await, ["bakery"]);
     // The merged rule is blessed by its repository, and the controller says it may act.
     let rules: Api<CategorizationRule> = Api::namespaced(w.sc.client.clone(), &w.sc.ns);
     let rule = wait::until(&rules, "rail-co", Duration::from_secs(30), |r| {
@@ -783,14 +777,14 @@ async fn the_example_repository_applies() {
         async || !cache.exists(),
     )
     .await;
-    assert_eq!(w.transactions().await, ["bakery"]);
+    assert_eq!(transactions(&w).await, ["bakery"]);
 }
 
 #[tokio::test]
 async fn a_service_account_limits_what_a_repository_may_do() {
-    let w = World::new("crepo-sa").await;
-    let (_, url) = bare(&w.root, "household.git");
-    let work = Work::new(w.root.join("work"), &url);
+    let w = world("crepo-sa").await;
+    let (_, url) = bare(w.root(), "household.git");
+    let work = Work::new(w.root().join("work"), &url);
     let head = work.commit(
         &[("bakery.yaml", &transaction("bakery", "from the repo"))],
         false,
@@ -800,7 +794,8 @@ async fn a_service_account_limits_what_a_repository_may_do() {
     plane
         .kubectl_ok(&["create", "serviceaccount", "repo-writer", "-n", ns])
         .unwrap();
-    w.create(
+    create(
+        &w,
         &w.sc.client,
         "household",
         json!({"url": url, "interval": "30s", "serviceAccountName": "repo-writer"}),
@@ -808,14 +803,14 @@ async fn a_service_account_limits_what_a_repository_may_do() {
     .await;
 
     // An account with no rights: the API server refuses the dry run as that account.
-    let refused = w.wait_reason("household", "DryRunFailed").await;
+    let refused = wait_reason(&w, "household", "DryRunFailed").await;
     let (_, message) = ready(&refused);
     assert!(
         message.contains(&format!("system:serviceaccount:{ns}:repo-writer"))
             && message.contains("bakery.yaml"),
         "{message}"
     );
-    assert!(w.transactions().await.is_empty(), "nothing applied");
+    assert!(transactions(&w).await.is_empty(), "nothing applied");
 
     // Given ledgerops-edit, the same revision applies.
     install_people_roles(&plane.client().await.unwrap()).await;
@@ -830,6 +825,6 @@ async fn a_service_account_limits_what_a_repository_may_do() {
             &format!("--serviceaccount={ns}:repo-writer"),
         ])
         .unwrap();
-    w.wait_applied("household", &head).await;
-    assert_eq!(w.transactions().await, ["bakery"]);
+    wait_applied(&w, "household", &head).await;
+    assert_eq!(transactions(&w).await, ["bakery"]);
 }

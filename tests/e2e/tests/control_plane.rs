@@ -14,7 +14,7 @@ use kube::api::{Api, DeleteParams, PostParams};
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{PATCH, Scenario, fixture_with};
+use ledgerops_e2e::scenario::{PATCH, Scenario, demo_with_uncategorised};
 use ledgerops_testenv::{ControlPlane, USERS};
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -154,7 +154,7 @@ async fn an_existing_cluster_is_used_as_it_is_with_the_same_users() {
     );
 
     // ledgerops itself runs on it: a Budget syncs and a Transaction converges in one PATCH.
-    let s = Scenario::new(&ours, "existing", fixture_with(0)).await;
+    let s = Scenario::new(&ours, "existing", demo_with_uncategorised(0)).await;
     let ledgerops = Ledgerops::start(&ours).await;
     s.create_writing_budget("household", json!({})).await;
     s.wait_budget("household", BudgetPhase::Ready).await;

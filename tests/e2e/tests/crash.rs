@@ -11,7 +11,7 @@ use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with, load_id};
+use ledgerops_e2e::scenario::{PATCH, Scenario, category, demo_with_uncategorised, load_id};
 use ledgerops_e2e::wait::eventually;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
@@ -25,7 +25,7 @@ const N: usize = 20;
 /// four-second window keeps them in one batch, so the PATCH counts below count writes, not timing.
 async fn world(prefix: &str) -> (ControlPlane, Scenario, Ledgerops) {
     let plane = ControlPlane::start().await.expect("control plane");
-    let s = Scenario::new(&plane, prefix, fixture_with(N)).await;
+    let s = Scenario::new(&plane, prefix, demo_with_uncategorised(N)).await;
     let ledgerops = Ledgerops::start(&plane).await;
     s.create_writing_budget("household", json!({"writes": {"batchWindow": "4s"}}))
         .await;
@@ -176,7 +176,7 @@ async fn a_plan_killed_mid_apply_is_applied_once_after_restart() {
 #[tokio::test]
 async fn a_person_approved_plan_killed_mid_apply_resumes_under_the_same_approval() {
     let plane = ControlPlane::start().await.expect("control plane");
-    let s = Scenario::new(&plane, "crashask", fixture_with(N)).await;
+    let s = Scenario::new(&plane, "crashask", demo_with_uncategorised(N)).await;
     let ledgerops = Ledgerops::start(&plane).await;
     // Nothing moves less than 0: every change asks a person.
     s.create_writing_budget("household", json!({"approval": {"autoApproveBelow": "0"}}))

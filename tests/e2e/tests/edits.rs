@@ -16,7 +16,7 @@ use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::attacker::{approver, automation, editor};
 use ledgerops_e2e::controller::plugin_as;
-use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, household, seed_002};
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, bakery_and_train_plan, category, household};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
@@ -28,9 +28,9 @@ async fn plugin(user: &str, args: &[&str]) -> (i32, String) {
     plugin_as(ControlPlane::shared(), user, args).await
 }
 
-/// seed 002's two lines, and tx-044 to Hobbies.
+/// The lines of [`bakery_and_train_plan`], and tx-044 to Hobbies.
 fn three_lines() -> Value {
-    let mut spec = seed_002();
+    let mut spec = bakery_and_train_plan();
     spec["assignments"]
         .as_array_mut()
         .unwrap()

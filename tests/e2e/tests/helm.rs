@@ -28,7 +28,7 @@ use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api;
 use ledgerops_e2e::helm::{chart, documents, helm, output};
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, seed_002};
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, bakery_and_train_plan, category};
 use ledgerops_e2e::wait::eventually;
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
@@ -39,7 +39,6 @@ const RELEASE: &str = "ledgerops";
 /// The pod the controller plays: the Lease names it.
 const POD: &str = "ledgerops-7d9c5b-x2kq4";
 const WEBHOOK_SECRET: &str = "chart-webhook-secret";
-const WAIT: Duration = Duration::from_secs(60);
 const SERVICE_ACCOUNT_USER: &str = "system:serviceaccount:ledgerops-system:ledgerops";
 
 fn repo(path: &str) -> PathBuf {
@@ -928,7 +927,8 @@ async fn ledgerops_runs_as_the_charts_service_account_and_may_do_no_more() {
     s.wait_budget("household", BudgetPhase::Ready).await;
 
     // Seed 002: preview, a person's approval, one bulk PATCH, a journal entry.
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     approve_only_request(&s, "september").await;
     let applied = s.wait_plan("september", PlanPhase::Applied).await;

@@ -13,7 +13,7 @@ use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops::logic::status::conditions;
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{Scenario, WAIT, category, household, seed_002};
+use ledgerops_e2e::scenario::{Scenario, WAIT, bakery_and_train_plan, category, household};
 use ledgerops_e2e::{KIND_EXAMPLES, example_documents, kstatus, wait};
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
@@ -134,7 +134,8 @@ async fn a_budget_reads_current_when_synced_failed_when_it_needs_a_fix_in_progre
 async fn a_plan_and_its_request_read_in_progress_while_a_person_is_asked_and_current_once_applied()
 {
     let s = household("kstatus-plan", json!({"writes": {"enabled": true}})).await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let request = s.plan_request("september").await;
     let verdict =
         kstatus::expect::<CategorizationPlan>(&s.client, &s.ns, "september", "InProgress").await;

@@ -15,7 +15,7 @@ use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::agent;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api;
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with, load_id};
+use ledgerops_e2e::scenario::{PATCH, Scenario, category, demo_with_uncategorised, load_id};
 use ledgerops_e2e::wait::eventually;
 use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
@@ -96,7 +96,7 @@ async fn assert_standby(replica: &Ledgerops) {
 #[tokio::test]
 async fn killing_the_leader_mid_write_and_mid_job_hands_over_within_the_lease() {
     let plane = ControlPlane::start().await.expect("control plane");
-    let s = Scenario::new(&plane, "leader-kill", fixture_with(N)).await;
+    let s = Scenario::new(&plane, "leader-kill", demo_with_uncategorised(N)).await;
     let gitea = Gitea::shared();
     let members = [(gitea.bot(), "admin"), (gitea.writer(), "write")];
     let repo = gitea_api::create_repo(&s.ns, &members).await;
@@ -200,7 +200,7 @@ async fn killing_the_leader_mid_write_and_mid_job_hands_over_within_the_lease() 
 #[tokio::test]
 async fn a_stopped_leader_releases_the_lease_and_the_standby_takes_over_at_once() {
     let plane = ControlPlane::start().await.expect("control plane");
-    let s = Scenario::new(&plane, "leader-stop", fixture_with(1)).await;
+    let s = Scenario::new(&plane, "leader-stop", demo_with_uncategorised(1)).await;
     let a = replica(&plane, &s, "replica-a", None, None).await;
     wait_holder(&s, "replica-a", Duration::from_secs(30)).await;
     let b = replica(&plane, &s, "replica-b", None, None).await;
@@ -239,7 +239,7 @@ async fn a_stopped_leader_releases_the_lease_and_the_standby_takes_over_at_once(
 #[tokio::test]
 async fn a_sigterm_at_any_moment_of_start_up_stops_the_process() {
     let plane = ControlPlane::shared();
-    let s = Scenario::new(plane, "early-term", fixture_with(0)).await;
+    let s = Scenario::new(plane, "early-term", demo_with_uncategorised(0)).await;
     for (i, delay) in [0, 20, 50, 100, 200, 400, 800, 1600]
         .into_iter()
         .enumerate()

@@ -9,7 +9,7 @@ use kube::api::{Patch, PatchParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::logic::status::conditions;
-use ledgerops_e2e::scenario::{PATCH, category, household, seed_002};
+use ledgerops_e2e::scenario::{PATCH, bakery_and_train_plan, category, household};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
@@ -27,7 +27,8 @@ async fn seed_002_is_previewed_approved_applied_in_one_request_and_undone() {
         json!({"writes": {"enabled": true}, "approval": {"escalateTo": ["finance-manager"]}}),
     )
     .await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let waiting = s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let preview = waiting.status.as_ref().unwrap().preview.clone().unwrap();
     assert_eq!((preview.change_count, preview.unchanged_count), (2, 0));
@@ -184,7 +185,8 @@ async fn every_validation_error_is_reported_and_nothing_is_asked() {
 #[tokio::test]
 async fn a_rejected_plan_writes_nothing() {
     let s = household("reject", json!({"writes": {"enabled": true}})).await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let request = s.approval_requests().await[0]
         .metadata
@@ -210,7 +212,8 @@ async fn a_rejected_plan_writes_nothing() {
 #[tokio::test]
 async fn an_unanswered_request_expires_and_escalates() {
     let s = household("expire", json!({"writes": {"enabled": true}, "approval": {"expiry": "1m", "escalateTo": ["finance-manager"]}})).await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let request = s.approval_requests().await[0]
         .metadata
@@ -242,7 +245,8 @@ async fn an_unanswered_request_expires_and_escalates() {
 #[tokio::test]
 async fn an_edit_in_ynab_between_preview_and_answer_makes_the_request_stale() {
     let s = household("stale", json!({"writes": {"enabled": true}})).await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let first = s
         .wait_plan("september", PlanPhase::AwaitingApproval)
         .await
@@ -302,7 +306,8 @@ async fn an_edit_in_ynab_between_preview_and_answer_makes_the_request_stale() {
 #[tokio::test]
 async fn a_read_only_budget_previews_and_asks_but_never_applies() {
     let s = household("readonly", json!({})).await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     s.decide(
         &s.approval_requests().await[0]

@@ -15,7 +15,7 @@ use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_e2e::attacker::{approver, editor};
 use ledgerops_e2e::controller::{kubectl_with_plugin, plugin_binary};
-use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, household, seed_002};
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, bakery_and_train_plan, category, household};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
@@ -82,7 +82,8 @@ async fn queue_lists_waiting_requests_oldest_first_with_their_columns_and_json_p
     )
     .await;
     approver(ControlPlane::shared(), &s.ns, "bob").await;
-    s.create_plan("first", "household", seed_002()).await;
+    s.create_plan("first", "household", bakery_and_train_plan())
+        .await;
     let first = request_of(&s, "first").await;
     // creationTimestamp counts seconds: the second request must be visibly younger.
     tokio::time::sleep(Duration::from_millis(1100)).await;
@@ -157,7 +158,8 @@ async fn queue_lists_waiting_requests_oldest_first_with_their_columns_and_json_p
 async fn approve_as_bob_through_kubectl_records_bob_and_prints_the_operation() {
     let s = household("plugin-approve", json!({"writes": {"enabled": true}})).await;
     approver(ControlPlane::shared(), &s.ns, "bob").await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let request = request_of(&s, "september").await;
 
     let (code, out, err) = text(&plugin("bob", &["show", &request, "-n", &s.ns]).await);
@@ -232,7 +234,8 @@ async fn alice_cannot_approve_in_bobs_name_through_the_plugin() {
             "--user=alice",
         ])
         .unwrap();
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let request = request_of(&s, "september").await;
 
     let args = [
@@ -258,7 +261,8 @@ async fn alice_cannot_approve_in_bobs_name_through_the_plugin() {
 async fn approving_a_stale_request_exits_2_and_writes_nothing() {
     let s = household("plugin-stale", json!({"writes": {"enabled": true}})).await;
     approver(ControlPlane::shared(), &s.ns, "bob").await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let first = request_of(&s, "september").await;
     s.add_assignment("september", "tx-044", "Hobbies").await;
     wait_request(&s, &first, ApprovalPhase::Stale).await;
@@ -282,7 +286,8 @@ async fn approving_a_stale_request_exits_2_and_writes_nothing() {
 async fn approve_asks_on_a_terminal_and_writes_only_after_yes() {
     let s = household("plugin-tty", json!({"writes": {"enabled": true}})).await;
     approver(ControlPlane::shared(), &s.ns, "bob").await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let request = request_of(&s, "september").await;
     let args = args_as(
         "bob",
@@ -329,7 +334,8 @@ async fn diff_undo_status_resolve_and_sync_as_an_editor_uses_them() {
     });
     let s = household("plugin-more", writes).await;
     editor(ControlPlane::shared(), &s.ns, "alice").await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.wait_plan("september", PlanPhase::Applied).await;
 
     let (code, out, err) = text(&plugin("alice", &["diff", "september", "-n", &s.ns]).await);
@@ -397,7 +403,8 @@ async fn diff_undo_status_resolve_and_sync_as_an_editor_uses_them() {
 async fn diff_exits_as_kubectl_diff_names_print_as_kubectl_get_and_kubectl_completes_the_plugin() {
     let s = household("plugin-diff", json!({})).await;
     editor(ControlPlane::shared(), &s.ns, "alice").await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let request = request_of(&s, "september").await;
 
     // Something would change: 1, as kubectl diff says "different".

@@ -9,13 +9,18 @@ use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, fixture_with};
+use ledgerops_e2e::scenario::{PATCH, Scenario, category, demo_with_uncategorised};
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
 use ynab_sim::demo;
 
 async fn scenario(prefix: &str, extra: usize) -> Scenario {
-    let s = Scenario::new(ControlPlane::shared(), prefix, fixture_with(extra)).await;
+    let s = Scenario::new(
+        ControlPlane::shared(),
+        prefix,
+        demo_with_uncategorised(extra),
+    )
+    .await;
     Ledgerops::shared().await;
     s
 }

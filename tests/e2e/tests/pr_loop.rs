@@ -4,272 +4,211 @@
 //! request approves exactly that preview: one PATCH. The undo goes the same way. A learned rule
 //! is proposed the same way, and never on a branch someone else pushed.
 
-use std::time::Duration;
-
 use base64::Engine;
-use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams};
 use ledgerops::api::agent_job::{AgentJob, JobPhase};
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::common::LocalRef;
-use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::rule::{CategorizationRule, CategorizationRuleSpec, RuleMatch, RulePhase};
 use ledgerops::logic::config_repo::feedback;
 use ledgerops::logic::rule::learn::candidate_name;
 use ledgerops::logic::rule::proposal;
-use ledgerops_e2e::agent;
-use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, seed_002};
+use ledgerops_e2e::scenario::{PATCH, WAIT, bakery_and_train_plan, category};
 use ledgerops_e2e::wait;
-use ledgerops_testenv::ControlPlane;
-use ledgerops_testenv::gitea::{Gitea, User};
+use ledgerops_e2e::world::World;
+use ledgerops_testenv::gitea::User;
 use reqwest::Method;
 use serde_json::json;
 use ynab_sim::demo;
 
-const WAIT: Duration = Duration::from_secs(90);
-
-struct World {
-    sc: Scenario,
-    gitea: &'static Gitea,
-    repo: String,
-    controller: Ledgerops,
+/// The pull-request loop's world: a Gitea repository with its own controller, which Gitea tells
+/// of comments and pushes.
+async fn world(prefix: &str) -> World {
+    let events = ["issue_comment", "pull_request_comment", "push"];
+    World::build(prefix)
+        .agent(&events)
+        .config_repo_cache()
+        .build()
+        .await
 }
 
-impl World {
-    async fn new(prefix: &str) -> World {
-        let plane = ControlPlane::shared();
-        let sc = Scenario::new(plane, prefix, demo::generate()).await;
-        let repo = agent::team_repo(&sc.ns).await;
-        let cache = plane.dir().join(format!("cache-{}", sc.ns));
-        let cache = cache.display().to_string();
-        let more = ["--config-repo-cache", cache.as_str()];
-        let controller = agent::start(plane, &repo, &sc.ns, &more, &[]).await;
-        let events = ["issue_comment", "pull_request_comment", "push"];
-        agent::hook(&repo, &controller, &events).await;
-        World {
-            sc,
-            gitea: Gitea::shared(),
-            repo,
-            controller,
-        }
-    }
-
-    /// The household's Budget (writes on, plans asked for) and the ConfigRepo following the
-    /// Gitea repository over HTTP with a token.
-    async fn household(&self) {
-        self.household_with(json!({})).await;
-    }
-
-    /// Like [`World::household`], with `extra` merged into the ConfigRepo's spec.
-    async fn household_with(&self, extra: serde_json::Value) {
-        self.sc
-            .create_budget(
-                "household",
-                demo::TOKEN,
-                json!({"writes": {"enabled": true, "batchWindow": "300ms"}}),
-            )
-            .await;
-        self.sc.wait_budget("household", BudgetPhase::Ready).await;
-        let reader = self.gitea.admin();
-        let secret: Secret = serde_json::from_value(json!({
-            "metadata": {"name": "gitea", "labels": {"ledgerops.dev/git-credentials": "true"},
-                         "annotations": {"ledgerops.dev/git-url-prefixes": format!("{}/", self.gitea.url())}},
-            "stringData": {"username": reader.login(), "token": reader.token()},
-        }))
-        .unwrap();
-        self.sc
-            .api::<Secret>()
-            .create(&PostParams::default(), &secret)
-            .await
-            .unwrap();
-        // Made by an owner (admin): it governs, so a merged rule is blessed.
-        let mut spec = json!({"url": format!("{}/{}.git", self.gitea.url(), self.repo),
-                              "interval": "1h", "secretRef": {"name": "gitea"},
-                              "authority": "Govern"});
-        for (k, v) in extra.as_object().into_iter().flatten() {
-            spec[k] = v.clone();
-        }
-        let repo: ConfigRepo = serde_json::from_value(json!({
-            "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ConfigRepo",
-            "metadata": {"name": "household", "annotations": {PROPOSED_BY: "admin"}},
-            "spec": spec,
-        }))
-        .unwrap();
-        self.sc
-            .api::<ConfigRepo>()
-            .create(&PostParams::default(), &repo)
-            .await
-            .unwrap();
-    }
-
-    /// The household, an issue "September" and the writer's `/agent suggest 2026-09` there:
-    /// the issue, the pull request the suggestion opened, and the plan it adds.
-    async fn september_suggested(&self) -> (i64, i64, String) {
-        self.household().await;
-        let issue = gitea_api::open_issue(&self.repo, "September").await;
-        let job = self
-            .command(self.gitea.writer(), issue, "/agent suggest 2026-09")
-            .await;
-        assert_eq!(phase(&job), Some(JobPhase::Succeeded), "{}", text(&job));
-        let pr = World::pull_request(&job);
-        let plan = self.plan_of(pr).await;
-        (issue, pr, plan)
-    }
-
-    /// Comments `body` on `issue` as `user` and waits for its job to finish.
-    async fn command(&self, user: &User, issue: i64, body: &str) -> AgentJob {
-        let id = gitea_api::comment(&self.repo, user, issue, body).await;
-        let name = gitea_api::job_name(&self.repo, issue, id);
-        let jobs: Api<AgentJob> = self.sc.api();
-        let limit = WAIT;
-        wait::until(&jobs, &name, limit, |j| {
-            matches!(
-                j.status.as_ref().and_then(|s| s.phase),
-                Some(JobPhase::Succeeded | JobPhase::Failed | JobPhase::Rejected)
-            )
-        })
-        .await
-    }
-
-    /// Merges pull request `number` as the writer would; the merge commit.
-    async fn merge(&self, number: i64) -> String {
-        gitea_call(
-            Method::POST,
-            &format!("/repos/{}/pulls/{number}/merge", self.repo),
-            self.gitea.writer(),
-            Some(json!({"Do": "merge"})),
-        )
-        .await;
-        let pr = gitea_api::pull_request(&self.repo, number).await;
-        pr["merge_commit_sha"].as_str().unwrap().to_owned()
-    }
-
-    /// The latest status of `plan` on `commit`: state and description.
-    async fn commit_status(&self, commit: &str, plan: &str) -> Option<(String, String)> {
-        let path = format!("/repos/{}/commits/{commit}/status", self.repo);
-        let combined = gitea_call(Method::GET, &path, self.gitea.admin(), None).await;
-        let context = feedback::context(plan);
-        combined["statuses"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|s| s["context"] == context.as_str())
-            .map(|s| {
-                let text = |k: &str| s[k].as_str().unwrap_or_default().to_owned();
-                (text("status"), text("description"))
-            })
-    }
-
-    async fn wait_commit_state(&self, commit: &str, plan: &str, state: &str) -> String {
-        let mut description = String::new();
-        wait::eventually(
-            &format!("commit status {state} for {plan}"),
-            WAIT,
-            async || match self.commit_status(commit, plan).await {
-                Some((s, d)) if s == state => {
-                    description = d;
-                    true
-                }
-                _ => false,
-            },
-        )
-        .await;
-        description
-    }
-
-    /// The bot's comments on `number` that show a preview.
-    async fn previews(&self, number: i64) -> Vec<String> {
-        gitea_api::comments(&self.repo, number)
-            .await
-            .into_iter()
-            .filter(|c| c.author == self.gitea.bot().login())
-            .filter(|c| c.body.starts_with("<!-- ledgerops:preview "))
-            .map(|c| c.body)
-            .collect()
-    }
-
-    async fn wait_preview(&self, number: i64) -> String {
-        wait::eventually("the preview comment", WAIT, async || {
-            !self.previews(number).await.is_empty()
-        })
-        .await;
-        self.previews(number).await.remove(0)
-    }
-
-    async fn wait_plan(&self, name: &str, phase: PlanPhase) -> CategorizationPlan {
-        wait::until(&self.sc.api(), name, WAIT, |p: &CategorizationPlan| {
-            p.status.as_ref().and_then(|s| s.phase) == Some(phase)
-        })
-        .await
-    }
-
-    /// The pull request a finished job opened.
-    fn pull_request(job: &AgentJob) -> i64 {
-        let url = job.status.as_ref().unwrap().pull_request_url.clone();
-        let url = url.unwrap_or_else(|| panic!("no pull request: {:#?}", job.status));
-        gitea_api::pull_number(&url)
-    }
-
-    /// The CategorizationPlan the pull request `number` adds (its only file).
-    async fn plan_of(&self, number: i64) -> String {
-        let files = gitea_api::pull_request_files(&self.repo, number).await;
-        let stem = files[0].rsplit('/').next().unwrap();
-        stem.trim_end_matches(".yaml").to_owned()
-    }
-
-    /// Commits a new file `path` holding `content` on `branch` as the writer would push it;
-    /// with `from`, `branch` is made from that branch first.
-    async fn push_file(&self, path: &str, content: &str, branch: &str, from: Option<&str>) {
-        let encoded = base64::engine::general_purpose::STANDARD.encode(content);
-        let body = match from {
-            Some(from) => json!({"content": encoded, "message": "not ledgerops",
-                                 "branch": from, "new_branch": branch}),
-            None => json!({"content": encoded, "message": "not ledgerops", "branch": branch}),
-        };
-        let path = format!("/repos/{}/contents/{path}", self.repo);
-        gitea_call(Method::POST, &path, self.gitea.writer(), Some(body)).await;
-    }
-
-    /// Every pull request from `branch`, open or not.
-    async fn pulls_from(&self, branch: &str) -> Vec<serde_json::Value> {
-        let pulls = gitea_call(
-            Method::GET,
-            &format!("/repos/{}/pulls?state=all&limit=50", self.repo),
-            self.gitea.admin(),
-            None,
-        )
-        .await;
-        let pulls = pulls.as_array().cloned().unwrap_or_default();
-        pulls
-            .into_iter()
-            .filter(|p| p["head"]["ref"] == branch)
-            .collect()
-    }
-
-    /// How often the controller logged that it refused a proposal's branch.
-    fn refusals(&self) -> usize {
-        self.controller
-            .log()
-            .matches("holds something other than rule")
-            .count()
-    }
-
-    /// Waits until the controller refused a proposal's branch more than `before` times.
-    async fn wait_refusal(&self, before: usize) {
-        wait::eventually("a refusal of the proposal's branch", WAIT, async || {
-            self.refusals() > before
-        })
-        .await;
-    }
+/// The household's Budget (writes on, plans asked for) and the ConfigRepo following the Gitea
+/// repository over HTTP with a token.
+async fn household(w: &World) {
+    household_with(w, json!({})).await;
 }
 
-/// The train's rule as learning makes it from seed 002's approval, and the branch ledgerops
-/// proposes it on.
+/// Like [`household`], with `extra` merged into the ConfigRepo's spec.
+async fn household_with(w: &World, extra: serde_json::Value) {
+    w.sc.create_budget(
+        "household",
+        demo::TOKEN,
+        json!({"writes": {"enabled": true, "batchWindow": "300ms"}}),
+    )
+    .await;
+    w.sc.wait_budget("household", BudgetPhase::Ready).await;
+    // Made by an owner (admin): it governs, so a merged rule is blessed.
+    let mut spec = json!({"authority": "Govern"});
+    for (k, v) in extra.as_object().into_iter().flatten() {
+        spec[k] = v.clone();
+    }
+    w.follow_repo(spec).await;
+}
+
+/// The household, an issue "September" and the writer's `/agent suggest 2026-09` there: the
+/// issue, the pull request the suggestion opened, and the plan it adds.
+async fn september_suggested(w: &World) -> (i64, i64, String) {
+    household(w).await;
+    let issue = w.issue("September").await;
+    let job = run_command(w, w.gitea().writer(), issue, "/agent suggest 2026-09").await;
+    assert_eq!(phase(&job), Some(JobPhase::Succeeded), "{}", text(&job));
+    let pr = pull_request(&job);
+    let plan = plan_of(w, pr).await;
+    (issue, pr, plan)
+}
+
+/// Comments `body` on `issue` as `user` and waits for its job to finish.
+async fn run_command(w: &World, user: &User, issue: i64, body: &str) -> AgentJob {
+    let id = w.comment(user, issue, body).await;
+    let name = w.job_name(issue, id);
+    w.wait_job(&name, "finished", |j| {
+        matches!(
+            j.status.as_ref().and_then(|s| s.phase),
+            Some(JobPhase::Succeeded | JobPhase::Failed | JobPhase::Rejected)
+        )
+    })
+    .await
+}
+
+/// Merges pull request `number` as the writer would; the merge commit.
+async fn merge(w: &World, number: i64) -> String {
+    gitea_call(
+        Method::POST,
+        &format!("/repos/{}/pulls/{number}/merge", w.repo()),
+        w.gitea().writer(),
+        Some(json!({"Do": "merge"})),
+    )
+    .await;
+    let pr = gitea_api::pull_request(w.repo(), number).await;
+    pr["merge_commit_sha"].as_str().unwrap().to_owned()
+}
+
+/// The latest status of `plan` on `commit`: state and description.
+async fn commit_status(w: &World, commit: &str, plan: &str) -> Option<(String, String)> {
+    let path = format!("/repos/{}/commits/{commit}/status", w.repo());
+    let combined = gitea_call(Method::GET, &path, w.gitea().admin(), None).await;
+    let context = feedback::context(plan);
+    combined["statuses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|s| s["context"] == context.as_str())
+        .map(|s| {
+            let text = |k: &str| s[k].as_str().unwrap_or_default().to_owned();
+            (text("status"), text("description"))
+        })
+}
+
+async fn wait_commit_state(w: &World, commit: &str, plan: &str, state: &str) -> String {
+    let mut description = String::new();
+    wait::eventually(
+        &format!("commit status {state} for {plan}"),
+        WAIT,
+        async || match commit_status(w, commit, plan).await {
+            Some((s, d)) if s == state => {
+                description = d;
+                true
+            }
+            _ => false,
+        },
+    )
+    .await;
+    description
+}
+
+/// The bot's comments on `number` that show a preview.
+async fn previews(w: &World, number: i64) -> Vec<String> {
+    w.bot_comments(number)
+        .await
+        .into_iter()
+        .filter(|c| c.body.starts_with("<!-- ledgerops:preview "))
+        .map(|c| c.body)
+        .collect()
+}
+
+async fn wait_preview(w: &World, number: i64) -> String {
+    wait::eventually("the preview comment", WAIT, async || {
+        !previews(w, number).await.is_empty()
+    })
+    .await;
+    previews(w, number).await.remove(0)
+}
+
+/// The pull request a finished job opened.
+fn pull_request(job: &AgentJob) -> i64 {
+    let url = job.status.as_ref().unwrap().pull_request_url.clone();
+    let url = url.unwrap_or_else(|| panic!("no pull request: {:#?}", job.status));
+    gitea_api::pull_number(&url)
+}
+
+/// The CategorizationPlan the pull request `number` adds (its only file).
+async fn plan_of(w: &World, number: i64) -> String {
+    let files = gitea_api::pull_request_files(w.repo(), number).await;
+    let stem = files[0].rsplit('/').next().unwrap();
+    stem.trim_end_matches(".yaml").to_owned()
+}
+
+/// Commits a new file `path` holding `content` on `branch` as the writer would push it; with
+/// `from`, `branch` is made from that branch first.
+async fn push_file(w: &World, path: &str, content: &str, branch: &str, from: Option<&str>) {
+    let encoded = base64::engine::general_purpose::STANDARD.encode(content);
+    let body = match from {
+        Some(from) => json!({"content": encoded, "message": "not ledgerops",
+                             "branch": from, "new_branch": branch}),
+        None => json!({"content": encoded, "message": "not ledgerops", "branch": branch}),
+    };
+    let path = format!("/repos/{}/contents/{path}", w.repo());
+    gitea_call(Method::POST, &path, w.gitea().writer(), Some(body)).await;
+}
+
+/// Every pull request from `branch`, open or not.
+async fn pulls_from(w: &World, branch: &str) -> Vec<serde_json::Value> {
+    let pulls = gitea_call(
+        Method::GET,
+        &format!("/repos/{}/pulls?state=all&limit=50", w.repo()),
+        w.gitea().admin(),
+        None,
+    )
+    .await;
+    let pulls = pulls.as_array().cloned().unwrap_or_default();
+    pulls
+        .into_iter()
+        .filter(|p| p["head"]["ref"] == branch)
+        .collect()
+}
+
+/// How often the controller logged that it refused a proposal's branch.
+fn refusals(w: &World) -> usize {
+    w.controller()
+        .log()
+        .matches("holds something other than rule")
+        .count()
+}
+
+/// Waits until the controller refused a proposal's branch more than `before` times.
+async fn wait_refusal(w: &World, before: usize) {
+    wait::eventually("a refusal of the proposal's branch", WAIT, async || {
+        refusals(w) > before
+    })
+    .await;
+}
+
+/// The train's rule as learning makes it from approving [`bakery_and_train_plan`], and the branch
+/// ledgerops proposes it on.
 fn learned_rail() -> (CategorizationRule, String) {
     let transport = category("Transport");
     let rail = candidate_name("RAIL CO", &transport);
@@ -306,9 +245,9 @@ fn text(job: &AgentJob) -> String {
 
 #[tokio::test]
 async fn a_suggested_plan_merged_is_previewed_on_its_pull_request_and_approved_there_once() {
-    let w = World::new("pr-loop").await;
+    let w = world("pr-loop").await;
     // The suggestion arrives as a pull request; nothing is applied before it is merged.
-    let (issue, pr, plan) = w.september_suggested().await;
+    let (issue, pr, plan) = september_suggested(&w).await;
     assert!(
         w.sc.api::<CategorizationPlan>()
             .get_opt(&plan)
@@ -320,12 +259,12 @@ async fn a_suggested_plan_merged_is_previewed_on_its_pull_request_and_approved_t
 
     // Merged: the push makes the ConfigRepo apply it (its interval is an hour), and the preview
     // comes back as a pending commit status and one comment on the pull request.
-    let merged = w.merge(pr).await;
-    let waiting = w.wait_plan(&plan, PlanPhase::AwaitingApproval).await;
+    let merged = merge(&w, pr).await;
+    let waiting = w.sc.wait_plan(&plan, PlanPhase::AwaitingApproval).await;
     let request = waiting.status.unwrap().approval_request.unwrap();
-    let description = w.wait_commit_state(&merged, &plan, "pending").await;
+    let description = wait_commit_state(&w, &merged, &plan, "pending").await;
     assert!(description.contains(&request), "{description}");
-    let preview = w.wait_preview(pr).await;
+    let preview = wait_preview(&w, pr).await;
     assert!(
         preview.contains(&format!("request={request} ")),
         "{preview}"
@@ -337,7 +276,7 @@ async fn a_suggested_plan_merged_is_previewed_on_its_pull_request_and_approved_t
     assert_eq!(w.sc.writes().await, 0, "written before anyone approved");
 
     // A reader's approval is refused (write permission is needed), and changes nothing.
-    let refused = w.command(w.gitea.reader(), pr, "/agent approve").await;
+    let refused = run_command(&w, w.gitea().reader(), pr, "/agent approve").await;
     assert_ne!(
         phase(&refused),
         Some(JobPhase::Succeeded),
@@ -347,66 +286,73 @@ async fn a_suggested_plan_merged_is_previewed_on_its_pull_request_and_approved_t
     assert_eq!(w.sc.writes().await, 0);
 
     // The writer approves on the pull request: applied, with one bulk update.
-    let approved = w
-        .command(w.gitea.writer(), pr, "/agent approve\nmatches the receipts")
-        .await;
+    let approved = run_command(
+        &w,
+        w.gitea().writer(),
+        pr,
+        "/agent approve\nmatches the receipts",
+    )
+    .await;
     assert_eq!(
         phase(&approved),
         Some(JobPhase::Succeeded),
         "{}",
         text(&approved)
     );
-    w.wait_plan(&plan, PlanPhase::Applied).await;
-    w.wait_commit_state(&merged, &plan, "success").await;
+    w.sc.wait_plan(&plan, PlanPhase::Applied).await;
+    wait_commit_state(&w, &merged, &plan, "success").await;
     assert_eq!(w.sc.requests(PATCH).await, 1);
     assert_eq!(w.sc.writes().await, 1);
-    assert_eq!(w.previews(pr).await.len(), 1, "one preview comment");
+    assert_eq!(previews(&w, pr).await.len(), 1, "one preview comment");
 
     // Approving again on the same pull request approves nothing more.
-    let again = w.command(w.gitea.writer(), pr, "/agent approve").await;
+    let again = run_command(&w, w.gitea().writer(), pr, "/agent approve").await;
     assert_ne!(phase(&again), Some(JobPhase::Succeeded), "{}", text(&again));
 
     // The undo: a pull request of its own, merged, previewed there, approved there.
-    let undo_job = w
-        .command(w.gitea.writer(), issue, &format!("/agent undo {plan}"))
-        .await;
+    let undo_job = run_command(
+        &w,
+        w.gitea().writer(),
+        issue,
+        &format!("/agent undo {plan}"),
+    )
+    .await;
     assert_eq!(
         phase(&undo_job),
         Some(JobPhase::Succeeded),
         "{}",
         text(&undo_job)
     );
-    let undo_pr = World::pull_request(&undo_job);
-    let undo_plan = w.plan_of(undo_pr).await;
-    let undo_merged = w.merge(undo_pr).await;
-    w.wait_plan(&undo_plan, PlanPhase::AwaitingApproval).await;
-    w.wait_commit_state(&undo_merged, &undo_plan, "pending")
+    let undo_pr = pull_request(&undo_job);
+    let undo_plan = plan_of(&w, undo_pr).await;
+    let undo_merged = merge(&w, undo_pr).await;
+    w.sc.wait_plan(&undo_plan, PlanPhase::AwaitingApproval)
         .await;
-    w.wait_preview(undo_pr).await;
+    wait_commit_state(&w, &undo_merged, &undo_plan, "pending").await;
+    wait_preview(&w, undo_pr).await;
     assert_eq!(w.sc.requests(PATCH).await, 1, "the undo waits for a person");
-    let undone = w.command(w.gitea.writer(), undo_pr, "/agent approve").await;
+    let undone = run_command(&w, w.gitea().writer(), undo_pr, "/agent approve").await;
     assert_eq!(
         phase(&undone),
         Some(JobPhase::Succeeded),
         "{}",
         text(&undone)
     );
-    w.wait_plan(&undo_plan, PlanPhase::Applied).await;
-    w.wait_commit_state(&undo_merged, &undo_plan, "success")
-        .await;
+    w.sc.wait_plan(&undo_plan, PlanPhase::Applied).await;
+    wait_commit_state(&w, &undo_merged, &undo_plan, "success").await;
     assert_eq!(w.sc.requests(PATCH).await, 2);
     assert_eq!(w.sc.writes().await, 2);
     // The applied plan's own status stays on its commit.
     assert_eq!(
-        w.commit_status(&merged, &plan)
+        commit_status(&w, &merged, &plan)
             .await
             .map(|s| s.0)
             .as_deref(),
         Some("success")
     );
-    let log = w.controller.log();
+    let log = w.controller().log();
     assert!(
-        !log.contains(w.gitea.admin().token()),
+        !log.contains(w.gitea().admin().token()),
         "a token reached the log"
     );
 }
@@ -414,12 +360,12 @@ async fn a_suggested_plan_merged_is_previewed_on_its_pull_request_and_approved_t
 #[tokio::test]
 async fn an_approval_with_exceptions_on_the_pull_request_writes_the_edited_plan_and_says_so_there()
 {
-    let w = World::new("pr-edits").await;
-    let (_, pr, plan) = w.september_suggested().await;
-    w.merge(pr).await;
-    let waiting = w.wait_plan(&plan, PlanPhase::AwaitingApproval).await;
+    let w = world("pr-edits").await;
+    let (_, pr, plan) = september_suggested(&w).await;
+    merge(&w, pr).await;
+    let waiting = w.sc.wait_plan(&plan, PlanPhase::AwaitingApproval).await;
     let request = waiting.status.unwrap().approval_request.unwrap();
-    w.wait_preview(pr).await;
+    wait_preview(&w, pr).await;
     let assignments =
         w.sc.api::<CategorizationPlan>()
             .get(&plan)
@@ -438,7 +384,7 @@ async fn an_approval_with_exceptions_on_the_pull_request_writes_the_edited_plan_
 
     // A stray line is refused before anything is recorded.
     let stray = format!("/agent approve {request} except tx-nope");
-    let refused = w.command(w.gitea.writer(), pr, &stray).await;
+    let refused = run_command(&w, w.gitea().writer(), pr, &stray).await;
     assert_eq!(
         phase(&refused),
         Some(JobPhase::Rejected),
@@ -456,14 +402,14 @@ async fn an_approval_with_exceptions_on_the_pull_request_writes_the_edited_plan_
         "/agent approve {request} except {}, {}={to}\nthe first one was a refund",
         dropped.transaction_id, changed.transaction_id
     );
-    let approved = w.command(w.gitea.writer(), pr, &command).await;
+    let approved = run_command(&w, w.gitea().writer(), pr, &command).await;
     assert_eq!(
         phase(&approved),
         Some(JobPhase::Succeeded),
         "{}",
         text(&approved)
     );
-    let applied = w.wait_plan(&plan, PlanPhase::Applied).await;
+    let applied = w.sc.wait_plan(&plan, PlanPhase::Applied).await;
     assert_eq!(w.sc.requests(PATCH).await, 1);
     assert_eq!(w.sc.ynab_category(&dropped.transaction_id).await, None);
     assert_eq!(
@@ -471,7 +417,7 @@ async fn an_approval_with_exceptions_on_the_pull_request_writes_the_edited_plan_
         Some(category(to))
     );
     let record = applied.status.unwrap().decision.unwrap();
-    assert_eq!(record.by, format!("gitea:{}", w.gitea.writer().login()));
+    assert_eq!(record.by, format!("gitea:{}", w.gitea().writer().login()));
     assert_eq!(
         record.comment.as_deref(),
         Some("the first one was a refund")
@@ -482,12 +428,12 @@ async fn an_approval_with_exceptions_on_the_pull_request_writes_the_edited_plan_
 
     // The pull request that brought the plan is told, once, in the bot's words.
     wait::eventually("the edits comment", WAIT, async || {
-        gitea_api::comments(&w.repo, pr).await.iter().any(|c| {
-            c.author == w.gitea.bot().login() && c.body.starts_with("<!-- ledgerops:edits ")
+        gitea_api::comments(w.repo(), pr).await.iter().any(|c| {
+            c.author == w.gitea().bot().login() && c.body.starts_with("<!-- ledgerops:edits ")
         })
     })
     .await;
-    let edits_comments: Vec<String> = gitea_api::comments(&w.repo, pr)
+    let edits_comments: Vec<String> = gitea_api::comments(w.repo(), pr)
         .await
         .into_iter()
         .filter(|c| c.body.starts_with("<!-- ledgerops:edits "))
@@ -506,9 +452,10 @@ async fn an_approval_with_exceptions_on_the_pull_request_writes_the_edited_plan_
 
 #[tokio::test]
 async fn a_rule_learned_from_approvals_is_proposed_and_blessed_by_merging_its_pull_request() {
-    let w = World::new("pr-rules").await;
-    w.household_with(json!({"proposeRulesAfter": 1})).await;
-    w.sc.create_plan("september", "household", seed_002()).await;
+    let w = world("pr-rules").await;
+    household_with(&w, json!({"proposeRulesAfter": 1})).await;
+    w.sc.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     w.sc.approve_plan("september").await;
 
     // One approval is this repository's bar: the train's rule comes as a pull request.
@@ -524,11 +471,11 @@ async fn a_rule_learned_from_approvals_is_proposed_and_blessed_by_merging_its_pu
         "proposed, not blessed"
     );
     let proposal = proposed.status.unwrap().proposal.unwrap();
-    assert_eq!(proposal.repository, w.repo);
+    assert_eq!(proposal.repository, w.repo());
     let number = gitea_api::pull_number(&proposal.pull_request_url);
-    let files = gitea_api::pull_request_files(&w.repo, number).await;
+    let files = gitea_api::pull_request_files(w.repo(), number).await;
     assert_eq!(files, [format!("rules/{rail}.yaml")]);
-    let pr = gitea_api::pull_request(&w.repo, number).await;
+    let pr = gitea_api::pull_request(w.repo(), number).await;
     let body = pr["body"].as_str().unwrap_or_default();
     assert!(
         body.contains("blesses it as `configrepo:household`") && body.contains("`tx-049`"),
@@ -536,7 +483,7 @@ async fn a_rule_learned_from_approvals_is_proposed_and_blessed_by_merging_its_pu
     );
 
     // Merged: the ConfigRepo applies it, blessed by the merge.
-    w.merge(number).await;
+    merge(&w, number).await;
     let blessed = wait::until(&rules, &rail, WAIT, |r| {
         r.status.as_ref().and_then(|s| s.phase) == Some(RulePhase::Blessed)
     })
@@ -544,8 +491,8 @@ async fn a_rule_learned_from_approvals_is_proposed_and_blessed_by_merging_its_pu
     assert_eq!(blessed.spec.blessing.unwrap().by, "configrepo:household");
     let pulls = gitea_call(
         Method::GET,
-        &format!("/repos/{}/pulls?state=all&limit=50", w.repo),
-        w.gitea.admin(),
+        &format!("/repos/{}/pulls?state=all&limit=50", w.repo()),
+        w.gitea().admin(),
         None,
     )
     .await;
@@ -571,7 +518,7 @@ async fn a_rule_learned_from_approvals_is_proposed_and_blessed_by_merging_its_pu
 
 #[tokio::test]
 async fn a_branch_someone_else_pushed_under_a_proposals_name_is_never_vouched_for() {
-    let w = World::new("pr-rules-foreign").await;
+    let w = world("pr-rules-foreign").await;
     let (learned, branch) = learned_rail();
     let rail = learned.name_any();
     // The writer pushes, under the name ledgerops will propose on, a rule of their own.
@@ -580,47 +527,50 @@ async fn a_branch_someone_else_pushed_under_a_proposals_name_is_never_vouched_fo
         category("Gifts")
     );
     let file = format!("rules/{rail}.yaml");
-    w.push_file(&file, &theirs, &branch, Some("main")).await;
-    w.household_with(json!({"proposeRulesAfter": 1})).await;
-    w.sc.create_plan("september", "household", seed_002()).await;
+    push_file(&w, &file, &theirs, &branch, Some("main")).await;
+    household_with(&w, json!({"proposeRulesAfter": 1})).await;
+    w.sc.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     w.sc.approve_plan("september").await;
 
     // The Candidate is due, but its branch is not ledgerops's: no pull request, nothing recorded.
-    w.wait_refusal(0).await;
+    wait_refusal(&w, 0).await;
     let rules: Api<CategorizationRule> = w.sc.api();
     let rule = rules.get(&rail).await.unwrap();
     let status = rule.status.unwrap_or_default();
     assert!(status.proposal.is_none(), "{status:?}");
     assert_eq!(status.learning.map(|l| l.confirmations), Some(1));
-    let pulls = w.pulls_from(&branch).await;
+    let pulls = pulls_from(&w, &branch).await;
     assert!(pulls.is_empty(), "{pulls:?}");
 }
 
 #[tokio::test]
 async fn a_branch_pushed_with_the_exact_manifest_and_more_gets_no_pull_request() {
-    let w = World::new("pr-rules-more").await;
+    let w = world("pr-rules-more").await;
     let (learned, branch) = learned_rail();
     let rail = learned.name_any();
     // The writer pushes, under the proposal's name, exactly the file ledgerops would write, and
     // another rule beside it that merging would bless too.
     let manifest = proposal::manifest(&learned).unwrap();
     let file = format!("rules/{rail}.yaml");
-    w.push_file(&file, &manifest, &branch, Some("main")).await;
-    w.push_file(
+    push_file(&w, &file, &manifest, &branch, Some("main")).await;
+    push_file(
+        &w,
         "rules/everything-to-gifts.yaml",
         &everything_to_gifts(),
         &branch,
         None,
     )
     .await;
-    w.household_with(json!({"proposeRulesAfter": 1})).await;
-    w.sc.create_plan("september", "household", seed_002()).await;
+    household_with(&w, json!({"proposeRulesAfter": 1})).await;
+    w.sc.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     w.sc.approve_plan("september").await;
 
     // The whole branch is looked at before anything is opened: no pull request, nothing recorded.
-    w.wait_refusal(0).await;
+    wait_refusal(&w, 0).await;
     assert!(
-        w.controller
+        w.controller()
             .log()
             .contains("found: rules/everything-to-gifts.yaml"),
         "the refusal names the other file"
@@ -628,15 +578,16 @@ async fn a_branch_pushed_with_the_exact_manifest_and_more_gets_no_pull_request()
     let rules: Api<CategorizationRule> = w.sc.api();
     let status = rules.get(&rail).await.unwrap().status.unwrap_or_default();
     assert!(status.proposal.is_none(), "{status:?}");
-    let pulls = w.pulls_from(&branch).await;
+    let pulls = pulls_from(&w, &branch).await;
     assert!(pulls.is_empty(), "{pulls:?}");
 }
 
 #[tokio::test]
 async fn a_push_to_a_proposed_rule_s_branch_closes_its_pull_request_and_withdraws_the_proposal() {
-    let w = World::new("pr-rules-pushed").await;
-    w.household_with(json!({"proposeRulesAfter": 1})).await;
-    w.sc.create_plan("september", "household", seed_002()).await;
+    let w = world("pr-rules-pushed").await;
+    household_with(&w, json!({"proposeRulesAfter": 1})).await;
+    w.sc.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     w.sc.approve_plan("september").await;
     let (_, branch) = learned_rail();
     let rail = candidate_name("RAIL CO", &category("Transport"));
@@ -648,12 +599,13 @@ async fn a_push_to_a_proposed_rule_s_branch_closes_its_pull_request_and_withdraw
     let number =
         gitea_api::pull_number(&proposed.status.unwrap().proposal.unwrap().pull_request_url);
     assert_eq!(
-        gitea_api::pull_request(&w.repo, number).await["head"]["ref"],
+        gitea_api::pull_request(w.repo(), number).await["head"]["ref"],
         branch.as_str()
     );
 
     // After the pull request was opened and recorded, the writer adds a file to its branch.
-    w.push_file(
+    push_file(
+        &w,
         "rules/everything-to-gifts.yaml",
         &everything_to_gifts(),
         &branch,
@@ -663,16 +615,16 @@ async fn a_push_to_a_proposed_rule_s_branch_closes_its_pull_request_and_withdraw
 
     // The push has the pull request looked at again: closed, saying what was found and why.
     wait::eventually("the pull request closed", WAIT, async || {
-        gitea_api::pull_request(&w.repo, number).await["state"] == "closed"
+        gitea_api::pull_request(w.repo(), number).await["state"] == "closed"
     })
     .await;
-    let pr = gitea_api::pull_request(&w.repo, number).await;
+    let pr = gitea_api::pull_request(w.repo(), number).await;
     assert_eq!(pr["merged"], false, "{pr}");
     let withdrawals = async || -> Vec<String> {
-        gitea_api::comments(&w.repo, number)
+        gitea_api::comments(w.repo(), number)
             .await
             .into_iter()
-            .filter(|c| c.author == w.gitea.bot().login())
+            .filter(|c| c.author == w.gitea().bot().login())
             .filter(|c| {
                 c.body
                     .contains("does not vouch for content it did not write")
@@ -702,17 +654,20 @@ async fn a_push_to_a_proposed_rule_s_branch_closes_its_pull_request_and_withdraw
     assert_eq!(withdrawn.found, ["rules/everything-to-gifts.yaml"]);
 
     // Another push to the branch: refused again, neither commented twice nor proposed anew.
-    let before = w.refusals();
-    w.push_file("rules/more.yaml", "kind: ConfigMap\n", &branch, None)
-        .await;
-    w.wait_refusal(before).await;
+    let before = refusals(&w);
+    push_file(&w, "rules/more.yaml", "kind: ConfigMap\n", &branch, None).await;
+    wait_refusal(&w, before).await;
     assert_eq!(withdrawals().await.len(), 1, "commented once");
-    assert_eq!(w.pulls_from(&branch).await.len(), 1, "no new pull request");
+    assert_eq!(
+        pulls_from(&w, &branch).await.len(),
+        1,
+        "no new pull request"
+    );
 
     // The branch deleted, ledgerops proposes the rule again in a new pull request of its own
     // (the ConfigRepo touched so that it looks before its resync).
-    let path = format!("/repos/{}/branches/{branch}", w.repo);
-    gitea_call(Method::DELETE, &path, w.gitea.writer(), None).await;
+    let path = format!("/repos/{}/branches/{branch}", w.repo());
+    gitea_call(Method::DELETE, &path, w.gitea().writer(), None).await;
     let touch = json!({"metadata": {"labels": {"touched": "yes"}}});
     w.sc.api::<ConfigRepo>()
         .patch("household", &PatchParams::default(), &Patch::Merge(touch))
@@ -722,6 +677,6 @@ async fn a_push_to_a_proposed_rule_s_branch_closes_its_pull_request_and_withdraw
     let url = again.status.unwrap().proposal.unwrap().pull_request_url;
     let renewed = gitea_api::pull_number(&url);
     assert_ne!(renewed, number);
-    let files = gitea_api::pull_request_files(&w.repo, renewed).await;
+    let files = gitea_api::pull_request_files(w.repo(), renewed).await;
     assert_eq!(files, [format!("rules/{rail}.yaml")]);
 }

@@ -14,7 +14,7 @@ use ledgerops::logic::rule::learn::candidate_name;
 use ledgerops::logic::values::payee::normalise_payee;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{
-    PATCH, Scenario, WAIT, category, household, most_uncategorised_merchant, seed_002,
+    PATCH, Scenario, WAIT, bakery_and_train_plan, category, household, most_uncategorised_merchant,
 };
 use ledgerops_e2e::{kstatus, wait};
 use ledgerops_testenv::ControlPlane;
@@ -57,9 +57,10 @@ async fn a_rule_learns_from_approvals_and_is_demoted_when_a_person_overrides_it_
     )
     .await;
 
-    // A person approves seed 002's plan: the train confirms rail-co, the bakery teaches a
+    // A person approves the bakery and the train: the train confirms rail-co, the bakery teaches a
     // Candidate, and nothing else is written to YNAB.
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.approve_plan("september").await;
     let rail = wait_rule(&s, "rail-co", |r| counts(r) == Some((1, 0))).await;
     let evidence = &rail.status.unwrap().learning.unwrap().evidence;
@@ -170,7 +171,8 @@ async fn learning_across_a_crash_loses_and_doubles_nothing() {
 
     // The policy applies the plan unasked; the controller is killed the moment it is applied,
     // before or while it learns from it.
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.wait_plan("september", PlanPhase::Applied).await;
     drop(ledgerops);
     let rail = candidate_name("RAIL CO", &category("Transport"));

@@ -9,7 +9,9 @@ use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops::logic::status::conditions;
-use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, household, seed_002, token_secret};
+use ledgerops_e2e::scenario::{
+    PATCH, Scenario, WAIT, bakery_and_train_plan, category, household, token_secret,
+};
 use ledgerops_e2e::wait;
 use serde_json::{Value, json};
 use ynab_sim::demo;
@@ -88,7 +90,8 @@ async fn a_suspended_budget_never_sends_the_write_it_had_queued() {
 #[tokio::test]
 async fn a_suspended_budget_never_sends_a_plan_it_had_queued() {
     let s = holding("suspend-plan").await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.wait_plan("september", PlanPhase::Applying).await;
     let before = s.total_requests().await;
     set_suspend(&s, true).await;

@@ -13,14 +13,19 @@ use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops::k8s::journal;
 use ledgerops::logic::status::conditions;
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, fixture_with, load_id};
+use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, demo_with_uncategorised, load_id};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
 use ynab_sim::{RequestMatch, StatusFault, demo};
 
 async fn scenario(prefix: &str, extra: usize) -> Scenario {
-    let s = Scenario::new(ControlPlane::shared(), prefix, fixture_with(extra)).await;
+    let s = Scenario::new(
+        ControlPlane::shared(),
+        prefix,
+        demo_with_uncategorised(extra),
+    )
+    .await;
     Ledgerops::shared().await;
     s
 }

@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube::Resource;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kube::{Client, Resource};
 use ledgerops::api::agent_job::AgentJob;
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::budget::{Budget, BudgetPhase};
@@ -20,97 +20,81 @@ use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::api::transaction::Transaction;
 use ledgerops_e2e::attacker::{approver, attacker};
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::scenario::{Scenario, category, household, seed_002};
+use ledgerops_e2e::scenario::{Scenario, bakery_and_train_plan, category};
+use ledgerops_e2e::world::World;
 use ledgerops_e2e::{example_documents, wait};
 use ledgerops_testenv::ControlPlane;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use ynab_sim::demo;
 
-/// A namespace with a Budget that asks a person for every write, seed 002's plan waiting for
-/// approval, alice as the attacker and admin as the controller's user.
-struct World {
-    s: Scenario,
-    alice: Client,
-}
-
+/// A world with a Budget that asks a person for every write, [`bakery_and_train_plan`] waiting
+/// for approval as `september`, alice as the attacker and admin as the controller's user.
 async fn world(prefix: &str) -> World {
-    let plane = ControlPlane::shared();
-    let s = household(prefix, json!({"writes": {"enabled": true}})).await;
-    s.create_plan("september", "household", seed_002()).await;
-    s.wait_plan("september", PlanPhase::AwaitingApproval).await;
-    let alice = attacker(plane, &s.ns, "alice").await;
-    World { s, alice }
+    World::build(prefix)
+        .household(json!({"writes": {"enabled": true}}))
+        .plan_awaiting_approval()
+        .alice()
+        .build()
+        .await
 }
 
-impl World {
-    fn as_alice<K>(&self) -> Api<K>
-    where
-        K: Resource<DynamicType = (), Scope = kube::core::NamespaceResourceScope>,
-    {
-        Api::namespaced(self.alice.clone(), &self.s.ns)
-    }
-
-    /// YNAB saw no PATCH, PUT or POST, and the plan still waits for a person.
-    async fn assert_nothing_written(&self) {
-        let counters = self.s.sim.control().counters().await.unwrap();
-        let writes: u64 = counters
-            .by_endpoint
-            .iter()
-            .filter(|(endpoint, _)| {
-                ["PATCH ", "PUT ", "POST "]
-                    .iter()
-                    .any(|m| endpoint.starts_with(m))
-            })
-            .map(|(_, n)| n)
-            .sum();
-        assert_eq!(writes, 0, "YNAB saw writes: {:?}", counters.by_endpoint);
-        let plan = self
-            .s
-            .api::<CategorizationPlan>()
+/// YNAB saw no PATCH, PUT or POST, and the plan still waits for a person.
+async fn assert_nothing_written(w: &World) {
+    let counters = w.sc.sim.control().counters().await.unwrap();
+    let writes: u64 = counters
+        .by_endpoint
+        .iter()
+        .filter(|(endpoint, _)| {
+            ["PATCH ", "PUT ", "POST "]
+                .iter()
+                .any(|m| endpoint.starts_with(m))
+        })
+        .map(|(_, n)| n)
+        .sum();
+    assert_eq!(writes, 0, "YNAB saw writes: {:?}", counters.by_endpoint);
+    let plan =
+        w.sc.api::<CategorizationPlan>()
             .get("september")
             .await
             .unwrap();
-        assert_eq!(
-            plan.status.and_then(|s| s.phase),
-            Some(PlanPhase::AwaitingApproval)
-        );
-    }
+    assert_eq!(
+        plan.status.and_then(|s| s.phase),
+        Some(PlanPhase::AwaitingApproval)
+    );
+}
 
-    /// Creates, as the controller's user, a copy of `examples/approval-request.yaml` about the
-    /// plan, expiring at `expires_at`.
-    async fn request_by_controller(&self, name: &str, expires_at: &str) {
-        let mut doc = example_documents("approval-request.yaml").remove(0);
-        doc["metadata"] = json!({"name": name});
-        doc["spec"]["subject"]["name"] = json!("september");
-        doc["spec"]["expiresAt"] = json!(expires_at);
-        let request: ApprovalRequest = serde_json::from_value(doc).unwrap();
-        self.s
-            .api::<ApprovalRequest>()
-            .create(&PostParams::default(), &request)
-            .await
-            .unwrap_or_else(|e| panic!("the controller's user creating {name}: {e}"));
-    }
+/// Creates, as the controller's user, a copy of `examples/approval-request.yaml` about the plan,
+/// expiring at `expires_at`.
+async fn request_by_controller(w: &World, name: &str, expires_at: &str) {
+    let mut doc = example_documents("approval-request.yaml").remove(0);
+    doc["metadata"] = json!({"name": name});
+    doc["spec"]["subject"]["name"] = json!("september");
+    doc["spec"]["expiresAt"] = json!(expires_at);
+    let request: ApprovalRequest = serde_json::from_value(doc).unwrap();
+    w.sc.api::<ApprovalRequest>()
+        .create(&PostParams::default(), &request)
+        .await
+        .unwrap_or_else(|e| panic!("the controller's user creating {name}: {e}"));
+}
 
-    /// Sets the request's phase as the controller would, and waits until it holds.
-    async fn set_phase(&self, name: &str, phase: ApprovalPhase) {
-        self.s
-            .api::<ApprovalRequest>()
-            .patch_status(
-                name,
-                &PatchParams::default(),
-                &Patch::Merge(json!({"status": {"phase": phase}})),
-            )
-            .await
-            .unwrap_or_else(|e| panic!("the controller's user setting {name} {phase:?}: {e}"));
-        wait::until(
-            &self.s.api::<ApprovalRequest>(),
+/// Sets the request's phase as the controller would, and waits until it holds.
+async fn set_phase(w: &World, name: &str, phase: ApprovalPhase) {
+    w.sc.api::<ApprovalRequest>()
+        .patch_status(
             name,
-            Duration::from_secs(30),
-            |r| r.status.as_ref().and_then(|s| s.phase) == Some(phase),
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"phase": phase}})),
         )
-        .await;
-    }
+        .await
+        .unwrap_or_else(|e| panic!("the controller's user setting {name} {phase:?}: {e}"));
+    wait::until(
+        &w.sc.api::<ApprovalRequest>(),
+        name,
+        Duration::from_secs(30),
+        |r| r.status.as_ref().and_then(|s| s.phase) == Some(phase),
+    )
+    .await;
 }
 
 /// The message of a request refused with `code`; panics when it was accepted.
@@ -138,7 +122,7 @@ fn object<K: DeserializeOwned>(value: Value) -> K {
 async fn alice_cannot_create_approval_requests_or_agent_jobs() {
     let w = world("attack-create").await;
     let plan =
-        w.s.api::<CategorizationPlan>()
+        w.sc.api::<CategorizationPlan>()
             .get("september")
             .await
             .unwrap();
@@ -193,7 +177,7 @@ async fn alice_cannot_create_approval_requests_or_agent_jobs() {
     );
 
     // A job the controller received: alice may neither relabel nor delete it.
-    w.s.api::<AgentJob>()
+    w.sc.api::<AgentJob>()
         .create(
             &PostParams::default(),
             &object(example_documents("agent-job.yaml").remove(0)),
@@ -227,13 +211,13 @@ async fn alice_cannot_create_approval_requests_or_agent_jobs() {
         &message,
         &[&format!("user alice may not delete AgentJob {job}")],
     );
-    w.assert_nothing_written().await;
+    assert_nothing_written(&w).await;
 }
 
 #[tokio::test]
 async fn alice_cannot_write_the_status_of_any_kind() {
     let w = world("attack-status").await;
-    let ns = w.s.ns.clone();
+    let ns = w.sc.ns.clone();
     // Objects of the other kinds, made as she may (her own) or as the controller would.
     w.as_alice::<Transaction>()
         .create(
@@ -256,9 +240,8 @@ async fn alice_cannot_write_the_status_of_any_kind() {
         .create(&PostParams::default(), &object(repo))
         .await
         .expect("alice declares a ConfigRepo");
-    w.request_by_controller("rent", "2099-01-01T00:00:00Z")
-        .await;
-    w.s.api::<AgentJob>()
+    request_by_controller(&w, "rent", "2099-01-01T00:00:00Z").await;
+    w.sc.api::<AgentJob>()
         .create(
             &PostParams::default(),
             &object(example_documents("agent-job.yaml").remove(0)),
@@ -333,7 +316,7 @@ async fn alice_cannot_write_the_status_of_any_kind() {
             ],
         );
     }
-    w.assert_nothing_written().await;
+    assert_nothing_written(&w).await;
 }
 
 /// `examples/categorization-rule.yaml` as `name`, leading to `category`, blessed by `by`.
@@ -352,10 +335,10 @@ fn rule(name: &str, category: &str, by: Option<&str>) -> CategorizationRule {
 async fn a_rule_is_blessed_only_in_ones_own_name_and_changed_only_with_a_new_blessing() {
     let w = world("attack-rules").await;
     // Both hold the approver role beside an editor's: what is checked here is in whose name.
-    approver(ControlPlane::shared(), &w.s.ns, "alice").await;
-    let bob = attacker(ControlPlane::shared(), &w.s.ns, "bob").await;
-    approver(ControlPlane::shared(), &w.s.ns, "bob").await;
-    let as_bob: Api<CategorizationRule> = Api::namespaced(bob, &w.s.ns);
+    approver(ControlPlane::shared(), &w.sc.ns, "alice").await;
+    let bob = attacker(ControlPlane::shared(), &w.sc.ns, "bob").await;
+    approver(ControlPlane::shared(), &w.sc.ns, "bob").await;
+    let as_bob: Api<CategorizationRule> = Api::namespaced(bob, &w.sc.ns);
     let rules = w.as_alice::<CategorizationRule>();
     let (transport, groceries) = (category("Transport"), category("Groceries"));
     let post = PostParams::default();
@@ -474,7 +457,7 @@ async fn a_rule_is_blessed_only_in_ones_own_name_and_changed_only_with_a_new_ble
             )],
         );
     }
-    w.assert_nothing_written().await;
+    assert_nothing_written(&w).await;
 }
 
 async fn patch_status<K>(w: &World, name: &str, body: Value) -> Result<Value, kube::Error>
@@ -494,20 +477,18 @@ where
 #[tokio::test]
 async fn nobody_decides_an_expired_or_stale_request() {
     let w = world("attack-late").await;
-    w.request_by_controller("late", "2026-09-25T09:00:00Z")
-        .await;
-    w.set_phase("late", ApprovalPhase::Expired).await;
-    w.request_by_controller("outdated", "2099-01-01T00:00:00Z")
-        .await;
+    request_by_controller(&w, "late", "2026-09-25T09:00:00Z").await;
+    set_phase(&w, "late", ApprovalPhase::Expired).await;
+    request_by_controller(&w, "outdated", "2099-01-01T00:00:00Z").await;
     // The controller first sees it Pending; then the preview changes and it marks it Stale.
     wait::until(
-        &w.s.api::<ApprovalRequest>(),
+        &w.sc.api::<ApprovalRequest>(),
         "outdated",
         Duration::from_secs(30),
         |r| r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Pending),
     )
     .await;
-    w.set_phase("outdated", ApprovalPhase::Stale).await;
+    set_phase(&w, "outdated", ApprovalPhase::Stale).await;
 
     for (name, phase) in [("late", "Expired"), ("outdated", "Stale")] {
         let message = refused(
@@ -536,7 +517,7 @@ async fn nobody_decides_an_expired_or_stale_request() {
     let message = refused(
         403,
         "the controller recording a Gitea approval on an Expired request",
-        w.s.api::<ApprovalRequest>()
+        w.sc.api::<ApprovalRequest>()
             .patch(
                 "late",
                 &PatchParams::default(),
@@ -551,21 +532,19 @@ async fn nobody_decides_an_expired_or_stale_request() {
         &["user admin may not decide ApprovalRequest late: it is Expired"],
     );
     for name in ["late", "outdated"] {
-        let stored = w.s.api::<ApprovalRequest>().get(name).await.unwrap();
+        let stored = w.sc.api::<ApprovalRequest>().get(name).await.unwrap();
         assert_eq!(stored.spec.decision, None, "{name} must stay undecided");
     }
-    w.assert_nothing_written().await;
+    assert_nothing_written(&w).await;
 }
 
 #[tokio::test]
 async fn alice_cannot_delete_a_decided_request() {
     let w = world("attack-delete").await;
     // An editor who also approves: deciding is hers, erasing the decision is nobody's.
-    approver(ControlPlane::shared(), &w.s.ns, "alice").await;
-    w.request_by_controller("gift", "2099-01-01T00:00:00Z")
-        .await;
-    w.request_by_controller("waiting", "2099-01-01T00:00:00Z")
-        .await;
+    approver(ControlPlane::shared(), &w.sc.ns, "alice").await;
+    request_by_controller(&w, "gift", "2099-01-01T00:00:00Z").await;
+    request_by_controller(&w, "waiting", "2099-01-01T00:00:00Z").await;
     // She rejects, then would like the rejection gone.
     w.as_alice::<ApprovalRequest>()
         .patch(
@@ -590,14 +569,14 @@ async fn alice_cannot_delete_a_decided_request() {
             "edit or delete CategorizationPlan september instead",
         ],
     );
-    let kept = w.s.api::<ApprovalRequest>().get("gift").await.unwrap();
+    let kept = w.sc.api::<ApprovalRequest>().get("gift").await.unwrap();
     assert_eq!(kept.spec.decision.unwrap().by, "alice");
     // A request nobody answered yet may go: ledgerops asks again.
     w.as_alice::<ApprovalRequest>()
         .delete("waiting", &DeleteParams::default())
         .await
         .expect("deleting an undecided request is allowed");
-    w.assert_nothing_written().await;
+    assert_nothing_written(&w).await;
 }
 
 #[tokio::test]
@@ -632,7 +611,7 @@ async fn alice_cannot_forge_or_touch_the_journal_or_the_agent_sequence() {
     );
 
     // An entry the controller recorded: she may not edit, unlabel or delete it.
-    w.s.api::<ConfigMap>()
+    w.sc.api::<ConfigMap>()
         .create(&PostParams::default(), &forged("ledgerops-journal-op-2"))
         .await
         .expect("the controller's user records a journal entry");
@@ -714,7 +693,7 @@ async fn alice_cannot_forge_or_touch_the_journal_or_the_agent_sequence() {
             "user alice may not create ConfigMap ledgerops-agentjob-sequence (the /agent receive sequence)",
         ],
     );
-    w.s.api::<ConfigMap>()
+    w.sc.api::<ConfigMap>()
         .create(&PostParams::default(), &sequence("7"))
         .await
         .expect("the controller's user creates the sequence");
@@ -744,7 +723,7 @@ async fn alice_cannot_forge_or_touch_the_journal_or_the_agent_sequence() {
         &message,
         &["user alice may not delete ConfigMap ledgerops-agentjob-sequence"],
     );
-    w.assert_nothing_written().await;
+    assert_nothing_written(&w).await;
 }
 
 #[tokio::test]
@@ -755,7 +734,7 @@ async fn a_budget_whose_requests_expire_within_a_minute_is_refused() {
             "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Budget",
             "metadata": {"name": "hasty"},
             "spec": {"planId": demo::PLAN_ID, "tokenSecretRef": {"name": "household-token"},
-                     "apiUrl": w.s.sim.api_url(), "writes": {"enabled": true},
+                     "apiUrl": w.sc.sim.api_url(), "writes": {"enabled": true},
                      "approval": {"expiry": expiry}},
         }));
         let message = refused(
@@ -785,7 +764,7 @@ async fn a_budget_whose_requests_expire_within_a_minute_is_refused() {
             .await,
     );
     assert_contains(&message, &["approval.expiry must be at least 1m"]);
-    w.assert_nothing_written().await;
+    assert_nothing_written(&w).await;
 }
 
 /// The demo attack: a cluster without the policies, where alice records an approval in
@@ -805,7 +784,8 @@ async fn without_the_policies_no_approval_is_followed() {
     )
     .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let missing = "ValidatingAdmissionPolicy ledgerops-approvalrequests is not installed";
     let blocked = wait::until(
         &s.api::<CategorizationPlan>(),

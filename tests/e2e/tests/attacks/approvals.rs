@@ -13,7 +13,7 @@ use ledgerops::api::budget::Budget;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::attacker::{approver, attacker};
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, household, seed_002};
+use ledgerops_e2e::scenario::{PATCH, Scenario, bakery_and_train_plan, category, household};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
@@ -81,7 +81,8 @@ fn forbidden(result: Result<impl std::fmt::Debug, kube::Error>) -> String {
 #[tokio::test]
 async fn a_forged_plan_status_writes_nothing() {
     let s = household("forged-status", json!({"writes": {"enabled": true}})).await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let waiting = s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let real_hash = waiting.status.unwrap().preview.unwrap().hash;
     // The review's attack: intent and preview agree, and the preview moves a transaction that
@@ -133,7 +134,8 @@ async fn a_forged_plan_status_writes_nothing() {
 async fn a_plan_edited_after_its_approval_needs_a_new_one() {
     // Read-only first, so the approval cannot be spent before the edit.
     let s = household("edited", json!({})).await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let first = name(&wait_requests(&s, 1).await[0]);
     bob_decides(&s, &first, "Approve").await;
@@ -239,7 +241,8 @@ async fn an_approval_is_never_carried_over_to_a_recreated_transaction() {
 #[tokio::test]
 async fn a_request_made_before_the_plan_authorizes_nothing() {
     let s = household("pre-made", json!({"writes": {"enabled": true}})).await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let real = wait_requests(&s, 1).await.remove(0);
     let taken = name(&real);
@@ -285,7 +288,8 @@ async fn a_request_made_before_the_plan_authorizes_nothing() {
         .await
         .unwrap();
 
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let plan = s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let asked = plan.status.unwrap().approval_request.unwrap();
     assert_ne!(asked, taken, "ledgerops asks under a name of its own");
@@ -302,7 +306,8 @@ async fn an_amount_changed_after_the_preview_makes_the_approval_stale() {
         json!({"writes": {"enabled": true}, "syncInterval": "1h"}),
     )
     .await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let first = name(&wait_requests(&s, 1).await[0]);
     let bigger = json!({"amount": -840_000});
@@ -363,7 +368,8 @@ async fn an_approval_is_spent_on_one_write() {
 #[tokio::test]
 async fn a_rejection_outlives_its_request() {
     let s = household("rejected", json!({"writes": {"enabled": true}})).await;
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     let first = name(&wait_requests(&s, 1).await[0]);
     bob_decides(&s, &first, "Reject").await;

@@ -15,7 +15,7 @@ use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops_e2e::attacker::{approver, attacker, automation, owner, unbind};
-use ledgerops_e2e::scenario::{PATCH, Scenario, category, household, seed_002};
+use ledgerops_e2e::scenario::{PATCH, Scenario, bakery_and_train_plan, category, household};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
@@ -38,12 +38,12 @@ fn assert_says(message: &str, parts: &[&str]) {
     }
 }
 
-/// Seed 002's plan `september` of Budget `household`, proposed by `by`.
+/// [`bakery_and_train_plan`] as the plan `september` of Budget `household`, proposed by `by`.
 fn september_by(by: &str) -> CategorizationPlan {
     serde_json::from_value(json!({
         "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
         "metadata": {"name": "september", "annotations": {PROPOSED_BY: by}},
-        "spec": {"budgetRef": {"name": "household"}, "assignments": seed_002()["assignments"]},
+        "spec": {"budgetRef": {"name": "household"}, "assignments": bakery_and_train_plan()["assignments"]},
     }))
     .unwrap()
 }
@@ -263,7 +263,8 @@ async fn only_an_owner_governs_a_budget_or_a_governing_config_repo() {
     assert_says(&message, &["verb govern on configrepos"]);
 
     // Nothing loosened: a plan still asks, and nothing is written.
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     s.wait_plan("september", PlanPhase::AwaitingApproval).await;
     assert_eq!(s.writes().await, 0);
 
@@ -284,7 +285,8 @@ async fn only_an_owner_governs_a_budget_or_a_governing_config_repo() {
 async fn a_decided_request_outlives_its_plan_and_nobody_repoints_it() {
     let s = household("auth-record", asking()).await;
     let plane = ControlPlane::shared();
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let request = request_of(&s, "september").await;
     let bob = approver(plane, &s.ns, "bob").await;
     let as_bob = Api::<ApprovalRequest>::namespaced(bob, &s.ns);
@@ -348,7 +350,8 @@ async fn a_decided_request_outlives_its_plan_and_nobody_repoints_it() {
 async fn a_decision_whose_author_lost_approve_is_not_followed() {
     let s = household("auth-revoked", asking()).await;
     let plane = ControlPlane::shared();
-    s.create_plan("september", "household", seed_002()).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
     let request = request_of(&s, "september").await;
     // The Budget is paused while bob decides and then leaves the household.
     let pause = |on: bool| json!({"spec": {"suspend": on}});

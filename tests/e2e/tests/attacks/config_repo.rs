@@ -3,8 +3,6 @@
 //! controller's file root, or points them at a stranger's server on loopback. Every case asserts
 //! the refusal and its words, that the controller stays up and small, and that YNAB saw no write.
 
-use std::path::PathBuf;
-
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
@@ -15,87 +13,62 @@ use ledgerops::api::config_repo::{ConfigRepo, RepoPhase};
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops::api::transaction::Transaction;
 use ledgerops::logic::status::conditions;
-use ledgerops_e2e::attacker::attacker;
 use ledgerops_e2e::config_repo::{self, transaction, until_synced};
-use ledgerops_e2e::controller::{Ledgerops, shared_file_root};
 use ledgerops_e2e::git_work::{Work, bare};
 use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category};
 use ledgerops_e2e::stranger::Listener;
 use ledgerops_e2e::wait;
-use ledgerops_testenv::ControlPlane;
+use ledgerops_e2e::world::World;
 use serde_json::{Value, json};
-use ynab_sim::demo;
 
 /// The most memory the shared controller may ever have held, whatever the repositories said.
 const PEAK_MIB: u64 = 400;
 
-struct World {
-    s: Scenario,
-    alice: Client,
-    controller: &'static Ledgerops,
-    root: PathBuf,
-}
-
+/// A world on the shared controller, with alice and a directory of `file://` repositories.
 async fn world(prefix: &str) -> World {
-    let plane = ControlPlane::shared();
-    let s = Scenario::new(plane, prefix, demo::generate()).await;
-    let controller = Ledgerops::shared().await;
-    let alice = attacker(plane, &s.ns, "alice").await;
-    let root = shared_file_root().join(&s.ns);
-    std::fs::create_dir_all(&root).unwrap();
-    World {
-        s,
-        alice,
-        controller,
-        root,
-    }
+    World::build(prefix).repositories().alice().build().await
 }
 
-impl World {
-    fn repos(&self) -> Api<ConfigRepo> {
-        self.s.api()
-    }
+fn repos(w: &World) -> Api<ConfigRepo> {
+    w.sc.api()
+}
 
-    /// A bare repository `name` under the file root, and a working copy pushing to it.
-    fn repository(&self, name: &str) -> (Work, String) {
-        let (_, url) = bare(&self.root, &format!("{name}.git"));
-        let work = Work::new(self.root.join(format!("{name}-work")), &url);
-        (work, url)
-    }
+/// A bare repository `name` under the world's directory, and a working copy pushing to it.
+fn repository(w: &World, name: &str) -> (Work, String) {
+    let (_, url) = bare(w.root(), &format!("{name}.git"));
+    let work = Work::new(w.root().join(format!("{name}-work")), &url);
+    (work, url)
+}
 
-    /// Creates the ConfigRepo `name` following `url` as `client`.
-    async fn create(&self, client: &Client, name: &str, url: &str, extra: Value) {
-        let mut spec = json!({"url": url, "interval": "30s"});
-        merge(&mut spec, extra);
-        config_repo::create(client, &self.s.ns, name, spec).await;
-    }
+/// Creates the ConfigRepo `name` following `url` as `client`.
+async fn create(w: &World, client: &Client, name: &str, url: &str, extra: Value) {
+    let mut spec = json!({"url": url, "interval": "30s"});
+    merge(&mut spec, extra);
+    config_repo::create(client, &w.sc.ns, name, spec).await;
+}
 
-    /// Waits (asking it to sync) until the ConfigRepo's `Ready` has `reason`; returns its message.
-    async fn until_reason(&self, name: &str, reason: &str) -> String {
-        let repo = until_synced(&self.repos(), name, |r| ready(r).0 == reason).await;
-        ready(&repo).1
-    }
+/// Waits (asking it to sync) until the ConfigRepo's `Ready` has `reason`; returns its message.
+async fn until_reason(w: &World, name: &str, reason: &str) -> String {
+    let repo = until_synced(&repos(w), name, |r| ready(r).0 == reason).await;
+    ready(&repo).1
+}
 
-    async fn transactions(&self) -> Vec<String> {
-        config_repo::transaction_names(&self.s.api()).await
-    }
+async fn transaction_names(w: &World) -> Vec<String> {
+    config_repo::transaction_names(&w.sc.api()).await
+}
 
-    /// The controller is up and answers, never held more than [`PEAK_MIB`], and YNAB saw
-    /// `writes` writes.
-    async fn unharmed(&self, writes: u64) {
-        assert!(!self.controller.exited(), "the controller died");
-        let ready = reqwest::get(format!("{}/readyz", self.controller.url()))
-            .await
-            .expect("the controller answers");
-        assert!(ready.status().is_success());
-        let peak = self
-            .controller
-            .peak_rss_kib()
-            .expect("the controller's memory")
-            / 1024;
-        assert!(peak < PEAK_MIB, "the controller held {peak} MiB");
-        assert_eq!(self.s.writes().await, writes);
-    }
+/// The controller is up and answers, never held more than [`PEAK_MIB`], and YNAB saw `writes`
+/// writes.
+async fn unharmed(w: &World, writes: u64) {
+    let controller = w.controller();
+    assert!(!controller.exited(), "the controller died");
+    let ready = reqwest::get(format!("{}/readyz", controller.url()))
+        .await
+        .expect("the controller answers");
+    assert!(ready.status().is_success());
+    let peak = controller.peak_rss_kib().expect("the controller's memory") / 1024;
+    assert!(peak < PEAK_MIB, "the controller held {peak} MiB");
+    assert_eq!(w.sc.writes().await, writes);
 }
 
 fn merge(into: &mut Value, extra: Value) {
@@ -139,13 +112,13 @@ async fn git_credentials_go_only_to_the_servers_their_secret_names() {
         "",
     );
     git_secret(
-        &w.s,
+        &w.sc,
         "household-git",
         Some("https://git.household.example/household/"),
     )
     .await;
     // Labelled before Secrets named their servers: the label alone no longer sends it anywhere.
-    git_secret(&w.s, "old-git", None).await;
+    git_secret(&w.sc, "old-git", None).await;
     let url = format!("http://127.0.0.1:{}/household/config.git", stranger.port);
     for (name, secret, says) in [
         (
@@ -159,9 +132,15 @@ async fn git_credentials_go_only_to_the_servers_their_secret_names() {
             "it does not say which servers it is for",
         ),
     ] {
-        w.create(&w.alice, name, &url, json!({"secretRef": {"name": secret}}))
-            .await;
-        let message = w.until_reason(name, "CredentialsNotForUrl").await;
+        create(
+            &w,
+            w.alice(),
+            name,
+            &url,
+            json!({"secretRef": {"name": secret}}),
+        )
+        .await;
+        let message = until_reason(&w, name, "CredentialsNotForUrl").await;
         assert!(
             message.contains(says) && message.contains("ledgerops.dev/git-url-prefixes"),
             "{message}"
@@ -170,14 +149,13 @@ async fn git_credentials_go_only_to_the_servers_their_secret_names() {
     }
     assert_eq!(stranger.connections(), 0, "nothing was fetched");
     assert!(!stranger.saw("uthorization"));
-    w.unharmed(0).await;
+    unharmed(&w, 0).await;
 }
 
 #[tokio::test]
 async fn a_config_repo_reaches_no_internal_address_and_polls_no_faster_than_30s() {
     let w = world("crepo-ssrf").await;
-    let refused = w
-        .repos()
+    let refused = repos(&w)
         .create(
             &PostParams::default(),
             &serde_json::from_value(json!({
@@ -217,17 +195,17 @@ async fn a_config_repo_reaches_no_internal_address_and_polls_no_faster_than_30s(
         ("service", "http://10.96.0.1/h/c.git".to_owned(), "http://"),
     ];
     for (name, url, _) in &cases {
-        w.create(&w.alice, name, url, json!({})).await;
+        create(&w, w.alice(), name, url, json!({})).await;
     }
     for (name, _, says) in &cases {
-        let message = w.until_reason(name, "UrlNotAllowed").await;
+        let message = until_reason(&w, name, "UrlNotAllowed").await;
         assert!(
             message.contains(says) && message.contains("--config-repo-url-allow"),
             "{name}: {message}"
         );
     }
     assert_eq!(stranger.connections(), 0);
-    w.unharmed(0).await;
+    unharmed(&w, 0).await;
 }
 
 /// A CategorizationRule document for RAIL CO in `category_name`.
@@ -241,8 +219,8 @@ fn rule(name: &str, category_name: &str) -> String {
 #[tokio::test]
 async fn a_repository_never_takes_over_what_it_did_not_create() {
     let w = world("crepo-adopt").await;
-    w.s.create_writing_budget("household", json!({})).await;
-    w.s.wait_budget("household", BudgetPhase::Ready).await;
+    w.sc.create_writing_budget("household", json!({})).await;
+    w.sc.wait_budget("household", BudgetPhase::Ready).await;
     // alice's own Transaction, and a rule a person blessed.
     let rent: Transaction = serde_json::from_value(json!({
         "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Transaction",
@@ -250,11 +228,11 @@ async fn a_repository_never_takes_over_what_it_did_not_create() {
         "spec": {"budgetRef": {"name": "household"}, "transactionId": "tx-rent", "memo": "mine"},
     }))
     .unwrap();
-    Api::<Transaction>::namespaced(w.alice.clone(), &w.s.ns)
+    Api::<Transaction>::namespaced(w.alice().clone(), &w.sc.ns)
         .create(&PostParams::default(), &rent)
         .await
         .unwrap();
-    w.s.create_rule(
+    w.sc.create_rule(
         "rail-co",
         "RAIL CO",
         "Transport",
@@ -262,13 +240,13 @@ async fn a_repository_never_takes_over_what_it_did_not_create() {
     )
     .await;
     let blessed =
-        w.s.api::<CategorizationRule>()
+        w.sc.api::<CategorizationRule>()
             .get("rail-co")
             .await
             .unwrap();
 
     // An owner's governing repository declares both: refused, naming each, nothing changed.
-    let (work, url) = w.repository("takeover");
+    let (work, url) = repository(&w, "takeover");
     work.commit(
         &[
             ("rent.yaml", &transaction("rent", "theirs")),
@@ -276,28 +254,29 @@ async fn a_repository_never_takes_over_what_it_did_not_create() {
         ],
         false,
     );
-    w.create(
-        &w.s.client,
+    create(
+        &w,
+        &w.sc.client,
         "takeover",
         &url,
         json!({"authority": "Govern"}),
     )
     .await;
-    let message = w.until_reason("takeover", "Conflict").await;
+    let message = until_reason(&w, "takeover", "Conflict").await;
     for says in [
         "rent.yaml:1: Transaction/rent exists and is not this repository's",
         "rules/rail-co.yaml:1: CategorizationRule/rail-co exists and is not this repository's",
     ] {
         assert!(message.contains(says), "{message}");
     }
-    let rent = w.s.api::<Transaction>().get("rent").await.unwrap();
+    let rent = w.sc.api::<Transaction>().get("rent").await.unwrap();
     assert_eq!(rent.spec.memo.as_deref(), Some("mine"));
     assert_eq!(
         rent.annotations().get(PROPOSED_BY).map(String::as_str),
         Some("alice")
     );
     let rule_now =
-        w.s.api::<CategorizationRule>()
+        w.sc.api::<CategorizationRule>()
             .get("rail-co")
             .await
             .unwrap();
@@ -308,21 +287,21 @@ async fn a_repository_never_takes_over_what_it_did_not_create() {
     );
 
     // One repository's object is not another's: the second is refused, the first keeps it.
-    let (first, first_url) = w.repository("first");
+    let (first, first_url) = repository(&w, "first");
     let head = first.commit(&[("t1.yaml", &transaction("t1", "first"))], false);
-    w.create(&w.alice, "first", &first_url, json!({})).await;
-    config_repo::wait_applied(&w.repos(), "first", &head).await;
-    let (second, second_url) = w.repository("second");
+    create(&w, w.alice(), "first", &first_url, json!({})).await;
+    config_repo::wait_applied(&repos(&w), "first", &head).await;
+    let (second, second_url) = repository(&w, "second");
     second.commit(&[("t1.yaml", &transaction("t1", "second"))], false);
-    w.create(&w.alice, "second", &second_url, json!({})).await;
-    w.until_reason("second", "Conflict").await;
+    create(&w, w.alice(), "second", &second_url, json!({})).await;
+    until_reason(&w, "second", "Conflict").await;
 
     // Deleting the first leaves its object, an Event saying so, and still nobody adopts it.
-    w.repos()
+    repos(&w)
         .delete("first", &DeleteParams::default())
         .await
         .unwrap();
-    let events: Api<Event> = w.s.api();
+    let events: Api<Event> = w.sc.api();
     wait::eventually(
         "the Event of what the deleted ConfigRepo left",
         WAIT,
@@ -343,12 +322,12 @@ async fn a_repository_never_takes_over_what_it_did_not_create() {
         },
     )
     .await;
-    let message = w.until_reason("second", "Conflict").await;
+    let message = until_reason(&w, "second", "Conflict").await;
     assert!(message.contains("Transaction/t1 exists"), "{message}");
-    let t1 = w.s.api::<Transaction>().get("t1").await.unwrap();
+    let t1 = w.sc.api::<Transaction>().get("t1").await.unwrap();
     assert_eq!(t1.spec.memo.as_deref(), Some("first"));
-    assert_eq!(w.transactions().await, ["rent", "t1"]);
-    w.unharmed(0).await;
+    assert_eq!(transaction_names(&w).await, ["rent", "t1"]);
+    unharmed(&w, 0).await;
 }
 
 #[tokio::test]
@@ -397,16 +376,16 @@ async fn resource_bombs_are_refused_before_the_work_and_the_controller_stays_sma
         ),
     ];
     for (name, files, _, _) in &cases {
-        let (work, url) = w.repository(name);
+        let (work, url) = repository(&w, name);
         let refs: Vec<(&str, &str)> = files
             .iter()
             .map(|(p, t)| (p.as_str(), t.as_str()))
             .collect();
         work.commit(&refs, false);
-        w.create(&w.alice, name, &url, json!({})).await;
+        create(&w, w.alice(), name, &url, json!({})).await;
     }
     for (name, _, reasons, says) in &cases {
-        let repo = until_synced(&w.repos(), name, |r| reasons.contains(&ready(r).0.as_str())).await;
+        let repo = until_synced(&repos(&w), name, |r| reasons.contains(&ready(r).0.as_str())).await;
         let (reason, message) = ready(&repo);
         assert!(message.contains(says), "{name}: {message}");
         assert_eq!(
@@ -419,8 +398,8 @@ async fn resource_bombs_are_refused_before_the_work_and_the_controller_stays_sma
             "{name}"
         );
     }
-    assert!(w.transactions().await.is_empty());
-    w.unharmed(0).await;
+    assert!(transaction_names(&w).await.is_empty());
+    unharmed(&w, 0).await;
 }
 
 /// `count` Transaction files named `<prefix>-t<i>`.
@@ -444,14 +423,14 @@ fn refs(files: &[(String, String)]) -> Vec<(&str, &str)> {
 async fn the_prune_guard_counts_documents_across_pushes() {
     let w = world("crepo-prune").await;
     // 49% a push: 4 of 10, then 2 more, is 6 of the 10 a person last saw.
-    let (drip, drip_url) = w.repository("drip");
+    let (drip, drip_url) = repository(&w, "drip");
     let head = drip.commit(&refs(&transactions("d", 0..10)), false);
-    w.create(&w.alice, "drip", &drip_url, json!({})).await;
-    config_repo::wait_applied(&w.repos(), "drip", &head).await;
+    create(&w, w.alice(), "drip", &drip_url, json!({})).await;
+    config_repo::wait_applied(&repos(&w), "drip", &head).await;
     let head = drip.commit(&refs(&transactions("d", 4..10)), false);
-    config_repo::wait_applied(&w.repos(), "drip", &head).await;
+    config_repo::wait_applied(&repos(&w), "drip", &head).await;
     drip.commit(&refs(&transactions("d", 6..10)), false);
-    let message = w.until_reason("drip", "PruneGuard").await;
+    let message = until_reason(&w, "drip", "PruneGuard").await;
     assert!(
         message.contains("would delete 2 object(s)")
             && message.contains("4 were deleted by earlier revisions")
@@ -460,31 +439,31 @@ async fn the_prune_guard_counts_documents_across_pushes() {
     );
 
     // Padding: 60 documents in one file, then the 10 real ones dropped.
-    let (pad, pad_url) = w.repository("padded");
+    let (pad, pad_url) = repository(&w, "padded");
     let real = transactions("p", 0..10);
     let head = pad.commit(&refs(&real), false);
-    w.create(&w.alice, "padded", &pad_url, json!({})).await;
-    config_repo::wait_applied(&w.repos(), "padded", &head).await;
+    create(&w, w.alice(), "padded", &pad_url, json!({})).await;
+    config_repo::wait_applied(&repos(&w), "padded", &head).await;
     let padding: String = (0..60)
         .map(|i| format!("---\n{}", transaction(&format!("pad{i}"), "m")))
         .collect();
     let mut padded = real.clone();
     padded.push(("padding.yaml".into(), padding.clone()));
     let head = pad.commit(&refs(&padded), false);
-    config_repo::wait_applied(&w.repos(), "padded", &head).await;
+    config_repo::wait_applied(&repos(&w), "padded", &head).await;
     pad.commit(&[("padding.yaml", padding.as_str())], false);
-    let message = w.until_reason("padded", "PruneGuard").await;
+    let message = until_reason(&w, "padded", "PruneGuard").await;
     assert!(message.contains("would delete 10 object(s)"), "{message}");
-    let left = w.transactions().await;
+    let left = transaction_names(&w).await;
     assert_eq!(left.iter().filter(|n| n.starts_with("p-t")).count(), 10);
     assert_eq!(left.iter().filter(|n| n.starts_with("d-t")).count(), 6);
-    w.unharmed(0).await;
+    unharmed(&w, 0).await;
 }
 
 #[tokio::test]
 async fn a_rewritten_branch_is_held_until_an_owner_confirms() {
     let w = world("crepo-rewrite").await;
-    let (work, url) = w.repository("policy");
+    let (work, url) = repository(&w, "policy");
     let first = work.commit(
         &[
             ("a.yaml", &transaction("a", "m")),
@@ -492,9 +471,15 @@ async fn a_rewritten_branch_is_held_until_an_owner_confirms() {
         ],
         false,
     );
-    w.create(&w.s.client, "policy", &url, json!({"authority": "Govern"}))
-        .await;
-    config_repo::wait_applied(&w.repos(), "policy", &first).await;
+    create(
+        &w,
+        &w.sc.client,
+        "policy",
+        &url,
+        json!({"authority": "Govern"}),
+    )
+    .await;
+    config_repo::wait_applied(&repos(&w), "policy", &first).await;
     let second = work.commit(
         &[
             ("a.yaml", &transaction("a", "m")),
@@ -503,7 +488,7 @@ async fn a_rewritten_branch_is_held_until_an_owner_confirms() {
         ],
         false,
     );
-    config_repo::wait_applied(&w.repos(), "policy", &second).await;
+    config_repo::wait_applied(&repos(&w), "policy", &second).await;
     // Someone who can push resets the branch to the older commit.
     work.git(&[
         "push",
@@ -512,51 +497,57 @@ async fn a_rewritten_branch_is_held_until_an_owner_confirms() {
         &url,
         &format!("{first}:refs/heads/main"),
     ]);
-    let message = w.until_reason("policy", "HistoryRewritten").await;
+    let message = until_reason(&w, "policy", "HistoryRewritten").await;
     assert!(
         message.contains(&format!("revision main@sha1:{first} does not descend from the applied revision main@sha1:{second}")),
         "{message}"
     );
-    let repo = w.repos().get("policy").await.unwrap();
+    let repo = repos(&w).get("policy").await.unwrap();
     assert_eq!(repo.status.unwrap().phase, Some(RepoPhase::RewriteHeld));
-    assert_eq!(w.transactions().await, ["a", "b", "c"]);
+    assert_eq!(transaction_names(&w).await, ["a", "b", "c"]);
     // Confirming a governing repository's held revision is governing.
     let confirm = json!({"metadata": {"annotations": {"ledgerops.dev/confirm-rewrite": format!("main@sha1:{first}")}}});
-    let refused = Api::<ConfigRepo>::namespaced(w.alice.clone(), &w.s.ns)
+    let refused = Api::<ConfigRepo>::namespaced(w.alice().clone(), &w.sc.ns)
         .patch("policy", &PatchParams::default(), &Patch::Merge(&confirm))
         .await
         .expect_err("alice may not confirm");
     assert!(refused.to_string().contains("govern"), "{refused}");
-    w.repos()
+    repos(&w)
         .patch("policy", &PatchParams::default(), &Patch::Merge(&confirm))
         .await
         .unwrap();
-    config_repo::wait_applied(&w.repos(), "policy", &first).await;
-    assert_eq!(w.transactions().await, ["a", "b"]);
-    w.unharmed(0).await;
+    config_repo::wait_applied(&repos(&w), "policy", &first).await;
+    assert_eq!(transaction_names(&w).await, ["a", "b"]);
+    unharmed(&w, 0).await;
 }
 
 #[tokio::test]
 async fn a_demotion_survives_deleting_the_rule() {
     let w = world("crepo-demotion").await;
-    w.s.create_writing_budget("household", json!({})).await;
-    w.s.wait_budget("household", BudgetPhase::Ready).await;
-    let (work, url) = w.repository("rules");
+    w.sc.create_writing_budget("household", json!({})).await;
+    w.sc.wait_budget("household", BudgetPhase::Ready).await;
+    let (work, url) = repository(&w, "rules");
     let head = work.commit(
         &[("rules/rail-co.yaml", &rule("rail-co", "Transport"))],
         false,
     );
-    w.create(&w.s.client, "rules", &url, json!({"authority": "Govern"}))
-        .await;
-    config_repo::wait_applied(&w.repos(), "rules", &head).await;
-    let rules: Api<CategorizationRule> = w.s.api();
+    create(
+        &w,
+        &w.sc.client,
+        "rules",
+        &url,
+        json!({"authority": "Govern"}),
+    )
+    .await;
+    config_repo::wait_applied(&repos(&w), "rules", &head).await;
+    let rules: Api<CategorizationRule> = w.sc.api();
     let phase = |r: &CategorizationRule| r.status.as_ref().and_then(|s| s.phase);
     wait::until(&rules, "rail-co", WAIT, |r| {
         phase(r) == Some(RulePhase::Blessed)
     })
     .await;
     // The autopilot writes under the rule's blessing; a person overrides it by hand.
-    w.s.api::<Budget>()
+    w.sc.api::<Budget>()
         .patch(
             "household",
             &PatchParams::default(),
@@ -565,10 +556,10 @@ async fn a_demotion_survives_deleting_the_rule() {
         .await
         .unwrap();
     wait::eventually("the autopilot's write", WAIT, async || {
-        w.s.requests(PATCH).await == 1
+        w.sc.requests(PATCH).await == 1
     })
     .await;
-    w.s.recategorise_in_ynab("tx-049", "Restaurants").await;
+    w.sc.recategorise_in_ynab("tx-049", "Restaurants").await;
     let demoted = wait::until(&rules, "rail-co", WAIT, |r| {
         phase(r) == Some(RulePhase::Demoted)
     })
@@ -580,14 +571,14 @@ async fn a_demotion_survives_deleting_the_rule() {
             .as_ref()
             .is_some_and(|s| s.demoted.iter().any(|d| d.name == "rail-co"))
     };
-    let repo = until_synced(&w.repos(), "rules", recorded).await;
+    let repo = until_synced(&repos(&w), "rules", recorded).await;
     assert!(
         ready(&repo).1.contains("demoted by a person's override"),
         "{:?}",
         ready(&repo)
     );
     // alice may not delete it (the repository would make it again, blessed by the merge).
-    let alices: Api<CategorizationRule> = Api::namespaced(w.alice.clone(), &w.s.ns);
+    let alices: Api<CategorizationRule> = Api::namespaced(w.alice().clone(), &w.sc.ns);
     let refused = alices
         .delete("rail-co", &DeleteParams::default())
         .await
@@ -603,7 +594,7 @@ async fn a_demotion_survives_deleting_the_rule() {
         .await
         .unwrap();
     let taken_off = rules.get("rail-co").await.unwrap().metadata.generation;
-    until_synced(&w.repos(), "rules", |r| {
+    until_synced(&repos(&w), "rules", |r| {
         r.status.as_ref().is_some_and(|s| {
             s.inventory
                 .iter()
@@ -626,7 +617,7 @@ async fn a_demotion_survives_deleting_the_rule() {
     })
     .await;
     assert_eq!(
-        w.s.requests(PATCH).await,
+        w.sc.requests(PATCH).await,
         1,
         "no write under the demoted rule"
     );
@@ -636,11 +627,11 @@ async fn a_demotion_survives_deleting_the_rule() {
         &[("rules/rail-co.yaml", &rule("rail-co", "Restaurants"))],
         false,
     );
-    let applied = config_repo::wait_applied(&w.repos(), "rules", &head).await;
+    let applied = config_repo::wait_applied(&repos(&w), "rules", &head).await;
     assert!(applied.status.unwrap().demoted.is_empty());
     wait::until(&rules, "rail-co", WAIT, |r| {
         phase(r) == Some(RulePhase::Blessed)
     })
     .await;
-    w.unharmed(1).await;
+    unharmed(&w, 1).await;
 }

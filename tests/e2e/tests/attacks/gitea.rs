@@ -5,164 +5,79 @@
 
 use std::time::{Duration, Instant};
 
+use kube::ResourceExt;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
-use kube::{Client, ResourceExt};
 use ledgerops::api::agent_job::{AgentJob, CommentEvent, JobPhase};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
-use ledgerops::api::budget::BudgetPhase;
-use ledgerops::api::plan::PlanPhase;
 use ledgerops::logic::job::render::{IssueComment, canonical_comment, marker};
 use ledgerops::logic::job::webhook::{Incoming, sign};
-use ledgerops_e2e::agent::{self, SECRET};
-use ledgerops_e2e::attacker::attacker;
-use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::gitea_api;
-use ledgerops_e2e::scenario::{Scenario, category};
+use ledgerops_e2e::agent::SECRET;
+use ledgerops_e2e::scenario::WAIT;
 use ledgerops_e2e::wait;
-use ledgerops_testenv::ControlPlane;
-use ledgerops_testenv::gitea::{Gitea, User};
+use ledgerops_e2e::world::World;
+use ledgerops_testenv::gitea::Gitea;
 use serde_json::{Value, json};
-use ynab_sim::demo;
 
-const WAIT: Duration = Duration::from_secs(60);
-
-/// A namespace with a Budget whose plan waits for approval, a Gitea repository of its own with
-/// the webhook, and a controller obeying only that repository.
-struct Stage {
-    s: Scenario,
-    repo: String,
-    request: String,
-    controller: Ledgerops,
-    alice: Client,
-}
-
-impl Stage {
-    /// `approval` is merged into the Budget's approval settings; `pause` sets test pauses.
-    async fn new(prefix: &str, approval: Value, pause: Option<&str>) -> Stage {
-        let plane = ControlPlane::shared();
-        let s = Scenario::new(plane, prefix, demo::generate()).await;
-        let repo = agent::team_repo(&s.ns).await;
-        let env: Vec<(&str, &str)> = pause
-            .map(|p| ("LEDGEROPS_TEST_PAUSE", p))
-            .into_iter()
-            .collect();
-        let controller = agent::start(plane, &repo, &s.ns, &[], &env).await;
-        agent::hook(
-            &repo,
-            &controller,
-            &["issue_comment", "pull_request_comment"],
-        )
+/// A world with a Budget whose plan waits for approval, a Gitea repository of its own with the
+/// webhook, a controller obeying only that repository, and alice; and the plan's request.
+/// `approval` is merged into the Budget's approval settings; `pause` sets test pauses.
+async fn stage(prefix: &str, approval: Value, pause: Option<&str>) -> (World, String) {
+    let w = World::build(prefix)
+        .agent(&["issue_comment", "pull_request_comment"])
+        .pause(pause)
+        .household(json!({"writes": {"enabled": true}, "approval": approval}))
+        .plan_awaiting_approval()
+        .alice()
+        .build()
         .await;
-        let mut budget = json!({"writes": {"enabled": true}});
-        budget["approval"] = approval;
-        s.create_budget("household", demo::TOKEN, budget).await;
-        s.wait_budget("household", BudgetPhase::Ready).await;
-        s.create_plan(
-            "september",
-            "household",
-            json!({"assignments": [
-                {"transactionId": "tx-048", "categoryId": category("Groceries")},
-                {"transactionId": "tx-049", "categoryId": category("Transport")}
-            ]}),
-        )
-        .await;
-        s.wait_plan("september", PlanPhase::AwaitingApproval).await;
-        let request = s
-            .api::<ApprovalRequest>()
+    let request =
+        w.sc.api::<ApprovalRequest>()
             .list(&ListParams::default())
             .await
             .unwrap()
             .items[0]
             .name_any();
-        let alice = attacker(plane, &s.ns, "alice").await;
-        Stage {
-            s,
-            repo,
-            request,
-            controller,
-            alice,
-        }
-    }
+    (w, request)
+}
 
-    async fn issue(&self, title: &str) -> i64 {
-        gitea_api::open_issue(&self.repo, title).await
-    }
+/// The comments of `issue`, as ledgerops reads them.
+async fn issue_comments(w: &World, issue: i64) -> Vec<IssueComment> {
+    let all = w.comments(issue).await;
+    all.into_iter()
+        .map(|c| IssueComment {
+            id: c.id,
+            author: c.author,
+            body: c.body,
+        })
+        .collect()
+}
 
-    async fn comment(&self, user: &User, issue: i64, body: &str) -> i64 {
-        gitea_api::comment(&self.repo, user, issue, body).await
-    }
-
-    async fn comments(&self, issue: i64) -> Vec<IssueComment> {
-        let all = gitea_api::comments(&self.repo, issue).await;
-        all.into_iter()
-            .map(|c| IssueComment {
-                id: c.id,
-                author: c.author,
-                body: c.body,
-            })
-            .collect()
-    }
-
-    fn job_name(&self, issue: i64, comment_id: i64) -> String {
-        incoming(&self.repo, issue, comment_id, "x", "x").job_name()
-    }
-
-    fn jobs(&self) -> Api<AgentJob> {
-        self.s.api()
-    }
-
-    async fn wait_phase(&self, name: &str, phase: JobPhase) -> AgentJob {
-        let start = Instant::now();
-        let mut last = None;
-        while start.elapsed() < WAIT {
-            if let Ok(Some(j)) = self.jobs().get_opt(name).await {
-                if j.status.as_ref().and_then(|s| s.phase) == Some(phase) {
-                    return j;
-                }
-                last = Some(j);
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!(
-            "job {name} never {phase:?}; last: {last:#?}\ncontroller log:\n{}",
-            self.controller.log()
-        );
-    }
-
-    /// Creates `job` as alice; if admission refuses her (the policy is installed), as the
-    /// cluster admin instead, which is what a cluster without the policy would allow. The
-    /// controller must refuse either way.
-    async fn create_as_alice(&self, job: &AgentJob) {
-        let as_alice: Api<AgentJob> = Api::namespaced(self.alice.clone(), &self.s.ns);
-        if let Err(e) = as_alice.create(&PostParams::default(), job).await {
-            eprintln!("admission refused alice's AgentJob ({e}); creating it as admin");
-            self.jobs()
-                .create(&PostParams::default(), job)
-                .await
-                .expect("the admin creates the AgentJob");
-        }
-    }
-
-    /// Asserts the request holds no decision and YNAB saw no write.
-    async fn assert_nothing_decided_or_written(&self) {
-        let r = self
-            .s
-            .api::<ApprovalRequest>()
-            .get(&self.request)
+/// Creates `job` as alice; if admission refuses her (the policy is installed), as the cluster
+/// admin instead, which is what a cluster without the policy would allow. The controller must
+/// refuse either way.
+async fn create_as_alice(w: &World, job: &AgentJob) {
+    let as_alice: Api<AgentJob> = Api::namespaced(w.alice().clone(), &w.sc.ns);
+    if let Err(e) = as_alice.create(&PostParams::default(), job).await {
+        eprintln!("admission refused alice's AgentJob ({e}); creating it as admin");
+        w.jobs()
+            .create(&PostParams::default(), job)
             .await
-            .unwrap();
-        assert_eq!(r.spec.decision, None, "a decision was recorded");
-        let counters = self.s.sim.control().counters().await.unwrap();
-        let writes: u64 = counters
-            .by_endpoint
-            .iter()
-            .filter(|(k, _)| {
-                k.starts_with("PATCH") || k.starts_with("PUT") || k.starts_with("POST")
-            })
-            .map(|(_, n)| n)
-            .sum();
-        assert_eq!(writes, 0, "YNAB saw writes: {:?}", counters.by_endpoint);
+            .expect("the admin creates the AgentJob");
     }
+}
+
+/// Asserts `request` holds no decision and YNAB saw no write.
+async fn assert_nothing_decided_or_written(w: &World, request: &str) {
+    let r = w.sc.api::<ApprovalRequest>().get(request).await.unwrap();
+    assert_eq!(r.spec.decision, None, "a decision was recorded");
+    let counters = w.sc.sim.control().counters().await.unwrap();
+    let writes: u64 = counters
+        .by_endpoint
+        .iter()
+        .filter(|(k, _)| k.starts_with("PATCH") || k.starts_with("PUT") || k.starts_with("POST"))
+        .map(|(_, n)| n)
+        .sum();
+    assert_eq!(writes, 0, "YNAB saw writes: {:?}", counters.by_endpoint);
 }
 
 fn incoming(repo: &str, issue: i64, comment_id: i64, author: &str, command: &str) -> Incoming {
@@ -204,33 +119,33 @@ fn reason_and_error(job: &AgentJob) -> (String, String) {
 
 #[tokio::test]
 async fn a_user_made_agent_job_approves_nothing_unless_gitea_has_its_comment() {
-    let st = Stage::new("atk-forged-job", json!({}), None).await;
+    let (w, request) = stage("atk-forged-job", json!({}), None).await;
     let gitea = Gitea::shared();
-    let issue = st.issue("forged jobs").await;
-    let approve = format!("/agent approve {}", st.request);
+    let issue = w.issue("forged jobs").await;
+    let approve = format!("/agent approve {}", request);
     let (admin, writer) = (gitea.admin().login(), gitea.writer().login());
     // A real comment by the writer that says something else; the webhook makes it a job of its
     // own, which runs.
-    let real = st.comment(gitea.writer(), issue, "/agent help").await;
-    st.wait_phase(&st.job_name(issue, real), JobPhase::Succeeded)
+    let real = w.comment(gitea.writer(), issue, "/agent help").await;
+    w.wait_phase(&w.job_name(issue, real), JobPhase::Succeeded)
         .await;
-    let before = st.comments(issue).await.len();
+    let before = w.comments(issue).await.len();
     let cases = [
         // (what the job claims, expected error)
         (
-            incoming(&st.repo, issue, 9_999_999, admin, &approve),
+            incoming(w.repo(), issue, 9_999_999, admin, &approve),
             "comment 9999999 does not exist".to_owned(),
         ),
         (
-            incoming(&st.repo, issue, real, admin, &approve),
+            incoming(w.repo(), issue, real, admin, &approve),
             format!("was written by `{writer}`, not by `{admin}`"),
         ),
         (
-            incoming(&st.repo, issue, real, writer, &approve),
+            incoming(w.repo(), issue, real, writer, &approve),
             "does not say what the AgentJob says".to_owned(),
         ),
         (
-            incoming(&st.repo, issue + 1, real, writer, "/agent help"),
+            incoming(w.repo(), issue + 1, real, writer, "/agent help"),
             format!("is not on issue {}", issue + 1),
         ),
     ];
@@ -238,8 +153,8 @@ async fn a_user_made_agent_job_approves_nothing_unless_gitea_has_its_comment() {
         let name = format!("forged-{i}");
         let mut job = job_for(claim, 100 + i as i64);
         job.metadata.name = Some(name.clone());
-        st.create_as_alice(&job).await;
-        let done = st.wait_phase(&name, JobPhase::Rejected).await;
+        create_as_alice(&w, &job).await;
+        let done = w.wait_phase(&name, JobPhase::Rejected).await;
         let (reason, error) = reason_and_error(&done);
         assert_eq!(reason, "UnverifiedComment", "{error}");
         assert!(error.contains(want.as_str()), "case {i}: {error}");
@@ -254,8 +169,8 @@ async fn a_user_made_agent_job_approves_nothing_unless_gitea_has_its_comment() {
     let elsewhere = incoming("household/not-allowed", 1, 1, admin, &approve);
     let mut job = job_for(&elsewhere, 200);
     job.metadata.name = Some("forged-repo".into());
-    st.create_as_alice(&job).await;
-    let done = st.wait_phase("forged-repo", JobPhase::Rejected).await;
+    create_as_alice(&w, &job).await;
+    let done = w.wait_phase("forged-repo", JobPhase::Rejected).await;
     let (reason, error) = reason_and_error(&done);
     assert_eq!(reason, "UntrustedRepository");
     assert!(
@@ -265,43 +180,36 @@ async fn a_user_made_agent_job_approves_nothing_unless_gitea_has_its_comment() {
     // Give the reconciler a moment to (not) comment.
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(
-        st.comments(issue).await.len(),
+        w.comments(issue).await.len(),
         before,
         "the bot wrote about a forged job"
     );
-    st.assert_nothing_decided_or_written().await;
+    assert_nothing_decided_or_written(&w, &request).await;
 }
 
 #[tokio::test]
 async fn a_forged_queued_status_does_not_skip_the_permission_check() {
     // The reader's command is held before its permission check, so that the forged status
     // lands first, as if the job had been authorized.
-    let st = Stage::new(
+    let (w, request) = stage(
         "atk-forged-status",
         json!({}),
         Some("authorize@approve=600000"),
     )
     .await;
     let gitea = Gitea::shared();
-    let issue = st.issue("forged status").await;
-    let c = st
+    let issue = w.issue("forged status").await;
+    let c = w
         .comment(
             gitea.reader(),
             issue,
-            &format!("/agent approve {}", st.request),
+            &format!("/agent approve {}", request),
         )
         .await;
-    let name = st.job_name(issue, c);
+    let name = w.job_name(issue, c);
     // The job is stored and its reconcile holds before the check (no status written yet).
-    let start = Instant::now();
-    while !st.controller.log().contains("test pause: authorize") {
-        assert!(
-            start.elapsed() < WAIT,
-            "never paused before the permission check"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let unwritten = st.jobs().get(&name).await.unwrap().status;
+    w.wait_paused("authorize").await;
+    let unwritten = w.jobs().get(&name).await.unwrap().status;
     assert_eq!(
         unwritten.and_then(|s| s.phase),
         None,
@@ -312,33 +220,33 @@ async fn a_forged_queued_status_does_not_skip_the_permission_check() {
         "stage": "waiting for its turn", "reason": "Queued",
         "appliedEvents": ["received", "permission"], "version": 2,
     }});
-    let as_alice: Api<AgentJob> = Api::namespaced(st.alice.clone(), &st.s.ns);
+    let as_alice: Api<AgentJob> = Api::namespaced(w.alice().clone(), &w.sc.ns);
     let params = PatchParams::default();
     if let Err(e) = as_alice
         .patch_status(&name, &params, &Patch::Merge(&forged))
         .await
     {
         eprintln!("admission refused alice's status ({e}); writing it as admin");
-        st.jobs()
+        w.jobs()
             .patch_status(&name, &params, &Patch::Merge(&forged))
             .await
             .expect("the admin writes the status");
     }
-    let done = st.wait_phase(&name, JobPhase::Rejected).await;
+    let done = w.wait_phase(&name, JobPhase::Rejected).await;
     let (reason, error) = reason_and_error(&done);
     assert_eq!(reason, "PermissionDenied", "{error}");
     assert!(
         error.contains("has `read` permission") && error.contains("need write permission"),
         "{error}"
     );
-    st.assert_nothing_decided_or_written().await;
+    assert_nothing_decided_or_written(&w, &request).await;
 }
 
 #[tokio::test]
 async fn a_delivery_from_a_repository_not_allowed_is_refused_and_stores_nothing() {
-    let st = Stage::new("atk-repo", json!({}), None).await;
+    let (w, request) = stage("atk-repo", json!({}), None).await;
     let gitea = Gitea::shared();
-    let approve = format!("/agent approve {}", st.request);
+    let approve = format!("/agent approve {}", request);
     for repo in [
         "household/elsewhere",
         "HOUSEHOLD/other",
@@ -353,7 +261,7 @@ async fn a_delivery_from_a_repository_not_allowed_is_refused_and_stores_nothing(
         }))
         .unwrap();
         let status = reqwest::Client::new()
-            .post(format!("{}/webhooks/gitea", st.controller.url()))
+            .post(format!("{}/webhooks/gitea", w.controller().url()))
             .header("X-Gitea-Event", "issue_comment")
             .header("X-Gitea-Event-Type", "issue_comment")
             .header("X-Gitea-Delivery", format!("d-{repo}"))
@@ -365,29 +273,29 @@ async fn a_delivery_from_a_repository_not_allowed_is_refused_and_stores_nothing(
         assert_eq!(status.status().as_u16(), 403, "{repo}");
         assert_eq!(status.text().await.unwrap(), "repository not allowed\n");
     }
-    let jobs = st.jobs().list(&ListParams::default()).await.unwrap().items;
+    let jobs = w.jobs().list(&ListParams::default()).await.unwrap().items;
     assert!(jobs.is_empty(), "{jobs:?}");
     assert!(
-        st.controller
+        w.controller()
             .log()
             .contains("command from a repository not on --gitea-repository; not stored")
     );
-    st.assert_nothing_decided_or_written().await;
+    assert_nothing_decided_or_written(&w, &request).await;
 }
 
 #[tokio::test]
 async fn approving_a_stale_or_expired_request_is_refused_and_records_nothing() {
     // The shortest expiry a Budget accepts is one minute.
-    let st = Stage::new("atk-late", json!({"expiry": "1m"}), None).await;
+    let (w, request) = stage("atk-late", json!({"expiry": "1m"}), None).await;
     let gitea = Gitea::shared();
-    let requests = st.s.api::<ApprovalRequest>();
-    wait::until(&requests, &st.request, Duration::from_secs(120), |r| {
+    let requests = w.sc.api::<ApprovalRequest>();
+    wait::until(&requests, &request, Duration::from_secs(120), |r| {
         r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Expired)
     })
     .await;
     // A Stale one, as the plan reconciler leaves it when YNAB changed since the preview.
-    let stale = st.request.clone() + "-stale";
-    let mut copy = requests.get(&st.request).await.unwrap();
+    let stale = request.clone() + "-stale";
+    let mut copy = requests.get(&request).await.unwrap();
     copy.metadata = kube::api::ObjectMeta {
         name: Some(stale.clone()),
         ..Default::default()
@@ -417,18 +325,18 @@ async fn approving_a_stale_or_expired_request_is_refused_and_records_nothing() {
         r.status.as_ref().and_then(|s| s.phase) == Some(ApprovalPhase::Stale)
     })
     .await;
-    let issue = st.issue("late answers").await;
+    let issue = w.issue("late answers").await;
     // The Stale one may also show as "not Pending" should the request's phase say more.
-    for (request, want) in [(&st.request, "expired at"), (&stale, "Stale")] {
-        let c = st
+    for (request, want) in [(&request, "expired at"), (&stale, "Stale")] {
+        let c = w
             .comment(
                 gitea.writer(),
                 issue,
                 &format!("/agent approve {request} yes"),
             )
             .await;
-        let done = st
-            .wait_phase(&st.job_name(issue, c), JobPhase::Rejected)
+        let done = w
+            .wait_phase(&w.job_name(issue, c), JobPhase::Rejected)
             .await;
         let (reason, error) = reason_and_error(&done);
         assert_eq!(reason, "PreconditionFailed", "{error}");
@@ -439,29 +347,29 @@ async fn approving_a_stale_or_expired_request_is_refused_and_records_nothing() {
         let r = requests.get(request).await.unwrap();
         assert_eq!(r.spec.decision, None, "{request} got a decision");
     }
-    st.assert_nothing_decided_or_written().await;
+    assert_nothing_decided_or_written(&w, &request).await;
 }
 
 #[tokio::test]
 async fn markers_mentions_html_and_links_in_a_command_are_echoed_inert() {
-    let st = Stage::new("atk-echo", json!({}), None).await;
+    let (w, request) = stage("atk-echo", json!({}), None).await;
     let gitea = Gitea::shared();
-    let issue = st.issue("echo").await;
+    let issue = w.issue("echo").await;
     let admin = gitea.admin().login();
     let text = format!("/agent approve @{admin} <!--x--> [a](http://e.vil) ![i](http://e.vil/i)");
-    let c = st.comment(gitea.writer(), issue, &text).await;
-    let name = st.job_name(issue, c);
-    st.wait_phase(&name, JobPhase::Rejected).await;
+    let c = w.comment(gitea.writer(), issue, &text).await;
+    let name = w.job_name(issue, c);
+    w.wait_phase(&name, JobPhase::Rejected).await;
     let start = Instant::now();
     let body = loop {
-        let id = st
+        let id = w
             .jobs()
             .get(&name)
             .await
             .unwrap()
             .status
             .and_then(|s| s.status_comment_id);
-        let found = st
+        let found = w
             .comments(issue)
             .await
             .into_iter()
@@ -490,7 +398,7 @@ async fn markers_mentions_html_and_links_in_a_command_are_echoed_inert() {
     let html = reqwest::Client::new()
         .post(format!("{}/api/v1/markdown", gitea.url()))
         .header("Authorization", format!("token {}", gitea.admin().token()))
-        .json(&json!({"Text": body, "Mode": "comment", "Context": format!("{}/{}", gitea.url(), st.repo)}))
+        .json(&json!({"Text": body, "Mode": "comment", "Context": format!("{}/{}", gitea.url(), w.repo())}))
         .send()
         .await
         .unwrap()
@@ -502,10 +410,10 @@ async fn markers_mentions_html_and_links_in_a_command_are_echoed_inert() {
     }
     assert!(html.contains("&lt;!--x--&gt;"), "{html}");
     // Only the bot's own comment, whose first line is the marker, is the job's.
-    let comments = st.comments(issue).await;
+    let comments = issue_comments(&w, issue).await;
     assert_eq!(
         canonical_comment(&comments, gitea.bot().login(), &name),
         comments.iter().find(|x| x.body == body).map(|x| x.id)
     );
-    st.assert_nothing_decided_or_written().await;
+    assert_nothing_decided_or_written(&w, &request).await;
 }
