@@ -6,8 +6,8 @@
 
 use kube::Api;
 
-use super::AgentContext;
 use super::commands::{Outcome, Verdict, decide, kube_failed};
+use super::context::AgentContext;
 use crate::api::agent_job::{AgentJob, CommentEvent};
 use crate::api::approval::ApprovalRequest;
 use crate::logic::config_repo::feedback::{Shown, shown_before, still_holds};

@@ -8,7 +8,7 @@ use kube::api::{ListParams, Patch, PatchParams};
 use kube::{Api, ResourceExt};
 use serde_json::json;
 
-use super::AgentContext;
+use super::context::AgentContext;
 use super::hooks::Point;
 use super::store::Latest;
 use crate::api::agent_job::AgentJob;
@@ -64,7 +64,7 @@ impl<'a> Reporter<'a> {
             match self.ctx.store.evolve_latest(self.job, &event).await {
                 Ok(_) => return Ok(()),
                 Err(e) if attempt >= 5 => return Err(e.to_string()),
-                Err(_) => tokio::time::sleep(super::capped_backoff(attempt)).await,
+                Err(_) => tokio::time::sleep(super::backoff::capped_backoff(attempt)).await,
             }
         }
     }

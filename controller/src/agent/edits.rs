@@ -4,8 +4,8 @@
 
 use kube::Api;
 
-use super::AgentContext;
 use super::commands::{Outcome, kube_failed};
+use super::context::AgentContext;
 use crate::api::approval::{ApprovalRequest, SubjectKind};
 use crate::api::budget::Budget;
 use crate::api::common::{CategoryEdit, Edits};
