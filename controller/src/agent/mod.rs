@@ -6,12 +6,10 @@
 //! published. Execution is the exception: it starts only once JobStarted is durable, and a job
 //! found Running at startup is failed as Interrupted, never run again.
 
-pub mod approve_shown;
 pub mod backoff;
 mod cleanup;
 pub mod commands;
 pub mod context;
-mod edits;
 pub mod error;
 pub mod escalation;
 pub mod executor;
