@@ -6,8 +6,8 @@
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 
-use super::AgentContext;
-use super::reconciler::AgentError;
+use super::context::AgentContext;
+use super::error::AgentError;
 use super::store::Latest;
 use crate::api::agent_job::AgentJob;
 use crate::logic::job::cleanup::{self, Found};

@@ -14,7 +14,7 @@ use kube::runtime::Controller;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{ReflectHandle, Store};
 
-use super::AgentContext;
+use super::context::AgentContext;
 use super::feedback::FeedbackError;
 use crate::api::approval::ApprovalRequest;
 use crate::api::config_repo::ConfigRepo;

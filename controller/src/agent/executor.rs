@@ -16,10 +16,12 @@ use std::time::Duration;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 
-use super::AgentContext;
+use super::backoff::capped_backoff;
 use super::commands::{self, Outcome, Reporter};
+use super::context::AgentContext;
+use super::error::StoreError;
 use super::hooks::Point;
-use super::store::{Latest, StoreError};
+use super::store::Latest;
 use super::verify::{self, Decided};
 use crate::api::agent_job::JobPhase;
 use crate::logic::job::event::{EventKind, JobEvent, Refusal};
@@ -80,7 +82,7 @@ async fn recover(ctx: &AgentContext) {
                 return;
             }
             Err(e) => {
-                let delay = super::capped_backoff(attempt);
+                let delay = capped_backoff(attempt);
                 tracing::warn!(error = %e, retry_in = ?delay, "startup recovery failed");
                 tokio::time::sleep(delay).await;
             }
@@ -204,7 +206,7 @@ async fn execute(ctx: &AgentContext, name: &str) {
                 break;
             }
             Err(e) => {
-                let delay = super::capped_backoff(attempt);
+                let delay = capped_backoff(attempt);
                 tracing::warn!(job = name, error = %e, retry_in = ?delay, "could not record the outcome");
                 tokio::time::sleep(delay).await;
             }

@@ -16,7 +16,7 @@ use kube::runtime::controller::Action;
 use kube::runtime::reflector::{ObjectRef, ReflectHandle, Store};
 use kube::{Api, ResourceExt};
 
-use super::AgentContext;
+use super::context::AgentContext;
 use crate::api::approval::{ApprovalRequest, SubjectKind};
 use crate::api::config_repo::ConfigRepo;
 use crate::api::plan::{CategorizationPlan, PlanPhase};

@@ -17,12 +17,13 @@ use kube::runtime::Controller;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::ReflectHandle;
 
-use super::AgentContext;
+use super::cleanup::clean_up;
+use super::context::AgentContext;
+use super::error::AgentError;
 use super::hooks::Point;
-use super::store::{Latest, StoreError};
+use super::store::Latest;
 use super::verify::{self, Decided};
 use crate::api::agent_job::{AgentJob, JobPhase};
-use crate::gitea::GiteaError;
 use crate::logic::job::cleanup;
 use crate::logic::job::event::{EventKind, JobEvent};
 use crate::logic::job::persisted::from_persisted;
@@ -30,24 +31,6 @@ use crate::logic::job::render::{self, canonical_comment, pending_publication};
 use crate::logic::job::state::{JobState, is_terminal};
 use crate::logic::runtime::retention::{self, Retention};
 use crate::metrics::{ErrorLabels, Measure};
-
-/// A reconcile that could not finish; retried with capped backoff, never abandoned.
-#[derive(Debug, thiserror::Error)]
-pub enum AgentError {
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    Gitea(#[from] GiteaError),
-}
-
-impl AgentError {
-    fn reason(&self) -> &'static str {
-        match self {
-            AgentError::Store(_) => "KubeApi",
-            AgentError::Gitea(_) => "Gitea",
-        }
-    }
-}
 
 /// Subscribes to the AgentJob watch at once (every change, its own status writes too); the
 /// returned future runs the controller until shutdown.
@@ -82,7 +65,7 @@ async fn reconcile_job(job: &Arc<AgentJob>, ctx: &Arc<AgentContext>) -> Result<A
     // Before the comment, so that the comment says what became of the branch.
     if let Some(branch) = cleanup::needed(&name, &state) {
         let branch = branch.to_owned();
-        state = super::cleanup::clean_up(job, &latest, &branch, ctx).await?;
+        state = clean_up(job, &latest, &branch, ctx).await?;
     }
     if verify::comment_trusted(ctx, job).await? {
         reconcile_comment(job, &latest, &state, ctx).await?;

@@ -8,16 +8,12 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Api;
 use kube::api::PostParams;
 
-use super::store::StoreError;
+use super::error::{StoreError, is_status};
 use crate::logic::job::retired::{self, Retired};
 
 /// The ConfigMap holding the next receive sequence.
 pub const SEQUENCE_CONFIGMAP: &str = "ledgerops-agentjob-sequence";
 const SEQUENCE_KEY: &str = "next";
-
-pub(super) fn is_status(e: &kube::Error, code: u16) -> bool {
-    matches!(e, kube::Error::Api(s) if s.code == code)
-}
 
 /// The sequence ConfigMap of one namespace.
 pub(super) struct Sequence {

@@ -15,34 +15,18 @@ use kube::api::{DeleteParams, PostParams, Preconditions};
 use kube::runtime::reflector::{ObjectRef, Store};
 use tokio::sync::{Notify, oneshot};
 
+use super::error::{StoreError, is_status};
 pub use super::sequence::SEQUENCE_CONFIGMAP;
-use super::sequence::{Sequence, is_status};
+use super::sequence::Sequence;
 use crate::api::agent_job::{AgentJob, AgentJobSpec};
 use crate::logic::job::event::JobEvent;
 use crate::logic::job::persisted::{from_persisted, to_status};
 use crate::logic::job::retired::Retired;
-use crate::logic::job::state::{Effect, InvalidTransition, JobState, next_state};
+use crate::logic::job::state::{Effect, JobState, next_state};
 use crate::logic::job::webhook::Incoming;
 
 /// Label on every AgentJob with its repository's comment key hash, for `kubectl get -l`.
 pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
-
-/// A store operation that failed.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("Kubernetes API: {0}")]
-    Kube(#[from] kube::Error),
-    #[error(transparent)]
-    Invalid(#[from] InvalidTransition),
-    #[error("the sequence ConfigMap holds `{0}`, not a number")]
-    BadSequence(String),
-    #[error("the sequence ConfigMap: {0}")]
-    BadRetired(String),
-    #[error("gave up after {0} conflicting writes")]
-    Contention(u32),
-    #[error("the command was not stored ({0}); Gitea may deliver it again")]
-    NotStored(String),
-}
 
 /// What receiving a command did.
 #[derive(Debug, Clone, PartialEq, Eq)]

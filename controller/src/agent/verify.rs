@@ -13,7 +13,7 @@ use std::time::Duration;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 
-use super::AgentContext;
+use super::context::AgentContext;
 use super::store::Latest;
 use crate::api::agent_job::{AgentJob, AgentJobSpec};
 use crate::gitea::GiteaError;

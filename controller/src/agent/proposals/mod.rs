@@ -26,7 +26,7 @@ use serde_json::json;
 use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
 
-use super::AgentContext;
+use super::context::AgentContext;
 use crate::api::config_repo::ConfigRepo;
 use crate::api::rule::{CategorizationRule, Proposal};
 use crate::gitea::{GiteaError, PullRequest};

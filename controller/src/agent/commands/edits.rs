@@ -4,14 +4,14 @@
 
 use kube::Api;
 
-use super::AgentContext;
-use super::commands::{Outcome, kube_failed};
+use super::outcome::{Outcome, kube_failed};
+use crate::agent::context::AgentContext;
 use crate::api::approval::{ApprovalRequest, SubjectKind};
 use crate::api::budget::Budget;
 use crate::api::common::{CategoryEdit, Edits};
 use crate::api::plan::CategorizationPlan;
 use crate::logic::job::command::Exception;
-use crate::logic::job::report::cell;
+use crate::logic::job::decision;
 use crate::logic::plan::{category_name, edit};
 
 /// The edits `except` asks for on `request`, and their one-line summary; the outcome to report
@@ -23,9 +23,7 @@ pub(super) async fn of(
 ) -> Result<(Edits, String), Outcome> {
     let name = request.metadata.name.as_deref().unwrap_or_default();
     if request.spec.subject.kind != SubjectKind::CategorizationPlan {
-        return Err(Outcome::Rejected(format!(
-            "ApprovalRequest `{name}` asks about a Transaction: only a plan's approval carries exceptions. Approve or reject it as it is."
-        )));
+        return Err(Outcome::Rejected(decision::not_a_plan(name)));
     }
     let ns = ctx.store.namespace();
     let client = ctx.store.client().clone();
@@ -36,10 +34,7 @@ pub(super) async fn of(
     {
         Ok(Some(p)) => p,
         Ok(None) => {
-            return Err(Outcome::Rejected(format!(
-                "CategorizationPlan `{}` that ApprovalRequest `{name}` asks about no longer exists",
-                cell(plan_name)
-            )));
+            return Err(Outcome::Rejected(decision::plan_gone(plan_name, name)));
         }
         Err(e) => return Err(kube_failed("reading the CategorizationPlan", e)),
     };
@@ -59,11 +54,7 @@ pub(super) async fn of(
             None => edits.drop.push(e.transaction_id.clone()),
             Some(typed) => {
                 let category_id = category_name::resolve(typed, &categories).map_err(|why| {
-                    Outcome::Rejected(format!(
-                        "{}: {}",
-                        cell(&e.transaction_id),
-                        cell(&why.to_string())
-                    ))
+                    Outcome::Rejected(decision::bad_exception(&e.transaction_id, &why.to_string()))
                 })?;
                 edits.set.push(CategoryEdit {
                     transaction_id: e.transaction_id.clone(),
@@ -72,12 +63,8 @@ pub(super) async fn of(
             }
         }
     }
-    edit::check(&edits, &plan, &budget, request.spec.four_eyes).map_err(|why| {
-        Outcome::Rejected(format!(
-            "not approving ApprovalRequest `{name}`: {}",
-            cell(&why.to_string())
-        ))
-    })?;
+    edit::check(&edits, &plan, &budget, request.spec.four_eyes)
+        .map_err(|why| Outcome::Rejected(decision::not_approving(name, &why.to_string())))?;
     let summary = edit::summary(&edits, |id| category_name::name_of(id, &categories));
     Ok((edits, summary))
 }
