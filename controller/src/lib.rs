@@ -11,6 +11,7 @@ pub mod k8s;
 pub mod leadership;
 pub mod logic;
 pub mod metrics;
+pub mod pull_request;
 pub mod reconcile;
 pub mod run;
 pub mod shutdown;

@@ -173,12 +173,17 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         urls: git_urls,
         gitea_url: agent.as_ref().map(|a| a.gitea_url.clone()),
     };
-    // A push to a rule proposal's branch has the agent look at its pull request again.
-    let agent = agent
+    // The `/agent` runtime, and the controllers that speak in pull requests of their own accord
+    // (a push to a rule proposal's branch has its pull request looked at again).
+    let gitea = agent
         .zip(attached)
         .zip(webhook.as_ref())
         .map(|((options, attached), webhook)| {
-            crate::agent::start(options, attached, webhook.pushes(), &ctx, &watches)
+            let gitea = attached.gitea().clone();
+            let pull_requests =
+                crate::pull_request::start(&options, gitea, webhook.pushes(), &ctx, &watches);
+            let agent = crate::agent::start(options, attached, &ctx, &watches);
+            [agent, pull_requests]
         });
     // Gitea pushes of a followed branch sync its ConfigRepos at once (with the webhook only).
     let pushes = match &webhook {
@@ -214,12 +219,13 @@ pub async fn run(options: Options) -> Result<(), RunError> {
             Ok(())
         }
     };
-    // Asked to stop, the agent finishes what is under way too; a lost lease stops it at once.
-    if let Some(agent) = agent {
+    // Asked to stop, the agent and the pull-request controllers finish what is under way too; a
+    // lost lease stops them at once.
+    for task in gitea.into_iter().flatten() {
         if outcome.is_ok() {
-            let _ = agent.await;
+            let _ = task.await;
         } else {
-            agent.abort();
+            task.abort();
         }
     }
     watching.iter().for_each(tokio::task::JoinHandle::abort);

@@ -266,7 +266,7 @@ fn no_two_files_of_a_folder_import_each_other() {
 fn small_checks_live_in_their_one_home() {
     let homes: &[(&str, &str, &str)] = &[
         (
-            "map_or(2, |c| c.decimal_digits)",
+            "|c| c.decimal_digits",
             "logic::budget::mirror",
             "Mirror::decimal_digits",
         ),

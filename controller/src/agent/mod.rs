@@ -11,12 +11,9 @@ mod cleanup;
 pub mod commands;
 pub mod context;
 pub mod error;
-pub mod escalation;
 pub mod executor;
-pub mod feedback;
 pub mod hooks;
 pub mod options;
-pub mod proposals;
 pub mod reconciler;
 mod sequence;
 pub mod store;
@@ -47,6 +44,11 @@ impl Attached {
     pub fn store(&self) -> &JobStore {
         &self.store
     }
+
+    /// The Gitea client, which the pull-request controllers speak through too.
+    pub fn gitea(&self) -> &GiteaClient {
+        &self.gitea
+    }
 }
 
 pub fn attach(options: &options::AgentOptions, client: kube::Client) -> Result<Attached, String> {
@@ -60,15 +62,9 @@ pub fn attach(options: &options::AgentOptions, client: kube::Client) -> Result<A
 pub fn start(
     options: options::AgentOptions,
     attached: Attached,
-    pushes: tokio::sync::broadcast::Receiver<crate::logic::config_repo::push::Push>,
     ctx: &crate::reconcile::Context,
     watches: &crate::k8s::watches::Watches,
 ) -> tokio::task::JoinHandle<()> {
-    let watched = Watched {
-        feedback: feedback::Watched::subscribe(watches),
-        proposals: proposals::Watched::subscribe(watches, pushes),
-        escalation: escalation::Watched::subscribe(watches),
-    };
     let jobs = Watch::namespaced(attached.store.client(), &options.namespace);
     attached.store.seen_through(jobs.store());
     let mut agent = AgentContext::new(
@@ -87,29 +83,12 @@ pub fn start(
     let agent = Arc::new(agent);
     let jobs_changed = jobs.subscribe();
     let runtime = reconciler::run(agent.clone(), jobs.subscribe());
-    tokio::spawn(run(
-        agent,
-        options.gitea_url,
-        watched,
-        jobs,
-        jobs_changed,
-        runtime,
-    ))
+    tokio::spawn(run(agent, jobs, jobs_changed, runtime))
 }
 
-/// What the parts of the runtime read from the shared watches.
-struct Watched {
-    feedback: feedback::Watched,
-    proposals: proposals::Watched,
-    escalation: escalation::Watched,
-}
-
-/// Runs the reconciler, the executor, the ConfigRepo feedback, the rule proposals and the
-/// escalations until shutdown.
+/// Runs the reconciler and the executor until shutdown.
 async fn run(
     ctx: Arc<AgentContext>,
-    gitea_url: String,
-    watched: Watched,
     jobs: Watch<AgentJob>,
     jobs_changed: ReflectHandle<AgentJob>,
     reconciler: impl Future<Output = ()>,
@@ -128,25 +107,9 @@ async fn run(
         })
     });
     let executor = tokio::spawn(executor::run(ctx.clone()).instrument(info_span!("executor")));
-    let feedback = tokio::spawn(
-        feedback::run(ctx.clone(), gitea_url.clone(), watched.feedback)
-            .instrument(info_span!("feedback")),
-    );
-    let escalation = tokio::spawn(
-        escalation::run(ctx.clone(), gitea_url.clone(), watched.escalation)
-            .instrument(info_span!("escalation")),
-    );
-    let proposals = tokio::spawn(
-        proposals::run(ctx.clone(), gitea_url, watched.proposals)
-            .instrument(info_span!("proposals")),
-    );
     reconciler.await;
-    // Stopping. A job cut short is failed as Interrupted at the next start, never replayed; the
-    // other controllers finish the reconciles under way (a comment posted is also logged).
+    // Stopping. A job cut short is failed as Interrupted at the next start, never replayed.
     for task in [executor, waking, watch] {
         task.abort();
-    }
-    for task in [feedback, escalation, proposals] {
-        let _ = task.await;
     }
 }

@@ -48,15 +48,11 @@ pub(super) async fn run(
     let (suggestions, digits) = {
         let slot = ctx.budget_links.mirror(ctx.store.namespace(), &budget_name);
         let slot = slot.state.read().await;
-        if slot.mirror.server_knowledge == 0 {
+        // A mirror of another plan (the Budget's planId changed) says nothing about this one.
+        if !slot.synced_for(&budget.spec.plan_id) {
             return Outcome::Rejected(not_synced(&budget_name));
         }
-        let digits = slot
-            .mirror
-            .currency
-            .as_ref()
-            .map(|c| c.decimal_digits)
-            .unwrap_or(2);
+        let digits = slot.mirror.decimal_digits();
         (classify::suggest(&slot.mirror, &book, month), digits)
     };
     let scope = scope(month);

@@ -16,7 +16,7 @@ use kube::runtime::controller::Action;
 use kube::runtime::reflector::{ObjectRef, ReflectHandle, Store};
 use kube::{Api, ResourceExt};
 
-use super::context::AgentContext;
+use super::context::Context;
 use crate::api::approval::{ApprovalRequest, SubjectKind};
 use crate::api::config_repo::ConfigRepo;
 use crate::api::plan::{CategorizationPlan, PlanPhase};
@@ -42,8 +42,7 @@ pub enum FeedbackError {
 }
 
 struct Feedback {
-    agent: Arc<AgentContext>,
-    gitea_url: String,
+    ctx: Arc<Context>,
     plans: Store<CategorizationPlan>,
     /// What Gitea is known to show, so an unchanged plan costs no request: the commit status by
     /// repository, commit and context…
@@ -52,7 +51,7 @@ struct Feedback {
     commented: Mutex<HashSet<String>>,
 }
 
-/// What the feedback reads from the shared watches, subscribed when the agent starts.
+/// What the feedback reads from the shared watches, subscribed when the controllers start.
 pub struct Watched {
     plans: Store<CategorizationPlan>,
     plan_changes: ReflectHandle<CategorizationPlan>,
@@ -72,8 +71,8 @@ impl Watched {
 }
 
 /// Runs until shutdown.
-pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) {
-    let namespace = agent.store.namespace().to_owned();
+pub async fn run(ctx: Arc<Context>, watched: Watched) {
+    let namespace = ctx.namespace.clone();
     let here = {
         let namespace = namespace.clone();
         move |ns: Option<String>| futures::future::ready(ns.as_deref() == Some(&namespace))
@@ -86,10 +85,9 @@ pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) 
     let repos = watched.repos.clone();
     let controller = Controller::for_shared_stream(repo_changes, watched.repos)
         .watches_shared_stream(plan_changes, move |plan| applied_from(&repos, &plan))
-        .graceful_shutdown_on(agent.shutdown.requested());
+        .graceful_shutdown_on(ctx.shutdown.requested());
     let feedback = Arc::new(Feedback {
-        agent,
-        gitea_url,
+        ctx,
         plans: watched.plans,
         statuses: Mutex::default(),
         commented: Mutex::default(),
@@ -123,7 +121,7 @@ fn error_policy(repo: Arc<ConfigRepo>, error: &FeedbackError, fb: Arc<Feedback>)
         FeedbackError::Gitea(_) => "Gitea",
         FeedbackError::Kube(_) => "KubeApi",
     };
-    fb.agent
+    fb.ctx
         .metrics
         .reconcile_errors
         .get_or_create(&ErrorLabels {
@@ -131,18 +129,18 @@ fn error_policy(repo: Arc<ConfigRepo>, error: &FeedbackError, fb: Arc<Feedback>)
             reason,
         })
         .inc();
-    let delay = fb.agent.backoff(&format!("feedback/{}", repo.name_any()));
+    let delay = fb.ctx.backoff(&format!("feedback/{}", repo.name_any()));
     tracing::warn!(configrepo = %repo.name_any(), %error, retry_in = ?delay, "reporting to Gitea failed");
     Action::requeue(delay)
 }
 
 async fn reconcile(repo: Arc<ConfigRepo>, fb: Arc<Feedback>) -> Result<Action, FeedbackError> {
     // The cache holds every namespace's ConfigRepos; only the agent's own speak through the bot.
-    if repo.namespace().as_deref() != Some(fb.agent.store.namespace()) {
+    if repo.namespace().as_deref() != Some(fb.ctx.namespace.as_str()) {
         return Ok(Action::await_change());
     }
-    let Some(target) = feedback::gitea_repository(&repo.spec.url, &fb.gitea_url)
-        .filter(|r| fb.agent.repositories.allows(r))
+    let Some(target) = feedback::gitea_repository(&repo.spec.url, &fb.ctx.gitea_url)
+        .filter(|r| fb.ctx.repositories.allows(r))
     else {
         return Ok(Action::await_change());
     };
@@ -169,7 +167,7 @@ async fn reconcile(repo: Arc<ConfigRepo>, fb: Arc<Feedback>) -> Result<Action, F
         comment_preview(&fb, &target, commit, &plan).await?;
         comment_edits(&fb, &target, commit, &plan).await?;
     }
-    fb.agent.succeeded(&format!("feedback/{}", repo.name_any()));
+    fb.ctx.succeeded(&format!("feedback/{}", repo.name_any()));
     Ok(Action::requeue(RESYNC))
 }
 
@@ -188,7 +186,7 @@ async fn report_status(
     if fb.statuses.lock().expect("statuses lock").get(&key) == Some(&report) {
         return Ok(());
     }
-    let gitea = &fb.agent.gitea;
+    let gitea = &fb.ctx.gitea;
     let shown = gitea.commit_status(repo, commit, &context).await?;
     if !shown.is_some_and(|s| report.is_shown_by(&s.state, &s.description)) {
         gitea
@@ -220,7 +218,7 @@ async fn uncommented_pull_request(
     if fb.commented.lock().expect("commented lock").contains(key) {
         return Ok(None);
     }
-    let number = fb.agent.gitea.merged_pull_request(repo, commit).await?;
+    let number = fb.ctx.gitea.merged_pull_request(repo, commit).await?;
     if number.is_none() {
         fb.commented
             .lock()
@@ -248,9 +246,8 @@ async fn comment_preview(
     let Some(number) = uncommented_pull_request(fb, repo, commit, &key).await? else {
         return Ok(());
     };
-    let gitea = &fb.agent.gitea;
-    let api: Api<ApprovalRequest> =
-        Api::namespaced(fb.agent.store.client().clone(), fb.agent.store.namespace());
+    let gitea = &fb.ctx.gitea;
+    let api: Api<ApprovalRequest> = Api::namespaced(fb.ctx.client.clone(), &fb.ctx.namespace);
     // Only what the controller opened for this plan, and only while someone can still decide.
     let Some(r) = api.get_opt(request).await? else {
         return Ok(());
@@ -261,7 +258,7 @@ async fn comment_preview(
         return Ok(());
     }
     let comments = gitea.list_comments(repo, number).await?;
-    if !feedback::is_shown(&comments, &fb.agent.bot, request) {
+    if !feedback::is_shown(&comments, &fb.ctx.bot, request) {
         let body = feedback::preview_comment(&plan.name_any(), &r, commit);
         gitea.create_comment(repo, number, &body).await?;
         tracing::info!(%repo, pull = number, %request, "preview commented on the pull request");
@@ -285,14 +282,14 @@ async fn comment_edits(
     let Some(number) = uncommented_pull_request(fb, repo, commit, &key).await? else {
         return Ok(());
     };
-    let gitea = &fb.agent.gitea;
+    let gitea = &fb.ctx.gitea;
     let comments = gitea.list_comments(repo, number).await?;
-    if !feedback::edits_shown(&comments, &fb.agent.bot, request) {
+    if !feedback::edits_shown(&comments, &fb.ctx.bot, request) {
         let edits = decision.edits.clone().unwrap_or_default();
         let summary = {
             let namespace = plan.namespace().unwrap_or_default();
             let slot = fb
-                .agent
+                .ctx
                 .budget_links
                 .mirror(&namespace, &plan.spec.budget_ref.name);
             let slot = slot.state.read().await;

@@ -14,7 +14,7 @@ use kube::runtime::Controller;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{ReflectHandle, Store};
 
-use super::context::AgentContext;
+use super::context::Context;
 use super::feedback::FeedbackError;
 use crate::api::approval::ApprovalRequest;
 use crate::api::config_repo::ConfigRepo;
@@ -23,8 +23,7 @@ use crate::logic::approval::escalation::{self, Target};
 use crate::metrics::ErrorLabels;
 
 struct Escalation {
-    agent: Arc<AgentContext>,
-    gitea_url: String,
+    ctx: Arc<Context>,
     requests: Store<ApprovalRequest>,
     repos: Store<ConfigRepo>,
     repos_listed: Listed,
@@ -35,7 +34,7 @@ struct Escalation {
     turn: tokio::sync::Mutex<()>,
 }
 
-/// What the escalation reads from the shared watches, subscribed when the agent starts.
+/// What the escalation reads from the shared watches, subscribed when the controllers start.
 pub struct Watched {
     requests: Store<ApprovalRequest>,
     changes: ReflectHandle<ApprovalRequest>,
@@ -55,16 +54,15 @@ impl Watched {
 }
 
 /// Runs until shutdown.
-pub async fn run(agent: Arc<AgentContext>, gitea_url: String, watched: Watched) {
-    let namespace = agent.store.namespace().to_owned();
+pub async fn run(ctx: Arc<Context>, watched: Watched) {
+    let namespace = ctx.namespace.clone();
     let changes = watched
         .changes
         .filter(move |r| futures::future::ready(r.namespace().as_deref() == Some(&namespace)));
     let controller = Controller::for_shared_stream(changes, watched.requests.clone())
-        .graceful_shutdown_on(agent.shutdown.requested());
+        .graceful_shutdown_on(ctx.shutdown.requested());
     let escalation = Arc::new(Escalation {
-        agent,
-        gitea_url,
+        ctx,
         requests: watched.requests,
         repos: watched.repos,
         repos_listed: watched.repos_listed,
@@ -83,7 +81,7 @@ fn error_policy(
         FeedbackError::Gitea(_) => "Gitea",
         FeedbackError::Kube(_) => "KubeApi",
     };
-    esc.agent
+    esc.ctx
         .metrics
         .reconcile_errors
         .get_or_create(&ErrorLabels {
@@ -92,7 +90,7 @@ fn error_policy(
         })
         .inc();
     let delay = esc
-        .agent
+        .ctx
         .backoff(&format!("escalation/{}", request.name_any()));
     tracing::warn!(request = %request.name_any(), %error, retry_in = ?delay, "telling Gitea of an expired request failed");
     Action::requeue(delay)
@@ -111,36 +109,33 @@ async fn reconcile(
     esc.repos_listed.clone().wait().await;
     let repos = esc.repos.state();
     let repos: Vec<&ConfigRepo> = repos.iter().map(Arc::as_ref).collect();
-    let agent = &esc.agent;
-    let Some(target) = escalation::target(&request, &repos, &esc.gitea_url, &agent.repositories)
+    let ctx = &esc.ctx;
+    let Some(target) = escalation::target(&request, &repos, &ctx.gitea_url, &ctx.repositories)
     else {
         // No repository to tell: the Escalated Event is all there is.
         return Ok(Action::await_change());
     };
     let _turn = esc.turn.lock().await;
-    let (repo, number) = conversation(agent, target).await?;
-    let comments = agent.gitea.list_comments(&repo, number).await?;
-    if !escalation::is_announced(&comments, &agent.bot, &uid) {
+    let (repo, number) = conversation(ctx, target).await?;
+    let comments = ctx.gitea.list_comments(&repo, number).await?;
+    if !escalation::is_announced(&comments, &ctx.bot, &uid) {
         let body = escalation::comment(&request);
-        agent.gitea.create_comment(&repo, number, &body).await?;
+        ctx.gitea.create_comment(&repo, number, &body).await?;
         tracing::info!(request = %request.name_any(), %repo, issue = number, "expired request announced in Gitea");
     } else {
         tracing::debug!(request = %request.name_any(), %repo, issue = number, "expired request already announced in Gitea");
     }
-    agent.succeeded(&format!("escalation/{}", request.name_any()));
+    ctx.succeeded(&format!("escalation/{}", request.name_any()));
     remember(&esc, uid);
     Ok(Action::await_change())
 }
 
 /// The repository and the number of the pull request or issue to comment on: the tracking issue
 /// is opened when the bot has none open.
-async fn conversation(
-    agent: &AgentContext,
-    target: Target,
-) -> Result<(String, i64), FeedbackError> {
+async fn conversation(ctx: &Context, target: Target) -> Result<(String, i64), FeedbackError> {
     let repo = match target {
         Target::PullRequestOf { repo, commit } => {
-            match agent.gitea.merged_pull_request(&repo, &commit).await? {
+            match ctx.gitea.merged_pull_request(&repo, &commit).await? {
                 Some(number) => return Ok((repo, number)),
                 // Pushed straight to the branch: no pull request to tell on.
                 None => repo,
@@ -148,17 +143,17 @@ async fn conversation(
         }
         Target::TrackingIssue { repo } => repo,
     };
-    let open = agent.gitea.open_issues_by(&repo, &agent.bot).await?;
+    let open = ctx.gitea.open_issues_by(&repo, &ctx.bot).await?;
     // The oldest of the bot's: a second one opened by hand is not followed.
     let tracking = open
         .iter()
-        .filter(|i| escalation::is_tracking_issue(&i.author, &i.body, &agent.bot))
+        .filter(|i| escalation::is_tracking_issue(&i.author, &i.body, &ctx.bot))
         .map(|i| i.number)
         .min();
     let number = match tracking {
         Some(number) => number,
         None => {
-            let number = agent
+            let number = ctx
                 .gitea
                 .create_issue(
                     &repo,

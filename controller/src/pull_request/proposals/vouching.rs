@@ -5,7 +5,9 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
-use super::{Ours, ProposalError, Proposals, record};
+use super::error::ProposalError;
+use super::ours::Ours;
+use super::state::{Proposals, RESYNC, record};
 use crate::api::config_repo::ConfigRepo;
 use crate::api::rule::{CategorizationRule, Proposal, Withdrawal};
 use crate::gitea::PullRequest;
@@ -32,15 +34,15 @@ pub(super) async fn recheck(
     let begun = p.looks.lock().expect("looks lock").begin(
         &ours.branch,
         std::time::Instant::now(),
-        super::RESYNC / 2,
+        RESYNC / 2,
     );
     let Some(look) = begun else {
         return Ok(());
     };
-    let pr = p.agent.gitea.pull_request(target, number).await?;
+    let pr = p.ctx.gitea.pull_request(target, number).await?;
     // Only the bot's own pull request from the rule's branch is ever closed, whatever a status
     // names.
-    if !pr.open || pr.author != p.agent.bot || pr.head != ours.branch {
+    if !pr.open || pr.author != p.ctx.bot || pr.head != ours.branch {
         p.settled.lock().expect("settled lock").insert(url.clone());
         return Ok(());
     }
@@ -62,7 +64,7 @@ pub(super) async fn foreign_on(
     base: &str,
     ours: &Ours,
 ) -> Result<Vec<Foreign>, ProposalError> {
-    let gitea = &p.agent.gitea;
+    let gitea = &p.ctx.gitea;
     let commits = gitea.branch_commits(target, base, &ours.branch).await?;
     let span = match vouch::span(&commits.unwrap_or_default()) {
         Ok(Some(span)) => span,
@@ -90,7 +92,7 @@ pub(super) async fn foreign_on(
 
 /// Closes the bot's pull request `pr`, whose branch holds `found`, saying so once, and records
 /// that the rule no longer counts as proposed. Recorded before the close, so that a withdrawal
-/// cut short is finished by [`super::propose`], which finds the pull request still open.
+/// cut short is finished by [`super::propose::propose`], which finds the pull request still open.
 pub(super) async fn withdraw(
     p: &Proposals,
     target: &str,
@@ -100,11 +102,11 @@ pub(super) async fn withdraw(
     found: &[Foreign],
     proposed_at: Time,
 ) -> Result<(), ProposalError> {
-    let gitea = &p.agent.gitea;
+    let gitea = &p.ctx.gitea;
     let comments = gitea.list_comments(target, pr.number).await?;
     let said = comments
         .iter()
-        .any(|c| c.author == p.agent.bot && c.body.starts_with(vouch::WITHDRAWN));
+        .any(|c| c.author == p.ctx.bot && c.body.starts_with(vouch::WITHDRAWN));
     if !said {
         let body = vouch::withdrawal_comment(&ours.name, &ours.branch, found);
         gitea.create_comment(target, pr.number, &body).await?;

@@ -1,0 +1,49 @@
+//! What ledgerops says in the config repositories' pull requests and issues of its own accord,
+//! outside any `/agent` command: what became of the plans a ConfigRepo applied
+//! ([`feedback`]), learned rules proposed for blessing ([`proposals`]), and expired
+//! ApprovalRequests told to a person ([`escalation`]). Each is a controller of the agent's
+//! namespace that speaks as the bot, only in the allowed repositories, on the leader.
+
+pub mod context;
+pub mod escalation;
+pub mod feedback;
+pub mod proposals;
+
+use std::sync::Arc;
+
+use tokio::sync::broadcast;
+use tracing::{Instrument, info_span};
+
+use crate::agent::options::AgentOptions;
+use crate::gitea::GiteaClient;
+use crate::k8s::watches::Watches;
+use crate::logic::config_repo::push::Push;
+use context::Context;
+
+/// Subscribes to the shared watches and spawns the three controllers: on the leader only. The
+/// handle resolves once all three have stopped, after shutdown.
+pub fn start(
+    options: &AgentOptions,
+    gitea: GiteaClient,
+    pushes: broadcast::Receiver<Push>,
+    ctx: &crate::reconcile::Context,
+    watches: &Watches,
+) -> tokio::task::JoinHandle<()> {
+    let feedback_watched = feedback::Watched::subscribe(watches);
+    let proposals_watched = proposals::Watched::subscribe(watches, pushes);
+    let escalation_watched = escalation::Watched::subscribe(watches);
+    let ctx = Arc::new(Context::new(options, gitea, ctx));
+    let feedback = tokio::spawn(
+        feedback::run(ctx.clone(), feedback_watched).instrument(info_span!("feedback")),
+    );
+    let escalation = tokio::spawn(
+        escalation::run(ctx.clone(), escalation_watched).instrument(info_span!("escalation")),
+    );
+    let proposals =
+        tokio::spawn(proposals::run(ctx, proposals_watched).instrument(info_span!("proposals")));
+    tokio::spawn(async move {
+        for task in [feedback, escalation, proposals] {
+            let _ = task.await;
+        }
+    })
+}
