@@ -9,14 +9,14 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::RepoKind;
-use super::yaml::{self, Allowance};
+use super::yaml::{self, Allowance, Part};
 use crate::api::common::PROPOSED_BY;
 use crate::api::rule::CategorizationRuleSpec;
 use crate::logic::rule::proposal;
 
 /// The apiVersion of every kind a repository may declare.
 const API_VERSION: &str = "ledgerops.dev/v1alpha1";
-/// Documents a revision may declare (counted while its files are split, so a file of markers
+/// Documents a revision may declare (counted as the parser reads its files, so a file of markers
 /// costs no more than this).
 pub const MAX_DOCUMENTS: usize = 5_000;
 
@@ -91,19 +91,19 @@ pub fn parse(
     let mut allowance = Allowance::default();
     let mut count = 0;
     'files: for file in files {
-        for chunk in chunks(&file.text) {
+        for part in yaml::documents(&file.text) {
             count += 1;
             if count > MAX_DOCUMENTS {
                 refusals.push(Refusal {
                     file: file.path.clone(),
-                    line: chunk.content_line(),
+                    line: part.line,
                     message: format!(
                         "document {count} of the revision is past the limit of {MAX_DOCUMENTS} documents a revision: split the repository, or point spec.path at a smaller directory"
                     ),
                 });
                 break 'files;
             }
-            match document(file, &chunk, namespace, source, &mut allowance) {
+            match document(file, &part, namespace, source, &mut allowance) {
                 Ok(Some(d)) => documents.push(d),
                 Ok(None) => {}
                 Err(r) => {
@@ -138,74 +138,9 @@ pub fn parse(
     }
 }
 
-/// One document's text and the file line its text starts on (1-based).
-struct Chunk<'a> {
-    first_line: usize,
-    text: &'a str,
-}
-
-impl Chunk<'_> {
-    /// The line of the first content line (not blank, not a comment).
-    fn content_line(&self) -> usize {
-        let offset = self.text.lines().position(is_content).unwrap_or(0);
-        self.first_line + offset
-    }
-
-    /// The line of the first line whose text, after `indent` spaces or more, starts with `key:`.
-    fn key_line(&self, key: &str, top_level: bool) -> usize {
-        let wanted = format!("{key}:");
-        self.text
-            .lines()
-            .position(|l| {
-                let trimmed = l.trim_start();
-                trimmed.starts_with(&wanted) && (!top_level || trimmed.len() == l.len())
-            })
-            .map(|i| self.first_line + i)
-            .unwrap_or_else(|| self.content_line())
-    }
-}
-
-fn is_content(line: &str) -> bool {
-    let line = line.trim();
-    !line.is_empty() && !line.starts_with('#')
-}
-
-/// The documents of a file, split lazily at its `---` document markers (a marker always starts
-/// at column 0, so it can never be part of an indented block), so that counting them bounds the
-/// work. Blank and comment-only documents declare nothing and are left out.
-fn chunks(text: &str) -> impl Iterator<Item = Chunk<'_>> {
-    let mut rest = text;
-    let mut line = 1;
-    std::iter::from_fn(move || {
-        while !rest.is_empty() {
-            let first_line = line;
-            let (mut end, mut marker) = (0, 0);
-            for l in rest.split_inclusive('\n') {
-                let bare = l.strip_suffix('\n').unwrap_or(l);
-                let bare = bare.strip_suffix('\r').unwrap_or(bare);
-                line += 1;
-                if bare == "---" || bare.starts_with("--- ") || bare == "..." {
-                    marker = l.len();
-                    break;
-                }
-                end += l.len();
-            }
-            let chunk = Chunk {
-                first_line,
-                text: &rest[..end],
-            };
-            rest = &rest[end + marker..];
-            if chunk.text.lines().any(is_content) {
-                return Some(chunk);
-            }
-        }
-        None
-    })
-}
-
 fn document(
     file: &File,
-    chunk: &Chunk<'_>,
+    part: &Part<'_>,
     namespace: &str,
     source: &Source<'_>,
     allowance: &mut Allowance,
@@ -215,18 +150,14 @@ fn document(
         line,
         message,
     };
-    let value = yaml::read(chunk.text, allowance).map_err(|u| {
-        // What is found only at the end (an alias count) is named at the document's last line.
-        let last = chunk.first_line + chunk.text.lines().count().max(1) - 1;
-        let line = u
-            .line
-            .map_or_else(|| chunk.content_line(), |l| chunk.first_line + l - 1);
-        refuse(line.min(last), u.message)
-    })?;
+    let (value, keys) =
+        yaml::read(part, allowance).map_err(|u| refuse(u.line.unwrap_or(part.line), u.message))?;
+    // A key's line, or the document's when it has no such key.
+    let key_line = |path: &[&str]| keys.line(path).unwrap_or(part.line);
     if value.is_null() {
         return Ok(None);
     }
-    let at = chunk.content_line();
+    let at = part.line;
     let Value::Object(mut object) = value else {
         return Err(refuse(
             at,
@@ -239,7 +170,7 @@ fn document(
         (Some(API_VERSION), Some(kind)) => kind,
         _ => {
             return Err(refuse(
-                chunk.key_line("kind", true),
+                key_line(&["kind"]),
                 format!(
                     "{} (apiVersion {}) is not a kind a ConfigRepo applies: only Budget, Transaction, CategorizationPlan and CategorizationRule of {API_VERSION}; a repository never creates Secrets, RBAC or other objects — remove this document",
                     kind_text.unwrap_or("an object without kind"),
@@ -253,7 +184,7 @@ fn document(
         .find(|k| !["apiVersion", "kind", "metadata", "spec"].contains(&k.as_str()))
     {
         return Err(refuse(
-            chunk.key_line(extra, true),
+            key_line(&[extra]),
             format!(
                 "top-level field {extra} is not applied from a repository (only apiVersion, kind, metadata, spec; status is the controller's): remove it"
             ),
@@ -265,7 +196,7 @@ fn document(
             return Err(refuse(at, "has no metadata: give it metadata.name".into()));
         }
     };
-    check_metadata(metadata, namespace, chunk).map_err(|(line, m)| refuse(line, m))?;
+    check_metadata(metadata, namespace, key_line).map_err(|(line, m)| refuse(line, m))?;
     let name = metadata
         .get("name")
         .and_then(Value::as_str)
@@ -283,7 +214,7 @@ fn document(
         return Err(refuse(at, format!("Budget {name} is not applied: {why}")));
     }
     let rule_key = if kind == RepoKind::CategorizationRule {
-        bless(&mut object, source).map_err(|m| refuse(chunk.key_line("blessing", false), m))?
+        bless(&mut object, source).map_err(|m| refuse(key_line(&["spec", "blessing"]), m))?
     } else {
         None
     };
@@ -332,13 +263,13 @@ fn bless(object: &mut Map<String, Value>, source: &Source<'_>) -> Result<Option<
 fn check_metadata(
     metadata: &Map<String, Value>,
     namespace: &str,
-    chunk: &Chunk<'_>,
+    key_line: impl Fn(&[&str]) -> usize,
 ) -> Result<(), (usize, String)> {
     match metadata.get("name").and_then(Value::as_str) {
         Some(name) if !name.is_empty() => {}
         _ => {
             return Err((
-                chunk.key_line("metadata", true),
+                key_line(&["metadata"]),
                 "has no metadata.name: name it".into(),
             ));
         }
@@ -347,7 +278,7 @@ fn check_metadata(
         && other.as_str() != Some(namespace)
     {
         return Err((
-            chunk.key_line("namespace", false),
+            key_line(&["metadata", "namespace"]),
             format!(
                 "names namespace {other}: a ConfigRepo applies only into its own namespace {namespace}; remove metadata.namespace"
             ),
@@ -358,7 +289,7 @@ fn check_metadata(
         .find(|k| !["name", "namespace", "labels", "annotations"].contains(&k.as_str()))
     {
         return Err((
-            chunk.key_line(extra, false),
+            key_line(&["metadata", extra]),
             format!(
                 "metadata.{extra} is not applied from a repository (only name, namespace, labels, annotations): remove it"
             ),
@@ -370,7 +301,7 @@ fn check_metadata(
         .and_then(|l| l.keys().find(|k| k.starts_with("ledgerops.dev/")));
     if let Some(label) = reserved {
         return Err((
-            chunk.key_line(label, false),
+            key_line(&["metadata", "labels", label]),
             format!("label {label} is set only by the ledgerops controller: remove it"),
         ));
     }
