@@ -194,9 +194,11 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
     let closed_through = destination.closed_through.as_deref();
     let mut plans: Vec<Vec<Plan>> = {
         let slot = cell.state.read().await;
-        jobs.iter()
-            .map(|j| batch::decide(&slot.mirror, closed_through, &j.submission))
-            .collect()
+        batch::decide_all(
+            &slot.mirror,
+            closed_through,
+            jobs.iter().map(|j| &j.submission),
+        )
     };
     let mut stops = Stops::decide(jobs.iter().map(|j| &j.submission), &mut plans);
     // Each submission's items to write, as (job, item) keys.

@@ -1,6 +1,8 @@
 //! Deciding a batch of writes against a freshly synced mirror, and settling them afterwards.
 //! Shared by Transactions (one item, converge semantics) and plans (many items, all or nothing).
 
+use std::collections::HashMap;
+
 use crate::logic::budget::mirror::Mirror;
 use crate::logic::plan::Approved;
 use crate::logic::transaction::converge::{self, EndState, Expect, Precommit, Verified};
@@ -110,6 +112,33 @@ pub enum Plan {
 
 /// Decides every item of `submission` from the mirror, just synced.
 pub fn decide(mirror: &Mirror, closed_through: Option<&str>, submission: &Submission) -> Vec<Plan> {
+    decide_all(mirror, closed_through, [submission]).remove(0)
+}
+
+/// Decides every submission of one batch from the mirror, just synced. The chunks of one
+/// operation carry the same approved preview, and on the same state its check gives the same
+/// answer: it is made once for all of them, so a plan of n chunks costs one preview, not n.
+pub fn decide_all<'a>(
+    mirror: &Mirror,
+    closed_through: Option<&str>,
+    submissions: impl IntoIterator<Item = &'a Submission>,
+) -> Vec<Vec<Plan>> {
+    let mut checked = Checked::new();
+    submissions
+        .into_iter()
+        .map(|s| decide_checked(mirror, closed_through, s, &mut checked))
+        .collect()
+}
+
+/// The plan authorizations already checked on this state, by operation and approved hash.
+type Checked = HashMap<(String, String), Result<(), String>>;
+
+fn decide_checked(
+    mirror: &Mirror,
+    closed_through: Option<&str>,
+    submission: &Submission,
+    checked: &mut Checked,
+) -> Vec<Plan> {
     let mut plans: Vec<Plan> = submission
         .items
         .iter()
@@ -122,7 +151,13 @@ pub fn decide(mirror: &Mirror, closed_through: Option<&str>, submission: &Submis
         .filter(|(_, p)| **p == Plan::Write)
         .map(|(item, _)| item);
     if plans.contains(&Plan::Write)
-        && let Err(why) = submission.authorized.holds(mirror, to_write)
+        && let Err(why) = match (&submission.authorized, &submission.operation) {
+            (Authorized::Plan(approved), Some(operation)) => checked
+                .entry((operation.clone(), approved.hash.clone()))
+                .or_insert_with(|| approved.holds(mirror))
+                .clone(),
+            (authorized, _) => authorized.holds(mirror, to_write),
+        }
     {
         for p in plans.iter_mut().filter(|p| **p == Plan::Write) {
             *p = Plan::Done(Outcome::Stale(why.clone()));

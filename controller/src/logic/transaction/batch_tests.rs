@@ -299,3 +299,47 @@ fn the_chunks_after_one_that_cannot_land_in_full_are_held_back() {
     stops.stop(&chunk(None));
     assert_eq!(stops.holds_back(&chunk(None)), None);
 }
+
+/// A plan of two assignments written in two chunks of one operation, as the write path
+/// submits it.
+fn chunked_plan(m: &Mirror) -> Vec<Submission> {
+    use crate::logic::plan::fixtures::{approved, assign};
+    use crate::logic::plan::{Basis, operation};
+    let basis = Basis::Assignments(vec![
+        assign("tx-048", "cat-groceries"),
+        assign("tx-049", "cat-transport"),
+    ]);
+    let approved = approved(m, basis);
+    approved
+        .changes
+        .chunks(1)
+        .map(|chunk| Submission {
+            items: chunk.iter().map(operation::write_item).collect(),
+            all_or_nothing: true,
+            authorized: Authorized::Plan(approved.clone()),
+            operation: Some("attempt-1".into()),
+        })
+        .collect()
+}
+
+#[test]
+fn every_chunk_of_a_plan_is_checked_against_the_whole_approved_preview() {
+    use crate::logic::plan::fixtures::{mirror, recategorise};
+    let m = mirror();
+    let chunks = chunked_plan(&m);
+    let plans = decide_all(&m, None, &chunks);
+    assert_eq!(plans, [vec![Plan::Write], vec![Plan::Write]]);
+    // The same as deciding each chunk alone: the check made once gives every chunk its answer.
+    let alone: Vec<Vec<Plan>> = chunks.iter().map(|c| decide(&m, None, c)).collect();
+    assert_eq!(plans, alone);
+    // Someone recategorised the second chunk's transaction: it diverged, and the first chunk,
+    // whose own transaction is as approved, is not written either.
+    let mut changed = m.clone();
+    recategorise(&mut changed, "tx-049", Some("cat-groceries"));
+    let plans = decide_all(&changed, None, &chunks);
+    assert!(
+        matches!(&plans[0][..], [Plan::Done(Outcome::Stale(_))]),
+        "{plans:?}"
+    );
+    assert_eq!(plans[1], [Plan::Done(Outcome::Diverged)]);
+}
