@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 
 use super::error::YnabError;
 use super::permit::Permit;
+use super::planted;
 use super::token::Token;
 use crate::leadership::Leadership;
 use crate::logic::budget::api_url::AllowedApiUrl;
@@ -162,15 +163,19 @@ impl YnabClient {
         let body = PatchTransactionsWrapper {
             transactions: items,
         };
-        self.execute(Call {
+        let call = || Call {
             method: Method::PATCH,
             endpoint: "PATCH /plans/{plan_id}/transactions",
             path: vec!["plans".into(), plan_id.into(), "transactions".into()],
             query: Vec::new(),
             body: Some(&body),
-            what,
-        })
-        .await
+            what: what.clone(),
+        };
+        let result = self.execute(call()).await;
+        if matches!(result, Err(YnabError::OutcomeUnknown { .. })) && planted::resend_after_drop() {
+            return self.execute(call()).await;
+        }
+        result
     }
 
     async fn execute<B: Serialize, T: DeserializeOwned>(

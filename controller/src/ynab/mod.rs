@@ -9,4 +9,5 @@ pub mod client;
 pub mod error;
 pub mod mirror_sync;
 pub mod permit;
+pub mod planted;
 pub mod token;

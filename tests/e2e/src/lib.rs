@@ -15,6 +15,7 @@ pub mod kstatus;
 pub mod month_end;
 pub mod promtool;
 pub mod scenario;
+pub mod soak;
 pub mod stranger;
 pub mod wait;
 pub mod world;

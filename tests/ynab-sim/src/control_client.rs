@@ -12,6 +12,7 @@ use crate::controls::{ClockSet, ClockView, Edited, LatencySet, RateLimitSet};
 use crate::counters::Counters;
 use crate::faults::{DropFault, Faults, StatusFault};
 use crate::fixture::Fixture;
+use crate::journal::Entry;
 
 /// Record kinds an out-of-band edit can change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,6 +184,11 @@ impl SimControl {
 
     pub async fn counters(&self) -> Result<Counters, SimError> {
         Self::call(self.request(Method::GET, "/counters")).await
+    }
+
+    /// The journal's entries after `seq`, oldest first, one page (see [`crate::JOURNAL_PAGE`]).
+    pub async fn journal_after(&self, seq: u64) -> Result<Vec<Entry>, SimError> {
+        Self::call(self.request(Method::GET, &format!("/journal?after={seq}"))).await
     }
 
     pub async fn reset_counters(&self) -> Result<(), SimError> {

@@ -1,11 +1,11 @@
 //! Test controls under `/__sim` (a prefix YNAB does not have): no token, never rate-limited,
-//! never counted. Fixture load/reset, clock, out-of-band edits, faults, counters.
+//! never counted. Fixture load/reset, clock, out-of-band edits, faults, counters, journal.
 
 use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post, put};
 use chrono::{DateTime, Utc};
@@ -21,6 +21,7 @@ use crate::error::not_found;
 use crate::extract::ApiJson;
 use crate::faults::{DropFault, Faults, StatusFault};
 use crate::fixture::Fixture;
+use crate::journal::{By, Entry};
 use crate::sim::Sim;
 
 type Shared = State<Arc<Sim>>;
@@ -77,6 +78,7 @@ pub fn router(sim: Arc<Sim>) -> Router {
         .route("/faults/drop", post(add_drop_fault))
         .route("/faults/latency", put(set_latency))
         .route("/counters", get(counters).delete(reset_counters))
+        .route("/journal", get(journal))
         .with_state(sim)
 }
 
@@ -185,7 +187,8 @@ async fn edit(
     Path((plan_id, kind, id)): Path<(String, String, String)>,
     ApiJson(patch): ApiJson<Value>,
 ) -> Result<Json<Edited>, SimError> {
-    sim.write(
+    sim.write_as(
+        By::Person,
         &plan_id,
         |plan, k| match kind.as_str() {
             "transactions" => {
@@ -221,7 +224,8 @@ async fn create_transaction(
     ApiJson(new): ApiJson<NewTransaction>,
 ) -> Result<(StatusCode, Json<TransactionData>), SimError> {
     let today = sim.clock.today();
-    let data = sim.write(
+    let data = sim.write_as(
+        By::Person,
         &plan_id,
         |plan, k| plan.create_transaction(k, new, today),
         |view, id, server_knowledge| TransactionData {
@@ -240,7 +244,8 @@ async fn delete_transaction(
     if kind != "transactions" {
         return Err(SimError::BadRequest(format!("cannot delete {kind}")));
     }
-    sim.write(
+    sim.write_as(
+        By::Person,
         &plan_id,
         |plan, k| plan.delete_transaction(k, &id),
         |_, (), _| (),
@@ -274,6 +279,16 @@ async fn set_latency(State(sim): Shared, ApiJson(set): ApiJson<LatencySet>) -> D
 
 async fn counters(State(sim): Shared) -> Json<Counters> {
     Json(sim.counters.lock().unwrap().clone())
+}
+
+/// `GET /__sim/journal?after=SEQ`: the next page of the journal (see [`crate::journal`]).
+async fn journal(State(sim): Shared, Query(page): Query<JournalPage>) -> Json<Vec<Entry>> {
+    Json(sim.journal.lock().unwrap().after(page.after.unwrap_or(0)))
+}
+
+#[derive(Debug, Deserialize)]
+struct JournalPage {
+    after: Option<u64>,
 }
 
 async fn reset_counters(State(sim): Shared) -> Done {

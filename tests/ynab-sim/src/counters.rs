@@ -9,6 +9,7 @@ use axum::response::Response;
 use serde::{Deserialize, Serialize};
 
 use crate::auth::bearer_token;
+use crate::journal::Event;
 use crate::legacy::Legacy;
 use crate::sim::Sim;
 
@@ -42,7 +43,7 @@ pub struct Seen {
     pub answered_ms: u64,
 }
 
-fn now_ms() -> u64 {
+pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
@@ -91,24 +92,68 @@ pub fn endpoint_of(req: &Request) -> String {
 
 pub async fn layer(State(sim): State<Arc<Sim>>, req: Request, next: Next) -> Response {
     let endpoint = endpoint_of(&req);
-    let came_ms = now_ms();
+    let token = bearer_token(&req).unwrap_or_else(|| "-".to_string());
     {
         let mut counters = sim.counters.lock().unwrap();
         counters.total += 1;
         *counters.by_endpoint.entry(endpoint.clone()).or_default() += 1;
-        let token = bearer_token(&req).unwrap_or_else(|| "-".to_string());
-        *counters.by_token.entry(token).or_default() += 1;
+        *counters.by_token.entry(token.clone()).or_default() += 1;
     }
+    let mut journaled = Journaled {
+        knowledge: plan_of(req.uri().path()).and_then(|id| sim.knowledge(id)),
+        sim: sim.clone(),
+        endpoint,
+        token,
+        came_ms: now_ms(),
+        status: None,
+    };
     let response = next.run(req).await;
+    let status = response.status().as_str().to_string();
     let mut counters = sim.counters.lock().unwrap();
-    counters.record_status(response.status().as_str());
+    counters.record_status(&status);
     if counters.timeline.len() < TIMELINE_MAX {
         counters.timeline.push(Seen {
-            endpoint,
-            came_ms,
+            endpoint: journaled.endpoint.clone(),
+            came_ms: journaled.came_ms,
             answered_ms: now_ms(),
         });
     }
     drop(counters);
+    journaled.status = Some(status);
     response
+}
+
+/// A request on its way: journaled when it is answered, or when its connection is dropped on
+/// purpose and the request never finishes (status `dropped`).
+struct Journaled {
+    sim: Arc<Sim>,
+    endpoint: String,
+    token: String,
+    came_ms: u64,
+    knowledge: Option<i64>,
+    status: Option<String>,
+}
+
+impl Drop for Journaled {
+    fn drop(&mut self) {
+        let answered_ms = now_ms();
+        let event = Event::Request {
+            endpoint: std::mem::take(&mut self.endpoint),
+            token: std::mem::take(&mut self.token),
+            status: self.status.take().unwrap_or_else(|| DROPPED.to_string()),
+            came_ms: self.came_ms,
+            answered_ms,
+            knowledge: self.knowledge,
+        };
+        if let Ok(mut journal) = self.sim.journal.lock() {
+            journal.record(answered_ms, event);
+        }
+    }
+}
+
+/// The plan id of a `/v1/plans/{plan_id}/…` (or legacy `/budgets/…`) path.
+fn plan_of(path: &str) -> Option<&str> {
+    let mut parts = path.trim_start_matches('/').split('/');
+    parts.find(|p| *p == "plans" || *p == "budgets")?;
+    parts.next().filter(|id| !id.is_empty())
 }

@@ -5,9 +5,10 @@ use std::sync::Mutex;
 
 use crate::SimError;
 use crate::clock::Clock;
-use crate::counters::Counters;
+use crate::counters::{Counters, now_ms};
 use crate::faults::Faults;
 use crate::fixture::Fixture;
+use crate::journal::{By, Event, Journal};
 use crate::persist::{self, Persisted};
 use crate::ratelimit::RateLimiter;
 use crate::store::{PlanState, Store, View};
@@ -18,6 +19,7 @@ pub struct Sim {
     pub faults: Mutex<Faults>,
     pub counters: Mutex<Counters>,
     pub limiter: Mutex<RateLimiter>,
+    pub journal: Mutex<Journal>,
     state_file: Option<PathBuf>,
 }
 
@@ -39,6 +41,7 @@ impl Sim {
             faults: Mutex::default(),
             counters: Mutex::default(),
             limiter: Mutex::new(RateLimiter::new(rate_limit)),
+            journal: Mutex::default(),
             state_file,
         };
         sim.save(&sim.data.lock().unwrap())?;
@@ -50,6 +53,12 @@ impl Sim {
             Some(path) => persist::save(path, data),
             None => Ok(()),
         }
+    }
+
+    /// The server knowledge of plan `plan_id` now, if there is such a plan.
+    pub fn knowledge(&self, plan_id: &str) -> Option<i64> {
+        let data = self.data.lock().unwrap();
+        data.store.plan(plan_id).ok().map(|p| p.server_knowledge)
     }
 
     pub fn knows_token(&self, token: &str) -> bool {
@@ -78,9 +87,21 @@ impl Sim {
         f(&View::new(plan, self.clock.current_month()))
     }
 
-    /// Changes one plan atomically at the next server knowledge, saves, and renders the outcome.
+    /// Changes one plan through the API (see [`Sim::write_as`]).
     pub fn write<R, O>(
         &self,
+        plan_id: &str,
+        change: impl FnOnce(&mut PlanState, i64) -> Result<R, SimError>,
+        render: impl FnOnce(&View, R, i64) -> O,
+    ) -> Result<O, SimError> {
+        self.write_as(By::Api, plan_id, change, render)
+    }
+
+    /// Changes one plan atomically at the next server knowledge, journals what it touched as
+    /// `by`'s, saves, and renders the outcome.
+    pub fn write_as<R, O>(
+        &self,
+        by: By,
         plan_id: &str,
         change: impl FnOnce(&mut PlanState, i64) -> Result<R, SimError>,
         render: impl FnOnce(&View, R, i64) -> O,
@@ -90,7 +111,18 @@ impl Sim {
             .clock
             .now()
             .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        let (result, knowledge) = data.store.write(plan_id, &now, change)?;
+        let (result, knowledge, touched) = data.store.write(plan_id, &now, change)?;
+        if !touched.is_empty() {
+            self.journal.lock().unwrap().record(
+                now_ms(),
+                Event::Change {
+                    by,
+                    plan_id: plan_id.to_string(),
+                    knowledge,
+                    touched,
+                },
+            );
+        }
         self.save(&data)?;
         let plan = data.store.plan(plan_id)?;
         Ok(render(
@@ -115,6 +147,7 @@ impl Sim {
         self.save(&data)?;
         *self.faults.lock().unwrap() = Faults::default();
         *self.counters.lock().unwrap() = Counters::default();
+        self.journal.lock().unwrap().clear();
         self.limiter.lock().unwrap().clear();
         Ok(())
     }

@@ -1086,3 +1086,66 @@ async fn state_file_survives_a_restart() {
         knowledge
     );
 }
+
+#[tokio::test]
+async fn the_journal_tells_a_persons_edit_from_a_write_and_keeps_what_each_replaced() {
+    let api = start().await;
+    let ctl = api.control();
+    let before = api.transaction("tx-047").await["category_id"].clone();
+    ctl.edit(
+        PLAN_ID,
+        RecordKind::Transaction,
+        "tx-047",
+        &json!({"memo": "spouse"}),
+    )
+    .await
+    .unwrap();
+    let patched = api
+        .http
+        .patch(format!(
+            "{}/v1/plans/{PLAN_ID}/transactions",
+            api.sim.base_url()
+        ))
+        .bearer_auth(TOKEN)
+        .json(&json!({"transactions": [{"id": "tx-047", "category_id": category("Transport")}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(patched.status(), 200);
+
+    let journal = ctl.journal_after(0).await.unwrap();
+    let changes: Vec<(&ynab_sim::By, &ynab_sim::Touch)> = journal
+        .iter()
+        .filter_map(|e| match &e.event {
+            ynab_sim::Event::Change { by, touched, .. } => Some((by, &touched[0])),
+            ynab_sim::Event::Request { .. } => None,
+        })
+        .collect();
+    assert_eq!(changes.len(), 2, "{journal:?}");
+    let (by, edit) = changes[0];
+    assert_eq!(*by, ynab_sim::By::Person);
+    assert_eq!(edit.after.summary.memo.as_deref(), Some("spouse"));
+    assert_eq!(
+        edit.before.as_ref().unwrap().summary.category_id.as_deref(),
+        before.as_str()
+    );
+    let (by, write) = changes[1];
+    assert_eq!(*by, ynab_sim::By::Api);
+    assert_eq!(write.before.as_ref(), Some(&edit.after));
+    assert_eq!(write.after.summary.category_id, Some(category("Transport")));
+    let requests: Vec<_> = journal
+        .iter()
+        .filter_map(|e| match &e.event {
+            ynab_sim::Event::Request {
+                endpoint, status, ..
+            } => Some((endpoint.as_str(), status.as_str())),
+            ynab_sim::Event::Change { .. } => None,
+        })
+        .collect();
+    assert!(
+        requests.contains(&("PATCH /v1/plans/{plan_id}/transactions", "200")),
+        "{requests:?}"
+    );
+    let last = journal.last().unwrap().seq;
+    assert!(ctl.journal_after(last).await.unwrap().is_empty());
+}

@@ -16,6 +16,7 @@ use crate::SimError;
 use crate::delta::Stamped;
 use crate::error::not_found;
 use crate::fixture::Fixture;
+use crate::journal::{self, Touch};
 
 pub use render::{View, month_of};
 
@@ -138,20 +139,27 @@ impl Store {
 
     /// Applies `change` to a copy of the plan at the next knowledge; commits only on success, so a
     /// failed request changes nothing and a successful one bumps `server_knowledge` exactly once.
+    /// Also answers which transactions it touched, before and after.
     pub fn write<R>(
         &mut self,
         plan_id: &str,
         now: &str,
         change: impl FnOnce(&mut PlanState, i64) -> Result<R, SimError>,
-    ) -> Result<(R, i64), SimError> {
+    ) -> Result<(R, i64, Vec<Touch>), SimError> {
         let index = self.plan_index(plan_id)?;
         let mut draft = self.plans[index].clone();
         let knowledge = draft.server_knowledge + 1;
         let result = change(&mut draft, knowledge)?;
         draft.server_knowledge = knowledge;
         draft.summary.last_modified_on = Some(now.to_string());
+        let previous = &self.plans[index];
+        let touched = journal::touched(
+            |id| previous.transaction(id),
+            draft.transactions.iter().map(|t| (&t.record, t.knowledge)),
+            knowledge,
+        );
         self.plans[index] = draft;
-        Ok((result, knowledge))
+        Ok((result, knowledge, touched))
     }
 }
 

@@ -1,0 +1,58 @@
+//! `cargo run -p ledgerops-e2e --bin soak -- --minutes 60 --seed N [--transactions N]
+//! [--planted-bug]`: the randomized soak (see `ledgerops_e2e::soak`). Prints the report and
+//! exits 1 when the checker found a violation. Needs what the suites need: the test control
+//! plane (`LEDGEROPS_CONTROL_PLANE_BIN`, built by `tests/tools/build-control-plane.sh`).
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use ledgerops_e2e::soak::{self, Config};
+
+fn usage() -> ExitCode {
+    eprintln!(
+        "usage: soak [--minutes M] [--seconds S] [--seed N] [--transactions N] [--planted-bug]"
+    );
+    ExitCode::from(2)
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let mut config = Config {
+        duration: Duration::from_secs(60 * 60),
+        seed: 1,
+        transactions: 1_500,
+        planted_bug: false,
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut number = || it.next().and_then(|v| v.parse::<u64>().ok());
+        match flag.as_str() {
+            "--minutes" => match number() {
+                Some(m) => config.duration = Duration::from_secs(m * 60),
+                None => return usage(),
+            },
+            "--seconds" => match number() {
+                Some(s) => config.duration = Duration::from_secs(s),
+                None => return usage(),
+            },
+            "--seed" => match number() {
+                Some(s) => config.seed = s,
+                None => return usage(),
+            },
+            "--transactions" => match number().and_then(|n| usize::try_from(n).ok()) {
+                Some(n) => config.transactions = n,
+                None => return usage(),
+            },
+            "--planted-bug" => config.planted_bug = true,
+            _ => return usage(),
+        }
+    }
+    let report = soak::run(config).await;
+    println!("{report}");
+    if report.verdict.violations.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,275 @@
+//! The actors, each with its own identity and rights: a proposer applying Transactions, plans
+//! (some overlapping, some over the policy) and undos as an editor; an approver approving,
+//! rejecting or ignoring requests (some after they expired) with the `approve` verb; the
+//! proposer trying to approve their own; and a "spouse" editing YNAB behind ledgerops' back
+//! (categories, memos, reconciling, deleting). Every step is drawn from the soak's generator.
+
+use std::collections::{BTreeMap, HashMap};
+
+use kube::Api;
+use kube::api::{ListParams, Patch, PatchParams, PostParams};
+use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
+use ledgerops::api::common::PROPOSED_BY;
+use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
+use ledgerops::api::transaction::Transaction;
+use serde_json::{Value, json};
+use ynab_sim::{RecordKind, demo};
+
+use super::history::{Fault, Intent};
+use super::rng::Rng;
+use super::setup::{APPROVER, BUDGET, CATEGORIES, PROPOSER, World};
+use crate::scenario::category;
+
+/// What the actors did, as the history needs it.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    pub intents: Vec<Intent>,
+    /// ApprovalRequest → when the approver's decision was sent (wall-clock ms).
+    pub decided: HashMap<String, u64>,
+    pub faults: Vec<Fault>,
+    /// Actions by name, for the report.
+    pub actions: BTreeMap<&'static str, u64>,
+    /// Purchases that have a Transaction object already.
+    taken: Vec<usize>,
+    plans: u64,
+}
+
+impl Recorder {
+    fn count(&mut self, action: &'static str) {
+        *self.actions.entry(action).or_default() += 1;
+    }
+
+    pub fn transactions(&self) -> usize {
+        self.taken.len()
+    }
+
+    pub fn plans(&self) -> u64 {
+        self.plans
+    }
+}
+
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// One step of one actor, drawn by weight.
+pub async fn act(w: &World, rng: &mut Rng, rec: &mut Recorder) {
+    match rng.below(0, 100) {
+        0..30 => propose_transaction(w, rng, rec).await,
+        30..42 => propose_plan(w, rng, rec).await,
+        42..46 => propose_undo(w, rng, rec).await,
+        46..70 => decide(w, rng, rec).await,
+        70..73 => approve_own(w, rec).await,
+        73..95 => spouse(w, rng, rec).await,
+        _ => {
+            w.nudge(&format!("soak-{}", now_ms())).await;
+            rec.count("nudge");
+        }
+    }
+}
+
+fn proposed(name: &str) -> Value {
+    json!({"name": name, "annotations": {PROPOSED_BY: PROPOSER}})
+}
+
+async fn propose_transaction(w: &World, rng: &mut Rng, rec: &mut Recorder) {
+    let i = rng.below(0, w.transactions as u64) as usize;
+    if rec.taken.contains(&i) {
+        return;
+    }
+    let target = category(*rng.pick(&CATEGORIES));
+    let name = format!("t-{i}");
+    let tx: Transaction = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Transaction", "metadata": proposed(&name),
+        "spec": {"budgetRef": {"name": BUDGET}, "transactionId": w.purchase(i), "categoryId": target},
+    }))
+    .expect("a Transaction");
+    let at_ms = now_ms();
+    let api: Api<Transaction> = Api::namespaced(w.proposer.clone(), &w.s.ns);
+    if api.create(&PostParams::default(), &tx).await.is_ok() {
+        rec.taken.push(i);
+        rec.intents.push(Intent {
+            subject: format!("Transaction/{name}"),
+            proposer: PROPOSER.into(),
+            at_ms,
+            targets: BTreeMap::from([(w.purchase(i), target)]),
+            undo_of: None,
+        });
+        rec.count("propose-transaction");
+    }
+}
+
+async fn propose_plan(w: &World, rng: &mut Rng, rec: &mut Recorder) {
+    let size = rng.below(1, 9);
+    let mut targets = BTreeMap::new();
+    for _ in 0..size {
+        let i = rng.below(0, w.transactions as u64) as usize;
+        targets.insert(w.purchase(i), category(*rng.pick(&CATEGORIES)));
+    }
+    rec.plans += 1;
+    let name = format!("p-{}", rec.plans);
+    let assignments: Vec<Value> = targets
+        .iter()
+        .map(|(t, c)| json!({"transactionId": t, "categoryId": c}))
+        .collect();
+    let spec = json!({"budgetRef": {"name": BUDGET}, "assignments": assignments});
+    create_plan(w, rec, &name, spec, targets, None).await;
+}
+
+async fn propose_undo(w: &World, rng: &mut Rng, rec: &mut Recorder) {
+    let plans: Api<CategorizationPlan> = Api::namespaced(w.proposer.clone(), &w.s.ns);
+    let Ok(list) = plans.list(&ListParams::default()).await else {
+        return;
+    };
+    let applied: Vec<String> = list
+        .items
+        .iter()
+        .filter(|p| p.spec.undo_of.is_none())
+        .filter(|p| p.status.as_ref().and_then(|s| s.phase) == Some(PlanPhase::Applied))
+        .filter_map(|p| p.metadata.name.clone())
+        .collect();
+    if applied.is_empty() {
+        return;
+    }
+    let undone = rng.pick(&applied).clone();
+    let name = format!("undo-{undone}");
+    let spec = json!({"budgetRef": {"name": BUDGET}, "undoOf": undone});
+    create_plan(w, rec, &name, spec, BTreeMap::new(), Some(undone)).await;
+}
+
+async fn create_plan(
+    w: &World,
+    rec: &mut Recorder,
+    name: &str,
+    spec: Value,
+    targets: BTreeMap<String, String>,
+    undo_of: Option<String>,
+) {
+    let plan: CategorizationPlan = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
+        "metadata": proposed(name), "spec": spec,
+    }))
+    .expect("a CategorizationPlan");
+    let at_ms = now_ms();
+    let api: Api<CategorizationPlan> = Api::namespaced(w.proposer.clone(), &w.s.ns);
+    if api.create(&PostParams::default(), &plan).await.is_ok() {
+        let action = if undo_of.is_some() {
+            "propose-undo"
+        } else {
+            "propose-plan"
+        };
+        rec.intents.push(Intent {
+            subject: format!("CategorizationPlan/{name}"),
+            proposer: PROPOSER.into(),
+            at_ms,
+            targets,
+            undo_of,
+        });
+        rec.count(action);
+    }
+}
+
+/// The approver looks at an undecided request: approves most, rejects some, leaves some to
+/// expire, and sometimes answers one that already expired.
+async fn decide(w: &World, rng: &mut Rng, rec: &mut Recorder) {
+    let api: Api<ApprovalRequest> = Api::namespaced(w.approver.clone(), &w.s.ns);
+    let Ok(list) = api.list(&ListParams::default()).await else {
+        return;
+    };
+    let open: Vec<&ApprovalRequest> = list
+        .items
+        .iter()
+        .filter(|r| r.spec.decision.is_none())
+        .filter(|r| {
+            let phase = r.status.as_ref().and_then(|s| s.phase);
+            phase == Some(ApprovalPhase::Pending)
+                || (phase == Some(ApprovalPhase::Expired) && rng.percent(10))
+        })
+        .collect();
+    if open.is_empty() {
+        return;
+    }
+    let request = *rng.pick(&open);
+    let name = request.metadata.name.clone().unwrap_or_default();
+    let (verdict, action) = match rng.below(0, 100) {
+        0..75 => ("Approve", "approve"),
+        75..90 => ("Reject", "reject"),
+        _ => {
+            rec.count("ignore");
+            return;
+        }
+    };
+    let patch =
+        json!({"spec": {"decision": {"verdict": verdict, "by": APPROVER, "comment": "soak"}}});
+    let at_ms = now_ms();
+    match api
+        .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+    {
+        Ok(_) => {
+            rec.decided.insert(name, at_ms);
+            rec.count(action);
+        }
+        Err(_) => rec.count("decision-refused"),
+    }
+}
+
+/// The proposer tries to approve a request of their own: admission must refuse it.
+async fn approve_own(w: &World, rec: &mut Recorder) {
+    let api: Api<ApprovalRequest> = Api::namespaced(w.proposer.clone(), &w.s.ns);
+    let Ok(list) = api.list(&ListParams::default()).await else {
+        return;
+    };
+    let Some(name) = list
+        .items
+        .iter()
+        .find(|r| r.spec.decision.is_none())
+        .and_then(|r| r.metadata.name.clone())
+    else {
+        return;
+    };
+    let patch = json!({"spec": {"decision": {"verdict": "Approve", "by": PROPOSER}}});
+    let at_ms = now_ms();
+    match api
+        .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+    {
+        Ok(_) => {
+            rec.decided.insert(name, at_ms);
+            rec.count("own-approval-accepted");
+        }
+        Err(_) => rec.count("own-approval-refused"),
+    }
+}
+
+/// The spouse edits a purchase in the app: its category, its memo, reconciles it, or deletes it.
+async fn spouse(w: &World, rng: &mut Rng, rec: &mut Recorder) {
+    let id = w.purchase(rng.below(0, w.transactions as u64) as usize);
+    let control = w.s.sim.control();
+    let (edit, action) = match rng.below(0, 100) {
+        0..60 => (
+            json!({"category_id": category(*rng.pick(&CATEGORIES))}),
+            "spouse-category",
+        ),
+        60..88 => (
+            json!({"memo": format!("spouse {}", rng.below(0, 1000))}),
+            "spouse-memo",
+        ),
+        88..96 => (json!({"cleared": "reconciled"}), "spouse-reconcile"),
+        _ => {
+            if control.delete_transaction(demo::PLAN_ID, &id).await.is_ok() {
+                rec.count("spouse-delete");
+            }
+            return;
+        }
+    };
+    if control
+        .edit(demo::PLAN_ID, RecordKind::Transaction, &id, &edit)
+        .await
+        .is_ok()
+    {
+        rec.count(action);
+    }
+}

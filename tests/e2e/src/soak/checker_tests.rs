@@ -1,0 +1,523 @@
+use std::collections::BTreeMap;
+
+use serde_json::json;
+use ynab_sim::{By, Entry, Event, Record, Touch};
+
+use super::*;
+use crate::soak::history::{Approval, Decided, History, Intent, Settled};
+
+const TOKEN: &str = "controller-token";
+
+fn record(category: Option<&str>, memo: Option<&str>, amount: i64) -> Record {
+    record_of("tx-1", category, memo, amount)
+}
+
+fn record_of(id: &str, category: Option<&str>, memo: Option<&str>, amount: i64) -> Record {
+    Record {
+        summary: serde_json::from_value(json!({
+            "id": id, "date": "2026-09-01", "amount": amount, "memo": memo, "cleared": "cleared",
+            "approved": true, "account_id": "acc", "category_id": category, "deleted": false,
+        }))
+        .unwrap(),
+        splits: Vec::new(),
+    }
+}
+
+/// Builds a journal entry by entry, numbering and timing each.
+#[derive(Default)]
+struct Journal {
+    entries: Vec<Entry>,
+    knowledge: i64,
+}
+
+impl Journal {
+    fn push(&mut self, event: Event) -> u64 {
+        let seq = self.entries.len() as u64 + 1;
+        self.entries.push(Entry {
+            seq,
+            at_ms: seq * 1000,
+            event,
+        });
+        seq
+    }
+
+    /// The controller reads: it sees the knowledge as it is now.
+    fn read(&mut self) -> u64 {
+        let knowledge = Some(self.knowledge);
+        self.push(Event::Request {
+            endpoint: "GET /v1/plans/{plan_id}/transactions".into(),
+            token: TOKEN.into(),
+            status: "200".into(),
+            came_ms: self.entries.len() as u64 * 1000,
+            answered_ms: self.entries.len() as u64 * 1000,
+            knowledge,
+        })
+    }
+
+    fn change(&mut self, by: By, before: Record, after: Record) -> u64 {
+        self.knowledge += 1;
+        let knowledge = self.knowledge;
+        self.push(Event::Change {
+            by,
+            plan_id: "plan".into(),
+            knowledge,
+            touched: vec![Touch {
+                before: Some(before),
+                after,
+            }],
+        })
+    }
+
+    fn write(&mut self, from: Option<&str>, to: Option<&str>) -> u64 {
+        self.change(
+            By::Api,
+            record(from, None, -5_000),
+            record(to, None, -5_000),
+        )
+    }
+
+    fn edit(&mut self, from: Option<&str>, to: Option<&str>) -> u64 {
+        self.change(
+            By::Person,
+            record(from, None, -5_000),
+            record(to, None, -5_000),
+        )
+    }
+}
+
+fn intent(subject: &str, at_ms: u64, target: &str) -> Intent {
+    Intent {
+        subject: subject.into(),
+        proposer: "proposer".into(),
+        at_ms,
+        targets: BTreeMap::from([("tx-1".to_string(), target.to_string())]),
+        undo_of: None,
+    }
+}
+
+fn approval(subject: &str, by: &str, at_ms: u64, from: Option<&str>, to: &str) -> Approval {
+    Approval {
+        name: format!("{subject}-request").replace('/', "-"),
+        subject: subject.into(),
+        proposed_by: "proposer".into(),
+        expires_ms: 1_000_000,
+        changes: vec![("tx-1".into(), from.map(Into::into), Some(to.into()))],
+        decision: Some(Decided {
+            by: by.into(),
+            approve: true,
+            at_ms,
+        }),
+    }
+}
+
+/// A history whose policy lets nothing run without a person (amounts are 5.00, the bound 1.00),
+/// unless `auto` raises the bound.
+fn history(
+    journal: Journal,
+    intents: Vec<Intent>,
+    approvals: Vec<Approval>,
+    auto: bool,
+) -> History {
+    History {
+        journal: journal.entries,
+        token: TOKEN.into(),
+        requests_per_hour: 1000,
+        auto_below_milliunits: if auto { 100_000 } else { 1_000 },
+        auto_max_changes: 10,
+        intents,
+        approvals,
+        rss_bound_kib: 1 << 20,
+        ..Default::default()
+    }
+}
+
+fn rules(h: &History) -> Vec<&'static str> {
+    check(h).violations.iter().map(|v| v.rule).collect()
+}
+
+#[test]
+fn a_write_the_policy_runs_after_a_fresh_read_is_clean() {
+    let mut j = Journal::default();
+    j.read();
+    j.write(None, Some("groceries"));
+    let h = history(
+        j,
+        vec![intent("Transaction/a", 0, "groceries")],
+        vec![],
+        true,
+    );
+    let verdict = check(&h);
+    assert_eq!(verdict.violations, []);
+    assert_eq!((verdict.writes, verdict.edits), (1, 0));
+}
+
+#[test]
+fn the_same_write_sent_again_with_nothing_changed_is_written_twice() {
+    let mut j = Journal::default();
+    j.read();
+    let first = j.write(None, Some("groceries"));
+    let second = j.write(Some("groceries"), Some("groceries"));
+    let h = history(
+        j,
+        vec![intent("Transaction/a", 0, "groceries")],
+        vec![],
+        true,
+    );
+    let verdict = check(&h);
+    assert_eq!(
+        verdict
+            .violations
+            .iter()
+            .map(|v| v.rule)
+            .collect::<Vec<_>>(),
+        [TWICE]
+    );
+    assert_eq!(verdict.violations[0].events, [first, second]);
+}
+
+#[test]
+fn a_write_that_matches_an_edit_made_after_the_read_is_a_race_not_a_duplicate() {
+    let mut j = Journal::default();
+    j.read();
+    j.edit(None, Some("groceries"));
+    j.write(Some("groceries"), Some("groceries"));
+    let h = history(
+        j,
+        vec![intent("Transaction/a", 0, "groceries")],
+        vec![],
+        true,
+    );
+    let verdict = check(&h);
+    assert_eq!(verdict.violations, []);
+    assert_eq!(verdict.races, 1);
+}
+
+#[test]
+fn overwriting_an_edit_the_controller_had_read_is_a_clobber() {
+    let mut j = Journal::default();
+    j.read();
+    j.write(None, Some("groceries"));
+    j.edit(Some("groceries"), Some("dining"));
+    j.read();
+    j.write(Some("dining"), Some("groceries"));
+    let h = history(
+        j,
+        vec![intent("Transaction/a", 0, "groceries")],
+        vec![],
+        true,
+    );
+    assert_eq!(rules(&h), [CLOBBER]);
+}
+
+#[test]
+fn an_edit_that_landed_between_the_read_and_the_write_is_not_blamed() {
+    let mut j = Journal::default();
+    j.read();
+    j.edit(None, Some("dining"));
+    j.write(Some("dining"), Some("groceries"));
+    let h = history(
+        j,
+        vec![intent("Transaction/a", 0, "groceries")],
+        vec![],
+        true,
+    );
+    let verdict = check(&h);
+    assert_eq!(verdict.violations, []);
+    assert_eq!(verdict.races, 1);
+}
+
+#[test]
+fn a_newer_intent_may_overwrite_an_edit() {
+    let mut j = Journal::default();
+    j.edit(None, Some("dining"));
+    j.read();
+    j.write(Some("dining"), Some("groceries"));
+    let h = history(
+        j,
+        vec![intent("Transaction/b", 1500, "groceries")],
+        vec![],
+        true,
+    );
+    assert_eq!(rules(&h), Vec::<&str>::new());
+}
+
+#[test]
+fn a_write_needs_an_intent_and_a_decision_for_exactly_that_change() {
+    let cases: Vec<(&str, Vec<Intent>, Vec<Approval>, Vec<&str>)> = vec![
+        ("no intent at all", vec![], vec![], vec![UNCOVERED]),
+        (
+            "an intent for another category",
+            vec![intent("Transaction/a", 0, "dining")],
+            vec![],
+            vec![UNCOVERED],
+        ),
+        (
+            "over the policy, nobody approved",
+            vec![intent("CategorizationPlan/p", 0, "groceries")],
+            vec![],
+            vec![UNCOVERED],
+        ),
+        (
+            "approved by someone else before the write",
+            vec![intent("CategorizationPlan/p", 0, "groceries")],
+            vec![approval(
+                "CategorizationPlan/p",
+                "approver",
+                500,
+                None,
+                "groceries",
+            )],
+            vec![],
+        ),
+        (
+            "approved by its proposer",
+            vec![intent("CategorizationPlan/p", 0, "groceries")],
+            vec![approval(
+                "CategorizationPlan/p",
+                "proposer",
+                500,
+                None,
+                "groceries",
+            )],
+            vec![UNCOVERED, OWN],
+        ),
+        (
+            "approved after the write",
+            vec![intent("CategorizationPlan/p", 0, "groceries")],
+            vec![approval(
+                "CategorizationPlan/p",
+                "approver",
+                9_000,
+                None,
+                "groceries",
+            )],
+            vec![UNCOVERED],
+        ),
+        (
+            "approved after it expired",
+            vec![intent("CategorizationPlan/p", 0, "groceries")],
+            vec![Approval {
+                expires_ms: 100,
+                ..approval("CategorizationPlan/p", "approver", 500, None, "groceries")
+            }],
+            vec![UNCOVERED],
+        ),
+        (
+            "the approval showed another starting category",
+            vec![intent("CategorizationPlan/p", 0, "groceries")],
+            vec![approval(
+                "CategorizationPlan/p",
+                "approver",
+                500,
+                Some("dining"),
+                "groceries",
+            )],
+            vec![UNCOVERED],
+        ),
+        (
+            "a rejection",
+            vec![intent("CategorizationPlan/p", 0, "groceries")],
+            vec![Approval {
+                decision: Some(Decided {
+                    by: "approver".into(),
+                    approve: false,
+                    at_ms: 500,
+                }),
+                ..approval("CategorizationPlan/p", "approver", 500, None, "groceries")
+            }],
+            vec![UNCOVERED],
+        ),
+    ];
+    for (case, intents, approvals, expected) in cases {
+        let mut j = Journal::default();
+        j.read();
+        j.write(None, Some("groceries"));
+        let h = history(j, intents, approvals, false);
+        assert_eq!(rules(&h), expected, "{case}");
+    }
+}
+
+#[test]
+fn one_approval_covers_one_write_of_each_transaction() {
+    let mut j = Journal::default();
+    j.read();
+    j.write(None, Some("groceries"));
+    j.read();
+    j.write(Some("groceries"), None);
+    j.read();
+    j.write(None, Some("groceries"));
+    let mut back = intent("CategorizationPlan/back", 0, "groceries");
+    back.targets.clear();
+    back.undo_of = Some("p".into());
+    let mut approvals = vec![approval(
+        "CategorizationPlan/p",
+        "approver",
+        500,
+        None,
+        "groceries",
+    )];
+    approvals.push(Approval {
+        changes: vec![("tx-1".into(), Some("groceries".into()), None)],
+        ..approval(
+            "CategorizationPlan/back",
+            "approver",
+            500,
+            None,
+            "groceries",
+        )
+    });
+    let h = history(
+        j,
+        vec![intent("CategorizationPlan/p", 0, "groceries"), back],
+        approvals,
+        false,
+    );
+    assert_eq!(rules(&h), [REUSED]);
+}
+
+#[test]
+fn an_undo_restores_what_the_plan_replaced_and_nothing_else() {
+    for (restored, expected) in [(None, vec![]), (Some("dining"), vec![UNCOVERED])] {
+        let mut j = Journal::default();
+        j.read();
+        j.write(None, Some("groceries"));
+        j.read();
+        j.write(Some("groceries"), restored);
+        let mut undo = intent("CategorizationPlan/undo", 2500, "groceries");
+        undo.targets.clear();
+        undo.undo_of = Some("p".into());
+        let approvals = vec![
+            approval("CategorizationPlan/p", "approver", 500, None, "groceries"),
+            Approval {
+                changes: vec![(
+                    "tx-1".into(),
+                    Some("groceries".into()),
+                    restored.map(Into::into),
+                )],
+                ..approval(
+                    "CategorizationPlan/undo",
+                    "approver",
+                    3000,
+                    None,
+                    "groceries",
+                )
+            },
+        ];
+        let h = history(
+            j,
+            vec![intent("CategorizationPlan/p", 0, "groceries"), undo],
+            approvals,
+            false,
+        );
+        assert_eq!(rules(&h), expected, "{restored:?}");
+    }
+}
+
+#[test]
+fn a_field_no_intent_declares_and_a_deleted_transaction_are_never_written() {
+    let mut j = Journal::default();
+    j.read();
+    j.change(
+        By::Api,
+        record(None, None, -5_000),
+        record(None, Some("hello"), -5_000),
+    );
+    let mut gone = record(None, None, -5_000);
+    gone.summary.deleted = true;
+    j.change(By::Api, gone, record(Some("groceries"), None, -5_000));
+    let h = history(
+        j,
+        vec![intent("Transaction/a", 0, "groceries")],
+        vec![],
+        true,
+    );
+    assert_eq!(rules(&h), [UNDECLARED, DELETED]);
+}
+
+#[test]
+fn the_policy_runs_a_few_small_changes_of_one_subject_and_no_more() {
+    for (n, expected) in [(5, vec![]), (6, vec![UNCOVERED])] {
+        let mut j = Journal::default();
+        let mut plan = intent("CategorizationPlan/p", 0, "groceries");
+        j.read();
+        for i in 0..n {
+            let id = format!("tx-{i}");
+            plan.targets.insert(id.clone(), "groceries".into());
+            j.change(
+                By::Api,
+                record_of(&id, None, None, -5_000),
+                record_of(&id, Some("groceries"), None, -5_000),
+            );
+        }
+        let h = history(j, vec![plan], vec![], true);
+        assert_eq!(rules(&h), expected, "{n} changes");
+    }
+}
+
+#[test]
+fn a_reconciled_transaction_is_never_written_unless_it_was_reconciled_after_the_read() {
+    for (edited_after_read, expected) in [(false, vec![RECONCILED]), (true, vec![])] {
+        let mut j = Journal::default();
+        let mut reconciled = record(None, None, -5_000);
+        reconciled.summary.cleared = ledgerops::ynab_model::ClearedStatus::Reconciled;
+        if !edited_after_read {
+            j.change(By::Person, record(None, None, -5_000), reconciled.clone());
+        }
+        j.read();
+        if edited_after_read {
+            j.change(By::Person, record(None, None, -5_000), reconciled.clone());
+        }
+        let mut after = reconciled.clone();
+        after.summary.category_id = Some("groceries".into());
+        j.change(By::Api, reconciled, after);
+        let h = history(
+            j,
+            vec![intent("Transaction/a", 0, "groceries")],
+            vec![],
+            true,
+        );
+        assert_eq!(rules(&h), expected, "{edited_after_read}");
+    }
+}
+
+#[test]
+fn the_request_budget_holds_in_every_rolling_hour() {
+    for (gap_ms, expected) in [(1_000, vec![RATE]), (1_900_000, vec![])] {
+        let mut j = Journal::default();
+        for n in 0..3 {
+            j.push(Event::Request {
+                endpoint: "GET /v1/user".into(),
+                token: TOKEN.into(),
+                status: "200".into(),
+                came_ms: n * gap_ms,
+                answered_ms: n * gap_ms,
+                knowledge: None,
+            });
+        }
+        let mut h = history(j, vec![], vec![], true);
+        h.requests_per_hour = 2;
+        assert_eq!(rules(&h), expected, "{gap_ms}");
+    }
+}
+
+#[test]
+fn an_object_at_the_end_rests_or_says_why_and_memory_stays_bounded() {
+    let settled = |at_rest, message: &str| Settled {
+        subject: "Transaction/a".into(),
+        phase: Some("Writing".into()),
+        at_rest,
+        ready: Some(("Waiting".into(), message.into())),
+    };
+    for (s, expected) in [
+        (settled(true, ""), vec![]),
+        (settled(false, "waiting for the rate limit"), vec![]),
+        (settled(false, " "), vec![STUCK]),
+    ] {
+        let mut h = history(Journal::default(), vec![], vec![], true);
+        h.settled = vec![s];
+        assert_eq!(rules(&h), expected);
+    }
+    let mut h = history(Journal::default(), vec![], vec![], true);
+    h.peak_rss_kib = Some(h.rss_bound_kib + 1);
+    assert_eq!(rules(&h), [MEMORY]);
+}

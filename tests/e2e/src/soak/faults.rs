@@ -1,0 +1,84 @@
+//! The fault schedule, drawn from the soak's generator: kill -9 of the controller (restarted a
+//! moment later), YNAB answering 429, 500 or 503, a write that lands but whose connection drops
+//! before the answer, and latency.
+
+use std::time::Duration;
+
+use ynab_sim::{DropFault, RequestMatch, StatusFault};
+
+use super::actors::{Recorder, now_ms};
+use super::history::Fault;
+use super::rng::Rng;
+use super::setup::World;
+
+/// The first fault, and the gap between two, in seconds.
+pub const GAP_SECONDS: (u64, u64) = (8, 30);
+
+/// Injects one fault.
+pub async fn inject(w: &mut World, rng: &mut Rng, rec: &mut Recorder) {
+    let control = w.s.sim.control();
+    let what = match rng.below(0, 100) {
+        0..30 => {
+            w.kill();
+            let pause = rng.below(0, 3_000);
+            tokio::time::sleep(Duration::from_millis(pause)).await;
+            w.restart().await;
+            format!("kill -9 of the controller, restarted after {pause} ms")
+        }
+        30..60 => {
+            let status = *rng.pick(&[429u16, 500, 503]);
+            let count = u32::try_from(rng.below(1, 6)).unwrap_or(1);
+            let method = rng
+                .pick(&[None, Some("GET"), Some("PATCH")])
+                .map(String::from);
+            let fault = StatusFault {
+                status,
+                count,
+                detail: None,
+                only: RequestMatch {
+                    method: method.clone(),
+                    ..Default::default()
+                },
+            };
+            control.inject_status(&fault).await.expect("a status fault");
+            format!("YNAB answers {status} to the next {count} {method:?} requests")
+        }
+        60..85 => {
+            let hold_ms = rng.below(0, 3_000);
+            let fault = DropFault {
+                count: 1,
+                hold_ms,
+                only: RequestMatch {
+                    method: Some("PATCH".into()),
+                    ..Default::default()
+                },
+            };
+            control
+                .drop_after_write(&fault)
+                .await
+                .expect("a drop fault");
+            format!("the next bulk update lands, its connection dropped after {hold_ms} ms")
+        }
+        _ => {
+            let latency = rng.below(0, 800);
+            control.set_latency(latency).await.expect("latency");
+            format!("YNAB answers {latency} ms late")
+        }
+    };
+    rec.faults.push(Fault {
+        at_ms: now_ms(),
+        what,
+    });
+}
+
+/// Every fault stops: no pending fault, no latency, the controller running.
+pub async fn stop(w: &mut World) {
+    w.s.sim
+        .control()
+        .clear_faults()
+        .await
+        .expect("faults cleared");
+    if !w.running() {
+        w.restart().await;
+    }
+}
