@@ -164,13 +164,20 @@ const FIELDS: [Field; 7] = [
     ("payee", |r| format!("{:?}", r.summary.payee_id)),
 ];
 
+/// A write a plan asked for, as it landed.
+struct Landed {
+    id: String,
+    from: Option<String>,
+    to: Option<String>,
+}
+
 /// The controller's writes checked one by one, with the approvals already used.
 struct Writes<'h> {
     history: &'h History,
     /// (approval, transaction) → the write that used it.
     used: HashMap<(&'h str, String), u64>,
-    /// Undone plan → its writes' (transaction, category before).
-    undone: BTreeMap<&'h str, VecDeque<(String, Option<String>)>>,
+    /// Plan → the writes it asked for: (transaction, category before, category after).
+    undone: BTreeMap<&'h str, Vec<Landed>>,
     /// Subject → its changes run without a person.
     ran: HashMap<&'h str, usize>,
 }
@@ -239,7 +246,9 @@ impl<'h> Writes<'h> {
         }
     }
 
-    /// A person's category edit the controller had read, overwritten with no newer intent.
+    /// A person's category edit the controller had read, overwritten with the value the
+    /// controller had written before the edit: it fought the person. Only a newer intent, or an
+    /// approval given after the edit for exactly this change (from the person's value), may.
     fn clobbered(
         &self,
         write: &Change,
@@ -247,24 +256,49 @@ impl<'h> Writes<'h> {
         read: fn(&Record) -> String,
         out: &mut Vec<Violation>,
     ) {
-        let last = earlier.iter().rev().find(|c| {
+        let changed = |c: &&&Change| {
             c.touch
                 .before
                 .as_ref()
                 .is_none_or(|b| read(b) != read(&c.touch.after))
-        });
-        let Some(edit) = last.filter(|c| c.by == By::Person) else {
+        };
+        let Some(edit) = earlier
+            .iter()
+            .rev()
+            .find(changed)
+            .filter(|c| c.by == By::Person)
+        else {
             return;
         };
-        let id = &write.touch.after.summary.id;
-        let newer = self.history.intents.iter().any(|i| {
-            i.undo_of.is_none() && i.at_ms > edit.at_ms && i.targets.contains_key(id.as_str())
+        let target = write.touch.after.summary.category_id.as_deref();
+        let fought = earlier.iter().any(|c| {
+            c.by == By::Api
+                && c.knowledge < edit.knowledge
+                && c.touch.after.summary.category_id.as_deref() == target
         });
-        if edit.knowledge <= write.seen && !newer {
+        if edit.knowledge > write.seen || !fought {
+            return;
+        }
+        let id = write.touch.after.summary.id.as_str();
+        let newer = self.history.intents.iter().any(|i| {
+            i.undo_of.is_none()
+                && i.at_ms > edit.at_ms
+                && i.targets.get(id).map(String::as_str) == target
+        });
+        let person_value = edit.touch.after.summary.category_id.as_deref();
+        let informed = self.history.approvals.iter().any(|a| {
+            a.decision
+                .as_ref()
+                .is_some_and(|d| d.approve && d.at_ms > edit.at_ms)
+                && a.changes.iter().any(|(t, from, to)| {
+                    t == id && from.as_deref() == person_value && to.as_deref() == target
+                })
+        });
+        if !newer && !informed {
             out.push(violation(
                 CLOBBER,
                 id,
-                "the controller overwrote a category a person set in YNAB, after it had read the edit, with no newer intent",
+                "the controller put back its own earlier category over a person's edit it had read, with no newer intent or approval of exactly that",
                 [edit.seq, write.seq],
             ));
         }
@@ -280,10 +314,10 @@ impl<'h> Writes<'h> {
             .history
             .intents
             .iter()
-            .filter(|i| i.at_ms <= write.at_ms && self.asks(i, &id, to.as_deref()))
+            .filter(|i| i.at_ms <= write.at_ms && self.asks(i, &id, &from, &to))
             .collect();
         for intent in &candidates {
-            self.landed(intent, &id, &from);
+            self.landed(intent, &id, &from, &to);
         }
         for intent in candidates.iter().rev() {
             if let Some(approval) = self.approval_for(intent, &id, &from, &to, write.at_ms) {
@@ -331,27 +365,29 @@ impl<'h> Writes<'h> {
         ));
     }
 
-    /// Whether `intent` asks for transaction `id` in category `to`.
-    fn asks(&self, intent: &Intent, id: &str, to: Option<&str>) -> bool {
+    /// Whether `intent` asks for transaction `id` to go from `from` to `to`: an undo only where
+    /// the plan's write still holds, back to what the plan replaced.
+    fn asks(&self, intent: &Intent, id: &str, from: &Option<String>, to: &Option<String>) -> bool {
         match &intent.undo_of {
-            Some(plan) => self
-                .undone
-                .get(plan.as_str())
-                .is_some_and(|w| w.iter().any(|(t, c)| t == id && c.as_deref() == to)),
-            None => intent.targets.get(id).map(String::as_str) == to,
+            Some(plan) => self.undone.get(plan.as_str()).is_some_and(|w| {
+                w.iter()
+                    .any(|l| l.id == id && l.from == *to && l.to == *from)
+            }),
+            None => intent.targets.get(id) == to.as_ref(),
         }
     }
 
-    /// Remembers what a write a plan asked for replaced, for the plan's undo.
-    fn landed(&mut self, intent: &'h Intent, id: &str, from: &Option<String>) {
+    /// Remembers a write a plan asked for, for the plan's undo.
+    fn landed(&mut self, intent: &'h Intent, id: &str, from: &Option<String>, to: &Option<String>) {
         if let (None, Some(plan)) = (
             &intent.undo_of,
             intent.subject.strip_prefix("CategorizationPlan/"),
         ) {
-            self.undone
-                .entry(plan)
-                .or_default()
-                .push_back((id.to_string(), from.clone()));
+            self.undone.entry(plan).or_default().push(Landed {
+                id: id.to_string(),
+                from: from.clone(),
+                to: to.clone(),
+            });
         }
     }
 
@@ -486,11 +522,41 @@ fn memory(history: &History) -> Vec<Violation> {
     }
 }
 
-/// The entries of `journal` an entry of a violation names, for its report.
-pub fn context<'a>(journal: &'a [Entry], v: &Violation) -> Vec<&'a Entry> {
+/// The journal entries a violation names, one line each: who changed what about its record.
+pub fn context(journal: &[Entry], v: &Violation) -> Vec<String> {
     journal
         .iter()
         .filter(|e| v.events.contains(&e.seq))
+        .map(|e| match &e.event {
+            Event::Change {
+                by,
+                knowledge,
+                touched,
+                ..
+            } => {
+                let mine = touched.iter().find(|t| t.after.summary.id == v.about);
+                let what = mine.map_or_else(String::new, |t| {
+                    let before = t.before.as_ref().map(|b| &b.summary);
+                    format!(
+                        "{}: category {:?} → {:?}, memo {:?} → {:?}",
+                        v.about,
+                        before.and_then(|b| b.category_id.as_deref()),
+                        t.after.summary.category_id,
+                        before.and_then(|b| b.memo.as_deref()),
+                        t.after.summary.memo,
+                    )
+                });
+                format!(
+                    "#{} at {} ms, {by:?} at knowledge {knowledge} ({} records): {what}",
+                    e.seq,
+                    e.at_ms,
+                    touched.len()
+                )
+            }
+            Event::Request {
+                endpoint, status, ..
+            } => format!("#{} at {} ms: {endpoint} → {status}", e.seq, e.at_ms),
+        })
         .collect()
 }
 

@@ -449,7 +449,8 @@ fn the_policy_runs_a_few_small_changes_of_one_subject_and_no_more() {
                 record_of(&id, Some("groceries"), None, -5_000),
             );
         }
-        let h = history(j, vec![plan], vec![], true);
+        let mut h = history(j, vec![plan], vec![], true);
+        h.auto_max_changes = 5;
         assert_eq!(rules(&h), expected, "{n} changes");
     }
 }
@@ -520,4 +521,65 @@ fn an_object_at_the_end_rests_or_says_why_and_memory_stays_bounded() {
     let mut h = history(Journal::default(), vec![], vec![], true);
     h.peak_rss_kib = Some(h.rss_bound_kib + 1);
     assert_eq!(rules(&h), [MEMORY]);
+}
+
+#[test]
+fn an_approval_given_after_an_edit_for_exactly_that_change_may_overwrite_it() {
+    for (shown_from, expected) in [(Some("dining"), vec![]), (None, vec![CLOBBER, UNCOVERED])] {
+        let mut j = Journal::default();
+        j.read();
+        j.write(None, Some("groceries"));
+        j.edit(Some("groceries"), Some("dining"));
+        j.read();
+        j.write(Some("dining"), Some("groceries"));
+        let approvals = vec![
+            approval("CategorizationPlan/p", "approver", 500, None, "groceries"),
+            approval(
+                "CategorizationPlan/q",
+                "approver",
+                4_500,
+                shown_from,
+                "groceries",
+            ),
+        ];
+        let intents = vec![
+            intent("CategorizationPlan/p", 0, "groceries"),
+            intent("CategorizationPlan/q", 0, "groceries"),
+        ];
+        let h = history(j, intents, approvals, false);
+        assert_eq!(rules(&h), expected, "{shown_from:?}");
+    }
+}
+
+#[test]
+fn an_undo_leaves_a_transaction_someone_changed_since_the_plan() {
+    let mut j = Journal::default();
+    j.read();
+    j.write(None, Some("groceries"));
+    j.edit(Some("groceries"), Some("dining"));
+    j.read();
+    j.write(Some("dining"), None);
+    let mut undo = intent("CategorizationPlan/undo", 3500, "groceries");
+    undo.targets.clear();
+    undo.undo_of = Some("p".into());
+    let approvals = vec![
+        approval("CategorizationPlan/p", "approver", 500, None, "groceries"),
+        Approval {
+            changes: vec![("tx-1".into(), Some("dining".into()), None)],
+            ..approval(
+                "CategorizationPlan/undo",
+                "approver",
+                4_500,
+                None,
+                "groceries",
+            )
+        },
+    ];
+    let h = history(
+        j,
+        vec![intent("CategorizationPlan/p", 0, "groceries"), undo],
+        approvals,
+        false,
+    );
+    assert_eq!(rules(&h), [UNCOVERED]);
 }

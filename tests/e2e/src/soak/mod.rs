@@ -71,6 +71,11 @@ pub async fn run(config: Config) -> Report {
     collect::settle(&world).await;
     let history = collect::history(&world, &rec).await;
     let verdict = checker::check(&history);
+    // `SOAK_HISTORY=<file>` keeps the whole history for a closer look.
+    if let Some(path) = std::env::var_os("SOAK_HISTORY") {
+        let json = serde_json::to_vec(&history).expect("the history serializes");
+        std::fs::write(&path, json).expect("writing the history");
+    }
     let log = if verdict.violations.is_empty() {
         String::new()
     } else {
@@ -89,6 +94,9 @@ pub async fn run(config: Config) -> Report {
         log,
     }
 }
+
+/// The most violations a report shows in full.
+const SHOWN: usize = 20;
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -113,11 +121,14 @@ impl fmt::Display for Report {
         )?;
         writeln!(f, "  actions: {:?}", self.actions)?;
         writeln!(f, "  violations: {}", v.violations.len())?;
-        for violation in &v.violations {
+        for violation in v.violations.iter().take(SHOWN) {
             writeln!(f, "    {violation}")?;
-            for e in checker::context(&self.history.journal, violation) {
-                writeln!(f, "      {}", serde_json::to_string(e).unwrap_or_default())?;
+            for line in checker::context(&self.history.journal, violation) {
+                writeln!(f, "      {line}")?;
             }
+        }
+        if v.violations.len() > SHOWN {
+            writeln!(f, "    … and {} more", v.violations.len() - SHOWN)?;
         }
         Ok(())
     }

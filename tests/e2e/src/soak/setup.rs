@@ -17,9 +17,10 @@ use super::rng::Rng;
 
 /// The Budget's name.
 pub const BUDGET: &str = "household";
-/// The proposer and the approver: an editor and a person holding `approve`.
-pub const PROPOSER: &str = "proposer";
-pub const APPROVER: &str = "approver";
+/// The proposer and the approver (test users of the control plane): an editor, and a person
+/// holding `approve`.
+pub const PROPOSER: &str = "alice";
+pub const APPROVER: &str = "bob";
 /// What the policy runs without a person: below 50.00, at most 5 changes.
 pub const AUTO_BELOW: &str = "50";
 pub const AUTO_BELOW_MILLIUNITS: i64 = 50_000;
@@ -27,7 +28,13 @@ pub const AUTO_MAX_CHANGES: usize = 5;
 /// The controller's own request budget (YNAB's: 200 an hour).
 pub const REQUESTS_PER_HOUR: u64 = 200;
 /// The categories the actors move purchases between.
-pub const CATEGORIES: [&str; 5] = ["Groceries", "Transport", "Restaurants", "Leisure", "Health"];
+pub const CATEGORIES: [&str; 5] = [
+    "Groceries",
+    "Transport",
+    "Restaurants",
+    "Household",
+    "Pharmacy",
+];
 
 pub struct World {
     pub plane: ControlPlane,
