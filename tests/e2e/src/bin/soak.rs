@@ -2,10 +2,14 @@
 //! [--planted-bug]`: the randomized soak (see `ledgerops_e2e::soak`). Prints the report and
 //! exits 1 when the checker found a violation. Needs what the suites need: the test control
 //! plane (`LEDGEROPS_CONTROL_PLANE_BIN`, built by `tests/tools/build-control-plane.sh`).
+//!
+//! Started as `ledgerops`, this binary is the controller the soak runs (as `demo` is for the
+//! suites), so `cargo run --bin soak` builds everything the soak needs.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
+use ledgerops_e2e::controller::{Invoked, invoked};
 use ledgerops_e2e::soak::{self, Config};
 
 fn usage() -> ExitCode {
@@ -15,8 +19,16 @@ fn usage() -> ExitCode {
     ExitCode::from(2)
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    match invoked() {
+        Invoked::Controller => ledgerops::cli::main(std::env::args_os()),
+        _ => tokio::runtime::Runtime::new()
+            .expect("a runtime")
+            .block_on(soak_main()),
+    }
+}
+
+async fn soak_main() -> ExitCode {
     let mut config = Config {
         duration: Duration::from_secs(60 * 60),
         seed: 1,
