@@ -70,6 +70,12 @@ pub async fn act(w: &World, rng: &mut Rng, rec: &mut Recorder) {
     }
 }
 
+/// One of the actors' categories, by id.
+fn a_category(rng: &mut Rng) -> String {
+    let name: &&str = rng.pick(&CATEGORIES);
+    category(name)
+}
+
 fn proposed(name: &str) -> Value {
     json!({"name": name, "annotations": {PROPOSED_BY: PROPOSER}})
 }
@@ -79,7 +85,7 @@ async fn propose_transaction(w: &World, rng: &mut Rng, rec: &mut Recorder) {
     if rec.taken.contains(&i) {
         return;
     }
-    let target = category(*rng.pick(&CATEGORIES));
+    let target = a_category(rng);
     let name = format!("t-{i}");
     let tx: Transaction = serde_json::from_value(json!({
         "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Transaction", "metadata": proposed(&name),
@@ -106,7 +112,7 @@ async fn propose_plan(w: &World, rng: &mut Rng, rec: &mut Recorder) {
     let mut targets = BTreeMap::new();
     for _ in 0..size {
         let i = rng.below(0, w.transactions as u64) as usize;
-        targets.insert(w.purchase(i), category(*rng.pick(&CATEGORIES)));
+        targets.insert(w.purchase(i), a_category(rng));
     }
     rec.plans += 1;
     let name = format!("p-{}", rec.plans);
@@ -201,8 +207,22 @@ async fn decide(w: &World, rng: &mut Rng, rec: &mut Recorder) {
             return;
         }
     };
-    let patch =
-        json!({"spec": {"decision": {"verdict": verdict, "by": APPROVER, "comment": "soak"}}});
+    let action = send_decision(&api, name, verdict, APPROVER, rec)
+        .await
+        .unwrap_or(action);
+    rec.count(action);
+}
+
+/// Writes `by`'s verdict on request `name`, and when the API server took it, remembers when;
+/// `Some("decision-refused")` when it did not.
+async fn send_decision(
+    api: &Api<ApprovalRequest>,
+    name: String,
+    verdict: &str,
+    by: &str,
+    rec: &mut Recorder,
+) -> Option<&'static str> {
+    let patch = json!({"spec": {"decision": {"verdict": verdict, "by": by, "comment": "soak"}}});
     let at_ms = now_ms();
     match api
         .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
@@ -210,9 +230,9 @@ async fn decide(w: &World, rng: &mut Rng, rec: &mut Recorder) {
     {
         Ok(_) => {
             rec.decided.insert(name, at_ms);
-            rec.count(action);
+            None
         }
-        Err(_) => rec.count("decision-refused"),
+        Err(_) => Some("decision-refused"),
     }
 }
 
@@ -230,18 +250,11 @@ async fn approve_own(w: &World, rec: &mut Recorder) {
     else {
         return;
     };
-    let patch = json!({"spec": {"decision": {"verdict": "Approve", "by": PROPOSER}}});
-    let at_ms = now_ms();
-    match api
-        .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
-        .await
-    {
-        Ok(_) => {
-            rec.decided.insert(name, at_ms);
-            rec.count("own-approval-accepted");
-        }
-        Err(_) => rec.count("own-approval-refused"),
-    }
+    let action = match send_decision(&api, name, "Approve", PROPOSER, rec).await {
+        None => "own-approval-accepted",
+        Some(_) => "own-approval-refused",
+    };
+    rec.count(action);
 }
 
 /// The spouse edits a purchase in the app: its category, its memo, reconciles it, or deletes it.
@@ -249,10 +262,7 @@ async fn spouse(w: &World, rng: &mut Rng, rec: &mut Recorder) {
     let id = w.purchase(rng.below(0, w.transactions as u64) as usize);
     let control = w.s.sim.control();
     let (edit, action) = match rng.below(0, 100) {
-        0..60 => (
-            json!({"category_id": category(*rng.pick(&CATEGORIES))}),
-            "spouse-category",
-        ),
+        0..60 => (json!({"category_id": a_category(rng)}), "spouse-category"),
         60..88 => (
             json!({"memo": format!("spouse {}", rng.below(0, 1000))}),
             "spouse-memo",

@@ -131,6 +131,16 @@ fn history(
     }
 }
 
+/// `j` with one Transaction asking for groceries, which the policy runs.
+fn by_policy(j: Journal) -> History {
+    history(
+        j,
+        vec![intent("Transaction/a", 0, "groceries")],
+        vec![],
+        true,
+    )
+}
+
 fn rules(h: &History) -> Vec<&'static str> {
     check(h).violations.iter().map(|v| v.rule).collect()
 }
@@ -140,12 +150,7 @@ fn a_write_the_policy_runs_after_a_fresh_read_is_clean() {
     let mut j = Journal::default();
     j.read();
     j.write(None, Some("groceries"));
-    let h = history(
-        j,
-        vec![intent("Transaction/a", 0, "groceries")],
-        vec![],
-        true,
-    );
+    let h = by_policy(j);
     let verdict = check(&h);
     assert_eq!(verdict.violations, []);
     assert_eq!((verdict.writes, verdict.edits), (1, 0));
@@ -157,12 +162,7 @@ fn the_same_write_sent_again_with_nothing_changed_is_written_twice() {
     j.read();
     let first = j.write(None, Some("groceries"));
     let second = j.write(Some("groceries"), Some("groceries"));
-    let h = history(
-        j,
-        vec![intent("Transaction/a", 0, "groceries")],
-        vec![],
-        true,
-    );
+    let h = by_policy(j);
     let verdict = check(&h);
     assert_eq!(
         verdict
@@ -181,12 +181,7 @@ fn a_write_that_matches_an_edit_made_after_the_read_is_a_race_not_a_duplicate() 
     j.read();
     j.edit(None, Some("groceries"));
     j.write(Some("groceries"), Some("groceries"));
-    let h = history(
-        j,
-        vec![intent("Transaction/a", 0, "groceries")],
-        vec![],
-        true,
-    );
+    let h = by_policy(j);
     let verdict = check(&h);
     assert_eq!(verdict.violations, []);
     assert_eq!(verdict.races, 1);
@@ -200,12 +195,7 @@ fn overwriting_an_edit_the_controller_had_read_is_a_clobber() {
     j.edit(Some("groceries"), Some("dining"));
     j.read();
     j.write(Some("dining"), Some("groceries"));
-    let h = history(
-        j,
-        vec![intent("Transaction/a", 0, "groceries")],
-        vec![],
-        true,
-    );
+    let h = by_policy(j);
     assert_eq!(rules(&h), [CLOBBER]);
 }
 
@@ -215,12 +205,7 @@ fn an_edit_that_landed_between_the_read_and_the_write_is_not_blamed() {
     j.read();
     j.edit(None, Some("dining"));
     j.write(Some("dining"), Some("groceries"));
-    let h = history(
-        j,
-        vec![intent("Transaction/a", 0, "groceries")],
-        vec![],
-        true,
-    );
+    let h = by_policy(j);
     let verdict = check(&h);
     assert_eq!(verdict.violations, []);
     assert_eq!(verdict.races, 1);
@@ -241,9 +226,12 @@ fn a_newer_intent_may_overwrite_an_edit() {
     assert_eq!(rules(&h), Vec::<&str>::new());
 }
 
+/// A case: its name, the intents, the approvals, the rules broken.
+type Case = (&'static str, Vec<Intent>, Vec<Approval>, Vec<&'static str>);
+
 #[test]
 fn a_write_needs_an_intent_and_a_decision_for_exactly_that_change() {
-    let cases: Vec<(&str, Vec<Intent>, Vec<Approval>, Vec<&str>)> = vec![
+    let cases: Vec<Case> = vec![
         ("no intent at all", vec![], vec![], vec![UNCOVERED]),
         (
             "an intent for another category",
@@ -425,12 +413,7 @@ fn a_field_no_intent_declares_and_a_deleted_transaction_are_never_written() {
     let mut gone = record(None, None, -5_000);
     gone.summary.deleted = true;
     j.change(By::Api, gone, record(Some("groceries"), None, -5_000));
-    let h = history(
-        j,
-        vec![intent("Transaction/a", 0, "groceries")],
-        vec![],
-        true,
-    );
+    let h = by_policy(j);
     assert_eq!(rules(&h), [UNDECLARED, DELETED]);
 }
 

@@ -93,28 +93,23 @@ pub async fn history(w: &World, rec: &Recorder) -> History {
             .map(|t| {
                 let st = t.status.as_ref();
                 settled_as(
-                    format!("Transaction/{}", name(&t.metadata)),
+                    &t.metadata,
+                    "Transaction",
                     st.and_then(|s| s.phase).map(|p| format!("{p:?}")),
-                    st.map(|s| s.conditions.as_slice()).unwrap_or_default(),
+                    st.map(|s| s.conditions.as_slice()),
                 )
             })
             .collect();
-    settled.extend(
-        w.s.api::<CategorizationPlan>()
-            .list(&lp)
-            .await
-            .expect("plans")
-            .items
-            .iter()
-            .map(|p| {
-                let st = p.status.as_ref();
-                settled_as(
-                    format!("CategorizationPlan/{}", name(&p.metadata)),
-                    st.and_then(|s| s.phase).map(|p| format!("{p:?}")),
-                    st.map(|s| s.conditions.as_slice()).unwrap_or_default(),
-                )
-            }),
-    );
+    let plans = w.s.api::<CategorizationPlan>().list(&lp).await;
+    settled.extend(plans.expect("plans").items.iter().map(|p| {
+        let st = p.status.as_ref();
+        settled_as(
+            &p.metadata,
+            "CategorizationPlan",
+            st.and_then(|s| s.phase).map(|p| format!("{p:?}")),
+            st.map(|s| s.conditions.as_slice()),
+        )
+    }));
     History {
         journal,
         token: demo::TOKEN.into(),
@@ -134,10 +129,18 @@ fn name(meta: &kube::api::ObjectMeta) -> String {
     meta.name.clone().unwrap_or_default()
 }
 
-fn settled_as(subject: String, phase: Option<String>, conditions: &[Condition]) -> Settled {
-    let ready = conditions.iter().find(|c| c.type_ == "Ready");
+fn settled_as(
+    meta: &kube::api::ObjectMeta,
+    kind: &str,
+    phase: Option<String>,
+    conditions: Option<&[Condition]>,
+) -> Settled {
+    let ready = conditions
+        .unwrap_or_default()
+        .iter()
+        .find(|c| c.type_ == "Ready");
     Settled {
-        subject,
+        subject: format!("{kind}/{}", name(meta)),
         phase,
         at_rest: ready.is_some_and(|c| c.status == "True"),
         ready: ready.map(|c| (c.reason.clone(), c.message.clone())),
