@@ -1,15 +1,31 @@
 //! The fault schedule, drawn from the soak's generator: kill -9 of the controller (restarted a
 //! moment later), YNAB answering 429, 500 or 503, a write that lands but whose connection drops
-//! before the answer, and latency.
+//! before the answer, latency, and YNAB's clock off the controller's.
 
 use std::time::Duration;
 
-use ynab_sim::{DropFault, RequestMatch, StatusFault};
+use ynab_sim::{ClockSet, DropFault, RequestMatch, StatusFault};
 
 use super::actors::{Recorder, now_ms};
 use super::history::Fault;
 use super::rng::Rng;
 use super::setup::World;
+
+/// The most YNAB's clock is set off the controller's, either way: within what a host with NTP
+/// drifts, well under the approval expiry and the sync interval.
+pub const SKEW_SECONDS: u64 = 120;
+
+async fn real_clock(w: &World) {
+    let real = ClockSet {
+        real: Some(true),
+        ..Default::default()
+    };
+    w.s.sim
+        .control()
+        .set_clock(&real)
+        .await
+        .expect("the real clock");
+}
 
 /// The first fault, and the gap between two, in seconds.
 pub const GAP_SECONDS: (u64, u64) = (8, 30);
@@ -59,10 +75,17 @@ pub async fn inject(w: &mut World, rng: &mut Rng, rec: &mut Recorder) {
                 .expect("a drop fault");
             format!("the next bulk update lands, its connection dropped after {hold_ms} ms")
         }
-        _ => {
+        85..93 => {
             let latency = rng.below(0, 800);
             control.set_latency(latency).await.expect("latency");
             format!("YNAB answers {latency} ms late")
+        }
+        _ => {
+            let skew = i64::try_from(rng.below(0, 2 * SKEW_SECONDS)).unwrap_or(0)
+                - i64::try_from(SKEW_SECONDS).unwrap_or(0);
+            real_clock(w).await;
+            control.advance_clock(skew).await.expect("clock skew");
+            format!("YNAB's clock {skew:+} s off the controller's")
         }
     };
     rec.faults.push(Fault {
