@@ -111,40 +111,5 @@ impl TestHooks {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_points_and_filters() {
-        let h = TestHooks::parse(
-            "after-claim=100, authorize@first=2500,bad,x=y,nowhere=5,after-job-started=1",
-        );
-        assert_eq!(
-            h.pauses,
-            [
-                (Point::AfterClaim, None, Duration::from_millis(100)),
-                (
-                    Point::Authorize,
-                    Some("first".into()),
-                    Duration::from_millis(2500)
-                ),
-                (Point::AfterJobStarted, None, Duration::from_millis(1)),
-            ]
-        );
-        assert!(TestHooks::parse("").is_empty());
-    }
-
-    #[test]
-    fn every_point_is_found_by_its_name() {
-        for p in Point::ALL {
-            assert_eq!(Point::parse(p.name()), Some(p));
-        }
-    }
-
-    #[test]
-    fn the_variable_counts_only_where_pauses_are_compiled_in() {
-        assert!(TestHooks::read(false, Some("after-claim=100")).is_empty());
-        assert!(!TestHooks::read(true, Some("after-claim=100")).is_empty());
-        assert!(TestHooks::read(true, None).is_empty());
-    }
-}
+#[path = "hooks_tests.rs"]
+mod tests;

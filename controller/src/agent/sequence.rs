@@ -131,14 +131,5 @@ impl Sequence {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_admission_policy_protects_the_sequence_configmap() {
-        assert_eq!(
-            SEQUENCE_CONFIGMAP,
-            crate::api::admission::configmaps::SEQUENCE_CONFIGMAP
-        );
-    }
-}
+#[path = "sequence_tests.rs"]
+mod tests;

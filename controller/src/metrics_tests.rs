@@ -1,0 +1,91 @@
+use super::*;
+
+#[test]
+fn renders_counters_with_their_labels() {
+    let m = Metrics::default();
+    m.ynab_requests
+        .get_or_create(&RequestLabels {
+            endpoint: "GET /plans/{plan_id}",
+            status: "200".into(),
+        })
+        .inc();
+    m.reconcile_errors
+        .get_or_create(&ErrorLabels {
+            kind: "Budget",
+            reason: "Unauthorized",
+        })
+        .inc();
+    let text = m.render();
+    assert!(
+        text.contains(
+            r#"ledgerops_ynab_requests_total{endpoint="GET /plans/{plan_id}",status="200"} 1"#
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"ledgerops_reconcile_errors_total{kind="Budget",reason="Unauthorized"} 1"#),
+        "{text}"
+    );
+    assert!(text.contains("ledgerops_budget_sync_duration_seconds_bucket"));
+}
+
+#[test]
+fn the_budget_gauges_are_computed_at_each_scrape() {
+    let m = Metrics::default();
+    assert!(
+        !m.render().contains("approval_requests_waiting"),
+        "a standby shows no Budget gauges"
+    );
+    let rows = std::sync::Mutex::new(vec![BudgetGauges {
+        namespace: "home".into(),
+        budget: "family".into(),
+        ready: false,
+        suspended: false,
+        autopilot_stopped: true,
+        waiting: 2,
+        oldest_waiting_seconds: 90.5,
+        requests: Some(crate::logic::status::alerts::RequestUse {
+            used: 45,
+            limit: 180,
+        }),
+    }]);
+    let shown = Arc::new(rows);
+    m.observe_state(Box::new({
+        let shown = shown.clone();
+        move |_| shown.lock().unwrap().clone()
+    }));
+    let text = m.render();
+    let labels = r#"{namespace="home",budget="family"}"#;
+    for line in [
+        format!("ledgerops_approval_requests_waiting{labels} 2"),
+        format!("ledgerops_approval_request_oldest_waiting_seconds{labels} 90.5"),
+        format!("ledgerops_budget_ready{labels} 0"),
+        format!("ledgerops_budget_suspended{labels} 0"),
+        format!("ledgerops_autopilot_stopped{labels} 1"),
+        format!("ledgerops_ynab_requests_last_hour{labels} 45"),
+        format!("ledgerops_ynab_requests_hourly_limit{labels} 180"),
+        format!("ledgerops_ynab_request_budget_used_ratio{labels} 0.25"),
+    ] {
+        assert!(text.contains(&line), "{line} in\n{text}");
+    }
+    shown.lock().unwrap().clear();
+    assert!(
+        !m.render().contains(labels),
+        "a deleted Budget leaves no series"
+    );
+}
+
+#[test]
+fn a_measured_reconcile_is_counted_and_timed_by_kind() {
+    let metrics = Arc::new(Metrics::default());
+    drop(Measure::start(&metrics, "Transaction"));
+    let text = metrics.render();
+    assert!(
+        text.contains("ledgerops_reconciles_total{kind=\"Transaction\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ledgerops_reconcile_duration_seconds_count{kind=\"Transaction\"} 1"),
+        "{text}"
+    );
+}
