@@ -208,6 +208,22 @@ fn no_file_has_more_than_500_lines_before_its_tests() {
 }
 
 #[test]
+fn tests_attach_one_way_from_a_sibling_file() {
+    let inline: Vec<String> = modules()
+        .values()
+        .filter(|(_, text)| {
+            text.lines()
+                .any(|l| l.trim_start().starts_with("mod tests {"))
+        })
+        .map(|(path, _)| path.display().to_string())
+        .collect();
+    assert!(
+        inline.is_empty(),
+        "move these tests to a sibling <file>_tests.rs attached with #[path]: {inline:#?}"
+    );
+}
+
+#[test]
 fn pure_logic_imports_no_adapter() {
     let all = modules();
     let known: BTreeSet<String> = all.keys().cloned().collect();
