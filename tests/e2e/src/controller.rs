@@ -142,6 +142,9 @@ pub fn shared_file_root() -> PathBuf {
     ControlPlane::shared().dir().join("repos")
 }
 
+/// How long a started controller may take to answer `/readyz` (one LIST on the API server).
+const READY_WITHIN: Duration = Duration::from_secs(60);
+
 /// A running `ledgerops run`. Dropping it kills the process with SIGKILL, like a crash.
 pub struct Ledgerops {
     process: Guarded,
@@ -156,6 +159,17 @@ impl Ledgerops {
         plane: &ControlPlane,
         extra_args: &[&str],
         extra_env: &[(&str, &str)],
+    ) -> Self {
+        Self::start_within(plane, extra_args, extra_env, READY_WITHIN).await
+    }
+
+    /// Like [`Ledgerops::start_with`], waiting at most `ready_within` for `/readyz` (the soak
+    /// restarts it while the machine may be busy with other work).
+    pub async fn start_within(
+        plane: &ControlPlane,
+        extra_args: &[&str],
+        extra_env: &[(&str, &str)],
+        ready_within: Duration,
     ) -> Self {
         // `--listen host:port` in `extra_args` wins (a restarted controller keeps its port).
         let given = extra_args
@@ -205,7 +219,7 @@ impl Ledgerops {
             probe: format!("http://127.0.0.1:{port}"),
             log,
         };
-        me.wait_ready().await;
+        me.wait_ready(ready_within).await;
         me
     }
 
@@ -293,9 +307,9 @@ impl Ledgerops {
             .expect("metrics body")
     }
 
-    async fn wait_ready(&self) {
+    async fn wait_ready(&self, within: Duration) {
         let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(60) {
+        while start.elapsed() < within {
             if let Ok(r) = reqwest::get(format!("{}/readyz", self.probe)).await
                 && r.status().is_success()
             {
@@ -304,7 +318,7 @@ impl Ledgerops {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         panic!(
-            "ledgerops did not become ready within 60s; its log:\n{}",
+            "ledgerops did not become ready within {within:?}; its log:\n{}",
             self.log()
         );
     }
