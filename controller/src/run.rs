@@ -30,6 +30,10 @@ pub enum RunError {
         "the ledgerops CRDs are not installed ({0}): run `ledgerops crdgen | kubectl apply --server-side -f -`"
     )]
     NoCrds(#[source] kube::Error),
+    #[error(
+        "the Kubernetes API server did not answer the first request ({0}): check that it is up and reachable from here (KUBECONFIG, or the in-cluster service); ledgerops exits and its restart tries again"
+    )]
+    ApiUnreachable(#[source] kube::Error),
     #[error("/agent commands: {0}")]
     Agent(String),
     #[error(
@@ -109,7 +113,14 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     Api::<Budget>::all(client.clone())
         .list(&ListParams::default().limit(1))
         .await
-        .map_err(RunError::NoCrds)?;
+        .map_err(|e| {
+            // Only a 404 says the CRDs are missing; anything else is the API server itself.
+            if crate::k8s::is_not_found(&e) {
+                RunError::NoCrds(e)
+            } else {
+                RunError::ApiUnreachable(e)
+            }
+        })?;
     // Every replica persists webhook deliveries; only the leader runs what they ask.
     let attached = match &agent {
         Some(options) => {
