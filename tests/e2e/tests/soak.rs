@@ -24,7 +24,10 @@ async fn a_short_soak_with_crashes_faults_and_a_spouse_ends_with_no_violation() 
         report.log
     );
     // It did what a soak is for: writes, a person's edits, faults, decisions.
-    assert!(v.writes > 0 && v.edits > 0 && report.faults > 0, "{report}");
+    assert!(
+        v.writes > 0 && v.edits > 0 && report.faults() > 0,
+        "{report}"
+    );
     assert!(
         report.actions.get("approve").copied().unwrap_or(0) > 0,
         "{report}"

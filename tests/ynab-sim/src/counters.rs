@@ -43,6 +43,8 @@ pub struct Seen {
     pub answered_ms: u64,
 }
 
+/// Wall-clock milliseconds since the Unix epoch: the journal's clock, which a checker compares
+/// its own records with.
 pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -142,7 +144,6 @@ impl Drop for Journaled {
             token: std::mem::take(&mut self.token),
             status: self.status.take().unwrap_or_else(|| DROPPED.to_string()),
             came_ms: self.came_ms,
-            answered_ms,
             knowledge: self.knowledge,
         };
         if let Ok(mut journal) = self.sim.journal.lock() {

@@ -64,14 +64,14 @@ pub struct Touch {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Event {
-    /// A `/v1` request, once answered: `knowledge` is the plan's server knowledge when it came
-    /// (what a read could at least have seen), `status` the answer's or `dropped`.
+    /// A `/v1` request, journaled when answered (the entry's time): `knowledge` is the plan's
+    /// server knowledge when it came (what a read could at least have seen), `status` the
+    /// answer's or `dropped`.
     Request {
         endpoint: String,
         token: String,
         status: String,
         came_ms: u64,
-        answered_ms: u64,
         knowledge: Option<i64>,
     },
     /// A committed change to one plan's transactions at `knowledge`.

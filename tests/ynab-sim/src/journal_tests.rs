@@ -6,7 +6,6 @@ fn request(n: u64) -> Event {
         token: "t".into(),
         status: "200".into(),
         came_ms: n,
-        answered_ms: n,
         knowledge: Some(1),
     }
 }

@@ -38,7 +38,7 @@ mod store;
 
 pub use control_client::{RecordKind, SimControl};
 pub use controls::{ClockSet, ClockView, Edited};
-pub use counters::{Counters, Seen};
+pub use counters::{Counters, Seen, now_ms};
 pub use error::SimError;
 pub use faults::{DropFault, Faults, RequestMatch, StatusFault};
 pub use fixture::{Fixture, FixtureMonth, FixturePlan, MonthBudget};

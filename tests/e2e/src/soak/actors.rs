@@ -13,7 +13,7 @@ use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::Transaction;
 use serde_json::{Value, json};
-use ynab_sim::{RecordKind, demo};
+use ynab_sim::{RecordKind, demo, now_ms};
 
 use super::history::{Fault, Intent};
 use super::rng::Rng;
@@ -31,6 +31,7 @@ pub struct Recorder {
     pub actions: BTreeMap<&'static str, u64>,
     /// Purchases that have a Transaction object already.
     taken: Vec<usize>,
+    /// Plans named so far (`p-1`, `p-2`, …).
     plans: u64,
 }
 
@@ -38,20 +39,6 @@ impl Recorder {
     fn count(&mut self, action: &'static str) {
         *self.actions.entry(action).or_default() += 1;
     }
-
-    pub fn transactions(&self) -> usize {
-        self.taken.len()
-    }
-
-    pub fn plans(&self) -> u64 {
-        self.plans
-    }
-}
-
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// One step of one actor, drawn by weight.

@@ -151,11 +151,11 @@ fn allocation(r: &Record) -> (Option<&str>, Vec<(i64, Option<&str>)>) {
     )
 }
 
-/// The fields a person can change, each read from a record.
+/// A field besides the allocation, read from a record.
 type Field = (&'static str, fn(&Record) -> String);
 
-const FIELDS: [Field; 7] = [
-    ("category", |r| format!("{:?}", allocation(r))),
+/// The fields no intent of the soak asks the controller to change.
+const UNDECLARED_FIELDS: [Field; 6] = [
     ("memo", |r| format!("{:?}", r.summary.memo)),
     ("flag", |r| format!("{:?}", r.summary.flag_color)),
     ("approved", |r| r.summary.approved.to_string()),
@@ -226,11 +226,12 @@ impl<'h> Writes<'h> {
             }
             return;
         }
-        for (name, read) in FIELDS {
-            if read(before) == read(&touch.after) {
-                continue;
-            }
-            if name != "category" {
+        if allocation(before) != allocation(&touch.after) {
+            self.clobbered(write, earlier, out);
+            self.covered(write, before, out);
+        }
+        for (name, read) in UNDECLARED_FIELDS {
+            if read(before) != read(&touch.after) {
                 out.push(violation(
                     UNDECLARED,
                     id,
@@ -239,28 +240,19 @@ impl<'h> Writes<'h> {
                     ),
                     [write.seq],
                 ));
-                continue;
             }
-            self.clobbered(write, earlier, read, out);
-            self.covered(write, before, out);
         }
     }
 
     /// A person's category edit the controller had read, overwritten with the value the
     /// controller had written before the edit: it fought the person. Only a newer intent, or an
     /// approval given after the edit for exactly this change (from the person's value), may.
-    fn clobbered(
-        &self,
-        write: &Change,
-        earlier: &[&Change],
-        read: fn(&Record) -> String,
-        out: &mut Vec<Violation>,
-    ) {
+    fn clobbered(&self, write: &Change, earlier: &[&Change], out: &mut Vec<Violation>) {
         let changed = |c: &&&Change| {
             c.touch
                 .before
                 .as_ref()
-                .is_none_or(|b| read(b) != read(&c.touch.after))
+                .is_none_or(|b| allocation(b) != allocation(&c.touch.after))
         };
         let Some(edit) = earlier
             .iter()

@@ -49,7 +49,6 @@ impl Journal {
             token: TOKEN.into(),
             status: "200".into(),
             came_ms: self.entries.len() as u64 * 1000,
-            answered_ms: self.entries.len() as u64 * 1000,
             knowledge,
         })
     }
@@ -474,7 +473,6 @@ fn the_request_budget_holds_in_every_rolling_hour() {
                 token: TOKEN.into(),
                 status: "200".into(),
                 came_ms: n * gap_ms,
-                answered_ms: n * gap_ms,
                 knowledge: None,
             });
         }

@@ -11,7 +11,9 @@ use ledgerops::api::plan::CategorizationPlan;
 use ledgerops::api::transaction::Transaction;
 use ynab_sim::demo;
 
-use super::actors::{Recorder, now_ms};
+use ynab_sim::now_ms;
+
+use super::actors::Recorder;
 use super::history::{Approval, Decided, History, Settled};
 use super::setup::{AUTO_BELOW_MILLIUNITS, AUTO_MAX_CHANGES, REQUESTS_PER_HOUR, World};
 

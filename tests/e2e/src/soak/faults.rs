@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use ynab_sim::{ClockSet, DropFault, RequestMatch, StatusFault};
+use ynab_sim::{ClockSet, DropFault, RequestMatch, StatusFault, now_ms};
 
-use super::actors::{Recorder, now_ms};
+use super::actors::Recorder;
 use super::history::Fault;
 use super::rng::Rng;
 use super::setup::World;

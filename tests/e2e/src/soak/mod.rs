@@ -39,10 +39,6 @@ pub struct Report {
     pub config: Config,
     pub elapsed: Duration,
     pub actions: BTreeMap<&'static str, u64>,
-    pub transactions: usize,
-    pub plans: u64,
-    pub faults: usize,
-    pub journal: usize,
     pub verdict: Verdict,
     pub history: History,
     /// The controller's log, when something was found.
@@ -85,13 +81,25 @@ pub async fn run(config: Config) -> Report {
         config,
         elapsed: started.elapsed(),
         actions: rec.actions.clone(),
-        transactions: rec.transactions(),
-        plans: rec.plans(),
-        faults: rec.faults.len(),
-        journal: history.journal.len(),
         verdict,
         history,
         log,
+    }
+}
+
+impl Report {
+    /// The faults the schedule injected.
+    pub fn faults(&self) -> usize {
+        self.history.faults.len()
+    }
+
+    /// The objects of `kind` the proposer created (undos not counted).
+    fn proposed(&self, kind: &str) -> usize {
+        self.history
+            .intents
+            .iter()
+            .filter(|i| i.undo_of.is_none() && i.subject.starts_with(kind))
+            .count()
     }
 }
 
@@ -112,7 +120,10 @@ impl fmt::Display for Report {
         writeln!(
             f,
             "  {} Transactions and {} plans proposed, {} faults, {} journal entries",
-            self.transactions, self.plans, self.faults, self.journal
+            self.proposed("Transaction/"),
+            self.proposed("CategorizationPlan/"),
+            self.faults(),
+            self.history.journal.len()
         )?;
         writeln!(
             f,
