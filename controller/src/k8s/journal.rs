@@ -26,7 +26,8 @@ pub const PLAN_LABEL: &str = "ledgerops.dev/plan-sha256";
 /// SHA-256 of the content as written: a ConfigMap that no longer matches it is not used.
 pub const DIGEST_ANNOTATION: &str = "ledgerops.dev/entry-sha256";
 
-const ENTRY_KEY: &str = "entry.json";
+/// The key of a chunk entry in its ConfigMap (a completion record has another).
+pub const ENTRY_KEY: &str = "entry.json";
 const COMPLETION_KEY: &str = "completion.json";
 
 /// One chunk of an operation, recorded before it is written: what each transaction is about to

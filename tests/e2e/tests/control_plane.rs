@@ -15,7 +15,7 @@ use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{PATCH, Scenario, demo_with_uncategorised};
-use ledgerops_testenv::{ControlPlane, USERS};
+use ledgerops_testenv::{ControlPlane, Storage, USERS};
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
@@ -28,7 +28,10 @@ fn port_of(url: &str) -> u16 {
 
 #[tokio::test]
 async fn planes_are_independent_and_stop_when_dropped() {
-    let (a, b) = tokio::join!(ControlPlane::private(), ControlPlane::private());
+    let (a, b) = tokio::join!(
+        ControlPlane::private(Storage::Memory),
+        ControlPlane::private(Storage::Memory)
+    );
     let (a, b) = (a.expect("first plane"), b.expect("second plane"));
     assert_ne!(a.url(), b.url());
 
@@ -80,6 +83,33 @@ async fn planes_are_independent_and_stop_when_dropped() {
     );
 }
 
+/// A plane on disk keeps every object across a store restart (the soak's "store restarts"
+/// fault), and one killed store is told apart from one running.
+#[tokio::test]
+async fn a_store_on_disk_is_killed_and_started_again_with_every_object_kept() {
+    let mut plane = ControlPlane::start_private(Storage::Disk).await.unwrap();
+    let ns = plane.namespace("kept").await.unwrap();
+    assert!(!plane.store_exited());
+    let took = plane.restart_store().await.expect("the store restarts");
+    assert!(!plane.store_exited());
+    let api = Api::<Namespace>::all(plane.client().await.unwrap());
+    let got = api
+        .get(&ns)
+        .await
+        .expect("the namespace outlived its store");
+    assert_eq!(got.metadata.name.as_deref(), Some(ns.as_str()));
+    // And the API server writes through the new store.
+    plane
+        .namespace("after")
+        .await
+        .expect("a write after the restart");
+    let log = std::fs::read_to_string(plane.dir().join("kine.log")).unwrap();
+    assert!(
+        log.matches("Kine available at").count() >= 2,
+        "one log keeps both runs of the store (took {took:?}):\n{log}"
+    );
+}
+
 async fn whoami(client: kube::Client) -> String {
     let review: SelfSubjectReview = serde_json::from_value(serde_json::json!({})).unwrap();
     let me = Api::<SelfSubjectReview>::all(client)
@@ -116,7 +146,7 @@ async fn token_users_are_authenticated_and_authorized_as_themselves() {
 /// stands in for the user's k3d cluster here.
 #[tokio::test]
 async fn an_existing_cluster_is_used_as_it_is_with_the_same_users() {
-    let theirs = ControlPlane::private().await.unwrap();
+    let theirs = ControlPlane::private(Storage::Memory).await.unwrap();
     let ours = ControlPlane::existing(theirs.kubeconfig()).await.unwrap();
     assert_eq!(ours.url(), theirs.url());
     assert!(ours.pids().is_empty(), "nothing was started");

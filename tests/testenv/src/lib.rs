@@ -1,5 +1,5 @@
-//! A private Kubernetes control plane for tests: a real `kube-apiserver` backed by kine's
-//! in-memory store, on free loopback ports, with token-authenticated users, and
+//! A private Kubernetes control plane for tests: a real `kube-apiserver` backed by kine (in
+//! memory, or in a SQLite file for a store that can be restarted, see [`Storage`]), on free loopback ports, with token-authenticated users, and
 //! `kube-controller-manager` running the garbage collector, namespace deletion and ClusterRole
 //! aggregation.
 //!
@@ -84,6 +84,23 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
     move |source| Error::Io { what, source }
 }
 
+/// Where a private control plane's store, kine, keeps the cluster's objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Storage {
+    /// In memory: the fastest, and what the suites use; gone when kine stops.
+    Memory,
+    /// In a SQLite file in the plane's directory: it outlives kine, so
+    /// [`ControlPlane::restart_store`] can kill the store and start it again, as an etcd member
+    /// restarts, with every object kept.
+    Disk,
+}
+
+/// How the running store was started, to start it again the same way.
+struct Store {
+    port: u16,
+    storage: Storage,
+}
+
 /// A running API server, its store and kube-controller-manager. They stop when this is dropped,
 /// and also when the test process dies, however it dies.
 pub struct ControlPlane {
@@ -96,6 +113,8 @@ pub struct ControlPlane {
     kubectl: PathBuf,
     /// The API server and how to trust it, for more kubeconfigs.
     cluster: Cluster,
+    /// The private plane's store; none for an existing cluster.
+    store: Option<Store>,
 }
 
 impl ControlPlane {
@@ -105,8 +124,17 @@ impl ControlPlane {
     pub async fn start() -> Result<Self> {
         let plane = match std::env::var_os(EXISTING_CLUSTER) {
             Some(path) => Self::existing(Path::new(&path)).await,
-            None => Self::private().await,
+            None => Self::private(Storage::Memory).await,
         }?;
+        plane.bind_admin_by_name().await?;
+        Ok(plane)
+    }
+
+    /// Starts a private control plane whatever [`EXISTING_CLUSTER`] says, its store on
+    /// `storage`, for a test that kills parts of it (see [`ControlPlane::restart_store`]).
+    pub async fn start_private(storage: Storage) -> Result<Self> {
+        // As `start` does for its own planes: a SubjectAccessReview names `admin` alone.
+        let plane = Self::private(storage).await?;
         plane.bind_admin_by_name().await?;
         Ok(plane)
     }
@@ -188,13 +216,14 @@ impl ControlPlane {
             kubeconfig: path,
             cluster,
             dir,
+            store: None,
         };
         plane.wait_ready(Duration::from_secs(60)).await?;
         Ok(plane)
     }
 
-    /// A fresh private control plane, whatever [`EXISTING_CLUSTER`] says.
-    pub async fn private() -> Result<Self> {
+    /// A fresh private control plane, whatever [`EXISTING_CLUSTER`] says, its store on `storage`.
+    pub async fn private(storage: Storage) -> Result<Self> {
         let bin = binary_dir()?;
         let dir = tempfile::Builder::new()
             .prefix("ledgerops-cp-")
@@ -202,11 +231,12 @@ impl ControlPlane {
             .map_err(io("creating a temp dir"))?;
         let root = dir.path();
 
-        let store_port = free_port()?;
-        let mut kine = Command::new(bin.join("kine"));
-        kine.arg(format!("--listen-address=127.0.0.1:{store_port}"))
-            .args(["--endpoint=memory://", "--metrics-bind-address=0"]);
-        let kine = Guarded::spawn(kine, &log_of(root, "kine"))?;
+        let store = Store {
+            port: free_port()?,
+            storage,
+        };
+        let store_port = store.port;
+        let kine = store.spawn(&bin, root)?;
 
         write_service_account_key(root)?;
         let mut tokens: String = USERS
@@ -262,6 +292,7 @@ impl ControlPlane {
             cluster,
             processes: vec![("kube-apiserver", apiserver), ("kine", kine)],
             dir,
+            store: Some(store),
         };
         plane.wait_ready(Duration::from_secs(60)).await?;
 
@@ -395,6 +426,42 @@ impl ControlPlane {
         self.processes.iter().map(|(_, p)| p.pid()).collect()
     }
 
+    /// Whether the private plane's store has exited (killed, or ended by an error of its own:
+    /// its log says which). The API server answers nothing that needs the store meanwhile.
+    pub fn store_exited(&self) -> bool {
+        self.processes
+            .iter()
+            .any(|(name, p)| *name == STORE && p.exited())
+    }
+
+    /// Kills the store (SIGKILL, unless it has already exited) and starts it again on the same
+    /// port and data, then waits until the API server is ready on it. Only a plane started on
+    /// [`Storage::Disk`] keeps its objects across this. Returns how long the API server took to
+    /// be ready again.
+    pub async fn restart_store(&mut self) -> Result<Duration> {
+        let Some(store) = &self.store else {
+            return Err(Error::Command(
+                "restarting the store".into(),
+                "an existing cluster's store is not ours to restart".into(),
+            ));
+        };
+        let start = Instant::now();
+        let slot = self
+            .processes
+            .iter_mut()
+            .find(|(name, _)| *name == STORE)
+            .expect("a private plane runs its store");
+        if !slot.1.kill(Duration::from_secs(10)) {
+            return Err(Error::Command(
+                "restarting the store".into(),
+                "kine did not exit within 10 s of SIGKILL".into(),
+            ));
+        }
+        slot.1 = store.spawn(&binary_dir()?, self.dir.path())?;
+        self.wait_ready(Duration::from_secs(120)).await?;
+        Ok(start.elapsed())
+    }
+
     async fn wait_ready(&self, limit: Duration) -> Result<()> {
         let start = Instant::now();
         while start.elapsed() < limit {
@@ -430,6 +497,29 @@ pub fn free_port() -> Result<u16> {
         .local_addr()
         .map_err(io("finding a free port"))?
         .port())
+}
+
+/// The store's name among the plane's processes, and its log's.
+const STORE: &str = "kine";
+
+impl Store {
+    fn spawn(&self, bin: &Path, root: &Path) -> Result<Guarded> {
+        let endpoint = match self.storage {
+            Storage::Memory => "memory://".to_string(),
+            // kine's SQLite driver (modernc) takes pragmas this way. Without a busy timeout the
+            // API server's concurrent writers get SQLITE_BUSY and it never becomes ready; WAL
+            // lets it read while kine writes.
+            Storage::Disk => format!(
+                "sqlite://{}?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_txlock=immediate",
+                root.join("state.db").display()
+            ),
+        };
+        let mut kine = Command::new(bin.join(STORE));
+        kine.arg(format!("--listen-address=127.0.0.1:{}", self.port))
+            .arg(format!("--endpoint={endpoint}"))
+            .arg("--metrics-bind-address=0");
+        Guarded::spawn(kine, &log_of(root, STORE))
+    }
 }
 
 fn log_of(dir: &Path, process: &str) -> PathBuf {

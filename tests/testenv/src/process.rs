@@ -1,6 +1,6 @@
 //! Child processes that cannot outlive the test process.
 
-use std::fs::File;
+use std::fs::OpenOptions;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -18,7 +18,12 @@ pub struct Guarded {
 impl Guarded {
     /// Spawns `cmd` with its output appended to `log`.
     pub fn spawn(mut cmd: Command, log: &Path) -> Result<Self> {
-        let out = File::create(log).map_err(io(format!("creating {}", log.display())))?;
+        // Appended, so a process started again (a restarted store) keeps the log of its first run.
+        let out = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .map_err(io(format!("opening {}", log.display())))?;
         let err = out.try_clone().map_err(io("duplicating a log handle"))?;
         cmd.stdin(Stdio::null()).stdout(out).stderr(err);
         // SAFETY: prctl and getppid are async-signal-safe, as pre_exec requires.
@@ -70,13 +75,34 @@ impl Guarded {
 
     /// Asks the process to stop (SIGTERM), as Kubernetes does before it deletes a pod.
     pub fn terminate(&self) {
+        self.signal(libc::SIGTERM);
+    }
+
+    /// Sends `signal` to the process, unless it has exited (its pid may be another's by then).
+    pub fn signal(&self, signal: libc::c_int) {
         if self.exited() {
             return;
         }
         // SAFETY: as in `drop`.
         unsafe {
-            libc::kill(self.pid, libc::SIGTERM);
+            libc::kill(self.pid, signal);
         }
+    }
+}
+
+impl Guarded {
+    /// Kills the process (SIGKILL) and waits until it is reaped, so what it held (a port, a
+    /// file lock) is free when this returns; false if it was still running after `limit`.
+    pub fn kill(&self, limit: std::time::Duration) -> bool {
+        self.signal(libc::SIGKILL);
+        let start = std::time::Instant::now();
+        while !self.exited() {
+            if start.elapsed() > limit {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        true
     }
 }
 

@@ -1,31 +1,41 @@
 //! The actors, each with its own identity and rights: a proposer applying Transactions, plans
-//! (some overlapping, some over the policy) and undos as an editor; an approver approving,
-//! rejecting or ignoring requests (some after they expired) with the `approve` verb; the
-//! proposer trying to approve their own; and a "spouse" editing YNAB behind ledgerops' back
-//! (categories, memos, reconciling, deleting). Every step is drawn from the soak's generator.
+//! (some overlapping, some over the policy) and undos as an editor; a Git pusher declaring
+//! Transactions in the config repository (which the governor's ConfigRepo applies); an approver approving,
+//! rejecting or ignoring requests (some after they expired) with the `approve` verb or with
+//! `/agent approve|reject` comments in Gitea; the proposer trying to approve their own, and a
+//! reader of the repository trying `/agent approve`; and a "spouse" editing YNAB behind
+//! ledgerops' back (categories, memos, reconciling, deleting). Every step is drawn from the
+//! soak's generator.
 
 use std::collections::{BTreeMap, HashMap};
 
+use base64::Engine;
 use kube::Api;
 use kube::api::{ListParams, Patch, PatchParams, PostParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::Transaction;
+use ledgerops_testenv::gitea::{Gitea, User};
+use reqwest::Method;
 use serde_json::{Value, json};
 use ynab_sim::{RecordKind, demo, now_ms};
 
 use super::history::{Fault, Intent};
 use super::rng::Rng;
-use super::setup::{APPROVER, BUDGET, CATEGORIES, PROPOSER, World};
+use super::setup::{APPROVER, BUDGET, CATEGORIES, GOVERNOR, PROPOSER, REPO_PATH, World};
+use crate::gitea_api;
 use crate::scenario::category;
 
 /// What the actors did, as the history needs it.
 #[derive(Debug, Default)]
 pub struct Recorder {
     pub intents: Vec<Intent>,
-    /// ApprovalRequest → when the approver's decision was sent (wall-clock ms).
+    /// ApprovalRequest → when the decision the API server took was sent (wall-clock ms).
     pub decided: HashMap<String, u64>,
+    /// (ApprovalRequest, who) → when that person last sent a decision, whatever the answer: an
+    /// answer lost on the way (a store restarting) may hide a decision that was taken.
+    pub sent: HashMap<(String, String), u64>,
     pub faults: Vec<Fault>,
     /// Actions by name, for the report.
     pub actions: BTreeMap<&'static str, u64>,
@@ -33,6 +43,8 @@ pub struct Recorder {
     taken: Vec<usize>,
     /// Plans named so far (`p-1`, `p-2`, …).
     plans: u64,
+    /// Purchases the config repository declares a Transaction for.
+    pushed: Vec<usize>,
 }
 
 impl Recorder {
@@ -44,11 +56,13 @@ impl Recorder {
 /// One step of one actor, drawn by weight.
 pub async fn act(w: &World, rng: &mut Rng, rec: &mut Recorder) {
     match rng.below(0, 100) {
-        0..30 => propose_transaction(w, rng, rec).await,
+        0..25 => propose_transaction(w, rng, rec).await,
+        25..30 => push_to_git(w, rng, rec).await,
         30..42 => propose_plan(w, rng, rec).await,
         42..46 => propose_undo(w, rng, rec).await,
         46..70 => decide(w, rng, rec).await,
-        70..73 => approve_own(w, rec).await,
+        70..72 => approve_own(w, rec).await,
+        72..73 => approve_in_gitea_without_the_power(w, rec).await,
         73..95 => spouse(w, rng, rec).await,
         _ => {
             w.nudge(&format!("soak-{}", now_ms())).await;
@@ -81,7 +95,7 @@ async fn propose_transaction(w: &World, rng: &mut Rng, rec: &mut Recorder) {
     .expect("a Transaction");
     let at_ms = now_ms();
     let api: Api<Transaction> = Api::namespaced(w.proposer.clone(), &w.s.ns);
-    if api.create(&PostParams::default(), &tx).await.is_ok() {
+    if created(&api, &tx).await {
         rec.taken.push(i);
         rec.intents.push(Intent {
             subject: format!("Transaction/{name}"),
@@ -92,6 +106,66 @@ async fn propose_transaction(w: &World, rng: &mut Rng, rec: &mut Recorder) {
         });
         rec.count("propose-transaction");
     }
+}
+
+/// Whether `object` exists after asking to create it: an error may come after the API server
+/// stored it (its store restarting, say), and an intent missed would make its writes look
+/// undecided. The actors' names are never reused, so one found by name is this one.
+async fn created<K>(api: &Api<K>, object: &K) -> bool
+where
+    K: kube::Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    if api.create(&PostParams::default(), object).await.is_ok() {
+        return true;
+    }
+    let name = object.meta().name.clone().unwrap_or_default();
+    for _ in 0..30 {
+        match api.get_opt(&name).await {
+            Ok(found) => return found.is_some(),
+            Err(_) => tokio::time::sleep(std::time::Duration::from_secs(2)).await,
+        }
+    }
+    panic!("the API server did not answer for a minute whether {name} exists");
+}
+
+/// The Git pusher declares a purchase's category in the config repository, as a person
+/// pushing to `main` would: a new Transaction, or another category for one declared before.
+/// What the repository declares is proposed in the governor's name.
+async fn push_to_git(w: &World, rng: &mut Rng, rec: &mut Recorder) {
+    let i = rng.below(0, w.transactions as u64) as usize;
+    let declared = rec.pushed.contains(&i);
+    if rec.taken.contains(&i) && !declared {
+        return; // a Transaction made with kubectl manages it
+    }
+    let name = format!("g-{i}");
+    let target = a_category(rng);
+    let document = format!(
+        "apiVersion: ledgerops.dev/v1alpha1\nkind: Transaction\nmetadata:\n  name: {name}\nspec:\n  budgetRef:\n    name: {BUDGET}\n  transactionId: {}\n  categoryId: {target}\n",
+        w.purchase(i)
+    );
+    let path = format!("/repos/{}/contents/{REPO_PATH}/{name}.yaml", w.repo);
+    let writer = Gitea::shared().writer();
+    let content = base64::engine::general_purpose::STANDARD.encode(document);
+    let at_ms = now_ms();
+    if declared {
+        let file = gitea_api::call(Method::GET, &path, writer, None).await;
+        let body = json!({"content": content, "sha": file["sha"], "message": format!("soak: {name}"), "branch": "main"});
+        gitea_api::call(Method::PUT, &path, writer, Some(body)).await;
+    } else {
+        let body =
+            json!({"content": content, "message": format!("soak: {name}"), "branch": "main"});
+        gitea_api::call(Method::POST, &path, writer, Some(body)).await;
+        rec.taken.push(i);
+        rec.pushed.push(i);
+    }
+    rec.intents.push(Intent {
+        subject: format!("Transaction/{name}"),
+        proposer: GOVERNOR.into(),
+        at_ms,
+        targets: BTreeMap::from([(w.purchase(i), target)]),
+        undo_of: None,
+    });
+    rec.count("git-push");
 }
 
 async fn propose_plan(w: &World, rng: &mut Rng, rec: &mut Recorder) {
@@ -147,7 +221,7 @@ async fn create_plan(
     .expect("a CategorizationPlan");
     let at_ms = now_ms();
     let api: Api<CategorizationPlan> = Api::namespaced(w.proposer.clone(), &w.s.ns);
-    if api.create(&PostParams::default(), &plan).await.is_ok() {
+    if created(&api, &plan).await {
         let action = if undo_of.is_some() {
             "propose-undo"
         } else {
@@ -194,10 +268,54 @@ async fn decide(w: &World, rng: &mut Rng, rec: &mut Recorder) {
             return;
         }
     };
+    // Half the decisions come from Gitea: `/agent approve|reject` by a writer of the repository.
+    if rng.percent(50) {
+        let command = format!("/agent {} {name} soak", verdict.to_lowercase());
+        comment_in_gitea(w, Gitea::shared().writer(), &name, &command, rec).await;
+        rec.count(if verdict == "Approve" {
+            "gitea-approve"
+        } else {
+            "gitea-reject"
+        });
+        return;
+    }
     let action = send_decision(&api, name, verdict, APPROVER, rec)
         .await
         .unwrap_or(action);
     rec.count(action);
+}
+
+/// Comments `command` about request `name` on the soak's issue as `user`, remembering when (the
+/// decision, if the controller takes it, is recorded as `gitea:<login>`).
+async fn comment_in_gitea(w: &World, user: &User, name: &str, command: &str, rec: &mut Recorder) {
+    rec.sent
+        .insert((name.to_string(), gitea_person(user)), now_ms());
+    gitea_api::comment(&w.repo, user, w.issue, command).await;
+}
+
+/// A person acting through Gitea, as the controller names them in a decision.
+pub fn gitea_person(user: &User) -> String {
+    format!("gitea:{}", user.login())
+}
+
+/// A reader of the repository (no write permission) comments `/agent approve`: the controller
+/// must refuse it, and the checker holds any decision by them as one without the power.
+async fn approve_in_gitea_without_the_power(w: &World, rec: &mut Recorder) {
+    let api: Api<ApprovalRequest> = Api::namespaced(w.approver.clone(), &w.s.ns);
+    let Ok(list) = api.list(&ListParams::default()).await else {
+        return;
+    };
+    let Some(name) = list
+        .items
+        .iter()
+        .find(|r| r.spec.decision.is_none())
+        .and_then(|r| r.metadata.name.clone())
+    else {
+        return;
+    };
+    let command = format!("/agent approve {name} soak");
+    comment_in_gitea(w, Gitea::shared().reader(), &name, &command, rec).await;
+    rec.count("gitea-reader-approve");
 }
 
 /// Writes `by`'s verdict on request `name`, and when the API server took it, remembers when;
@@ -211,6 +329,7 @@ async fn send_decision(
 ) -> Option<&'static str> {
     let patch = json!({"spec": {"decision": {"verdict": verdict, "by": by, "comment": "soak"}}});
     let at_ms = now_ms();
+    rec.sent.insert((name.clone(), by.to_string()), at_ms);
     match api
         .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
         .await

@@ -60,6 +60,8 @@ pub const OWN: &str = "approved-own-proposal";
 pub const RATE: &str = "over-request-budget";
 pub const STUCK: &str = "stuck-without-reason";
 pub const MEMORY: &str = "memory-unbounded";
+pub const UNJOURNALED: &str = "write-not-journaled";
+pub const POWERLESS: &str = "decided-without-the-power";
 
 /// One controller write or person edit of one transaction, in journal order.
 struct Change<'a> {
@@ -92,6 +94,7 @@ pub fn check(history: &History) -> Verdict {
         earlier.push(change);
     }
     verdict.violations.extend(own_approvals(&history.approvals));
+    verdict.violations.extend(powerless(history));
     verdict.violations.extend(over_budget(history));
     verdict.violations.extend(stuck(history));
     verdict.violations.extend(memory(history));
@@ -311,40 +314,66 @@ impl<'h> Writes<'h> {
         for intent in &candidates {
             self.landed(intent, &id, &from, &to);
         }
+        // Which object sent the write is not in YNAB's record: a plan is held to its journal
+        // only when no Transaction asked for the same change.
+        let by_plan = candidates
+            .iter()
+            .all(|i| i.subject.starts_with("CategorizationPlan/"));
+        // Several intents may ask for the same change, and their approvals may be several: the
+        // write is covered by any approval not used yet for this transaction, newest intent
+        // first, else by the policy; only when every approval that fits was used is it reuse.
+        let mut reused = None;
         for intent in candidates.iter().rev() {
-            if let Some(approval) = self.approval_for(intent, &id, &from, &to, write.at_ms) {
+            let fitting: Vec<&'h Approval> =
+                approvals_for(self.history, intent, &id, &from, &to, write.at_ms).collect();
+            for approval in fitting {
                 let key = (approval.name.as_str(), id.clone());
-                if let Some(first) = self.used.get(&key) {
-                    out.push(violation(
-                        REUSED,
-                        &id,
-                        &format!(
-                            "ApprovalRequest {} covered this change once already",
-                            approval.name
-                        ),
-                        [*first, write.seq],
-                    ));
-                } else {
-                    self.used.insert(key, write.seq);
+                match self.used.get(&key) {
+                    Some(first) => reused = reused.or(Some((approval, *first))),
+                    None => {
+                        self.used.insert(key, write.seq);
+                        if by_plan {
+                            self.journaled(intent, write, &from, &to, out);
+                        }
+                        return;
+                    }
                 }
-                return;
             }
-            if self.runs_without_person(intent, before) {
-                let ran = self.ran.entry(intent.subject.as_str()).or_default();
-                *ran += 1;
-                if *ran > self.history.auto_max_changes {
-                    out.push(violation(
-                        UNCOVERED,
-                        &id,
-                        &format!(
-                            "{} ran more than {} changes without a person",
-                            intent.subject, self.history.auto_max_changes
-                        ),
-                        [write.seq],
-                    ));
-                }
-                return;
+        }
+        if let Some((approval, first)) = reused {
+            out.push(violation(
+                REUSED,
+                &id,
+                &format!(
+                    "ApprovalRequest {} covered this change once already",
+                    approval.name
+                ),
+                [first, write.seq],
+            ));
+            return;
+        }
+        if let Some(intent) = candidates
+            .iter()
+            .rev()
+            .find(|i| self.runs_without_person(i, before))
+        {
+            let ran = self.ran.entry(intent.subject.as_str()).or_default();
+            *ran += 1;
+            if *ran > self.history.auto_max_changes {
+                out.push(violation(
+                    UNCOVERED,
+                    &id,
+                    &format!(
+                        "{} ran more than {} changes without a person",
+                        intent.subject, self.history.auto_max_changes
+                    ),
+                    [write.seq],
+                ));
             }
+            if by_plan {
+                self.journaled(intent, write, &from, &to, out);
+            }
+            return;
         }
         out.push(violation(
             UNCOVERED,
@@ -355,6 +384,34 @@ impl<'h> Writes<'h> {
             ),
             [write.seq],
         ));
+    }
+
+    /// A plan's write must be in ledgerops' operation journal, recorded before it landed (the
+    /// entry's time is the API server's, in whole seconds): undo restores only what the journal
+    /// holds. (A Transaction keeps its write in its own status instead.)
+    fn journaled(
+        &self,
+        intent: &Intent,
+        write: &Change,
+        from: &Option<String>,
+        to: &Option<String>,
+        out: &mut Vec<Violation>,
+    ) {
+        let id = write.touch.after.summary.id.as_str();
+        let recorded = self.history.journaled.iter().any(|j| {
+            j.transaction == id && j.from == *from && j.to == *to && j.at_ms <= write.at_ms + 1_000
+        });
+        if !recorded {
+            out.push(violation(
+                UNJOURNALED,
+                id,
+                &format!(
+                    "{} wrote category {from:?} → {to:?} with no entry for it in ledgerops' operation journal before the write",
+                    intent.subject
+                ),
+                [write.seq],
+            ));
+        }
     }
 
     /// Whether `intent` asks for transaction `id` to go from `from` to `to`: an undo only where
@@ -383,30 +440,40 @@ impl<'h> Writes<'h> {
         }
     }
 
-    fn approval_for(
-        &self,
-        intent: &Intent,
-        id: &str,
-        from: &Option<String>,
-        to: &Option<String>,
-        at_ms: u64,
-    ) -> Option<&'h Approval> {
-        self.history.approvals.iter().find(|a| {
-            a.subject == intent.subject
-                && a.decision.as_ref().is_some_and(|d| {
-                    d.approve && d.by != a.proposed_by && d.at_ms <= at_ms && d.at_ms < a.expires_ms
-                })
-                && a.changes
-                    .iter()
-                    .any(|(t, f, c)| t == id && f == from && c == to)
-        })
-    }
-
     /// The policy's bound on one change: small enough, and not an undo. (How many changes of
     /// one subject ran is counted by the caller.)
     fn runs_without_person(&self, intent: &Intent, before: &Record) -> bool {
         intent.undo_of.is_none() && before.summary.amount.abs() < self.history.auto_below_milliunits
     }
+}
+
+/// The approvals that authorize `intent`'s change of `id` from `from` to `to` at `at_ms`:
+/// approved by someone with the power other than the proposer, before the write and before it
+/// expired, showing exactly that change.
+fn approvals_for<'h, 'a>(
+    history: &'h History,
+    intent: &'a Intent,
+    id: &'a str,
+    from: &'a Option<String>,
+    to: &'a Option<String>,
+    at_ms: u64,
+) -> impl Iterator<Item = &'h Approval> + 'a
+where
+    'h: 'a,
+{
+    history.approvals.iter().filter(move |a| {
+        a.subject == intent.subject
+            && a.decision.as_ref().is_some_and(|d| {
+                d.approve
+                    && d.by != a.proposed_by
+                    && history.approvers.contains(&d.by)
+                    && d.at_ms <= at_ms
+                    && d.at_ms < a.expires_ms
+            })
+            && a.changes
+                .iter()
+                .any(|(t, f, c)| t == id && f == from && c == to)
+    })
 }
 
 fn violation(
@@ -436,6 +503,27 @@ fn own_approvals(approvals: &[Approval]) -> Vec<Violation> {
                 OWN,
                 &a.name,
                 &format!("approved by its own proposer {}", a.proposed_by),
+                [],
+            )
+        })
+        .collect()
+}
+
+/// A decision (either way) recorded for someone who does not hold the power to decide.
+fn powerless(history: &History) -> Vec<Violation> {
+    history
+        .approvals
+        .iter()
+        .filter_map(|a| a.decision.as_ref().map(|d| (a, d)))
+        .filter(|(_, d)| !history.approvers.contains(&d.by))
+        .map(|(a, d)| {
+            violation(
+                POWERLESS,
+                &a.name,
+                &format!(
+                    "decided by {}, who holds no power to decide (approvers: {:?})",
+                    d.by, history.approvers
+                ),
                 [],
             )
         })

@@ -4,7 +4,7 @@ use serde_json::json;
 use ynab_sim::{By, Entry, Event, Record, Touch};
 
 use super::*;
-use crate::soak::history::{Approval, Decided, History, Intent, Settled};
+use crate::soak::history::{Approval, Decided, History, Intent, Journaled, Settled};
 
 const TOKEN: &str = "controller-token";
 
@@ -117,14 +117,41 @@ fn history(
     approvals: Vec<Approval>,
     auto: bool,
 ) -> History {
+    // Every write journaled by ledgerops before it landed, unless a test takes that away.
+    let journaled = journal
+        .entries
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::Change {
+                by: By::Api,
+                touched,
+                ..
+            } => Some(touched),
+            _ => None,
+        })
+        .flatten()
+        .map(|t| Journaled {
+            plan: "any".into(),
+            transaction: t.after.summary.id.clone(),
+            from: t
+                .before
+                .as_ref()
+                .and_then(|b| b.summary.category_id.clone()),
+            to: t.after.summary.category_id.clone(),
+            at_ms: 0,
+        })
+        .collect();
     History {
         journal: journal.entries,
+        journaled,
         token: TOKEN.into(),
         requests_per_hour: 1000,
         auto_below_milliunits: if auto { 100_000 } else { 1_000 },
         auto_max_changes: 10,
         intents,
         approvals,
+        // The proposer holds the power too, so that approving their own is told apart.
+        approvers: vec!["approver".into(), "proposer".into()],
         rss_bound_kib: 1 << 20,
         ..Default::default()
     }
@@ -563,4 +590,133 @@ fn an_undo_leaves_a_transaction_someone_changed_since_the_plan() {
         false,
     );
     assert_eq!(rules(&h), [UNCOVERED]);
+}
+
+#[test]
+fn a_plan_write_must_be_in_the_operation_journal_before_it_lands() {
+    let approved = || {
+        vec![approval(
+            "CategorizationPlan/p",
+            "approver",
+            500,
+            None,
+            "groceries",
+        )]
+    };
+    let entry = |from: Option<&str>, at_ms: u64| Journaled {
+        plan: "p".into(),
+        transaction: "tx-1".into(),
+        from: from.map(Into::into),
+        to: Some("groceries".into()),
+        at_ms,
+    };
+    // The write lands at 2,000 ms; the journal's clock counts whole seconds.
+    let cases: Vec<(&str, Vec<Journaled>, Vec<&str>)> = vec![
+        ("recorded before", vec![entry(None, 1_000)], vec![]),
+        (
+            "recorded in the same second",
+            vec![entry(None, 3_000)],
+            vec![],
+        ),
+        ("not recorded", vec![], vec![UNJOURNALED]),
+        (
+            "recorded after it landed",
+            vec![entry(None, 9_000)],
+            vec![UNJOURNALED],
+        ),
+        (
+            "recorded from another category",
+            vec![entry(Some("dining"), 1_000)],
+            vec![UNJOURNALED],
+        ),
+    ];
+    for (case, journaled, expected) in cases {
+        let mut j = Journal::default();
+        j.read();
+        j.write(None, Some("groceries"));
+        let mut h = history(
+            j,
+            vec![intent("CategorizationPlan/p", 0, "groceries")],
+            approved(),
+            false,
+        );
+        h.journaled = journaled;
+        assert_eq!(rules(&h), expected, "{case}");
+    }
+    // A Transaction's write is kept in its own status, not the plans' journal; and when a
+    // Transaction and a plan ask for the same change, YNAB's record does not say which wrote it.
+    for plan_too in [false, true] {
+        let mut j = Journal::default();
+        j.read();
+        j.write(None, Some("groceries"));
+        let mut h = by_policy(j);
+        if plan_too {
+            h.intents
+                .push(intent("CategorizationPlan/p", 500, "groceries"));
+        }
+        h.journaled.clear();
+        assert_eq!(rules(&h), Vec::<&str>::new(), "plan too: {plan_too}");
+    }
+}
+
+#[test]
+fn a_decision_by_someone_without_the_power_covers_nothing_and_is_a_violation() {
+    for approve in [true, false] {
+        let mut j = Journal::default();
+        j.read();
+        j.write(None, Some("groceries"));
+        let mut by_reader = approval(
+            "CategorizationPlan/p",
+            "gitea:reader",
+            500,
+            None,
+            "groceries",
+        );
+        by_reader.decision.as_mut().unwrap().approve = approve;
+        let h = history(
+            j,
+            vec![intent("CategorizationPlan/p", 0, "groceries")],
+            vec![by_reader],
+            false,
+        );
+        assert_eq!(rules(&h), [UNCOVERED, POWERLESS], "approve: {approve}");
+    }
+}
+
+/// Two plans ask for the same change, each approved: the second write of it is the other plan's,
+/// not a reuse of the first approval (the soak blamed that once, before writes took any unused
+/// approval that fits).
+#[test]
+fn a_second_write_of_the_same_change_is_covered_by_another_plans_unused_approval() {
+    let run = |second_approved: bool| {
+        let mut j = Journal::default();
+        j.read();
+        j.write(None, Some("groceries"));
+        j.edit(Some("groceries"), None);
+        j.read();
+        j.write(None, Some("groceries"));
+        let mut approvals = vec![approval(
+            "CategorizationPlan/newer",
+            "approver",
+            500,
+            None,
+            "groceries",
+        )];
+        if second_approved {
+            approvals.push(approval(
+                "CategorizationPlan/older",
+                "approver",
+                3_500,
+                None,
+                "groceries",
+            ));
+        }
+        let intents = vec![
+            intent("CategorizationPlan/older", 0, "groceries"),
+            intent("CategorizationPlan/newer", 100, "groceries"),
+        ];
+        rules(&history(j, intents, approvals, false))
+    };
+    assert_eq!(run(true), Vec::<&str>::new());
+    assert_eq!(run(false), [CLOBBER, REUSED]);
 }

@@ -4,18 +4,21 @@
 
 use std::time::{Duration, Instant};
 
+use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::ListParams;
 use ledgerops::api::approval::{ApprovalRequest, SubjectKind, Verdict};
 use ledgerops::api::plan::CategorizationPlan;
 use ledgerops::api::transaction::Transaction;
+use ledgerops::k8s::journal::{ENTRY_KEY, Entry as JournalEntry, JOURNAL_LABEL};
+use ledgerops_testenv::gitea::Gitea;
 use ynab_sim::demo;
 
 use ynab_sim::now_ms;
 
-use super::actors::Recorder;
-use super::history::{Approval, Decided, History, Settled};
-use super::setup::{AUTO_BELOW_MILLIUNITS, AUTO_MAX_CHANGES, REQUESTS_PER_HOUR, World};
+use super::actors::{Recorder, gitea_person};
+use super::history::{Approval, Decided, History, Journaled, Settled};
+use super::setup::{APPROVER, AUTO_BELOW_MILLIUNITS, AUTO_MAX_CHANGES, REQUESTS_PER_HOUR, World};
 
 /// The controller's memory bound over a soak (it holds one mirror of a few thousand records).
 pub const RSS_BOUND_KIB: u64 = 256 * 1024;
@@ -114,17 +117,52 @@ pub async fn history(w: &World, rec: &Recorder) -> History {
     }));
     History {
         journal,
+        journaled: operation_journal(w).await,
         token: demo::TOKEN.into(),
         requests_per_hour: REQUESTS_PER_HOUR,
         auto_below_milliunits: AUTO_BELOW_MILLIUNITS,
         auto_max_changes: AUTO_MAX_CHANGES,
         intents: rec.intents.clone(),
         approvals,
+        approvers: vec![APPROVER.to_string(), gitea_person(Gitea::shared().writer())],
         faults: rec.faults.clone(),
         settled,
         peak_rss_kib: w.peak_rss_kib(),
         rss_bound_kib: RSS_BOUND_KIB,
     }
+}
+
+/// Every change ledgerops' operation journal recorded, read from its ConfigMaps as they are
+/// (the soak's namespace has no other writer of them: admission lets only the controller).
+async fn operation_journal(w: &World) -> Vec<Journaled> {
+    let lp = ListParams::default().labels(&format!("{JOURNAL_LABEL}=true"));
+    let maps =
+        w.s.api::<ConfigMap>()
+            .list(&lp)
+            .await
+            .expect("journal ConfigMaps");
+    let mut out = Vec::new();
+    for map in &maps.items {
+        let Some(json) = map.data.as_ref().and_then(|d| d.get(ENTRY_KEY)) else {
+            continue; // a completion record
+        };
+        let entry: JournalEntry = serde_json::from_str(json).expect("a journal entry");
+        let at_ms = map
+            .metadata
+            .creation_timestamp
+            .as_ref()
+            .map_or(u64::MAX, |t| {
+                u64::try_from(t.0.as_millisecond()).unwrap_or(0)
+            });
+        out.extend(entry.changes.iter().map(|c| Journaled {
+            plan: entry.plan.clone(),
+            transaction: c.transaction_id.clone(),
+            from: c.from_category_id.clone(),
+            to: c.to_category_id.clone(),
+            at_ms,
+        }));
+    }
+    out
 }
 
 fn name(meta: &kube::api::ObjectMeta) -> String {
@@ -149,8 +187,9 @@ fn settled_as(
     }
 }
 
-/// A request as it ended. Its decision counts from when the soak sent it; one the soak did not
-/// send (nobody else may decide) never covers a write.
+/// A request as it ended. Its decision counts from when the soak sent it (the last time its
+/// author sent one, if the answer was lost); one the soak did not send (nobody else may
+/// decide) never covers a write.
 fn approval(r: &ApprovalRequest, rec: &Recorder) -> Approval {
     let name = name(&r.metadata);
     let kind = match r.spec.subject.kind {
@@ -176,7 +215,12 @@ fn approval(r: &ApprovalRequest, rec: &Recorder) -> Approval {
         decision: r.spec.decision.as_ref().map(|d| Decided {
             by: d.by.clone(),
             approve: d.verdict == Verdict::Approve,
-            at_ms: rec.decided.get(&name).copied().unwrap_or(u64::MAX),
+            at_ms: rec
+                .decided
+                .get(&name)
+                .or_else(|| rec.sent.get(&(name.clone(), d.by.clone())))
+                .copied()
+                .unwrap_or(u64::MAX),
         }),
         name,
     }

@@ -1,15 +1,18 @@
-//! The fault schedule, drawn from the soak's generator: kill -9 of the controller (restarted a
-//! moment later), YNAB answering 429, 500 or 503, a write that lands but whose connection drops
-//! before the answer, latency, and YNAB's clock off the controller's.
+//! The fault schedule, drawn from the soak's generator: kill -9 of either replica of the
+//! controller or of the one leading (restarted a moment later), kill -9 of the API server's
+//! store (kine on disk, started again at once), Gitea not answering for a while, YNAB answering
+//! 429, 500 or 503, a write that lands but whose connection drops before the answer, latency,
+//! and YNAB's clock off the controller's.
 
 use std::time::Duration;
 
+use ledgerops_testenv::gitea::Gitea;
 use ynab_sim::{ClockSet, DropFault, RequestMatch, StatusFault, now_ms};
 
 use super::actors::Recorder;
 use super::history::Fault;
 use super::rng::Rng;
-use super::setup::World;
+use super::setup::{REPLICAS, World};
 
 /// The most YNAB's clock is set off the controller's, either way: within what a host with NTP
 /// drifts, well under the approval expiry and the sync interval.
@@ -34,14 +37,30 @@ pub const GAP_SECONDS: (u64, u64) = (8, 30);
 pub async fn inject(w: &mut World, rng: &mut Rng, rec: &mut Recorder) {
     let control = w.s.sim.control();
     let what = match rng.below(0, 100) {
-        0..30 => {
-            w.kill();
+        0..15 => {
+            let replica = usize::try_from(rng.below(0, REPLICAS as u64)).unwrap_or(0);
+            w.kill(replica);
             let pause = rng.below(0, 3_000);
             tokio::time::sleep(Duration::from_millis(pause)).await;
-            w.restart().await;
-            format!("kill -9 of the controller, restarted after {pause} ms")
+            w.restart(replica).await;
+            format!("kill -9 of replica {replica}, restarted after {pause} ms")
         }
-        30..60 => {
+        15..25 => {
+            // The leader, which may be in the middle of a write; the standby takes over once
+            // the lease runs out.
+            let leader = w.leader().await;
+            let replica = leader.unwrap_or(0);
+            w.kill(replica);
+            let pause = rng.below(0, 20_000);
+            tokio::time::sleep(Duration::from_millis(pause)).await;
+            w.restart(replica).await;
+            format!("kill -9 of the leader ({leader:?}), restarted after {pause} ms")
+        }
+        25..33 => {
+            let took = w.restart_store().await;
+            format!("kill -9 of the API server's store, ready again after {took:?}")
+        }
+        33..60 => {
             let status = *rng.pick(&[429u16, 500, 503]);
             let count = u32::try_from(rng.below(1, 6)).unwrap_or(1);
             let method = rng
@@ -75,7 +94,17 @@ pub async fn inject(w: &mut World, rng: &mut Rng, rec: &mut Recorder) {
                 .expect("a drop fault");
             format!("the next bulk update lands, its connection dropped after {hold_ms} ms")
         }
-        85..93 => {
+        85..89 => {
+            // The controller's Gitea calls (job comments, permission checks) hang meanwhile;
+            // the people wait too, as they would for a server that does not answer.
+            let secs = rng.below(5, 30);
+            let gitea = Gitea::shared();
+            gitea.pause();
+            tokio::time::sleep(Duration::from_secs(secs)).await;
+            gitea.resume();
+            format!("Gitea did not answer for {secs} s")
+        }
+        89..93 => {
             let latency = rng.below(0, 800);
             control.set_latency(latency).await.expect("latency");
             format!("YNAB answers {latency} ms late")
@@ -91,17 +120,34 @@ pub async fn inject(w: &mut World, rng: &mut Rng, rec: &mut Recorder) {
     rec.faults.push(Fault {
         at_ms: now_ms(),
         what,
+        planned: true,
     });
 }
 
-/// Every fault stops: no pending fault, no latency, the controller running.
+/// Starts the store again if it exited on its own, and records that as a fault nobody planned:
+/// the run goes on, and the report says it happened.
+pub async fn heal_store(w: &mut World, rec: &mut Recorder) {
+    if !w.plane.store_exited() {
+        return;
+    }
+    let took = w.restart_store().await;
+    rec.faults.push(Fault {
+        at_ms: now_ms(),
+        what: format!(
+            "the API server's store exited on its own (its log: kine.log), ready again after {took:?}"
+        ),
+        planned: false,
+    });
+}
+
+/// Every fault stops: no pending fault, no latency, every replica running.
 pub async fn stop(w: &mut World) {
     w.s.sim
         .control()
         .clear_faults()
         .await
         .expect("faults cleared");
-    if !w.running() {
-        w.restart().await;
+    for replica in w.stopped() {
+        w.restart(replica).await;
     }
 }

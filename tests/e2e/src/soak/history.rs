@@ -52,11 +52,26 @@ pub struct Settled {
     pub ready: Option<(String, String)>,
 }
 
+/// One change of a plan's write as ledgerops' own journal recorded it (a ConfigMap entry made
+/// before the chunk is sent): undo reads it, so whatever landed must be in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Journaled {
+    pub plan: String,
+    pub transaction: String,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    /// When the entry was created (the API server's timestamp: whole seconds).
+    pub at_ms: u64,
+}
+
 /// A fault the schedule injected (for the report and a violation's context).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fault {
     pub at_ms: u64,
     pub what: String,
+    /// False for a fault nobody scheduled: the store exiting on its own (the soak starts it
+    /// again and goes on, and the report counts it apart).
+    pub planned: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -71,6 +86,11 @@ pub struct History {
     pub auto_max_changes: usize,
     pub intents: Vec<Intent>,
     pub approvals: Vec<Approval>,
+    /// Who holds the power to decide a request (as a decision names them): anyone else's
+    /// decision is a violation, and covers nothing.
+    pub approvers: Vec<String>,
+    /// ledgerops' operation journal of plan writes, as it ended.
+    pub journaled: Vec<Journaled>,
     pub faults: Vec<Fault>,
     pub settled: Vec<Settled>,
     /// The controller's peak resident memory, and the bound it must stay under.

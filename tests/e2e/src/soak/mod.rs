@@ -60,9 +60,11 @@ pub async fn run(config: Config) -> Report {
             next_fault = Instant::now()
                 + Duration::from_secs(rng.below(faults::GAP_SECONDS.0, faults::GAP_SECONDS.1));
         }
+        faults::heal_store(&mut world, &mut rec).await;
         actors::act(&world, &mut rng, &mut rec).await;
         tokio::time::sleep(Duration::from_millis(rng.below(50, 400))).await;
     }
+    faults::heal_store(&mut world, &mut rec).await;
     faults::stop(&mut world).await;
     collect::settle(&world).await;
     let history = collect::history(&world, &rec).await;
@@ -90,7 +92,12 @@ pub async fn run(config: Config) -> Report {
 impl Report {
     /// The faults the schedule injected.
     pub fn faults(&self) -> usize {
-        self.history.faults.len()
+        self.history.faults.iter().filter(|f| f.planned).count()
+    }
+
+    /// The times the store exited on its own (and was started again).
+    pub fn unplanned(&self) -> usize {
+        self.history.faults.iter().filter(|f| !f.planned).count()
     }
 
     /// The objects of `kind` the proposer created (undos not counted).
@@ -119,10 +126,11 @@ impl fmt::Display for Report {
         )?;
         writeln!(
             f,
-            "  {} Transactions and {} plans proposed, {} faults, {} journal entries",
+            "  {} Transactions and {} plans proposed, {} faults ({} store exits nobody planned), {} journal entries",
             self.proposed("Transaction/"),
             self.proposed("CategorizationPlan/"),
             self.faults(),
+            self.unplanned(),
             self.history.journal.len()
         )?;
         writeln!(

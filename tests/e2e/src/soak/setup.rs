@@ -1,19 +1,25 @@
-//! The soak's world: its own control plane (the soak kills the controller), a simulator with
-//! `transactions` uncategorised purchases of varied amounts, a Budget whose policy runs small
-//! changes and asks a person for the rest (four eyes on), the people who act, and
-//! `ledgerops run`, restartable.
+//! The soak's world: its own control plane (the soak kills the controller and the store), a
+//! simulator with `transactions` uncategorised purchases of varied amounts, a Budget whose policy
+//! runs small changes and asks a person for the rest (four eyes on), the people who act, a Gitea
+//! repository whose `/agent` comments the controller obeys, and two replicas of `ledgerops run`
+//! electing a leader, each restartable.
 
 use std::time::Duration;
 
-use kube::Client;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::PostParams;
+use kube::{Api, Client};
 use ledgerops::api::budget::BudgetPhase;
-use ledgerops_testenv::ControlPlane;
+use ledgerops_testenv::gitea::Gitea;
+use ledgerops_testenv::{ControlPlane, Storage, free_port};
 use serde_json::json;
 use ynab_sim::{DropFault, RequestMatch, demo};
 
-use crate::attacker::{approver, editor};
+use crate::attacker::{approver, editor, owner};
 use crate::controller::Ledgerops;
 use crate::scenario::{Scenario, demo_with_uncategorised, load_id};
+use crate::{agent, config_repo, gitea_api};
 
 use super::rng::Rng;
 
@@ -23,6 +29,11 @@ pub const BUDGET: &str = "household";
 /// holding `approve`.
 pub const PROPOSER: &str = "alice";
 pub const APPROVER: &str = "bob";
+/// The owner who made the ConfigRepo (governing is its own power): what the repository
+/// declares is proposed in their name.
+pub const GOVERNOR: &str = "carol";
+/// The ConfigRepo's directory in the Gitea repository.
+pub const REPO_PATH: &str = "soak";
 /// What the policy runs without a person: below 50.00, at most 5 changes.
 pub const AUTO_BELOW: &str = "50";
 pub const AUTO_BELOW_MILLIUNITS: i64 = 50_000;
@@ -48,13 +59,32 @@ pub struct World {
     pub proposer: Client,
     pub approver: Client,
     pub transactions: usize,
-    controller: Option<Ledgerops>,
+    /// The Gitea repository whose `/agent` comments the controller obeys, and the issue the
+    /// people comment on.
+    pub repo: String,
+    pub issue: i64,
+    /// The replicas, by index; `None` while killed. Each keeps its port across restarts, so
+    /// Gitea's webhook to it reaches the new process.
+    controllers: Vec<Option<Ledgerops>>,
+    ports: Vec<u16>,
     env: Vec<(String, String)>,
+}
+
+/// Replicas of the controller, electing a leader as the chart's two-replica install does.
+pub const REPLICAS: usize = 2;
+/// The leader election's Lease, in the soak's namespace.
+const LEASE: &str = "ledgerops-leader";
+
+fn identity(replica: usize) -> String {
+    format!("replica-{replica}")
 }
 
 impl World {
     pub async fn start(transactions: usize, rng: &mut Rng, planted_bug: bool) -> World {
-        let plane = ControlPlane::start().await.expect("control plane");
+        // Private, and on disk: the soak kills the store and starts it again.
+        let plane = ControlPlane::start_private(Storage::Disk)
+            .await
+            .expect("control plane");
         let mut fixture = demo_with_uncategorised(transactions);
         // Amounts on both sides of the policy's bound, so some writes run and some ask.
         for t in fixture.plans[0]
@@ -79,16 +109,28 @@ impl World {
         } else {
             Vec::new()
         };
+        let repo = agent::team_repo(&s.ns).await;
+        let issue = gitea_api::open_issue(&repo, "soak: decisions").await;
         let mut world = World {
             plane,
             s,
             proposer,
             approver,
             transactions,
-            controller: None,
+            repo,
+            issue,
+            controllers: (0..REPLICAS).map(|_| None).collect(),
+            ports: (0..REPLICAS)
+                .map(|_| free_port().expect("a free port"))
+                .collect(),
             env,
         };
-        world.restart().await;
+        for replica in 0..REPLICAS {
+            world.restart(replica).await;
+            // Every replica stores the deliveries it receives; the leader runs the jobs.
+            let controller = world.controllers[replica].as_ref().expect("just started");
+            agent::hook(&world.repo, controller, &["issue_comment", "push"]).await;
+        }
         world
             .s
             .create_budget(
@@ -104,6 +146,7 @@ impl World {
             )
             .await;
         world.s.wait_budget(BUDGET, BudgetPhase::Ready).await;
+        world.follow_repo().await;
         if planted_bug {
             // The given fault: every bulk update lands and its connection drops.
             let drops = DropFault {
@@ -125,40 +168,108 @@ impl World {
         world
     }
 
+    /// A Secret with a Gitea token (made by admin, as a cluster's operator would) and the
+    /// ConfigRepo following the soak's repository, made by the governor; pushes reach it
+    /// through the webhook, and its interval catches what a paused Gitea kept back.
+    async fn follow_repo(&self) {
+        let gitea = Gitea::shared();
+        let secret: Secret = serde_json::from_value(json!({
+            "metadata": {"name": "gitea", "labels": {"ledgerops.dev/git-credentials": "true"},
+                         "annotations": {"ledgerops.dev/git-url-prefixes": format!("{}/", gitea.url())}},
+            "stringData": {"username": gitea.admin().login(), "token": gitea.admin().token()},
+        }))
+        .expect("a Secret");
+        self.s
+            .api::<Secret>()
+            .create(&PostParams::default(), &secret)
+            .await
+            .expect("the Gitea Secret");
+        let governor = owner(&self.plane, &self.s.ns, GOVERNOR).await;
+        let spec = json!({"url": format!("{}/{}.git", gitea.url(), self.repo), "path": REPO_PATH,
+                          "interval": "30s", "secretRef": {"name": "gitea"}});
+        config_repo::create(&governor, &self.s.ns, "household", spec).await;
+    }
+
     /// The id of the soak's `i`th purchase.
     pub fn purchase(&self, i: usize) -> String {
         load_id(i)
     }
 
-    /// kill -9, as a node failure would.
-    pub fn kill(&mut self) {
-        self.controller = None;
+    /// kill -9 of one replica, as a node failure would.
+    pub fn kill(&mut self, replica: usize) {
+        self.controllers[replica] = None;
     }
 
-    pub fn running(&self) -> bool {
-        self.controller.is_some()
+    /// The replica holding the Lease, if one does.
+    pub async fn leader(&self) -> Option<usize> {
+        let lease = Api::<Lease>::namespaced(self.s.client.clone(), &self.s.ns)
+            .get_opt(LEASE)
+            .await
+            .ok()
+            .flatten()?;
+        let holder = lease.spec?.holder_identity?;
+        (0..REPLICAS).find(|r| identity(*r) == holder)
     }
 
-    /// Starts `ledgerops run` (after a kill, or the first time).
-    pub async fn restart(&mut self) {
-        let env: Vec<(&str, &str)> = self
+    /// The replicas killed and not started again.
+    pub fn stopped(&self) -> Vec<usize> {
+        (0..REPLICAS)
+            .filter(|r| self.controllers[*r].is_none())
+            .collect()
+    }
+
+    /// Starts replica `replica` of `ledgerops run` (after a kill, or the first time).
+    pub async fn restart(&mut self, replica: usize) {
+        let mut env: Vec<(&str, &str)> = self
             .env
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        let controller = Ledgerops::start_within(&self.plane, &[], &env, READY_WITHIN).await;
-        self.controller = Some(controller);
+        env.extend(agent::env());
+        let listen = format!("127.0.0.1:{}", self.ports[replica]);
+        let identity = identity(replica);
+        let mut args = vec![
+            "--listen",
+            &listen,
+            "--leader-elect",
+            "--leader-elect-identity",
+            &identity,
+            "--leader-elect-namespace",
+            &self.s.ns,
+        ];
+        args.extend(agent::args(&self.repo, &self.s.ns));
+        let controller = Ledgerops::start_within(&self.plane, &args, &env, READY_WITHIN).await;
+        self.controllers[replica] = Some(controller);
     }
 
+    /// kill -9 of the API server's store, started again on the same data; how long the API
+    /// server took to be ready again.
+    pub async fn restart_store(&mut self) -> Duration {
+        self.plane
+            .restart_store()
+            .await
+            .expect("the store starts again")
+    }
+
+    /// The highest peak resident memory of the replicas running now.
     pub fn peak_rss_kib(&self) -> Option<u64> {
-        self.controller.as_ref().and_then(Ledgerops::peak_rss_kib)
+        self.controllers
+            .iter()
+            .flatten()
+            .filter_map(Ledgerops::peak_rss_kib)
+            .max()
     }
 
+    /// The logs of the replicas running now, one after the other.
     pub fn log(&self) -> String {
-        self.controller
-            .as_ref()
-            .map(Ledgerops::log)
-            .unwrap_or_default()
+        self.controllers
+            .iter()
+            .enumerate()
+            .filter_map(|(r, c)| {
+                c.as_ref()
+                    .map(|c| format!("--- {}\n{}", identity(r), c.log()))
+            })
+            .collect()
     }
 
     /// Asks the Budget to sync now, as a person would with `kubectl annotate`.

@@ -97,7 +97,7 @@ pub struct Account {
 /// when the test process dies, however it dies.
 pub struct Gitea {
     // Fields drop in order: the process first, then the directory it used.
-    _process: Guarded,
+    process: Guarded,
     dir: tempfile::TempDir,
     url: String,
     api: Api,
@@ -154,7 +154,7 @@ impl Gitea {
         let repo = setup::repo(&api, &admin, &collaborators).await?;
 
         Ok(Self {
-            _process: process,
+            process,
             dir,
             url,
             api,
@@ -216,6 +216,17 @@ impl Gitea {
 
     pub fn repo(&self) -> &Repo {
         &self.repo
+    }
+
+    /// Makes Gitea unavailable (SIGSTOP: connections are accepted by the kernel and never
+    /// answered, as a hung server's are) until [`Gitea::resume`].
+    pub fn pause(&self) {
+        self.process.signal(libc::SIGSTOP);
+    }
+
+    /// Lets a paused Gitea answer again (SIGCONT).
+    pub fn resume(&self) {
+        self.process.signal(libc::SIGCONT);
     }
 
     /// The directory holding the database, repositories, app.ini and `gitea.log`.
