@@ -28,10 +28,13 @@ async fn a_short_soak_with_crashes_faults_and_a_spouse_ends_with_no_violation() 
         v.writes > 0 && v.edits > 0 && report.faults() > 0,
         "{report}"
     );
-    assert!(
-        report.actions.get("approve").copied().unwrap_or(0) > 0,
-        "{report}"
-    );
+    // Every channel was used: kubectl, Gitea comments, and the config repository.
+    for action in ["approve", "gitea-approve", "git-push"] {
+        assert!(
+            report.actions.get(action).copied().unwrap_or(0) > 0,
+            "no {action}: {report}"
+        );
+    }
 }
 
 #[tokio::test]

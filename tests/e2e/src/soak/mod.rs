@@ -1,5 +1,7 @@
-//! A randomized soak with a model checker: actors propose, approve, reject, edit YNAB behind
-//! ledgerops' back, while a fault schedule kills the controller and makes YNAB fail; the
+//! A randomized soak with a model checker: actors propose (with kubectl and by pushing to the
+//! config repository), approve, reject (with kubectl and with `/agent` comments in Gitea), and
+//! edit YNAB behind ledgerops' back, while a fault schedule kills either replica of the
+//! controller, the leader or the API server's store, pauses Gitea and makes YNAB fail; the
 //! simulator journals every request and change, and [`checker::check`] holds the history to
 //! what ledgerops promises. Reproducible from its seed (the schedule, not the timing).
 //!
