@@ -302,20 +302,21 @@ pub fn gitea_person(user: &User) -> String {
 /// must refuse it, and the checker holds any decision by them as one without the power.
 async fn approve_in_gitea_without_the_power(w: &World, rec: &mut Recorder) {
     let api: Api<ApprovalRequest> = Api::namespaced(w.approver.clone(), &w.s.ns);
-    let Ok(list) = api.list(&ListParams::default()).await else {
-        return;
-    };
-    let Some(name) = list
-        .items
-        .iter()
-        .find(|r| r.spec.decision.is_none())
-        .and_then(|r| r.metadata.name.clone())
-    else {
+    let Some(name) = undecided(&api).await else {
         return;
     };
     let command = format!("/agent approve {name} soak");
     comment_in_gitea(w, Gitea::shared().reader(), &name, &command, rec).await;
     rec.count("gitea-reader-approve");
+}
+
+/// The first request without a decision that `api`'s user can list.
+async fn undecided(api: &Api<ApprovalRequest>) -> Option<String> {
+    let list = api.list(&ListParams::default()).await.ok()?;
+    list.items
+        .iter()
+        .find(|r| r.spec.decision.is_none())
+        .and_then(|r| r.metadata.name.clone())
 }
 
 /// Writes `by`'s verdict on request `name`, and when the API server took it, remembers when;
@@ -345,15 +346,7 @@ async fn send_decision(
 /// The proposer tries to approve a request of their own: admission must refuse it.
 async fn approve_own(w: &World, rec: &mut Recorder) {
     let api: Api<ApprovalRequest> = Api::namespaced(w.proposer.clone(), &w.s.ns);
-    let Ok(list) = api.list(&ListParams::default()).await else {
-        return;
-    };
-    let Some(name) = list
-        .items
-        .iter()
-        .find(|r| r.spec.decision.is_none())
-        .and_then(|r| r.metadata.name.clone())
-    else {
+    let Some(name) = undecided(&api).await else {
         return;
     };
     let action = match send_decision(&api, name, "Approve", PROPOSER, rec).await {

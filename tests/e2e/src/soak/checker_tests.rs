@@ -94,6 +94,20 @@ fn intent(subject: &str, at_ms: u64, target: &str) -> Intent {
     }
 }
 
+/// Plan `p`'s change of tx-1 from none to groceries, approved by the approver at 500 ms.
+fn p_approved() -> Approval {
+    approval("CategorizationPlan/p", "approver", 500, None, "groceries")
+}
+
+/// Two plans asking for groceries, made at `at`.
+fn two_plans(names: [&str; 2], at: [u64; 2]) -> Vec<Intent> {
+    names
+        .iter()
+        .zip(at)
+        .map(|(name, at)| intent(&format!("CategorizationPlan/{name}"), at, "groceries"))
+        .collect()
+}
+
 fn approval(subject: &str, by: &str, at_ms: u64, from: Option<&str>, to: &str) -> Approval {
     Approval {
         name: format!("{subject}-request").replace('/', "-"),
@@ -274,13 +288,7 @@ fn a_write_needs_an_intent_and_a_decision_for_exactly_that_change() {
         (
             "approved by someone else before the write",
             vec![intent("CategorizationPlan/p", 0, "groceries")],
-            vec![approval(
-                "CategorizationPlan/p",
-                "approver",
-                500,
-                None,
-                "groceries",
-            )],
+            vec![p_approved()],
             vec![],
         ),
         (
@@ -312,7 +320,7 @@ fn a_write_needs_an_intent_and_a_decision_for_exactly_that_change() {
             vec![intent("CategorizationPlan/p", 0, "groceries")],
             vec![Approval {
                 expires_ms: 100,
-                ..approval("CategorizationPlan/p", "approver", 500, None, "groceries")
+                ..p_approved()
             }],
             vec![UNCOVERED],
         ),
@@ -337,7 +345,7 @@ fn a_write_needs_an_intent_and_a_decision_for_exactly_that_change() {
                     approve: false,
                     at_ms: 500,
                 }),
-                ..approval("CategorizationPlan/p", "approver", 500, None, "groceries")
+                ..p_approved()
             }],
             vec![UNCOVERED],
         ),
@@ -363,13 +371,7 @@ fn one_approval_covers_one_write_of_each_transaction() {
     let mut back = intent("CategorizationPlan/back", 0, "groceries");
     back.targets.clear();
     back.undo_of = Some("p".into());
-    let mut approvals = vec![approval(
-        "CategorizationPlan/p",
-        "approver",
-        500,
-        None,
-        "groceries",
-    )];
+    let mut approvals = vec![p_approved()];
     approvals.push(Approval {
         changes: vec![("tx-1".into(), Some("groceries".into()), None)],
         ..approval(
@@ -401,7 +403,7 @@ fn an_undo_restores_what_the_plan_replaced_and_nothing_else() {
         undo.targets.clear();
         undo.undo_of = Some("p".into());
         let approvals = vec![
-            approval("CategorizationPlan/p", "approver", 500, None, "groceries"),
+            p_approved(),
             Approval {
                 changes: vec![(
                     "tx-1".into(),
@@ -541,7 +543,7 @@ fn an_approval_given_after_an_edit_for_exactly_that_change_may_overwrite_it() {
         j.read();
         j.write(Some("dining"), Some("groceries"));
         let approvals = vec![
-            approval("CategorizationPlan/p", "approver", 500, None, "groceries"),
+            p_approved(),
             approval(
                 "CategorizationPlan/q",
                 "approver",
@@ -550,11 +552,7 @@ fn an_approval_given_after_an_edit_for_exactly_that_change_may_overwrite_it() {
                 "groceries",
             ),
         ];
-        let intents = vec![
-            intent("CategorizationPlan/p", 0, "groceries"),
-            intent("CategorizationPlan/q", 0, "groceries"),
-        ];
-        let h = history(j, intents, approvals, false);
+        let h = history(j, two_plans(["p", "q"], [0, 0]), approvals, false);
         assert_eq!(rules(&h), expected, "{shown_from:?}");
     }
 }
@@ -571,7 +569,7 @@ fn an_undo_leaves_a_transaction_someone_changed_since_the_plan() {
     undo.targets.clear();
     undo.undo_of = Some("p".into());
     let approvals = vec![
-        approval("CategorizationPlan/p", "approver", 500, None, "groceries"),
+        p_approved(),
         Approval {
             changes: vec![("tx-1".into(), Some("dining".into()), None)],
             ..approval(
@@ -594,15 +592,6 @@ fn an_undo_leaves_a_transaction_someone_changed_since_the_plan() {
 
 #[test]
 fn a_plan_write_must_be_in_the_operation_journal_before_it_lands() {
-    let approved = || {
-        vec![approval(
-            "CategorizationPlan/p",
-            "approver",
-            500,
-            None,
-            "groceries",
-        )]
-    };
     let entry = |from: Option<&str>, at_ms: u64| Journaled {
         plan: "p".into(),
         transaction: "tx-1".into(),
@@ -637,7 +626,7 @@ fn a_plan_write_must_be_in_the_operation_journal_before_it_lands() {
         let mut h = history(
             j,
             vec![intent("CategorizationPlan/p", 0, "groceries")],
-            approved(),
+            vec![p_approved()],
             false,
         );
         h.journaled = journaled;
@@ -711,11 +700,12 @@ fn a_second_write_of_the_same_change_is_covered_by_another_plans_unused_approval
                 "groceries",
             ));
         }
-        let intents = vec![
-            intent("CategorizationPlan/older", 0, "groceries"),
-            intent("CategorizationPlan/newer", 100, "groceries"),
-        ];
-        rules(&history(j, intents, approvals, false))
+        rules(&history(
+            j,
+            two_plans(["older", "newer"], [0, 100]),
+            approvals,
+            false,
+        ))
     };
     assert_eq!(run(true), Vec::<&str>::new());
     assert_eq!(run(false), [CLOBBER, REUSED]);

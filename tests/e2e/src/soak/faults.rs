@@ -39,21 +39,16 @@ pub async fn inject(w: &mut World, rng: &mut Rng, rec: &mut Recorder) {
     let what = match rng.below(0, 100) {
         0..15 => {
             let replica = usize::try_from(rng.below(0, REPLICAS as u64)).unwrap_or(0);
-            w.kill(replica);
             let pause = rng.below(0, 3_000);
-            tokio::time::sleep(Duration::from_millis(pause)).await;
-            w.restart(replica).await;
+            kill_and_restart(w, replica, pause).await;
             format!("kill -9 of replica {replica}, restarted after {pause} ms")
         }
         15..25 => {
             // The leader, which may be in the middle of a write; the standby takes over once
             // the lease runs out.
             let leader = w.leader().await;
-            let replica = leader.unwrap_or(0);
-            w.kill(replica);
             let pause = rng.below(0, 20_000);
-            tokio::time::sleep(Duration::from_millis(pause)).await;
-            w.restart(replica).await;
+            kill_and_restart(w, leader.unwrap_or(0), pause).await;
             format!("kill -9 of the leader ({leader:?}), restarted after {pause} ms")
         }
         25..33 => {
@@ -138,6 +133,13 @@ pub async fn heal_store(w: &mut World, rec: &mut Recorder) {
         ),
         planned: false,
     });
+}
+
+/// kill -9 of `replica`, started again `pause_ms` later.
+async fn kill_and_restart(w: &mut World, replica: usize, pause_ms: u64) {
+    w.kill(replica);
+    tokio::time::sleep(Duration::from_millis(pause_ms)).await;
+    w.restart(replica).await;
 }
 
 /// Every fault stops: no pending fault, no latency, every replica running.
