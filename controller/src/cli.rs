@@ -60,6 +60,11 @@ enum Cmd {
             value_delimiter = ','
         )]
         token_namespaces: Vec<String>,
+        /// Reconcile the objects of this namespace only (default: every namespace), reading
+        /// token Secrets there too unless --token-namespace says otherwise. Two controllers
+        /// must not manage one namespace unless they elect a leader.
+        #[arg(long, env = "LEDGEROPS_WATCH_NAMESPACE")]
+        watch_namespace: Option<String>,
         #[command(flatten)]
         agent: crate::agent::options::AgentArgs,
         #[command(flatten)]
@@ -166,7 +171,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             log_json,
             ynab_api_url_allow,
             approval_request_retention,
-            token_namespaces,
+            mut token_namespaces,
+            watch_namespace,
             agent,
             election,
             config_repos,
@@ -209,6 +215,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
+            if let (true, Some(ns)) = (token_namespaces.is_empty(), &watch_namespace) {
+                token_namespaces.push(ns.clone());
+            }
             crate::git::set_timeouts();
             let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
             match runtime.block_on(crate::run::run(crate::run::Options {
@@ -217,6 +226,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 agent,
                 approval_retention,
                 token_namespaces,
+                watch_namespace,
                 election,
                 config_repos,
                 git_urls,

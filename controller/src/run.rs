@@ -58,6 +58,8 @@ pub struct Options {
     /// settled.
     pub approval_retention: Duration,
     pub token_namespaces: Vec<String>,
+    /// The one namespace whose objects are reconciled; `None`: every namespace.
+    pub watch_namespace: Option<String>,
     /// `None`: this is the only replica, and it acts at once.
     pub election: Option<Election>,
     pub config_repos: crate::git::options::ConfigRepoArgs,
@@ -74,6 +76,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         agent,
         approval_retention,
         token_namespaces,
+        watch_namespace,
         election,
         config_repos,
         git_urls,
@@ -110,7 +113,11 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         .await
         .map_err(|e| RunError::Config(kube::Error::InferConfig(e)))?;
     let client = crate::k8s::client::build(kube_config.clone()).map_err(RunError::Config)?;
-    Api::<Budget>::all(client.clone())
+    let budgets: Api<Budget> = match &watch_namespace {
+        Some(ns) => Api::namespaced(client.clone(), ns),
+        None => Api::all(client.clone()),
+    };
+    budgets
         .list(&ListParams::default().limit(1))
         .await
         .map_err(|e| {
@@ -149,7 +156,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     metrics.leader.set(1);
 
     // One watch per kind, shared by every controller; started once all have subscribed.
-    let mut watches = Watches::new(&client);
+    let mut watches = Watches::new(&client, watch_namespace.as_deref());
     // Budgets sync without the admission policies; approvals wait for them (logged either way).
     let admission = Arc::new(AdmissionGuard::default());
     admission.check(&client).await;

@@ -68,7 +68,7 @@ async fn rig() -> Rig {
     .unwrap();
 
     let api_urls = ApiUrlAllowlist::parse(["http://127.0.0.1:*/v1"]).unwrap();
-    let mut watches = Watches::new(&client);
+    let mut watches = Watches::new(&client, None);
     let ctx = Arc::new(Context::new(client.clone(), config, &watches, api_urls));
     let budgets = reconcile::budget::run(ctx.clone(), &mut watches);
     let transactions = reconcile::transaction::run(ctx, &watches);

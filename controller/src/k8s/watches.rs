@@ -31,7 +31,7 @@ const BUFFER: usize = 1024;
 /// end of a full list).
 pub type OnEvent<K> = Box<dyn Fn(&watcher::Event<K>) + Send + Sync>;
 
-/// The watch of one kind across all namespaces: subscribe first, then [`Watch::run`].
+/// The watch of one kind (in every namespace, or in one): subscribe first, then [`Watch::run`].
 pub struct Watch<K>
 where
     K: Resource + Clone + 'static,
@@ -62,8 +62,15 @@ impl<K> Watch<K>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    fn all(client: &kube::Client) -> Self {
-        Self::of(Api::all(client.clone()))
+    /// The watch of `namespace`'s objects, or of every namespace's.
+    fn scoped(client: &kube::Client, namespace: Option<&str>) -> Self
+    where
+        K: Resource<Scope = kube::core::NamespaceResourceScope>,
+    {
+        match namespace {
+            Some(ns) => Self::namespaced(client, ns),
+            None => Self::of(Api::all(client.clone())),
+        }
     }
 
     /// The watch of one namespace's objects only.
@@ -156,14 +163,15 @@ pub struct Watches {
 }
 
 impl Watches {
-    pub fn new(client: &kube::Client) -> Self {
+    /// The watches of `namespace`'s objects, or of every namespace's.
+    pub fn new(client: &kube::Client, namespace: Option<&str>) -> Self {
         Self {
-            budgets: Watch::all(client),
-            approvals: Watch::all(client),
-            transactions: Watch::all(client),
-            plans: Watch::all(client),
-            repos: Watch::all(client),
-            rules: Watch::all(client),
+            budgets: Watch::scoped(client, namespace),
+            approvals: Watch::scoped(client, namespace),
+            transactions: Watch::scoped(client, namespace),
+            plans: Watch::scoped(client, namespace),
+            repos: Watch::scoped(client, namespace),
+            rules: Watch::scoped(client, namespace),
         }
     }
 

@@ -7,7 +7,7 @@ use crate::logic::budget::api_url::ApiUrlAllowlist;
 async fn a_reconcile_task_stays_small() {
     let config = kube::Config::new("http://127.0.0.1:1".parse().unwrap());
     let client = kube::Client::try_from(config.clone()).unwrap();
-    let watches = Watches::new(&client);
+    let watches = Watches::new(&client, None);
     let urls = ApiUrlAllowlist::parse(["http://127.0.0.1:*/v1"]).unwrap();
     let ctx = Arc::new(Context::new(client, config, &watches, urls));
     let tx: Transaction = serde_json::from_value(serde_json::json!({

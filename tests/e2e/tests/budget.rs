@@ -10,7 +10,7 @@ use ledgerops::logic::status::conditions;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{Scenario, WAIT};
 use ledgerops_e2e::wait;
-use ledgerops_testenv::ControlPlane;
+use ledgerops_testenv::{ControlPlane, Storage};
 use serde_json::json;
 use ynab_sim::{RecordKind, RequestMatch, StatusFault, demo};
 
@@ -226,4 +226,32 @@ async fn metrics_count_ynab_requests_and_time_reconciles() {
         !text.contains(demo::TOKEN),
         "the token leaked into /metrics"
     );
+}
+
+/// `--watch-namespace` scopes a controller to one namespace: it syncs the Budget there and
+/// leaves another namespace's alone (no status, not one request to its YNAB). A plane of the
+/// test's own: the binary's shared controller watches every namespace.
+#[tokio::test]
+async fn a_controller_watching_one_namespace_leaves_the_others_alone() {
+    let plane = ControlPlane::start_private(Storage::Memory)
+        .await
+        .expect("control plane");
+    let ours = Scenario::new(&plane, "watched", demo::generate()).await;
+    let theirs = Scenario::new(&plane, "unwatched", demo::generate()).await;
+    let _ledgerops = Ledgerops::start_with(&plane, &["--watch-namespace", &ours.ns], &[]).await;
+    // Theirs first: by the time ours is Ready, the watch has long delivered it, were it seen.
+    theirs
+        .create_budget("household", demo::TOKEN, json!({}))
+        .await;
+    ours.create_budget("household", demo::TOKEN, json!({}))
+        .await;
+    ours.wait_budget("household", BudgetPhase::Ready).await;
+    // Its status is what the API server's defaults make of none.
+    let left = theirs.api::<Budget>().get("household").await.unwrap();
+    let untouched = left
+        .status
+        .as_ref()
+        .is_none_or(|s| s.conditions.is_empty() && s.phase.is_none() && s.counts.is_none());
+    assert!(untouched, "{:?}", left.status);
+    assert_eq!(theirs.sim.control().counters().await.unwrap().total, 0);
 }

@@ -44,6 +44,7 @@ async fn suite_agent() -> &'static Agent {
             ];
             let world = World::build("retention-agent")
                 .agent(&["issue_comment"])
+                .every_namespace()
                 .args(&retentions)
                 .build()
                 .await;

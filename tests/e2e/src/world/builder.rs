@@ -43,6 +43,9 @@ struct Own {
     args: Vec<String>,
     pause: Option<String>,
     config_repo_cache: bool,
+    /// The controller reconciles every namespace, not only the world's: for an agent that
+    /// other worlds share ([`World::into_agent`]).
+    every_namespace: bool,
 }
 
 impl Builder {
@@ -84,6 +87,14 @@ impl Builder {
     /// (controllers of one plane would share the default one).
     pub fn config_repo_cache(mut self) -> Builder {
         self.own().config_repo_cache = true;
+        self
+    }
+
+    /// The world's own controller reconciles every namespace, so that other worlds can share it
+    /// ([`World::into_agent`]); otherwise only the world's, as two controllers without a leader
+    /// must not manage one namespace (the tests of a binary share one control plane).
+    pub fn every_namespace(mut self) -> Builder {
+        self.own().every_namespace = true;
         self
     }
 
@@ -139,6 +150,9 @@ impl Builder {
                     let cache = plane.dir().join(format!("cache-{}", sc.ns));
                     let cache = ["--config-repo-cache".into(), cache.display().to_string()];
                     own.args.extend(cache);
+                }
+                if !own.every_namespace {
+                    own.args.extend(["--watch-namespace".into(), sc.ns.clone()]);
                 }
                 let pause = own.pause.as_deref();
                 Runs::Own(Agent::start(&sc.ns, &own.events, own.args, pause).await)
