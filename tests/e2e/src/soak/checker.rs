@@ -7,7 +7,7 @@
 //! it could have known: an edit it had read and then overwrote is a violation, an edit in that
 //! window is a race, counted but not blamed.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fmt;
 
 use ledgerops::ynab_model::ClearedStatus;
@@ -62,6 +62,7 @@ pub const STUCK: &str = "stuck-without-reason";
 pub const MEMORY: &str = "memory-unbounded";
 pub const UNJOURNALED: &str = "write-not-journaled";
 pub const POWERLESS: &str = "decided-without-the-power";
+pub const RESENT: &str = "resent-after-landing";
 
 /// One controller write or person edit of one transaction, in journal order.
 struct Change<'a> {
@@ -183,6 +184,8 @@ struct Writes<'h> {
     undone: BTreeMap<&'h str, Vec<Landed>>,
     /// Subject → its changes run without a person.
     ran: HashMap<&'h str, usize>,
+    /// The operation journal's entries (by index) that a landed write used.
+    sent: HashSet<usize>,
 }
 
 impl<'h> Writes<'h> {
@@ -192,6 +195,7 @@ impl<'h> Writes<'h> {
             used: HashMap::new(),
             undone: BTreeMap::new(),
             ran: HashMap::new(),
+            sent: HashSet::new(),
         }
     }
 
@@ -321,7 +325,8 @@ impl<'h> Writes<'h> {
             .all(|i| i.subject.starts_with("CategorizationPlan/"));
         // Several intents may ask for the same change, and their approvals may be several: the
         // write is covered by any approval not used yet for this transaction, newest intent
-        // first, else by the policy; only when every approval that fits was used is it reuse.
+        // first, else by the policy (a Transaction asking again for what a used approval once
+        // covered runs on its own when small); only when neither covers it is it reuse.
         let mut reused = None;
         for intent in candidates.iter().rev() {
             let fitting: Vec<&'h Approval> =
@@ -340,22 +345,10 @@ impl<'h> Writes<'h> {
                 }
             }
         }
-        if let Some((approval, first)) = reused {
-            out.push(violation(
-                REUSED,
-                &id,
-                &format!(
-                    "ApprovalRequest {} covered this change once already",
-                    approval.name
-                ),
-                [first, write.seq],
-            ));
-            return;
-        }
         if let Some(intent) = candidates
             .iter()
             .rev()
-            .find(|i| self.runs_without_person(i, before))
+            .find(|_| self.runs_without_person(before))
         {
             let ran = self.ran.entry(intent.subject.as_str()).or_default();
             *ran += 1;
@@ -375,6 +368,18 @@ impl<'h> Writes<'h> {
             }
             return;
         }
+        if let Some((approval, first)) = reused {
+            out.push(violation(
+                REUSED,
+                &id,
+                &format!(
+                    "ApprovalRequest {} covered this change once already",
+                    approval.name
+                ),
+                [first, write.seq],
+            ));
+            return;
+        }
         out.push(violation(
             UNCOVERED,
             &id,
@@ -388,9 +393,11 @@ impl<'h> Writes<'h> {
 
     /// A plan's write must be in ledgerops' operation journal, recorded before it landed (the
     /// entry's time is the API server's, in whole seconds): undo restores only what the journal
-    /// holds. (A Transaction keeps its write in its own status instead.)
+    /// holds. One entry is sent once: a second write of it is the operation sending again a
+    /// change that had landed, over whatever moved the transaction back since. (A Transaction
+    /// keeps its write in its own status instead.)
     fn journaled(
-        &self,
+        &mut self,
         intent: &Intent,
         write: &Change,
         from: &Option<String>,
@@ -398,11 +405,27 @@ impl<'h> Writes<'h> {
         out: &mut Vec<Violation>,
     ) {
         let id = write.touch.after.summary.id.as_str();
-        let recorded = self.history.journaled.iter().any(|j| {
+        let mut fitting = self.history.journaled.iter().enumerate().filter(|(_, j)| {
             j.transaction == id && j.from == *from && j.to == *to && j.at_ms <= write.at_ms + 1_000
         });
-        if !recorded {
-            out.push(violation(
+        let (any, unused) = (
+            fitting.clone().next(),
+            fitting.find(|(i, _)| !self.sent.contains(i)),
+        );
+        match (any, unused) {
+            (_, Some((i, _))) => {
+                self.sent.insert(i);
+            }
+            (Some((_, entry)), None) => out.push(violation(
+                RESENT,
+                id,
+                &format!(
+                    "{} wrote category {from:?} → {to:?} again under journal entry of {} that had landed once already",
+                    intent.subject, entry.plan
+                ),
+                [write.seq],
+            )),
+            (None, None) => out.push(violation(
                 UNJOURNALED,
                 id,
                 &format!(
@@ -410,7 +433,7 @@ impl<'h> Writes<'h> {
                     intent.subject
                 ),
                 [write.seq],
-            ));
+            )),
         }
     }
 
@@ -440,10 +463,10 @@ impl<'h> Writes<'h> {
         }
     }
 
-    /// The policy's bound on one change: small enough, and not an undo. (How many changes of
-    /// one subject ran is counted by the caller.)
-    fn runs_without_person(&self, intent: &Intent, before: &Record) -> bool {
-        intent.undo_of.is_none() && before.summary.amount.abs() < self.history.auto_below_milliunits
+    /// The policy's bound on one change: small enough. An undo is a plan like any other to the
+    /// policy. (How many changes of one subject ran is counted by the caller.)
+    fn runs_without_person(&self, before: &Record) -> bool {
+        before.summary.amount.abs() < self.history.auto_below_milliunits
     }
 }
 

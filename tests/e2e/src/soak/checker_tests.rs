@@ -391,6 +391,66 @@ fn one_approval_covers_one_write_of_each_transaction() {
     assert_eq!(rules(&h), [REUSED]);
 }
 
+/// Plan `p` writes groceries, its undo (approved) puts none back, then Transaction `t` asks for
+/// groceries again: `p`'s approval is used, but the policy runs `t` when it is small enough
+/// (soak seed 2026 blamed this on `p` as reuse). `auto`: whether the policy runs it.
+fn asked_again_after_an_undo(auto: bool) -> History {
+    let mut j = Journal::default();
+    j.read();
+    j.write(None, Some("groceries"));
+    j.read();
+    j.write(Some("groceries"), None);
+    j.read();
+    j.write(None, Some("groceries"));
+    let mut back = intent("CategorizationPlan/back", 0, "groceries");
+    back.targets.clear();
+    back.undo_of = Some("p".into());
+    let approvals = vec![
+        p_approved(),
+        Approval {
+            changes: vec![("tx-1".into(), Some("groceries".into()), None)],
+            ..approval(
+                "CategorizationPlan/back",
+                "approver",
+                500,
+                None,
+                "groceries",
+            )
+        },
+    ];
+    let intents = vec![
+        intent("CategorizationPlan/p", 0, "groceries"),
+        back,
+        intent("Transaction/t", 5000, "groceries"),
+    ];
+    history(j, intents, approvals, auto)
+}
+
+#[test]
+fn a_transaction_asking_again_for_what_a_used_approval_covered_runs_by_policy() {
+    assert_eq!(rules(&asked_again_after_an_undo(true)), Vec::<&str>::new());
+    assert_eq!(rules(&asked_again_after_an_undo(false)), [REUSED]);
+}
+
+/// The policy runs a small undo as it runs any plan (soak seed 2026: an undo of one change,
+/// its first request, of two changes, expired).
+#[test]
+fn a_small_undo_runs_by_policy_and_a_large_one_needs_a_person() {
+    for (auto, expected) in [(true, vec![]), (false, vec![UNCOVERED])] {
+        let mut j = Journal::default();
+        j.read();
+        j.write(None, Some("groceries"));
+        j.read();
+        j.write(Some("groceries"), None);
+        let mut undo = intent("CategorizationPlan/undo", 2500, "groceries");
+        undo.targets.clear();
+        undo.undo_of = Some("p".into());
+        let intents = vec![intent("CategorizationPlan/p", 0, "groceries"), undo];
+        let h = history(j, intents, vec![p_approved()], auto);
+        assert_eq!(rules(&h), expected, "auto: {auto}");
+    }
+}
+
 #[test]
 fn an_undo_restores_what_the_plan_replaced_and_nothing_else() {
     for (restored, expected) in [(None, vec![]), (Some("dining"), vec![UNCOVERED])] {
@@ -588,6 +648,42 @@ fn an_undo_leaves_a_transaction_someone_changed_since_the_plan() {
         false,
     );
     assert_eq!(rules(&h), [UNCOVERED]);
+}
+
+/// Soak seed 2026: plan `p` lands groceries, another plan moves the transaction back, and `p`'s
+/// resumed write sends its change again under the same journal entry: the other plan's write is
+/// clobbered. A new entry (a new operation of `p`) would cover it.
+#[test]
+fn a_plan_change_sent_again_after_it_landed_is_caught_by_its_journal_entry() {
+    for (entries, expected) in [(1, vec![RESENT]), (2, vec![])] {
+        let mut j = Journal::default();
+        j.read();
+        j.write(None, Some("groceries"));
+        j.read();
+        j.write(Some("groceries"), None);
+        j.read();
+        j.write(None, Some("groceries"));
+        let mut back = intent("CategorizationPlan/back", 0, "none");
+        back.targets.clear();
+        back.undo_of = Some("p".into());
+        let mut h = history(
+            j,
+            vec![intent("CategorizationPlan/p", 0, "groceries"), back],
+            vec![p_approved()],
+            true,
+        );
+        // Each of p's operations journals its change; `back`'s write keeps its own entry.
+        let p_entries = h
+            .journaled
+            .iter()
+            .filter(|e| e.to.as_deref() == Some("groceries"))
+            .take(entries)
+            .cloned()
+            .collect::<Vec<_>>();
+        h.journaled.retain(|e| e.to.is_none());
+        h.journaled.extend(p_entries);
+        assert_eq!(rules(&h), expected, "{entries} entries");
+    }
 }
 
 #[test]
