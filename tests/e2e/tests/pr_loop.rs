@@ -93,8 +93,19 @@ async fn merge(w: &World, number: i64) -> String {
         Some(json!({"Do": "merge"})),
     )
     .await;
-    let pr = gitea_api::pull_request(w.repo(), number).await;
-    pr["merge_commit_sha"].as_str().unwrap().to_owned()
+    // Gitea may answer the merge before the pull request shows its merge commit.
+    let mut sha = None;
+    wait::eventually(
+        &format!("pull request {number} shows its merge commit"),
+        WAIT,
+        async || {
+            let pr = gitea_api::pull_request(w.repo(), number).await;
+            sha = pr["merge_commit_sha"].as_str().map(str::to_owned);
+            sha.is_some()
+        },
+    )
+    .await;
+    sha.expect("the merge commit")
 }
 
 /// The latest status of `plan` on `commit`: state and description.
