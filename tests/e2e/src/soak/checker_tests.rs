@@ -359,42 +359,9 @@ fn a_write_needs_an_intent_and_a_decision_for_exactly_that_change() {
     }
 }
 
-#[test]
-fn one_approval_covers_one_write_of_each_transaction() {
-    let mut j = Journal::default();
-    j.read();
-    j.write(None, Some("groceries"));
-    j.read();
-    j.write(Some("groceries"), None);
-    j.read();
-    j.write(None, Some("groceries"));
-    let mut back = intent("CategorizationPlan/back", 0, "groceries");
-    back.targets.clear();
-    back.undo_of = Some("p".into());
-    let mut approvals = vec![p_approved()];
-    approvals.push(Approval {
-        changes: vec![("tx-1".into(), Some("groceries".into()), None)],
-        ..approval(
-            "CategorizationPlan/back",
-            "approver",
-            500,
-            None,
-            "groceries",
-        )
-    });
-    let h = history(
-        j,
-        vec![intent("CategorizationPlan/p", 0, "groceries"), back],
-        approvals,
-        false,
-    );
-    assert_eq!(rules(&h), [REUSED]);
-}
-
-/// Plan `p` writes groceries, its undo (approved) puts none back, then Transaction `t` asks for
-/// groceries again: `p`'s approval is used, but the policy runs `t` when it is small enough
-/// (soak seed 2026 blamed this on `p` as reuse). `auto`: whether the policy runs it.
-fn asked_again_after_an_undo(auto: bool) -> History {
+/// Plan `p` writes groceries, its undo `back` (approved) puts none back, and groceries is
+/// written again: the journal, `back`, and the approvals of both.
+fn written_undone_written_again() -> (Journal, Intent, Vec<Approval>) {
     let mut j = Journal::default();
     j.read();
     j.write(None, Some("groceries"));
@@ -418,6 +385,26 @@ fn asked_again_after_an_undo(auto: bool) -> History {
             )
         },
     ];
+    (j, back, approvals)
+}
+
+#[test]
+fn one_approval_covers_one_write_of_each_transaction() {
+    let (j, back, approvals) = written_undone_written_again();
+    let h = history(
+        j,
+        vec![intent("CategorizationPlan/p", 0, "groceries"), back],
+        approvals,
+        false,
+    );
+    assert_eq!(rules(&h), [REUSED]);
+}
+
+/// Plan `p` writes groceries, its undo (approved) puts none back, then Transaction `t` asks for
+/// groceries again: `p`'s approval is used, but the policy runs `t` when it is small enough
+/// (soak seed 2026 blamed this on `p` as reuse). `auto`: whether the policy runs it.
+fn asked_again_after_an_undo(auto: bool) -> History {
+    let (j, back, approvals) = written_undone_written_again();
     let intents = vec![
         intent("CategorizationPlan/p", 0, "groceries"),
         back,
@@ -656,16 +643,8 @@ fn an_undo_leaves_a_transaction_someone_changed_since_the_plan() {
 #[test]
 fn a_plan_change_sent_again_after_it_landed_is_caught_by_its_journal_entry() {
     for (entries, expected) in [(1, vec![RESENT]), (2, vec![])] {
-        let mut j = Journal::default();
-        j.read();
-        j.write(None, Some("groceries"));
-        j.read();
-        j.write(Some("groceries"), None);
-        j.read();
-        j.write(None, Some("groceries"));
-        let mut back = intent("CategorizationPlan/back", 0, "none");
-        back.targets.clear();
-        back.undo_of = Some("p".into());
+        // `back` runs by policy here: only `p`'s approval is given.
+        let (j, back, _) = written_undone_written_again();
         let mut h = history(
             j,
             vec![intent("CategorizationPlan/p", 0, "groceries"), back],
