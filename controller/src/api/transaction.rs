@@ -124,6 +124,11 @@ pub struct TransactionStatus {
     /// What ledgerops last wrote, or adopted: an edit by someone else is measured against it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub applied: Option<AppliedState>,
+    /// YNAB's state when ledgerops first read the transaction for this generation, before it
+    /// had written or adopted anything: the first write goes out only while YNAB still shows
+    /// it, so an edit someone makes meanwhile is not written over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Baseline>,
     /// A write that was started and whose outcome is not recorded yet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intent: Option<WriteIntent>,
@@ -196,6 +201,18 @@ pub struct ObservedTransaction {
     /// YNAB's server_knowledge when this state was read; syncs that leave the record as it
     /// is do not move it.
     pub server_knowledge: i64,
+}
+
+/// YNAB's state on the declared fields, as first read for one generation.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Baseline {
+    /// The generation it was read for.
+    pub generation: i64,
+    /// Hash of the state read.
+    pub hash: String,
+    /// When it was read.
+    pub at: Time,
 }
 
 /// The end state ledgerops last wrote or adopted, and its hash.

@@ -48,6 +48,19 @@ pub async fn create_approval_request(
     }
 }
 
+/// `object` as the API server holds it now (not as a watch cache last saw it); `None` once it
+/// is gone.
+pub async fn latest<K>(client: &kube::Client, object: &K) -> Result<Option<K>, kube::Error>
+where
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug,
+{
+    let api: Api<K> = Api::namespaced(client.clone(), &object.namespace().unwrap_or_default());
+    api.get_opt(&object.name_any()).await
+}
+
 /// Removes one annotation, once its request has been handled.
 pub async fn remove_annotation<K>(
     client: &kube::Client,

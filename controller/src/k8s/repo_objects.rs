@@ -8,6 +8,7 @@ use kube::api::{
 use kube::{Resource, ResourceExt};
 
 use crate::api::budget::Budget;
+use crate::api::common::PROPOSED_BY;
 use crate::api::plan::CategorizationPlan;
 use crate::api::rule::{CategorizationRule, CategorizationRuleSpec};
 use crate::api::transaction::Transaction;
@@ -53,6 +54,11 @@ pub async fn live(client: &kube::Client, namespace: &str) -> Result<Vec<Live>, k
                 proposed_to: o.data["status"]["proposal"]["repository"]
                     .as_str()
                     .map(str::to_owned),
+                made: o
+                    .annotations()
+                    .get(PROPOSED_BY)
+                    .cloned()
+                    .zip(o.meta().creation_timestamp.as_ref().map(|t| t.0)),
             }
         }));
     }

@@ -20,12 +20,13 @@ use crate::api::config_repo::{ConfigRepo, ConfigRepoStatus};
 use crate::api::rule::CategorizationRule;
 use crate::git::{self, options::ConfigRepoArgs};
 use crate::k8s::watches::{self, Watches};
-use crate::k8s::{git_credentials, repo_objects};
+use crate::k8s::{git_credentials, objects, repo_objects};
 use crate::logic::config_repo::decide::{self, PrunePolicy, Stop};
 use crate::logic::config_repo::demotion;
 use crate::logic::config_repo::documents::{self, Document, Refusal, Source};
 use crate::logic::config_repo::feedback::gitea_repository;
 use crate::logic::config_repo::inventory::{self, Inventory};
+use crate::logic::config_repo::ownership::{Maker, Owner};
 use crate::logic::config_repo::push::{self, Push};
 use crate::logic::config_repo::status::{self as repo_status, Outcome};
 use crate::logic::config_repo::url::{self, UrlPolicy};
@@ -176,9 +177,16 @@ fn concerned(store: &Store<ConfigRepo>, push: &Push) -> Vec<ObjectRef<ConfigRepo
         .collect()
 }
 
-async fn reconcile(repo: Arc<ConfigRepo>, repos: Arc<Repos>) -> Result<Action, Error> {
+async fn reconcile(cached: Arc<ConfigRepo>, repos: Arc<Repos>) -> Result<Action, Error> {
     let ctx = &repos.ctx;
     let _measure = super::measure::<ConfigRepo>(ctx);
+    // The watch may not yet have delivered the status the last sync wrote: from that copy, the
+    // objects the last revision applied would look foreign (not in the inventory), and the sync
+    // would write the inventory away. So each sync starts from the object as the API server
+    // holds it.
+    let Some(repo) = objects::latest(&ctx.client, cached.as_ref()).await? else {
+        return Ok(Action::await_change());
+    };
     let previous = repo.status.clone().unwrap_or_default();
     let outcome = if repo.spec.suspend {
         Outcome::Suspended
@@ -195,7 +203,7 @@ async fn reconcile(repo: Arc<ConfigRepo>, repos: Arc<Repos>) -> Result<Action, E
     let announcement = repo_status::announcement(&previous, &next);
     summarize_and_patch(
         ctx,
-        repo.as_ref(),
+        &repo,
         changed,
         &next,
         StatusWrite::Apply,
@@ -315,13 +323,20 @@ async fn sync(
         .gitea_url
         .as_deref()
         .and_then(|g| gitea_repository(&spec.url, g));
-    let changes = match decide::decide(
-        &documents,
-        inventory,
-        &live,
-        &policy,
-        gitea_repository.as_deref(),
-    ) {
+    // Its own name marks what it made only where admission guards that annotation (and a
+    // ServiceAccount's name could be on objects it made for others).
+    let maker = (spec.service_account_name.is_none() && ctx.admission.verified().is_ok())
+        .then(|| repo.creation_timestamp().map(|t| t.0))
+        .flatten()
+        .map(|since| Maker {
+            proposer: &source.proposer,
+            since,
+        });
+    let owner = Owner {
+        repository: gitea_repository.as_deref(),
+        maker,
+    };
+    let changes = match decide::decide(&documents, inventory, &live, &policy, &owner) {
         Ok(c) => c,
         Err(Stop::Guard(guard)) => return Ok(Outcome::Held { revision, guard }),
         Err(Stop::Conflicts(refusals)) => {

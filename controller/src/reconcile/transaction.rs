@@ -160,8 +160,9 @@ async fn converge_one(
     if let Some(standing) = step::standing(next, generation, &tx.spec.transaction_id) {
         return Ok(Converged::Step(standing));
     }
+    step::pin_baseline(next, &facts.seen, generation, Timestamp::now());
     let resolution = tx.annotations().get(RESOLVE).map(String::as_str);
-    let decision = step::decide(&facts.seen, next, resolution);
+    let decision = step::decide(&facts.seen, next, resolution, generation);
     // A write an earlier run started and never recorded the outcome of: YNAB says how it ended.
     if let Some(settled) = decision.settled {
         let reason = "InterruptedWriteSettled";

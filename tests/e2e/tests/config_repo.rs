@@ -828,3 +828,47 @@ async fn a_service_account_limits_what_a_repository_may_do() {
     wait_applied(&w, "household", &head).await;
     assert_eq!(transactions(&w).await, ["bakery"]);
 }
+
+/// A sync cut off between applying a revision and recording it (the controller killed, its
+/// status write refused, or a sync that read a status the watch had not delivered yet) leaves
+/// objects the inventory does not name. They are still this repository's: the controller alone
+/// may write its name as their proposer. Before, the next sync called them foreign and held
+/// the repository on `Conflict` for good (seen in CI as a ConfigRepo that never got Ready).
+#[tokio::test]
+async fn objects_a_cut_off_sync_left_unrecorded_are_still_the_repositorys() {
+    let w = world("crepo-cutoff").await;
+    let (_, url) = bare(w.root(), "cutoff.git");
+    let work = Work::new(w.root().join("cutoff-work"), &url);
+    let files = [
+        ("a.yaml", transaction("cut-a", "m")),
+        ("b.yaml", transaction("cut-b", "m")),
+    ];
+    let pairs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    let head = work.commit(&pairs, false);
+    create(
+        &w,
+        &w.sc.client,
+        "cutoff",
+        json!({"url": url, "interval": "30s"}),
+    )
+    .await;
+    wait_applied(&w, "cutoff", &head).await;
+    // What a cut-off sync leaves: the objects, and a status that never recorded them (written
+    // here as the controller's user, the only one admission lets write it).
+    let lost = json!({"status": {"inventory": [], "lastAppliedRevision": null}});
+    repos(&w)
+        .patch_status("cutoff", &PatchParams::default(), &Patch::Merge(&lost))
+        .await
+        .unwrap();
+    let repo = wait_applied(&w, "cutoff", &head).await;
+    let names: Vec<String> = repo
+        .status
+        .unwrap()
+        .inventory
+        .iter()
+        .map(|e| e.name.clone())
+        .collect();
+    assert_eq!(names, ["cut-a", "cut-b"]);
+    assert_eq!(transactions(&w).await, ["cut-a", "cut-b"]);
+    assert_eq!(w.sc.writes().await, 0);
+}

@@ -272,7 +272,8 @@ async fn nothing_is_written_before_a_person_approves() {
 }
 
 #[tokio::test]
-async fn a_read_only_budget_shows_what_would_change() {
+async fn a_read_only_budget_shows_what_would_change_and_its_first_write_keeps_an_edit_made_meanwhile()
+ {
     let s = scenario("readonly", 0).await;
     s.create_budget(
         "household",
@@ -289,6 +290,27 @@ async fn a_read_only_budget_shows_what_would_change() {
     assert_eq!(why, "WritesDisabled");
     assert!(message.contains("uncategorized → Groceries"), "{message}");
     assert_eq!(s.requests(PATCH).await, 0);
+
+    // Someone categorises it in the YNAB app while it waits, then writes are enabled: its
+    // first write holds to what YNAB showed when the spec was first read (the soak's
+    // person-overwritten), so nothing is written and a person says which side wins.
+    s.recategorise_in_ynab("tx-048", "Restaurants").await;
+    let enable = json!({"spec": {"writes": {"enabled": true, "batchWindow": "300ms"}}});
+    s.api::<ledgerops::api::budget::Budget>()
+        .patch("household", &PatchParams::default(), &Patch::Merge(&enable))
+        .await
+        .unwrap();
+    let diverged = s
+        .wait_transaction("bakery", TransactionPhase::Diverged)
+        .await;
+    let (_, _, message) = reason(&diverged, "Diverged");
+    assert!(message.contains("Restaurants"), "{message}");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        s.ynab_category("tx-048").await,
+        Some(category("Restaurants"))
+    );
+    assert_eq!(s.writes().await, 0);
 }
 
 #[tokio::test]

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::documents::{Document, Refusal};
-use super::ownership::{self, Claim};
+use super::ownership::{self, Claim, Owner};
 use super::{Live, RepoKind};
 use crate::api::config_repo::InventoryEntry;
 
@@ -80,7 +80,7 @@ pub fn decide<'a>(
     inventory: &[InventoryEntry],
     live: &[Live],
     policy: &PrunePolicy,
-    repository: Option<&str>,
+    owner: &Owner,
 ) -> Result<Changes<'a>, Stop> {
     let live: BTreeMap<(RepoKind, &str), &Live> = live
         .iter()
@@ -106,7 +106,7 @@ pub fn decide<'a>(
     for d in documents {
         let key = (d.kind, d.name.as_str());
         let (entry, object) = (owned.get(&key).copied(), live.get(&key).copied());
-        match ownership::claim(entry, object, repository) {
+        match ownership::claim(entry, object, owner) {
             Claim::Foreign(why) => conflicts.push(Refusal {
                 file: d.file.clone(),
                 line: d.line,
@@ -142,7 +142,8 @@ pub fn decide<'a>(
         let Some(object) = live.get(key) else {
             continue;
         };
-        if ownership::claim(Some(entry), Some(object), None) != Claim::Ours {
+        // Only what the inventory names with its uid is deleted.
+        if ownership::claim(Some(entry), Some(object), &Owner::default()) != Claim::Ours {
             continue;
         }
         ours += 1;

@@ -37,7 +37,7 @@ fn applies_only_what_is_new_changed_or_changed_by_someone_since() {
         live(Tx, "edited-in-git", 1),
         live(Tx, "edited-by-kubectl", 2),
     ];
-    let c = decide(&docs, &inventory, &objects, &ON, None).unwrap();
+    let c = decide(&docs, &inventory, &objects, &ON, &Owner::default()).unwrap();
     assert_eq!(
         names(&c.apply),
         [
@@ -56,7 +56,7 @@ fn an_unchanged_revision_changes_nothing() {
     let docs = [doc(Tx, "a", "d1"), doc(Plan, "p", "d2")];
     let inventory = [entry(Tx, "a", "d1", 3), entry(Plan, "p", "d2", 1)];
     let objects = [live(Tx, "a", 3), live(Plan, "p", 1)];
-    let c = decide(&docs, &inventory, &objects, &ON, None).unwrap();
+    let c = decide(&docs, &inventory, &objects, &ON, &Owner::default()).unwrap();
     assert!(c.apply.is_empty() && c.prune.is_empty());
     assert_eq!(c.unchanged, inventory);
 }
@@ -87,7 +87,7 @@ fn what_happens_to_an_object_no_longer_declared() {
             });
         }
         let policy = PrunePolicy { enabled, ..ON };
-        let c = decide(&docs, &inventory, &objects, &policy, None).unwrap();
+        let c = decide(&docs, &inventory, &objects, &policy, &Owner::default()).unwrap();
         assert_eq!(
             (c.prune.len(), c.left.len(), c.waiting.len()),
             want,
@@ -126,7 +126,7 @@ fn the_mass_deletion_guard() {
             confirmed,
             ..ON
         };
-        let got = decide(&docs, &inventory, &objects, &policy, None);
+        let got = decide(&docs, &inventory, &objects, &policy, &Owner::default());
         assert_eq!(
             got.is_err(),
             held,
@@ -159,7 +159,7 @@ fn opted_out_objects_do_not_count_towards_the_guard() {
         },
         live(Tx, "c", 1),
     ];
-    let c = decide(&docs, &inventory, &objects, &ON, None).unwrap();
+    let c = decide(&docs, &inventory, &objects, &ON, &Owner::default()).unwrap();
     assert_eq!((c.prune.len(), c.left.len()), (1, 1));
 }
 
@@ -190,7 +190,8 @@ fn an_object_the_repository_did_not_create_is_never_adopted() {
     let docs = [doc(Budget, "household", "d"), doc(Tx, "mine", "d")];
     let inventory = [entry(Tx, "mine", "d", 1)];
     let objects = [live(Budget, "household", 4), live(Tx, "mine", 1)];
-    let Err(Stop::Conflicts(c)) = decide(&docs, &inventory, &objects, &ON, None) else {
+    let Err(Stop::Conflicts(c)) = decide(&docs, &inventory, &objects, &ON, &Owner::default())
+    else {
         panic!("a conflict")
     };
     assert_eq!(c.len(), 1);
@@ -214,7 +215,7 @@ fn an_object_made_again_by_someone_else_is_neither_applied_nor_pruned() {
         live(Tx, "b", 1),
     ];
     assert!(matches!(
-        decide(&docs, &inventory, &objects, &ON, None),
+        decide(&docs, &inventory, &objects, &ON, &Owner::default()),
         Err(Stop::Conflicts(_))
     ));
     // No longer declared: left alone, and out of the inventory.
@@ -226,7 +227,7 @@ fn an_object_made_again_by_someone_else_is_neither_applied_nor_pruned() {
         },
         live(Tx, "b", 1),
     ];
-    let c = decide(&docs, &inventory, &objects, &ON, None).unwrap();
+    let c = decide(&docs, &inventory, &objects, &ON, &Owner::default()).unwrap();
     assert!(c.prune.is_empty() && c.left.is_empty() && c.waiting.is_empty());
     assert_eq!(c.unchanged, [entry(Tx, "b", "d", 1)]);
 }
@@ -247,7 +248,7 @@ fn dropping(size: usize, removed: usize) -> (Vec<Document>, Vec<InventoryEntry>,
 /// The guard's (baseline, pruned since) after [`dropping`] `removed` of `size` under `policy`.
 fn prune_step(size: usize, removed: usize, policy: &PrunePolicy) -> Result<(usize, usize), Stop> {
     let (docs, inventory, objects) = dropping(size, removed);
-    decide(&docs, &inventory, &objects, policy, None).map(|c| c.baseline)
+    decide(&docs, &inventory, &objects, policy, &Owner::default()).map(|c| c.baseline)
 }
 
 #[test]
@@ -301,7 +302,8 @@ fn padding_the_repository_does_not_dilute_the_guard() {
         .map(|i| live(Tx, &format!("real{i}"), 1))
         .chain((0..60).map(|i| live(Tx, &format!("pad{i}"), 1)))
         .collect();
-    let Err(Stop::Guard(g)) = decide(&docs, &inventory, &objects, &policy, None) else {
+    let Err(Stop::Guard(g)) = decide(&docs, &inventory, &objects, &policy, &Owner::default())
+    else {
         panic!("held")
     };
     assert_eq!((g.would_prune.len(), g.baseline), (40, 40));
@@ -325,7 +327,14 @@ fn a_demoted_rule_is_left_as_it_stands_while_the_same_rule_is_declared() {
         ..live(RepoKind::CategorizationRule, "rail-co", 1)
     };
     let same = [rule("k1")];
-    let c = decide(&same, &inventory, std::slice::from_ref(&demoted), &ON, None).unwrap();
+    let c = decide(
+        &same,
+        &inventory,
+        std::slice::from_ref(&demoted),
+        &ON,
+        &Owner::default(),
+    )
+    .unwrap();
     assert!(c.apply.is_empty(), "left Demoted");
     let changed = [rule("k2")];
     let c = decide(
@@ -333,7 +342,7 @@ fn a_demoted_rule_is_left_as_it_stands_while_the_same_rule_is_declared() {
         &inventory,
         std::slice::from_ref(&demoted),
         &ON,
-        None,
+        &Owner::default(),
     )
     .unwrap();
     assert_eq!(names(&c.apply), ["rail-co"], "a changed rule is applied");
@@ -342,6 +351,6 @@ fn a_demoted_rule_is_left_as_it_stands_while_the_same_rule_is_declared() {
         demoted: None,
         ..live(RepoKind::CategorizationRule, "rail-co", 2)
     };
-    let c = decide(&same, &inventory, &[taken_off], &ON, None).unwrap();
+    let c = decide(&same, &inventory, &[taken_off], &ON, &Owner::default()).unwrap();
     assert_eq!(names(&c.apply), ["rail-co"]);
 }

@@ -15,6 +15,7 @@ fn rule(name: &str, demoted: Option<&str>) -> Live {
         applying: false,
         demoted: demoted.map(Into::into),
         proposed_to: None,
+        made: None,
     }
 }
 

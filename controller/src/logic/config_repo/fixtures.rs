@@ -44,5 +44,6 @@ pub fn live(kind: RepoKind, name: &str, generation: i64) -> Live {
         applying: false,
         demoted: None,
         proposed_to: None,
+        made: None,
     }
 }

@@ -83,6 +83,8 @@ pub struct Live {
     pub demoted: Option<String>,
     /// The Gitea repository (`owner/name`) a learned rule was proposed to, as its status says.
     pub proposed_to: Option<String>,
+    /// Its `ledgerops.dev/proposed-by` and when it was made (see [`ownership::Maker`]).
+    pub made: Option<(String, k8s_openapi::jiff::Timestamp)>,
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ fn live(kind: RepoKind, uid: &str, proposed_to: Option<&str>) -> Live {
         applying: false,
         demoted: None,
         proposed_to: proposed_to.map(Into::into),
+        made: None,
     }
 }
 
@@ -94,10 +95,98 @@ fn table() {
         ),
     ];
     for (what, e, l, repository, want_foreign) in cases {
-        let got = claim(e.as_ref(), l.as_ref(), repository);
+        let owner = Owner {
+            repository,
+            maker: None,
+        };
+        let got = claim(e.as_ref(), l.as_ref(), &owner);
         assert_eq!(foreign(&got), want_foreign, "{what}: {got:?}");
         if l.is_none() {
             assert_eq!(got, Claim::Free, "{what}");
         }
+    }
+}
+
+/// An object this repository made whose inventory entry was lost (a sync cut off between its
+/// apply and its status: seen as a ConfigRepo held on `Conflict` for good in CI) is still its
+/// own, by the proposer only the controller may write; anything else stays foreign.
+#[test]
+fn what_this_repository_made_is_its_own_when_the_inventory_lost_it() {
+    let since = Timestamp::from_second(1_790_000_000).unwrap();
+    let made = |proposer: &str, seconds: i64| {
+        let mut l = live(RepoKind::Transaction, "u2", None);
+        l.made = Some((proposer.into(), Timestamp::from_second(seconds).unwrap()));
+        l
+    };
+    let trusted = Owner {
+        repository: None,
+        maker: Some(Maker {
+            proposer: "configrepo:first",
+            since,
+        }),
+    };
+    let untrusted = Owner::default();
+    // (what, inventory entry, live object, owner) → ours
+    let cases: Vec<(&str, Option<InventoryEntry>, Live, &Owner, bool)> = vec![
+        (
+            "made by it, not recorded",
+            None,
+            made("configrepo:first", 1_790_000_005),
+            &trusted,
+            true,
+        ),
+        (
+            "made by it in the second it was made",
+            None,
+            made("configrepo:first", 1_790_000_000),
+            &trusted,
+            true,
+        ),
+        (
+            "re-made by it, the new uid not recorded",
+            Some(entry(Some("u1"))),
+            made("configrepo:first", 1_790_000_005),
+            &trusted,
+            true,
+        ),
+        (
+            "a deleted namesake's, made before it",
+            None,
+            made("configrepo:first", 1_789_999_999),
+            &trusted,
+            false,
+        ),
+        (
+            "another repository's",
+            None,
+            made("configrepo:second", 1_790_000_005),
+            &trusted,
+            false,
+        ),
+        (
+            "a person's",
+            None,
+            made("alice", 1_790_000_005),
+            &trusted,
+            false,
+        ),
+        (
+            "the same name while admission is not verified",
+            None,
+            made("configrepo:first", 1_790_000_005),
+            &untrusted,
+            false,
+        ),
+        (
+            "no proposer at all",
+            None,
+            live(RepoKind::Transaction, "u2", None),
+            &trusted,
+            false,
+        ),
+    ];
+    for (what, e, l, owner, ours) in cases {
+        let got = claim(e.as_ref(), Some(&l), owner);
+        assert_eq!(got == Claim::Ours, ours, "{what}: {got:?}");
     }
 }

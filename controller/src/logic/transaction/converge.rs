@@ -183,6 +183,9 @@ pub enum Expect {
     Prior(Option<EndState>),
     /// Preview semantics (CategorizationPlan): YNAB must still show exactly this state.
     Exactly(EndState),
+    /// A Transaction before its first write, whose baseline (this hash, as first read for the
+    /// spec) YNAB no longer shows: someone else's edit, unless it is the target itself.
+    Unchanged(String),
 }
 
 /// The decision made before writing.
@@ -204,6 +207,7 @@ pub fn precommit(current: &EndState, target: &EndState, expect: &Expect) -> Prec
     let baseline = match expect {
         Expect::Prior(prior) => prior.as_ref().map(|p| p.restrict_to(target)),
         Expect::Exactly(from) => Some(from.restrict_to(target)),
+        Expect::Unchanged(_) => None,
     };
     if current == target {
         return if baseline.as_ref() == Some(current) {
@@ -214,6 +218,7 @@ pub fn precommit(current: &EndState, target: &EndState, expect: &Expect) -> Prec
     }
     match (expect, baseline) {
         (Expect::Exactly(_), Some(from)) if *current != from => Precommit::Diverged,
+        (Expect::Unchanged(hash), _) if current.hash() != *hash => Precommit::Diverged,
         (Expect::Prior(_), Some(prior)) => match (&current.allocation, &prior.allocation) {
             // Someone else's allocation: another category, a split of what ledgerops
             // categorised, or a split line moved or recategorised. A memo-only drift is not a

@@ -184,7 +184,7 @@ fn precommit_decides_before_writing() {
             "plan: already applied",
             cat("groceries"),
             cat("groceries"),
-            Expect::Exactly(uncategorized),
+            Expect::Exactly(uncategorized.clone()),
             AlreadyTarget,
         ),
         (
@@ -193,6 +193,34 @@ fn precommit_decides_before_writing() {
             cat("groceries"),
             Expect::Exactly(cat("groceries")),
             NoChange,
+        ),
+        (
+            "first write: YNAB still shows the baseline",
+            cat("bakery"),
+            cat("groceries"),
+            Expect::Unchanged(cat("bakery").hash()),
+            Write,
+        ),
+        (
+            "first write: someone recategorised it since",
+            cat("dining"),
+            cat("groceries"),
+            Expect::Unchanged(cat("bakery").hash()),
+            Diverged,
+        ),
+        (
+            "first write: someone uncategorised it since",
+            uncategorized.clone(),
+            cat("groceries"),
+            Expect::Unchanged(cat("bakery").hash()),
+            Diverged,
+        ),
+        (
+            "first write: someone made it the target",
+            cat("groceries"),
+            cat("groceries"),
+            Expect::Unchanged(cat("bakery").hash()),
+            AlreadyTarget,
         ),
     ];
     for (name, current, target, expect, want) in cases {

@@ -1,10 +1,11 @@
 //! What to do from YNAB's state, a person's resolution and a write an earlier run left
 //! unsettled; and what a decision that writes nothing records.
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
 use super::{RESOLVE, Seen, Step, applied_state, converged};
-use crate::api::transaction::TransactionStatus;
+use crate::api::transaction::{Baseline, TransactionStatus};
 use crate::logic::transaction::converge::{self, Expect, Precommit};
 use crate::logic::transaction::status::Verdict;
 use crate::logic::transaction::view;
@@ -31,13 +32,68 @@ pub struct Settled {
     pub completes: Option<bool>,
 }
 
-/// Decides from `seen` and the status, with a person's `resolve` annotation (`resolution`):
-/// `ours` measures a divergence from YNAB's current state, so the spec is written over it.
-pub fn decide(seen: &Seen, status: &TransactionStatus, resolution: Option<&str>) -> Decision {
-    let expect = match resolution {
-        Some("ours") => Expect::Prior(Some(seen.current.clone())),
-        _ => Expect::Prior(status.applied.as_ref().map(converge::prior_of)),
+/// Records in `status` what YNAB shows (`seen`) as the baseline of `generation`, unless one was
+/// recorded for it already: the first read of a spec is what its first write holds to. Once
+/// ledgerops has written or adopted a state, that state is the measure instead.
+pub fn pin_baseline(
+    status: &mut TransactionStatus,
+    seen: &Seen,
+    generation: Option<i64>,
+    now: Timestamp,
+) {
+    if status.applied.is_some() {
+        status.baseline = None;
+        return;
+    }
+    let Some(generation) = generation else {
+        return;
     };
+    if status
+        .baseline
+        .as_ref()
+        .is_none_or(|b| b.generation != generation)
+    {
+        status.baseline = Some(Baseline {
+            generation,
+            hash: seen.current.hash(),
+            at: Time(now),
+        });
+    }
+}
+
+/// What a write checks YNAB's state against: a person's `ours` measures from YNAB's current
+/// state (the spec is written over it); otherwise what ledgerops last applied, or before its
+/// first write, the baseline of this `generation`.
+fn expectation(
+    seen: &Seen,
+    status: &TransactionStatus,
+    resolution: Option<&str>,
+    generation: Option<i64>,
+) -> Expect {
+    if resolution == Some("ours") {
+        return Expect::Prior(Some(seen.current.clone()));
+    }
+    match (&status.applied, &status.baseline) {
+        (Some(applied), _) => Expect::Prior(Some(converge::prior_of(applied))),
+        // Still the baseline: the write holds to exactly that state (the batch compares it on
+        // the fields it writes, which a hash could not).
+        (None, Some(b)) if Some(b.generation) == generation && seen.current.hash() == b.hash => {
+            Expect::Exactly(seen.current.clone())
+        }
+        (None, Some(b)) if Some(b.generation) == generation => Expect::Unchanged(b.hash.clone()),
+        (None, _) => Expect::Prior(None),
+    }
+}
+
+/// Decides from `seen` and the status of `generation`, with a person's `resolve` annotation
+/// (`resolution`).
+pub fn decide(
+    seen: &Seen,
+    status: &TransactionStatus,
+    resolution: Option<&str>,
+    generation: Option<i64>,
+) -> Decision {
+    let expect = expectation(seen, status, resolution, generation);
     // A person's resolution overrides what an interrupted write would settle to.
     let settled = status
         .intent

@@ -187,9 +187,148 @@ fn a_decision_from_ynab_a_resolution_and_an_interrupted_write() {
         ),
     ];
     for (what, status, resolution, current, want) in cases {
-        let got = decide(&seen(current, wanted.clone()), &status, resolution);
+        let got = decide(&seen(current, wanted.clone()), &status, resolution, Some(3));
         assert_eq!(got, want, "{what}");
     }
+}
+
+/// Before its first write, a Transaction holds to what YNAB showed when its spec was first read:
+/// an edit made since is someone else's (the soak's `person-overwritten`: a spouse recategorised
+/// a transaction 24 s after it was declared, and the first write went over it).
+#[test]
+fn the_first_write_holds_to_the_baseline_of_its_generation() {
+    let (uncategorized, wanted, theirs) = (
+        EndState {
+            allocation: Some(Allocation::Uncategorized),
+            ..EndState::default()
+        },
+        category("cat-groceries"),
+        category("cat-dining"),
+    );
+    let baseline = |generation: i64, of: &EndState| TransactionStatus {
+        baseline: Some(Baseline {
+            generation,
+            hash: of.hash(),
+            at: Time(at(0)),
+        }),
+        ..TransactionStatus::default()
+    };
+    let unchanged = Expect::Unchanged(uncategorized.hash());
+    // (what, status, resolution, YNAB shows now) → (precommit, expect)
+    type Case<'a> = (
+        &'a str,
+        TransactionStatus,
+        Option<&'a str>,
+        &'a EndState,
+        Precommit,
+        Expect,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "YNAB still shows the baseline: write",
+            baseline(3, &uncategorized),
+            None,
+            &uncategorized,
+            Precommit::Write,
+            Expect::Exactly(uncategorized.clone()),
+        ),
+        (
+            "someone categorised it since: nothing is written",
+            baseline(3, &uncategorized),
+            None,
+            &theirs,
+            Precommit::Diverged,
+            unchanged.clone(),
+        ),
+        (
+            "someone made it what the spec asks: adopted",
+            baseline(3, &uncategorized),
+            None,
+            &wanted,
+            Precommit::AlreadyTarget,
+            unchanged.clone(),
+        ),
+        (
+            "a person resolved it as ours: written over their edit",
+            baseline(3, &uncategorized),
+            Some("ours"),
+            &theirs,
+            Precommit::Write,
+            Expect::Prior(Some(theirs.clone())),
+        ),
+        (
+            "a baseline of an older generation does not hold",
+            baseline(2, &uncategorized),
+            None,
+            &theirs,
+            Precommit::Write,
+            Expect::Prior(None),
+        ),
+        (
+            "once something was applied, that is the measure",
+            TransactionStatus {
+                applied: Some(super::applied_state(&wanted, at(0))),
+                ..baseline(3, &uncategorized)
+            },
+            None,
+            &uncategorized,
+            Precommit::Write,
+            Expect::Prior(Some(wanted.clone())),
+        ),
+    ];
+    for (what, status, resolution, current, precommit, expect) in cases {
+        let got = decide(
+            &seen(current.clone(), wanted.clone()),
+            &status,
+            resolution,
+            Some(3),
+        );
+        let want = Decision {
+            precommit,
+            expect,
+            settled: None,
+        };
+        assert_eq!(got, want, "{what}");
+    }
+}
+
+#[test]
+fn the_baseline_is_pinned_once_per_generation_until_something_is_applied() {
+    let (first, later) = (category("cat-bakery"), category("cat-dining"));
+    let wanted = category("cat-groceries");
+    let mut status = TransactionStatus::default();
+    pin_baseline(
+        &mut status,
+        &seen(first.clone(), wanted.clone()),
+        Some(1),
+        at(0),
+    );
+    let pinned = status.baseline.clone().expect("pinned at the first read");
+    assert_eq!(
+        (pinned.generation, pinned.hash.as_str()),
+        (1, first.hash().as_str())
+    );
+    // A later read of the same generation keeps the first one.
+    pin_baseline(
+        &mut status,
+        &seen(later.clone(), wanted.clone()),
+        Some(1),
+        at(5),
+    );
+    assert_eq!(status.baseline.as_ref(), Some(&pinned));
+    // A new spec is read afresh.
+    pin_baseline(
+        &mut status,
+        &seen(later.clone(), wanted.clone()),
+        Some(2),
+        at(9),
+    );
+    let repinned = status.baseline.clone().unwrap();
+    assert_eq!((repinned.generation, repinned.hash), (2, later.hash()));
+    // Once a state is applied, the baseline goes.
+    status.applied = Some(super::applied_state(&wanted, at(10)));
+    pin_baseline(&mut status, &seen(later, wanted), Some(2), at(11));
+    assert_eq!(status.baseline, None);
 }
 
 /// Which state a status records as applied.
