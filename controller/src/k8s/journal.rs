@@ -217,16 +217,37 @@ pub async fn latest_for(
         .max_by(|a, b| a.started_at.cmp(&b.started_at)))
 }
 
+/// Every operation recorded in `namespace`, of every plan: what a resumed write checks for a
+/// later operation that moved its transactions on.
+pub async fn all_operations(
+    client: &kube::Client,
+    namespace: &str,
+) -> Result<Vec<Operation>, JournalError> {
+    let selector = format!("{JOURNAL_LABEL}=true");
+    let operations = listed(client, namespace, &selector, None).await?;
+    Ok(operations.into_values().collect())
+}
+
 /// Every operation of `plan` by id, from its chunk entries.
 async fn operations(
     client: &kube::Client,
     namespace: &str,
     plan: &str,
 ) -> Result<BTreeMap<String, Operation>, JournalError> {
-    let api = Api::<ConfigMap>::namespaced(client.clone(), namespace);
     let selector = format!("{JOURNAL_LABEL}=true,{PLAN_LABEL}={}", plan_label(plan));
+    listed(client, namespace, &selector, Some(plan)).await
+}
+
+/// The operations of the journal ConfigMaps `selector` selects (of `plan` only, if given), by id.
+async fn listed(
+    client: &kube::Client,
+    namespace: &str,
+    selector: &str,
+    plan: Option<&str>,
+) -> Result<BTreeMap<String, Operation>, JournalError> {
+    let api = Api::<ConfigMap>::namespaced(client.clone(), namespace);
     let maps = api
-        .list(&ListParams::default().labels(&selector))
+        .list(&ListParams::default().labels(selector))
         .await
         .map_err(|source| JournalError::Kube {
             name: format!("(label {selector})"),
@@ -237,7 +258,7 @@ async fn operations(
         let Some(entry) = read::<Entry>(map, ENTRY_KEY)? else {
             continue;
         };
-        if entry.plan != plan {
+        if plan.is_some_and(|p| entry.plan != p) {
             continue;
         }
         let operation = operations

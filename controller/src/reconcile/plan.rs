@@ -267,7 +267,7 @@ async fn settle_cut_off(
     let conclusion = {
         let slot = ctx.budget_links.mirror(namespace, budget);
         let slot = slot.state.read().await;
-        operation::interrupted(&cut.changes, &slot.mirror)
+        operation::interrupted(&cut.changes, &slot.mirror, &cut.moved_since)
     };
     let Some(conclusion) = conclusion else {
         approval_gate::complete_in_flight(ctx, namespace, uid, now, false).await?;
@@ -335,6 +335,25 @@ async fn resumable(
     let hash = request.map_or_else(|| intent.target_hash.clone(), |r| r.spec.preview_hash);
     let recorded =
         journal::operation(&ctx.client, namespace, &plan.name_any(), &intent.attempt_id).await?;
+    let changes = recorded
+        .as_ref()
+        .map(journal::Operation::changes)
+        .unwrap_or_default();
+    // Read only after a restart cut a write off: every plan's operations, for one that moved
+    // this write's transactions on since it landed.
+    let others = journal::all_operations(&ctx.client, namespace).await?;
+    let their_changes: Vec<Vec<AppliedChange>> =
+        others.iter().map(journal::Operation::changes).collect();
+    let started_at = recorded
+        .as_ref()
+        .map_or_else(|| intent.started_at.0.to_string(), |o| o.started_at.clone());
+    let moved_since = step::moved_since(
+        (&intent.attempt_id, &started_at, &changes),
+        others
+            .iter()
+            .zip(&their_changes)
+            .map(|(o, c)| (o.operation_id.as_str(), o.started_at.as_str(), c.as_slice())),
+    );
     Ok(Resume {
         attempt_id: intent.attempt_id.clone(),
         started_at: intent.started_at.clone(),
@@ -343,7 +362,8 @@ async fn resumable(
             .as_ref()
             .and_then(|o| o.entries.first())
             .and_then(|e| e.decision.clone()),
-        changes: recorded.map(|o| o.changes()).unwrap_or_default(),
+        changes,
+        moved_since,
     })
 }
 

@@ -94,6 +94,7 @@ fn a_resumed_write_keeps_the_preview_that_was_decided() {
         hash: fresh.approved.hash.clone(),
         changes: fresh.approved.changes.clone(),
         decision: None,
+        moved_since: Default::default(),
     };
     let resumed =
         assess(&p, &b, basis, &m, SCOPE, Some(&resume)).unwrap_or_else(|v| panic!("{v:?}"));

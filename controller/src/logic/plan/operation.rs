@@ -3,6 +3,7 @@
 //! YNAB has no transactions across requests, so a stop after a chunk landed leaves the plan
 //! partly applied: that is said, journaled and undoable, never hidden.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use super::outcome::WriteResult;
@@ -62,12 +63,20 @@ pub fn conclude(written: usize, total: usize, stop: Option<&WriteResult>) -> Con
 
 /// How an operation cut off by a restart ended, when its approved preview no longer holds (YNAB
 /// changed meanwhile): each change its journal recorded either holds, never went out, or was
-/// changed by someone since and is left alone. `None` when nothing landed: the plan starts over.
-pub fn interrupted(changes: &[AppliedChange], mirror: &Mirror) -> Option<Conclusion> {
+/// changed by someone since and is left alone; one that a later operation moved on from
+/// (`moved_since`) had landed. `None` when nothing landed: the plan starts over.
+pub fn interrupted(
+    changes: &[AppliedChange],
+    mirror: &Mirror,
+    moved_since: &BTreeSet<String>,
+) -> Option<Conclusion> {
     let category = |id: &str| mirror.transactions.get(id).map(|t| t.category_id.clone());
     let landed = changes
         .iter()
-        .filter(|c| category(&c.transaction_id) == Some(c.to_category_id.clone()))
+        .filter(|c| {
+            moved_since.contains(&c.transaction_id)
+                || category(&c.transaction_id) == Some(c.to_category_id.clone())
+        })
         .count();
     if landed == 0 {
         return None;

@@ -70,28 +70,33 @@ fn an_interrupted_operation_keeps_what_landed_and_leaves_edits_alone() {
         change("tx-048", None, "cat-groceries"),
         change("tx-049", None, "cat-transport"),
     ];
+    let none = std::collections::BTreeSet::new();
     let mut m = mirror();
     assert_eq!(
-        interrupted(&journal, &m),
+        interrupted(&journal, &m, &none),
         None,
         "nothing landed: start over"
     );
     recategorise(&mut m, "tx-048", Some("cat-groceries"));
     recategorise(&mut m, "tx-049", Some("cat-transport"));
-    assert_eq!(interrupted(&journal, &m), Some(Conclusion::Applied));
+    assert_eq!(interrupted(&journal, &m, &none), Some(Conclusion::Applied));
     recategorise(&mut m, "tx-049", Some("cat-investments"));
-    let got = interrupted(&journal, &m);
+    let got = interrupted(&journal, &m, &none);
     assert!(
         matches!(&got, Some(Conclusion::PartiallyApplied(msg))
             if msg.starts_with("1 of 2") && msg.contains("YNAB changed tx-049 since")),
         "{got:?}"
     );
     recategorise(&mut m, "tx-049", None);
-    let got = interrupted(&journal, &m);
+    let got = interrupted(&journal, &m, &none);
     assert!(
         matches!(&got, Some(Conclusion::PartiallyApplied(msg)) if msg.contains("did not go out")),
         "{got:?}"
     );
+    // tx-049 shows where the write started, but a later operation had moved it on from the
+    // write's target: it had landed.
+    let moved = std::collections::BTreeSet::from(["tx-049".to_owned()]);
+    assert_eq!(interrupted(&journal, &m, &moved), Some(Conclusion::Applied));
 }
 
 #[test]

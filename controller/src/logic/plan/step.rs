@@ -2,6 +2,7 @@
 //! preview with nothing to do or already rejected, a hold at the approval gate, a Budget that
 //! does not let the approved write out, and the intent recorded before it goes out.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -83,6 +84,45 @@ pub struct Resume {
     pub changes: Vec<AppliedChange>,
     /// Who decided the write, as its journal recorded.
     pub decision: Option<DecisionRecord>,
+    /// Its transactions that a later operation moved on from this write's target
+    /// ([`moved_since`]): the write had landed there.
+    pub moved_since: BTreeSet<String>,
+}
+
+/// One operation as the journal recorded it: its id, when it started and its changes.
+pub type Journaled<'a> = (&'a str, &'a str, &'a [AppliedChange]);
+
+/// The transactions of the cut-off write `ours` that a later operation of `others` started from
+/// this write's target: the write had landed on them, so one that shows the write's "from"
+/// again was moved back since (an A→B→A), not missed. Resending would write over that later
+/// decision. A start that does not parse counts as later: nothing is resent on a doubt.
+pub fn moved_since<'a>(
+    ours: Journaled<'_>,
+    others: impl IntoIterator<Item = Journaled<'a>>,
+) -> BTreeSet<String> {
+    let (id, started_at, changes) = ours;
+    let start = started_at.parse::<Timestamp>().ok();
+    let later = |at: &str| match (start, at.parse::<Timestamp>().ok()) {
+        (Some(ours), Some(theirs)) => theirs >= ours,
+        _ => true,
+    };
+    let mut moved = BTreeSet::new();
+    for (other, at, theirs) in others {
+        if other == id || !later(at) {
+            continue;
+        }
+        for change in theirs {
+            let landed_there = changes.iter().any(|c| {
+                c.transaction_id == change.transaction_id
+                    && c.from_category_id != c.to_category_id
+                    && change.from_category_id == c.to_category_id
+            });
+            if landed_there {
+                moved.insert(change.transaction_id.clone());
+            }
+        }
+    }
+    moved
 }
 
 /// Splits a cut-off write by the preview `hash` now: it goes on under its own id (the first)
@@ -90,7 +130,9 @@ pub struct Resume {
 /// before anything else is decided.
 pub fn resumes(resume: Option<Resume>, hash: &str) -> (Option<Resume>, Option<Resume>) {
     match resume {
-        Some(r) if r.hash == hash => (Some(r), None),
+        // A preview read after a later operation moved its transactions back looks the same,
+        // but it is not: settled by what landed, never sent again.
+        Some(r) if r.hash == hash && r.moved_since.is_empty() => (Some(r), None),
         other => (None, other),
     }
 }

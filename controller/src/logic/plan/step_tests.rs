@@ -82,17 +82,24 @@ fn resume(hash: &str) -> Resume {
         hash: hash.into(),
         changes: vec![],
         decision: None,
+        moved_since: BTreeSet::new(),
     }
 }
 
 #[test]
 fn a_cut_off_write_goes_on_only_on_its_own_preview() {
+    let moved = Resume {
+        moved_since: BTreeSet::from(["tx-048".to_owned()]),
+        ..resume("hash-1")
+    };
     // a cut-off write → (resumed, settled)
     type Split = (Option<Resume>, Option<Resume>);
     let cases: Vec<(Option<Resume>, Split)> = vec![
         (None, (None, None)),
         (Some(resume("hash-1")), (Some(resume("hash-1")), None)),
         (Some(resume("hash-0")), (None, Some(resume("hash-0")))),
+        // The same preview, read after a later operation moved a transaction back: settled.
+        (Some(moved.clone()), (None, Some(moved))),
     ];
     for (cut, want) in cases {
         assert_eq!(resumes(cut.clone(), "hash-1"), want, "{cut:?}");
@@ -322,5 +329,59 @@ fn the_intent_is_recorded_before_the_write() {
                 started_at: Time(at(3)),
             })
         );
+    }
+}
+
+/// The soak's `resent-after-landing`: plan p-335's write landed (A→B), plan p-374 moved the
+/// transaction back (B→A), then p-335 resumed after a restart, read A as "not landed" and wrote
+/// B again over p-374's decision.
+#[test]
+fn a_later_operation_that_started_from_the_writes_target_shows_it_had_landed() {
+    let change = |tx: &str, from: &str, to: &str| AppliedChange {
+        transaction_id: tx.into(),
+        from_category_id: Some(from.into()),
+        to_category_id: Some(to.into()),
+    };
+    let ours = [change("tx-1", "a", "b"), change("tx-2", "a", "c")];
+    let back = [change("tx-1", "b", "a")];
+    let unrelated = [change("tx-3", "b", "a")];
+    let from_before = [change("tx-1", "a", "d")];
+    let start = "2026-12-04T10:00:00Z";
+    let (later, earlier) = ("2026-12-04T10:00:05.5Z", "2026-12-04T09:59:59Z");
+    // (what, other operations) → moved
+    type Case<'a> = (&'a str, Vec<Journaled<'a>>, Vec<&'a str>);
+    let cases: Vec<Case> = vec![
+        ("nothing else", vec![], vec![]),
+        (
+            "moved back later",
+            vec![("op-2", later, &back)],
+            vec!["tx-1"],
+        ),
+        ("the same operation", vec![("op-1", later, &back)], vec![]),
+        (
+            "moved before ours started",
+            vec![("op-2", earlier, &back)],
+            vec![],
+        ),
+        (
+            "another transaction",
+            vec![("op-2", later, &unrelated)],
+            vec![],
+        ),
+        (
+            "started from our from: it read ours as not landed",
+            vec![("op-2", later, &from_before)],
+            vec![],
+        ),
+        (
+            "a start that does not parse",
+            vec![("op-2", "soon", &back)],
+            vec!["tx-1"],
+        ),
+    ];
+    for (what, others, want) in cases {
+        let got = moved_since(("op-1", start, &ours), others);
+        let want: BTreeSet<String> = want.into_iter().map(str::to_owned).collect();
+        assert_eq!(got, want, "{what}");
     }
 }
