@@ -14,12 +14,14 @@ use crate::api::budget::Budget;
 use crate::http::{self, Probe};
 use crate::k8s::admission_guard::AdmissionGuard;
 use crate::k8s::lease::{Election, Elector};
+use crate::k8s::request_record::RequestRecords;
 use crate::k8s::watches::Watches;
 use crate::leadership::Leadership;
 use crate::logic::budget::api_url::ApiUrlAllowlist;
 use crate::metrics::Metrics;
 use crate::reconcile::{self, Context};
 use crate::shutdown::Shutdown;
+use crate::ynab::budget_links::BudgetLinks;
 
 /// Why the controller could not start.
 #[derive(Debug, thiserror::Error)]
@@ -139,6 +141,14 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         webhook.attach(attached.store().clone());
     }
     ready.store(true, Ordering::Relaxed);
+    // Where each token's requests are recorded for the process after this one: where the
+    // replicas elect their leader, else the namespace this controller watches, else the
+    // configuration's own.
+    let record_namespace = election
+        .as_ref()
+        .and_then(|e| e.namespace.clone())
+        .or_else(|| watch_namespace.clone())
+        .unwrap_or_else(|| kube_config.default_namespace.clone());
     let (leadership, mut elector) = match election {
         Some(election) => {
             let leadership = Leadership::elected(election.timing);
@@ -170,6 +180,10 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         token_namespaces,
         leadership,
         shutdown,
+        budget_links: Arc::new(BudgetLinks::recording(RequestRecords::new(
+            client.clone(),
+            &record_namespace,
+        ))),
         ..Context::new(client, kube_config, &watches, api_urls)
     });
     // The alert gauges, from the shared caches at each scrape: never a LIST of their own.

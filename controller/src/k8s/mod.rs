@@ -10,6 +10,7 @@ pub mod journal;
 pub mod lease;
 pub mod objects;
 pub mod repo_objects;
+pub mod request_record;
 pub mod secrets;
 pub mod status;
 pub mod watches;

@@ -339,8 +339,7 @@ async fn resumable(
         .as_ref()
         .map(journal::Operation::changes)
         .unwrap_or_default();
-    // Read only after a restart cut a write off: every plan's operations, for one that moved
-    // this write's transactions on since it landed.
+    // Only after a cut-off write: every plan's operations, for one that moved these on since.
     let others = journal::all_operations(&ctx.client, namespace).await?;
     let their_changes: Vec<Vec<AppliedChange>> =
         others.iter().map(journal::Operation::changes).collect();

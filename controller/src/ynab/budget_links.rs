@@ -15,7 +15,9 @@ use super::client::{self, SharedWindow, YnabClient};
 use super::error::YnabError;
 use super::permit::Permit;
 use super::token::Token;
+use super::window_record::WindowRecord;
 use crate::api::common::SecretKeyRef;
+use crate::k8s::request_record::RequestRecords;
 use crate::logic::budget::api_url::AllowedApiUrl;
 use crate::logic::budget::mirror::Mirror;
 use crate::logic::budget::sync_due::SyncedFor;
@@ -98,6 +100,7 @@ type WindowKey = (String, Token);
 /// YNAB's refusal of the token, if it refused it.
 struct TokenShare {
     window: SharedWindow,
+    record: Option<Arc<WindowRecord>>,
     http: reqwest::Client,
     refused: Option<(YnabError, Instant)>,
 }
@@ -114,6 +117,8 @@ pub struct BudgetLinks {
     /// What each Budget's last successful pairing was: writes use it without reading the Secret
     /// again.
     credentials: Mutex<HashMap<BudgetKey, Paired>>,
+    /// Where every token's requests are recorded for the next process, if anywhere.
+    records: Option<RequestRecords>,
 }
 
 impl Default for BudgetLinks {
@@ -124,11 +129,20 @@ impl Default for BudgetLinks {
             window_users: Mutex::default(),
             mirrors: Mutex::default(),
             credentials: Mutex::default(),
+            records: None,
         }
     }
 }
 
 impl BudgetLinks {
+    /// Links whose windows record their requests in `records` (and read them back first).
+    pub fn recording(records: RequestRecords) -> Self {
+        Self {
+            records: Some(records),
+            ..Self::default()
+        }
+    }
+
     /// Tells whoever listens that these transactions changed in YNAB.
     pub fn announce(&self, change: MirrorChange) {
         if !change.transaction_ids.is_empty() {
@@ -151,27 +165,28 @@ impl BudgetLinks {
         limit: u32,
         metrics: Arc<Metrics>,
     ) -> Result<YnabClient, YnabError> {
-        let (window, http) = {
+        let (window, record, http) = {
             let mut windows = self.windows.lock().expect("budget links lock");
             let key = (api_url.as_str().to_owned(), token.clone());
             let share = match windows.entry(key) {
                 Entry::Occupied(e) => e.into_mut(),
                 Entry::Vacant(e) => e.insert(TokenShare {
                     window: Arc::new(Mutex::new(RequestWindow::new(limit))),
+                    record: self.records.clone().map(|records| {
+                        Arc::new(WindowRecord::new(records, api_url.as_str(), token))
+                    }),
                     http: client::http()?,
                     refused: None,
                 }),
             };
-            (share.window.clone(), share.http.clone())
+            (
+                share.window.clone(),
+                share.record.clone(),
+                share.http.clone(),
+            )
         };
         window.lock().expect("window lock").set_limit(limit);
-        Ok(YnabClient::on(
-            http,
-            api_url,
-            token.clone(),
-            window,
-            metrics,
-        ))
+        Ok(YnabClient::on(http, api_url, token.clone(), window, metrics).recorded(record))
     }
 
     /// Remembers that YNAB refused `token` at `api_url` (or, with `None`, that it accepted it).

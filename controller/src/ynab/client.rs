@@ -13,6 +13,8 @@ use super::error::YnabError;
 use super::permit::Permit;
 use super::planted;
 use super::token::Token;
+use super::window_record::WindowRecord;
+use crate::k8s::request_record::RecordError;
 use crate::leadership::Leadership;
 use crate::logic::budget::api_url::AllowedApiUrl;
 use crate::logic::runtime::request_window::{Denied, RequestWindow};
@@ -42,6 +44,8 @@ pub struct YnabClient {
     permit: Permit,
     /// Checked before every request too: only the leader sends.
     leadership: Leadership,
+    /// Where the window's requests are recorded for the processes after this one, if anywhere.
+    record: Option<Arc<WindowRecord>>,
 }
 
 impl std::fmt::Debug for YnabClient {
@@ -107,7 +111,13 @@ impl YnabClient {
             metrics,
             permit: Permit::default(),
             leadership: Leadership::sole(),
+            record: None,
         }
+    }
+
+    /// The same client, recording its window's requests in `record` before each goes out.
+    pub fn recorded(self, record: Option<Arc<WindowRecord>>) -> Self {
+        Self { record, ..self }
     }
 
     /// The request window this client counts against.
@@ -219,7 +229,19 @@ impl YnabClient {
                 what: call.what.clone(),
             }));
         }
+        let uncounted = |e: RecordError| {
+            Attempt::Final(YnabError::Uncounted {
+                what: call.what.clone(),
+                reason: e.to_string(),
+            })
+        };
+        if let Some(record) = &self.record {
+            record.read_once(&self.window).await.map_err(uncounted)?;
+        }
         self.acquire()?;
+        if let Some(record) = &self.record {
+            record.write(&self.window).await.map_err(uncounted)?;
+        }
         let path: Vec<&str> = call.path.iter().map(String::as_str).collect();
         let mut request = self
             .http

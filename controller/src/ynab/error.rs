@@ -51,6 +51,10 @@ pub enum YnabError {
         "{what} was not sent: this replica no longer holds the leader lease, and the replica that does will do it"
     )]
     NotLeader { what: String },
+    #[error(
+        "{what} was not sent: the record of this token's requests could not be read or written ({reason}), and without it a restart could send more than the hour's budget; it is retried later"
+    )]
+    Uncounted { what: String, reason: String },
 }
 
 impl YnabError {
@@ -68,6 +72,7 @@ impl YnabError {
             | YnabError::Decode { .. } => "RequestFailed",
             YnabError::Withdrawn { .. } => "Withdrawn",
             YnabError::NotLeader { .. } => "NotLeader",
+            YnabError::Uncounted { .. } => "Uncounted",
         }
     }
 
@@ -91,6 +96,7 @@ impl YnabError {
                 | YnabError::Unreachable { .. }
                 | YnabError::OutcomeUnknown { .. }
                 | YnabError::NotLeader { .. }
+                | YnabError::Uncounted { .. }
         )
     }
 }

@@ -11,3 +11,4 @@ pub mod mirror_sync;
 pub mod permit;
 pub mod planted;
 pub mod token;
+pub mod window_record;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams, Patch, PatchParams};
 use ledgerops::api::approval::ApprovalRequest;
-use ledgerops::api::budget::BudgetPhase;
+use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::plan::PlanPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_e2e::controller::Ledgerops;
@@ -275,4 +275,60 @@ async fn a_plan_killed_after_its_write_landed_keeps_its_journal_when_ynab_is_edi
     let preview = undone.status.unwrap().preview.unwrap();
     assert_eq!(preview.change_count as usize, N - 1);
     assert_eq!(preview.conflicts, vec![load_id(7)]);
+}
+
+/// The hour's request budget holds across processes: a controller killed after sending some of
+/// it, and the one started after it, together send no more than `requestsPerHour` (the soak's
+/// `over-request-budget`: a new leader counted from zero and sent the 201st request of the hour).
+#[tokio::test]
+async fn a_restarted_controller_counts_the_requests_the_one_before_it_sent() {
+    const LIMIT: u64 = 4;
+    let plane = ControlPlane::start().await.expect("control plane");
+    let s = Scenario::new(&plane, "requests", demo::generate()).await;
+    let ledgerops = Ledgerops::start(&plane).await;
+    s.create_budget(
+        "household",
+        demo::TOKEN,
+        json!({"requestsPerHour": LIMIT, "syncInterval": "1h"}),
+    )
+    .await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+    // Syncs asked for until it has sent all but one of the hour's requests.
+    for i in 0.. {
+        if s.total_requests().await >= LIMIT - 1 {
+            break;
+        }
+        let nonce = format!("before-{i}");
+        s.annotate::<Budget>("household", "ledgerops.dev/sync-requested-at", &nonce)
+            .await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let before = s.total_requests().await;
+    assert_eq!(before, LIMIT - 1);
+
+    drop(ledgerops);
+    let _restarted = Ledgerops::start(&plane).await;
+    for i in 0..6 {
+        let nonce = format!("after-{i}");
+        s.annotate::<Budget>("household", "ledgerops.dev/sync-requested-at", &nonce)
+            .await;
+        tokio::time::sleep(Duration::from_millis(700)).await;
+    }
+    eventually(
+        "the Budget says the hour's budget is spent",
+        Duration::from_secs(60),
+        async || {
+            let budget = s.api::<Budget>().get("household").await.unwrap();
+            budget
+                .status
+                .and_then(|st| st.requests)
+                .is_some_and(|r| u64::from(r.used_last_hour) == LIMIT)
+        },
+    )
+    .await;
+    assert_eq!(
+        s.total_requests().await,
+        LIMIT,
+        "one more after the restart, not {LIMIT}"
+    );
 }

@@ -673,6 +673,15 @@ async fn install_upgrade_and_uninstall_keep_the_crds_policies_and_journal() {
             true,
         ),
         (
+            &[
+                "update",
+                "configmap/ledgerops-request-window",
+                "-n",
+                PARAMS_NAMESPACE,
+            ][..],
+            true,
+        ),
+        (
             &["create", "subjectaccessreviews.authorization.k8s.io"][..],
             true,
         ),

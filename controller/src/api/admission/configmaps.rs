@@ -1,5 +1,6 @@
 //! The ConfigMaps ledgerops trusts: the journal of applied plans (label `ledgerops.dev/journal`,
-//! the undo data) and the `/agent` receive sequence (`ledgerops-agentjob-sequence`). Only the
+//! the undo data), the `/agent` receive sequence (`ledgerops-agentjob-sequence`) and the record
+//! of each token's YNAB requests (`ledgerops-request-window`). Only the
 //! controller creates, changes (labels included) and deletes them; Kubernetes' garbage collector
 //! and namespace cleanup may delete them too.
 //!
@@ -21,12 +22,14 @@ pub const SEQUENCE_BINDING: &str = "ledgerops-configmaps-sequence";
 pub const JOURNAL_LABEL: &str = "ledgerops.dev/journal";
 /// The ConfigMap holding the next `/agent` receive sequence (`crate::agent::store`).
 pub const SEQUENCE_CONFIGMAP: &str = "ledgerops-agentjob-sequence";
+/// The ConfigMap recording each token's YNAB requests (`crate::k8s::request_record`).
+pub const REQUESTS_CONFIGMAP: &str = "ledgerops-request-window";
 
 const OPERATIONS: &[&str] = &["CREATE", "UPDATE", "DELETE"];
 
 const MATCH_CONDITIONS: &[(&str, &str)] = &[(
     "ledgerops-configmap",
-    "(object != null && ((has(object.metadata.name) && object.metadata.name == 'ledgerops-agentjob-sequence') || (has(object.metadata.labels) && object.metadata.labels.exists(k, k.startsWith('ledgerops.dev/'))))) || (oldObject != null && (oldObject.metadata.name == 'ledgerops-agentjob-sequence' || (has(oldObject.metadata.labels) && oldObject.metadata.labels.exists(k, k.startsWith('ledgerops.dev/')))))",
+    "(object != null && ((has(object.metadata.name) && object.metadata.name in ['ledgerops-agentjob-sequence', 'ledgerops-request-window']) || (has(object.metadata.labels) && object.metadata.labels.exists(k, k.startsWith('ledgerops.dev/'))))) || (oldObject != null && (oldObject.metadata.name in ['ledgerops-agentjob-sequence', 'ledgerops-request-window'] || (has(oldObject.metadata.labels) && oldObject.metadata.labels.exists(k, k.startsWith('ledgerops.dev/')))))",
 )];
 
 // On DELETE `object` is null, on CREATE `oldObject`.
@@ -49,22 +52,22 @@ const VARIABLES: &[(&str, &str)] = &[
     ),
     (
         "what",
-        "variables.name == 'ledgerops-agentjob-sequence' ? 'the /agent receive sequence' : 'labelled ' + variables.ledgeropsLabels.join(', ')",
+        "variables.name == 'ledgerops-agentjob-sequence' ? 'the /agent receive sequence' : variables.name == 'ledgerops-request-window' ? 'the record of YNAB requests' : 'labelled ' + variables.ledgeropsLabels.join(', ')",
     ),
 ];
 
 const RULES: &[Rule] = &[Rule {
     expression: "variables.isController || variables.isCleanup",
-    message: "only the ledgerops controller writes its journal ConfigMaps (ledgerops.dev/ labels) and ledgerops-agentjob-sequence; keep your own data in a ConfigMap without ledgerops.dev/ labels",
-    message_expression: "'user ' + variables.user + ' may not ' + variables.verb + ' ConfigMap ' + variables.name + ' (' + variables.what + '): ConfigMaps with ledgerops.dev/ labels hold the ledgerops journal of applied plans, and ledgerops-agentjob-sequence numbers /agent commands; only the ledgerops controller (' + variables.controllerName + ') writes them. Keep your own data in a ConfigMap without ledgerops.dev/ labels and under another name.'",
+    message: "only the ledgerops controller writes its journal ConfigMaps (ledgerops.dev/ labels), ledgerops-agentjob-sequence and ledgerops-request-window; keep your own data in a ConfigMap without ledgerops.dev/ labels",
+    message_expression: "'user ' + variables.user + ' may not ' + variables.verb + ' ConfigMap ' + variables.name + ' (' + variables.what + '): ConfigMaps with ledgerops.dev/ labels hold the ledgerops journal of applied plans, ledgerops-agentjob-sequence numbers /agent commands, and ledgerops-request-window counts YNAB requests against the hourly limit; only the ledgerops controller (' + variables.controllerName + ') writes them. Keep your own data in a ConfigMap without ledgerops.dev/ labels and under another name.'",
 }];
 
 pub fn definition() -> Definition {
     let mut by_name = resource_rules("", &["configmaps"], OPERATIONS);
-    by_name["resourceRules"][0]["resourceNames"] = json!([SEQUENCE_CONFIGMAP]);
+    by_name["resourceRules"][0]["resourceNames"] = json!([SEQUENCE_CONFIGMAP, REQUESTS_CONFIGMAP]);
     Definition {
         name: NAME,
-        about: "Who may write the ConfigMaps ledgerops trusts (journal, /agent sequence).",
+        about: "Who may write the ConfigMaps ledgerops trusts (journal, /agent sequence, request record).",
         match_constraints: resource_rules("", &["configmaps"], OPERATIONS),
         match_conditions: MATCH_CONDITIONS,
         variables: VARIABLES,

@@ -2,6 +2,7 @@
 //! YNAB request is tried again, the rolling request budget, and when finished objects are deleted.
 
 pub mod lease;
+pub mod request_record;
 pub mod request_window;
 pub mod retention;
 pub mod retry;

@@ -1,9 +1,23 @@
 //! The YNAB request budget: at most `limit` requests in any rolling hour per token, and a pause
 //! after YNAB answers 429.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
+
+/// Requests by minute (seconds since the epoch / 60): what a window leaves for the next process
+/// (see [`super::request_record`]).
+pub type Minutes = BTreeMap<i64, u32>;
+
+/// The minute `at` falls in.
+pub fn minute_of(at: Timestamp) -> i64 {
+    at.as_second().div_euclid(60)
+}
+
+/// The latest instant of `minute`: a request recorded in it went out no later.
+pub fn end_of(minute: i64) -> Timestamp {
+    Timestamp::from_second(minute * 60 + 59).unwrap_or(Timestamp::MAX)
+}
 
 /// The rolling window YNAB counts requests in.
 pub const WINDOW: SignedDuration = SignedDuration::from_hours(1);
@@ -101,6 +115,31 @@ impl RequestWindow {
     /// Until when requests are paused after a 429, if they are.
     pub fn paused_until(&self, now: Timestamp) -> Option<Timestamp> {
         self.paused_until.filter(|until| now < *until)
+    }
+
+    /// What went out in the window at `now`, by minute: what the next process counts.
+    pub fn minutes(&mut self, now: Timestamp) -> Minutes {
+        self.forget_before(now);
+        let mut out = Minutes::new();
+        for at in &self.sent {
+            *out.entry(minute_of(*at)).or_default() += 1;
+        }
+        out
+    }
+
+    /// Counts what `record` says went out (from this process or one before it) and this window
+    /// does not hold yet: each minute's excess at the last second of that minute, the latest it
+    /// could have gone out, so none leaves the window before YNAB lets it go.
+    pub fn absorb(&mut self, record: &Minutes, now: Timestamp) {
+        let ours = self.minutes(now);
+        let mut sent: Vec<Timestamp> = self.sent.drain(..).collect();
+        for (minute, count) in record {
+            let missing = count.saturating_sub(ours.get(minute).copied().unwrap_or(0));
+            sent.extend(std::iter::repeat_n(end_of(*minute), missing as usize));
+        }
+        sent.sort();
+        self.sent = sent.into();
+        self.forget_before(now);
     }
 
     fn forget_before(&mut self, now: Timestamp) {

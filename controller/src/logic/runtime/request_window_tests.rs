@@ -70,3 +70,33 @@ fn lowering_the_limit_counts_past_requests() {
     );
     assert_eq!(w.limit(), 5);
 }
+
+/// A new process (a restart, a new leader) counts what the one before it recorded: with 3 of 4
+/// sent by the last process, it sends one more in that hour, not four.
+#[test]
+fn a_new_window_counts_what_an_earlier_process_recorded() {
+    let mut before = RequestWindow::new(4);
+    for s in [0, 70, 130] {
+        assert_eq!(before.try_acquire(at(s)), Ok(()));
+    }
+    let record = before.minutes(at(140));
+    assert_eq!(record.values().sum::<u32>(), 3);
+
+    let mut after = RequestWindow::new(4);
+    after.absorb(&record, at(200));
+    assert_eq!(after.used(at(200)), 3);
+    assert_eq!(after.try_acquire(at(200)), Ok(()));
+    // The oldest counts until an hour after the last second of its minute.
+    let oldest = end_of(minute_of(at(0)));
+    assert_eq!(
+        after.try_acquire(at(210)),
+        Err(Denied::BudgetSpent {
+            until: oldest + WINDOW
+        })
+    );
+    // Absorbing again, or what it already counts itself, adds nothing.
+    after.absorb(&record, at(220));
+    after.absorb(&after.clone().minutes(at(220)), at(220));
+    assert_eq!(after.used(at(220)), 4);
+    assert_eq!(after.try_acquire(oldest + WINDOW), Ok(()));
+}

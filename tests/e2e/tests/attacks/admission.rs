@@ -723,6 +723,56 @@ async fn alice_cannot_forge_or_touch_the_journal_or_the_agent_sequence() {
         &message,
         &["user alice may not delete ConfigMap ledgerops-agentjob-sequence"],
     );
+
+    // The record of YNAB requests: emptying it would let a restarted controller send past the
+    // hour's budget, so it is not hers to make, change or delete either.
+    let record = object(json!({"metadata": {"name": "ledgerops-request-window"}, "data": {}}));
+    let message = refused(
+        403,
+        "alice making the request record",
+        configmaps.create(&PostParams::default(), &record).await,
+    );
+    assert_contains(
+        &message,
+        &[
+            "user alice may not create ConfigMap ledgerops-request-window (the record of YNAB requests)",
+        ],
+    );
+    let recorded = object(
+        json!({"metadata": {"name": "ledgerops-request-window"}, "data": {"k": "{\"29833333\":7}"}}),
+    );
+    w.sc.api::<ConfigMap>()
+        .create(&PostParams::default(), &recorded)
+        .await
+        .expect("the controller's user creates the record");
+    for (what, answer) in [
+        (
+            "change",
+            configmaps
+                .patch(
+                    "ledgerops-request-window",
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"data": null})),
+                )
+                .await
+                .map(|_| ()),
+        ),
+        (
+            "delete",
+            configmaps
+                .delete("ledgerops-request-window", &DeleteParams::default())
+                .await
+                .map(|_| ()),
+        ),
+    ] {
+        let message = refused(403, "alice emptying the request record", answer);
+        assert_contains(
+            &message,
+            &[&format!(
+                "user alice may not {what} ConfigMap ledgerops-request-window"
+            )],
+        );
+    }
     assert_nothing_written(&w).await;
 }
 

@@ -4,7 +4,7 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
-use super::{RESOLVE, Seen, Step, applied_state, converged};
+use super::{RESOLVE, Seen, Step, converged, record_applied};
 use crate::api::transaction::{Baseline, TransactionStatus};
 use crate::logic::transaction::converge::{self, Expect, Precommit};
 use crate::logic::transaction::status::Verdict;
@@ -148,7 +148,7 @@ pub fn without_write(
         Precommit::Write => return None,
         Precommit::Diverged if resolution == Some("theirs") => {
             status.accepted_generation = generation;
-            status.applied = Some(applied_state(&seen.current, now));
+            record_applied(status, &seen.current, now);
             status.intent = None;
             converged(
                 "AcceptedTheirs",
@@ -161,7 +161,7 @@ pub fn without_write(
         }
         Precommit::AlreadyTarget => {
             status.intent = None;
-            status.applied = Some(applied_state(&seen.target, now));
+            record_applied(status, &seen.target, now);
             converged(
                 "Adopted",
                 "YNAB already holds the declared state: adopted without writing",
@@ -171,7 +171,7 @@ pub fn without_write(
             if status.intent.take().is_some() {
                 // The interrupted write is settled as ours: someone changed the record after it,
                 // and that stays a divergence rather than becoming a first write.
-                status.applied = Some(applied_state(&seen.target, now));
+                record_applied(status, &seen.target, now);
             }
             Verdict::Diverged(view::divergence_message(
                 &seen.current_words,

@@ -40,7 +40,7 @@ fn a_decision_from_ynab_a_resolution_and_an_interrupted_write() {
         category("cat-groceries"),
         category("cat-dining"),
     );
-    let applied = Some(super::applied_state(&ours, at(0)));
+    let applied = Some(super::super::applied_state(&ours, at(0)));
     let uncategorized = EndState {
         allocation: Some(Allocation::Uncategorized),
         ..EndState::default()
@@ -111,7 +111,7 @@ fn a_decision_from_ynab_a_resolution_and_an_interrupted_write() {
         (
             "already there, as applied",
             TransactionStatus {
-                applied: Some(super::applied_state(&wanted, at(0))),
+                applied: Some(super::super::applied_state(&wanted, at(0))),
                 ..TransactionStatus::default()
             },
             None,
@@ -267,7 +267,7 @@ fn the_first_write_holds_to_the_baseline_of_its_generation() {
         (
             "once something was applied, that is the measure",
             TransactionStatus {
-                applied: Some(super::applied_state(&wanted, at(0))),
+                applied: Some(super::super::applied_state(&wanted, at(0))),
                 ..baseline(3, &uncategorized)
             },
             None,
@@ -326,7 +326,7 @@ fn the_baseline_is_pinned_once_per_generation_until_something_is_applied() {
     let repinned = status.baseline.clone().unwrap();
     assert_eq!((repinned.generation, repinned.hash), (2, later.hash()));
     // Once a state is applied, the baseline goes.
-    status.applied = Some(super::applied_state(&wanted, at(10)));
+    status.applied = Some(super::super::applied_state(&wanted, at(10)));
     pin_baseline(&mut status, &seen(later, wanted), Some(2), at(11));
     assert_eq!(status.baseline, None);
 }
@@ -346,7 +346,7 @@ fn a_decision_that_writes_nothing() {
         category("cat-groceries"),
         category("cat-dining"),
     );
-    let before = super::applied_state(&ours, at(0));
+    let before = super::super::applied_state(&ours, at(0));
     let in_flight = Some(intent(&wanted, Some(&ours)));
     let diverged = Verdict::Diverged(
         "Someone changed this transaction in YNAB: it shows Dining Out, ledgerops last applied Bakery, and the spec asks for Groceries. Nothing was written. Annotate ledgerops.dev/resolve=ours to write the spec anyway, or ledgerops.dev/resolve=theirs to keep YNAB's.".into(),
@@ -456,8 +456,8 @@ fn a_decision_that_writes_nothing() {
         let step = without_write(precommit, &seen, resolution, &mut status, Some(3), now);
         let applied = match status.applied {
             Some(a) if a == before => Applied::Before,
-            Some(a) if a == super::applied_state(&theirs, now) => Applied::Current,
-            Some(a) if a == super::applied_state(&wanted, now) => Applied::Target,
+            Some(a) if a == super::super::applied_state(&theirs, now) => Applied::Current,
+            Some(a) if a == super::super::applied_state(&wanted, now) => Applied::Target,
             other => panic!("{what}: applied {other:?}"),
         };
         let got = (

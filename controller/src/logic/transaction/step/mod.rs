@@ -19,7 +19,7 @@ use super::converge::{self, Allocation, EndState};
 use super::status::Verdict;
 use super::view;
 use crate::api::common::Amount;
-use crate::api::transaction::{AppliedState, SplitLine};
+use crate::api::transaction::{AppliedState, SplitLine, TransactionStatus};
 use crate::logic::budget::mirror::Mirror;
 use crate::logic::values::money;
 
@@ -110,6 +110,13 @@ fn refused(message: String) -> Verdict {
         reason: "RefusedByYnab",
         message,
     }
+}
+
+/// Records `state` as applied (written or adopted) at `at`: from now on an edit is measured
+/// against it, and the baseline of the first write is done with.
+fn record_applied(status: &mut TransactionStatus, state: &EndState, at: Timestamp) {
+    status.applied = Some(applied_state(state, at));
+    status.baseline = None;
 }
 
 /// `state` as the status records it, applied (written or adopted) at `at`.

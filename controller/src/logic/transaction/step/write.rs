@@ -6,7 +6,7 @@ use std::time::Duration;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
-use super::{RESOLVE, Seen, Step, applied_state, converged, refused};
+use super::{RESOLVE, Seen, Step, converged, record_applied, refused};
 use crate::api::budget::BudgetSpec;
 use crate::api::common::{DecisionRecord, WriteIntent};
 use crate::api::transaction::TransactionStatus;
@@ -104,11 +104,11 @@ pub fn written(
     let (id, change) = (&seen.id, &seen.change_words);
     let verdict = match outcome {
         Outcome::Written => {
-            status.applied = Some(applied_state(&seen.target, now));
+            record_applied(status, &seen.target, now);
             converged("Written", &format!("Wrote {change}"))
         }
         Outcome::AlreadyTarget | Outcome::NoChange => {
-            status.applied = Some(applied_state(&seen.target, now));
+            record_applied(status, &seen.target, now);
             converged(
                 "Adopted",
                 "YNAB already held the declared state: adopted without writing",

@@ -351,7 +351,7 @@ fn what_each_outcome_of_the_write_means() {
         assert_eq!(status.intent, None, "{what}: the outcome is recorded");
         let applied = match &status.applied {
             None => false,
-            Some(a) if *a == super::applied_state(&to, at(9)) => true,
+            Some(a) if *a == super::super::applied_state(&to, at(9)) => true,
             Some(other) => panic!("{what}: applied {other:?}"),
         };
         let got = (
