@@ -48,32 +48,41 @@ pub async fn create_approval_request(
     }
 }
 
-/// `object` as the API server holds it now (not as a watch cache last saw it); `None` once it
-/// is gone.
-pub async fn latest<K>(client: &kube::Client, object: &K) -> Result<Option<K>, kube::Error>
-where
+/// A namespaced kind these helpers read and write.
+pub trait Namespaced:
+    Resource<DynamicType = (), Scope = NamespaceResourceScope> + Clone + DeserializeOwned + Debug
+{
+}
+
+impl<K> Namespaced for K where
     K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
         + Clone
         + DeserializeOwned
-        + Debug,
+        + Debug
 {
-    let api: Api<K> = Api::namespaced(client.clone(), &object.namespace().unwrap_or_default());
-    api.get_opt(&object.name_any()).await
+}
+
+/// The API of `object`'s kind in its namespace.
+fn api_of<K: Namespaced>(client: &kube::Client, object: &K) -> Api<K> {
+    Api::namespaced(client.clone(), &object.namespace().unwrap_or_default())
+}
+
+/// `object` as the API server holds it now (not as a watch cache last saw it); `None` once it
+/// is gone.
+pub async fn latest<K: Namespaced>(
+    client: &kube::Client,
+    object: &K,
+) -> Result<Option<K>, kube::Error> {
+    api_of(client, object).get_opt(&object.name_any()).await
 }
 
 /// Removes one annotation, once its request has been handled.
-pub async fn remove_annotation<K>(
+pub async fn remove_annotation<K: Namespaced>(
     client: &kube::Client,
     object: &K,
     key: &str,
-) -> Result<(), kube::Error>
-where
-    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
-        + Clone
-        + DeserializeOwned
-        + Debug,
-{
-    let api: Api<K> = Api::namespaced(client.clone(), &object.namespace().unwrap_or_default());
+) -> Result<(), kube::Error> {
+    let api = api_of(client, object);
     let patch = serde_json::json!({"metadata": {"annotations": {key: null}}});
     api.patch(
         &object.name_any(),
