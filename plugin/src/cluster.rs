@@ -182,14 +182,7 @@ impl Cluster {
         &self,
         p: &crate::logic::propose::Proposal,
     ) -> Result<serde_json::Value, PluginError> {
-        let gvk = kube::api::GroupVersionKind::gvk(
-            ledgerops::api::common::GROUP,
-            ledgerops::api::common::VERSION,
-            &p.kind,
-        );
-        let resource = kube::api::ApiResource::from_gvk(&gvk);
-        let api: Api<kube::api::DynamicObject> =
-            Api::namespaced_with(self.client.clone(), &p.namespace, &resource);
+        let api = self.dynamic(p);
         let params = PatchParams::apply("kubectl-ledgerops").force();
         let applied = api
             .patch(&p.name, &params, &Patch::Apply(&p.body))
@@ -199,6 +192,33 @@ impl Cluster {
                 p.kind, p.name, p.namespace
             )))?;
         serde_json::to_value(applied).map_err(|e| PluginError::Output(e.to_string()))
+    }
+
+    /// The annotation `key` of the object `p` would apply to, if it exists and has one.
+    pub async fn live_annotation(
+        &self,
+        p: &crate::logic::propose::Proposal,
+        key: &str,
+    ) -> Result<Option<String>, PluginError> {
+        let live = self
+            .dynamic(p)
+            .get_opt(&p.name)
+            .await
+            .map_err(PluginError::kube(format!(
+                "read {} {} in namespace {}",
+                p.kind, p.name, p.namespace
+            )))?;
+        Ok(live.and_then(|o| o.metadata.annotations?.remove(key)))
+    }
+
+    fn dynamic(&self, p: &crate::logic::propose::Proposal) -> Api<kube::api::DynamicObject> {
+        let gvk = kube::api::GroupVersionKind::gvk(
+            ledgerops::api::common::GROUP,
+            ledgerops::api::common::VERSION,
+            &p.kind,
+        );
+        let resource = kube::api::ApiResource::from_gvk(&gvk);
+        Api::namespaced_with(self.client.clone(), &p.namespace, &resource)
     }
 
     /// Creates `object` in the namespace.

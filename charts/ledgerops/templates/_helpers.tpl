@@ -33,7 +33,20 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- if and (has "*" $ns) (gt (len $ns) 1) -}}
 {{- fail "budgetNamespaces: \"*\" means every namespace; list no others with it" -}}
 {{- end -}}
+{{- /* Whoever may create Pods where the controller's ServiceAccount lives can run as it and read every token: people who propose must not edit there. */ -}}
+{{- if has .Release.Namespace .Values.budgetNamespaces -}}
+{{- fail (printf "budgetNamespaces lists %s, the release namespace: whoever may create Pods there can run as the controller's ServiceAccount and read every YNAB token. Install the release into a namespace of its own (e.g. ledgerops-system) that holds no Budgets" .Release.Namespace) -}}
+{{- end -}}
 {{- toJson $ns -}}
+{{- end -}}
+
+{{/* tokenNamespaces as a JSON list: the budget namespaces when empty (the schema refuses "*"). */}}
+{{- define "ledgerops.tokenNamespaces" -}}
+{{- .Values.tokenNamespaces | default (include "ledgerops.budgetNamespaces" . | fromJsonArray) | toJson -}}
+{{- end -}}
+
+{{- define "ledgerops.allTokenNamespaces" -}}
+{{- if has "*" (include "ledgerops.tokenNamespaces" . | fromJsonArray) -}}true{{- end -}}
 {{- end -}}
 
 {{- define "ledgerops.allNamespaces" -}}

@@ -13,6 +13,7 @@ use super::backoff::Attempts;
 use super::hooks::TestHooks;
 use super::store::JobStore;
 use crate::api::agent_job::AgentJob;
+use crate::api::budget::Budget;
 use crate::api::rule::CategorizationRule;
 use crate::gitea::GiteaClient;
 use crate::k8s::watches::{Listed, Watch};
@@ -36,6 +37,8 @@ pub struct AgentContext {
     pub metrics: Arc<Metrics>,
     /// Every CategorizationRule, from the shared watch: `/agent suggest` reads the Blessed ones.
     pub rules: Store<CategorizationRule>,
+    /// Every Budget, from the shared watch: a decision reads its four eyes and Gitea mapping.
+    pub budgets: Store<Budget>,
     /// Resolves once `rules` holds the first full list.
     pub rules_listed: Listed,
     /// Whether the admission policies are in force: rules are used only while they are.
@@ -78,6 +81,7 @@ impl AgentContext {
             budget_links: ctx.budget_links.clone(),
             metrics: ctx.metrics.clone(),
             rules: watches.rules.store(),
+            budgets: ctx.budgets.clone(),
             rules_listed: watches.rules.listed(),
             admission: ctx.admission.clone(),
             shutdown: ctx.shutdown.clone(),

@@ -74,11 +74,13 @@ pub struct ApprovalRequestSpec {
     /// Whom to tell if it expires.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub escalate_to: Vec<String>,
-    /// Who proposed the change (the subject's `ledgerops.dev/proposed-by` when the request was
-    /// opened): with `fourEyes`, they cannot approve it.
-    #[serde(default)]
+    /// Everyone who shaped the change (its lineage when the request was opened: the subject's
+    /// authors, the makers of the ConfigRepo that applied it, the blessers of the rules behind
+    /// an autopilot plan): with `fourEyes`, none of them can approve it.
+    #[serde(default, deserialize_with = "lineage")]
+    #[schemars(length(max = 64))]
     #[x_kube(validation = Rule::new("self == oldSelf").message("proposedBy is set by ledgerops and cannot change"))]
-    pub proposed_by: String,
+    pub proposed_by: Vec<String>,
     /// The Budget asked for four eyes when the request was opened: its proposer cannot decide it.
     #[serde(default)]
     #[x_kube(validation = Rule::new("self == oldSelf").message("fourEyes is set by ledgerops and cannot change"))]
@@ -86,6 +88,21 @@ pub struct ApprovalRequestSpec {
     /// The person's answer. Set once; it cannot be changed afterwards.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<Decision>,
+}
+
+/// `proposedBy` as a list, or as the one name requests opened before lineages were kept hold.
+fn lineage<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(name) if name.is_empty() => Vec::new(),
+        OneOrMany::One(name) => vec![name],
+        OneOrMany::Many(names) => names,
+    })
 }
 
 /// The object whose change needs approval.

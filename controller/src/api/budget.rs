@@ -44,7 +44,9 @@ pub struct BudgetSpec {
         pattern = r"^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|last-used)$"
     ))]
     pub plan_id: String,
-    /// The Secret key that holds the YNAB personal access token.
+    /// The Secret key that holds the YNAB personal access token. Keep the Secret in a namespace
+    /// where no proposer may read Secrets (`namespace`, granted by the Secret's annotation
+    /// `ledgerops.dev/allowed-namespaces`); condition `TokenProtected` tells who else may.
     pub token_secret_ref: SecretKeyRef,
     /// Base URL of the YNAB API, ending in `/v1`.
     #[serde(default = "default_api_url")]
@@ -158,11 +160,44 @@ pub struct ApprovalPolicy {
     /// Whom to tell when a request expires unanswered (user names or addresses).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub escalate_to: Vec<String>,
-    /// Four eyes: whoever proposed a change (created or last changed the plan or Transaction)
-    /// cannot approve it, and whoever wrote a rule cannot bless it. Turn off only for a
-    /// household of one person; only an owner (`govern`) may.
+    /// Four eyes: nobody who shaped a change (its lineage: everyone who created or changed the
+    /// plan or Transaction, the makers of the ConfigRepo that applied it, the blessers of the
+    /// rules behind an autopilot plan) can approve it, and nobody who shaped a rule can bless
+    /// it. Turn off only for a household of one person; only an owner (`govern`) may.
     #[serde(default = "default_true")]
     pub four_eyes: bool,
+    /// Who a Gitea login is in Kubernetes: a `/agent approve` or `reject` in Gitea counts as a
+    /// decision by that user (who must hold `approve` and be outside the change's lineage).
+    /// With four eyes, a login mapped to nobody decides nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 100))]
+    #[x_kube(validation = Rule::new("self.all(a, self.exists_one(b, b.login == a.login))").message("each Gitea login is mapped once"))]
+    pub gitea_users: Vec<GiteaUser>,
+}
+
+/// A Gitea login and the Kubernetes user it is.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct GiteaUser {
+    /// The Gitea login, as in `/agent` comments.
+    #[schemars(
+        length(min = 1, max = 100),
+        regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    )]
+    pub login: String,
+    /// The Kubernetes user name (`kubectl auth whoami`) it stands for.
+    #[schemars(length(min = 1, max = 253))]
+    pub user: String,
+}
+
+impl ApprovalPolicy {
+    /// [`Self::gitea_users`] by login.
+    pub fn gitea_user_map(&self) -> std::collections::BTreeMap<String, String> {
+        self.gitea_users
+            .iter()
+            .map(|g| (g.login.clone(), g.user.clone()))
+            .collect()
+    }
 }
 
 impl Default for ApprovalPolicy {
@@ -176,6 +211,7 @@ impl Default for ApprovalPolicy {
             expiry: default_expiry(),
             escalate_to: Vec::new(),
             four_eyes: true,
+            gitea_users: Vec::new(),
         }
     }
 }
@@ -211,7 +247,8 @@ pub struct BudgetStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
     /// Current state: `Ready` (with reasons Synced, Unauthorized, NotFound, RateLimited,
-    /// Unreachable) and `RateLimited`.
+    /// Unreachable, TokenNotGranted, …), `RateLimited`, and `TokenProtected` (False with reason
+    /// ReadableByOthers when someone who does not govern the Budget may read its token's Secret).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
     pub conditions: Vec<Condition>,

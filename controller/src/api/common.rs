@@ -42,17 +42,58 @@ pub struct LocalRef {
     pub name: String,
 }
 
-/// A key of a Secret in the same namespace.
+/// A key of a Secret, in the referring object's namespace unless `namespace` says otherwise.
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct SecretKeyRef {
     /// Name of the Secret.
     #[schemars(length(min = 1, max = 253))]
     pub name: String,
+    /// Namespace of the Secret. Default: the referring object's. A Secret in another namespace
+    /// is used only if its annotation `ledgerops.dev/allowed-namespaces` names the referring
+    /// object's namespace: keep tokens where no proposer can read Secrets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(
+        length(min = 1, max = 63),
+        regex(pattern = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+    )]
+    pub namespace: Option<String>,
     /// Key within the Secret.
     #[serde(default = "default_token_key")]
     #[schemars(length(min = 1, max = 253))]
     pub key: String,
+}
+
+impl SecretKeyRef {
+    /// The Secret's namespace for an object of `own` namespace.
+    pub fn namespace_or<'a>(&'a self, own: &'a str) -> &'a str {
+        self.namespace.as_deref().unwrap_or(own)
+    }
+}
+
+/// A Secret, in the referring object's namespace unless `namespace` says otherwise.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SecretRef {
+    /// Name of the Secret.
+    #[schemars(length(min = 1, max = 253))]
+    pub name: String,
+    /// Namespace of the Secret. Default: the referring object's. A Secret in another namespace
+    /// is used only if its annotation `ledgerops.dev/allowed-namespaces` names the referring
+    /// object's namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(
+        length(min = 1, max = 63),
+        regex(pattern = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+    )]
+    pub namespace: Option<String>,
+}
+
+impl SecretRef {
+    /// The Secret's namespace for an object of `own` namespace.
+    pub fn namespace_or<'a>(&'a self, own: &'a str) -> &'a str {
+        self.namespace.as_deref().unwrap_or(own)
+    }
 }
 
 fn default_token_key() -> String {

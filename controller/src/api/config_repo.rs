@@ -4,7 +4,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
-use super::common::{DurationString, LocalRef};
+use super::common::{DurationString, SecretRef};
 
 /// A Git repository holding ledgerops resources. They are applied with server-side apply, and
 /// the ones it no longer declares are pruned.
@@ -54,9 +54,10 @@ pub struct ConfigRepoSpec {
     /// Secret with `username` and `password` (or `token`) for HTTP(S) remotes. It must carry the
     /// label `ledgerops.dev/git-credentials: "true"` and name the URL prefixes it serves in the
     /// annotation `ledgerops.dev/git-url-prefixes`: a ConfigRepo cannot send just any Secret of
-    /// its namespace, or a Git Secret to any server, by naming them.
+    /// its namespace, or a Git Secret to any server, by naming them. A Secret in another
+    /// namespace must also name the ConfigRepo's in `ledgerops.dev/allowed-namespaces`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub secret_ref: Option<LocalRef>,
+    pub secret_ref: Option<SecretRef>,
     /// Delete what this repository applied before and no longer declares.
     #[serde(default = "default_true")]
     pub prune: bool,

@@ -177,6 +177,12 @@ pub struct Proposal {
     /// A hash of the match and category proposed: a rule changed since is proposed again.
     pub key: String,
     pub at: Time,
+    /// The ConfigRepo that proposed it, and the branch its pull request goes to: only that
+    /// ConfigRepo, following that branch, takes the merged rule over (while nobody blessed it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_repo: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
     /// Set when ledgerops closed the pull request because its branch came to hold something
     /// ledgerops did not write: the rule then no longer counts as proposed.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -19,11 +19,24 @@ pub async fn allowed(
     resource: &str,
     namespace: &str,
 ) -> Result<bool, kube::Error> {
+    let who = (Some(user.to_owned()), None);
+    review(client, who, (GROUP, resource, verb), namespace).await
+}
+
+/// Whether the subject `(user, groups)` may `verb` the `resource` of `group` in `namespace`, as
+/// the authorizer answers a SubjectAccessReview (a denial, or no answer, is a no).
+pub async fn review(
+    client: &kube::Client,
+    (user, groups): (Option<String>, Option<Vec<String>>),
+    (group, resource, verb): (&str, &str, &str),
+    namespace: &str,
+) -> Result<bool, kube::Error> {
     let review = SubjectAccessReview {
         spec: SubjectAccessReviewSpec {
-            user: Some(user.to_owned()),
+            user,
+            groups,
             resource_attributes: Some(ResourceAttributes {
-                group: Some(GROUP.to_owned()),
+                group: Some(group.to_owned()),
                 resource: Some(resource.to_owned()),
                 verb: Some(verb.to_owned()),
                 namespace: Some(namespace.to_owned()),

@@ -188,7 +188,7 @@ async fn compared(api: &Api<DynamicObject>, name: &str, expected: &Value) -> Com
 }
 
 /// The user this client is authenticated as.
-async fn whoami(client: &kube::Client) -> Result<String, String> {
+pub async fn whoami(client: &kube::Client) -> Result<String, String> {
     let review = Api::<SelfSubjectReview>::all(client.clone())
         .create(&PostParams::default(), &SelfSubjectReview::default())
         .await

@@ -4,6 +4,7 @@ use kube::ResourceExt;
 
 use super::secrets::{OptedIn, read_opted_in};
 use crate::git::Credentials;
+use crate::logic::budget::token_grant::{self, NotGranted};
 use crate::logic::config_repo::url::{self, ScopeError};
 
 /// The label a Secret must carry, with the value `"true"`, before a ConfigRepo sends it to a Git
@@ -27,12 +28,19 @@ pub enum CredentialsError {
     )]
     NoPassword { namespace: String, name: String },
     #[error(
-        "namespace {namespace} is not one ledgerops reads Secrets in (--token-namespace: {allowed}), so Secret {name} was not read: move the ConfigRepo into one of those"
+        "namespace {namespace} is not one ledgerops reads Secrets in (--token-namespace: {allowed}), so Secret {name} was not read: move the Secret into one of those and name it in spec.secretRef.namespace"
     )]
     OutsideNamespaces {
         namespace: String,
         name: String,
         allowed: String,
+    },
+    #[error("{}", token_grant::message(name, namespace, repo_namespace, why))]
+    NotGranted {
+        namespace: String,
+        name: String,
+        repo_namespace: String,
+        why: NotGranted,
     },
     #[error("Secret {name} in namespace {namespace} was not sent to the Git server: {why}")]
     NotForUrl {
@@ -50,27 +58,35 @@ impl CredentialsError {
         match self {
             CredentialsError::NotOptedIn { .. } => "CredentialsNotOptedIn",
             CredentialsError::NotForUrl { .. } => "CredentialsNotForUrl",
+            CredentialsError::NotGranted { .. } => "CredentialsNotGranted",
             _ => "CredentialsMissing",
         }
     }
 }
 
-/// The credentials in Secret `name` of `namespace` for the repository at `repo_url`: `username`
-/// (default `git`) and `password` or `token`, if the Secret serves that URL.
+/// The credentials in Secret `name` of `namespace` for the repository at `repo_url` of a
+/// ConfigRepo of `repo_namespace`: `username` (default `git`) and `password` or `token`, if the
+/// Secret serves that URL and lies in the ConfigRepo's namespace or grants it.
 pub async fn read(
     client: &kube::Client,
     allowed: &[String],
-    namespace: &str,
+    (namespace, repo_namespace): (&str, &str),
     name: &str,
     repo_url: &str,
 ) -> Result<Credentials, CredentialsError> {
     let (ns, n) = (namespace.to_owned(), name.to_owned());
-    let found = read_opted_in(client, allowed, namespace, name, GIT_CREDENTIALS_LABEL)
-        .await
-        .map_err(|source| CredentialsError::Kube {
-            name: n.clone(),
-            source,
-        })?;
+    let found = read_opted_in(
+        client,
+        allowed,
+        (namespace, repo_namespace),
+        name,
+        GIT_CREDENTIALS_LABEL,
+    )
+    .await
+    .map_err(|source| CredentialsError::Kube {
+        name: n.clone(),
+        source,
+    })?;
     let secret = match found {
         OptedIn::Found(secret) => secret,
         OptedIn::Missing => {
@@ -83,6 +99,14 @@ pub async fn read(
             return Err(CredentialsError::NotOptedIn {
                 namespace: ns,
                 name: n,
+            });
+        }
+        OptedIn::NotGranted(why) => {
+            return Err(CredentialsError::NotGranted {
+                namespace: ns,
+                name: n,
+                repo_namespace: repo_namespace.to_owned(),
+                why,
             });
         }
         OptedIn::OutsideNamespaces => {

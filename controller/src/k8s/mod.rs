@@ -11,6 +11,7 @@ pub mod lease;
 pub mod objects;
 pub mod repo_objects;
 pub mod request_record;
+pub mod secret_readers;
 pub mod secrets;
 pub mod status;
 pub mod watches;

@@ -12,9 +12,9 @@ use crate::api::common::PROPOSED_BY;
 use crate::api::plan::CategorizationPlan;
 use crate::api::rule::{CategorizationRule, CategorizationRuleSpec};
 use crate::api::transaction::Transaction;
-use crate::logic::config_repo::Live;
 use crate::logic::config_repo::decide::write_in_flight;
 use crate::logic::config_repo::documents::Document;
+use crate::logic::config_repo::{Live, Proposed};
 use crate::logic::config_repo::{PRUNE, RepoKind};
 use crate::logic::rule::proposal;
 
@@ -51,9 +51,7 @@ pub async fn live(client: &kube::Client, namespace: &str) -> Result<Vec<Live>, k
                 opted_out: o.annotations().get(PRUNE).is_some_and(|v| v == "disabled"),
                 applying: write_in_flight(kind, o.data["status"]["phase"].as_str()),
                 demoted: demoted_key(&o),
-                proposed_to: o.data["status"]["proposal"]["repository"]
-                    .as_str()
-                    .map(str::to_owned),
+                proposed_to: proposed(&o),
                 made: o
                     .annotations()
                     .get(PROPOSED_BY)
@@ -63,6 +61,21 @@ pub async fn live(client: &kube::Client, namespace: &str) -> Result<Vec<Live>, k
         }));
     }
     Ok(out)
+}
+
+/// Where a learned rule was proposed, while the proposal stands (not withdrawn) and nobody has
+/// blessed it.
+fn proposed(object: &DynamicObject) -> Option<Proposed> {
+    let proposal = &object.data["status"]["proposal"];
+    if !proposal["withdrawn"].is_null() || !object.data["spec"]["blessing"].is_null() {
+        return None;
+    }
+    let text = |field: &str| proposal[field].as_str().map(str::to_owned);
+    Some(Proposed {
+        repository: text("repository")?,
+        config_repo: text("configRepo")?,
+        branch: text("branch")?,
+    })
 }
 
 /// A rule's content key while the demotion its status records holds at its generation.

@@ -4,6 +4,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 
 use crate::api::common::SecretKeyRef;
+use crate::logic::budget::token_grant::{self, ALLOWED_NAMESPACES, NotGranted};
 use crate::ynab::token::Token;
 
 /// The label a Secret must carry, with the value `"true"`, before ledgerops reads it as a YNAB
@@ -42,12 +43,19 @@ pub enum SecretError {
         key: String,
     },
     #[error(
-        "namespace {namespace} is not one ledgerops reads token Secrets in (--token-namespace: {allowed}), so Secret {name} was not read: move the Budget and its Secret into one of those, or add {namespace} to the chart's budgetNamespaces"
+        "namespace {namespace} is not one ledgerops reads token Secrets in (--token-namespace: {allowed}), so Secret {name} was not read: move the Secret into one of those and name it in spec.tokenSecretRef.namespace, or add {namespace} to the chart's tokenNamespaces"
     )]
     OutsideNamespaces {
         namespace: String,
         name: String,
         allowed: String,
+    },
+    #[error("{}", token_grant::message(name, namespace, budget_namespace, why))]
+    NotGranted {
+        namespace: String,
+        name: String,
+        budget_namespace: String,
+        why: NotGranted,
     },
     #[error("reading Secret {name}: {source}")]
     Kube { name: String, source: kube::Error },
@@ -59,6 +67,7 @@ impl SecretError {
         match self {
             SecretError::NotOptedIn { .. } => "TokenNotOptedIn",
             SecretError::OutsideNamespaces { .. } => "TokenNamespaceNotAllowed",
+            SecretError::NotGranted { .. } => "TokenNotGranted",
             _ => "TokenMissing",
         }
     }
@@ -69,17 +78,21 @@ pub enum OptedIn {
     Found(Box<Secret>),
     Missing,
     NotOptedIn,
+    /// The Secret lies in another namespace than the object that names it and does not name
+    /// that object's namespace in [`ALLOWED_NAMESPACES`].
+    NotGranted(NotGranted),
     /// `namespace` is not one Secrets may be read in: nothing was asked (with namespaced RBAC
     /// the API server would only say Forbidden).
     OutsideNamespaces,
 }
 
-/// Secret `name` of `namespace`, if `namespace` is one of `allowed` (empty: every namespace) and
-/// the Secret carries `label` with the value `"true"`.
+/// Secret `name` of `namespace` for an object of namespace `user`, if `namespace` is one of
+/// `allowed` (empty: every namespace), the Secret carries `label` with the value `"true"`, and
+/// it is in `user` or names `user` in [`ALLOWED_NAMESPACES`].
 pub async fn read_opted_in(
     client: &kube::Client,
     allowed: &[String],
-    namespace: &str,
+    (namespace, user): (&str, &str),
     name: &str,
     label: &str,
 ) -> Result<OptedIn, kube::Error> {
@@ -98,28 +111,44 @@ pub async fn read_opted_in(
         .as_ref()
         .and_then(|l| l.get(label))
         .is_some_and(|v| v == "true");
-    Ok(if opted_in {
-        OptedIn::Found(Box::new(secret))
-    } else {
-        OptedIn::NotOptedIn
+    if !opted_in {
+        return Ok(OptedIn::NotOptedIn);
+    }
+    let grant = secret
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(ALLOWED_NAMESPACES))
+        .map(String::as_str);
+    Ok(match token_grant::check(namespace, user, grant) {
+        Ok(()) => OptedIn::Found(Box::new(secret)),
+        Err(why) => OptedIn::NotGranted(why),
     })
 }
 
-/// The token stored under `reference` in `namespace`, if the Secret carries [`TOKEN_LABEL`] and
-/// `namespace` is one of `allowed` (empty: every namespace).
+/// The token stored under `reference` for a Budget of `budget_namespace`, if the Secret carries
+/// [`TOKEN_LABEL`], its namespace is one of `allowed` (empty: every namespace), and it lies in
+/// the Budget's namespace or grants it.
 pub async fn read_token(
     client: &kube::Client,
     allowed: &[String],
-    namespace: &str,
+    budget_namespace: &str,
     reference: &SecretKeyRef,
 ) -> Result<Token, SecretError> {
     let (name, key) = (reference.name.clone(), reference.key.clone());
-    let found = read_opted_in(client, allowed, namespace, &name, TOKEN_LABEL)
-        .await
-        .map_err(|source| SecretError::Kube {
-            name: name.clone(),
-            source,
-        })?;
+    let namespace = reference.namespace_or(budget_namespace);
+    let found = read_opted_in(
+        client,
+        allowed,
+        (namespace, budget_namespace),
+        &name,
+        TOKEN_LABEL,
+    )
+    .await
+    .map_err(|source| SecretError::Kube {
+        name: name.clone(),
+        source,
+    })?;
     let secret = match found {
         OptedIn::Found(secret) => secret,
         OptedIn::Missing => {
@@ -133,6 +162,14 @@ pub async fn read_token(
             return Err(SecretError::NotOptedIn {
                 namespace: namespace.into(),
                 name,
+            });
+        }
+        OptedIn::NotGranted(why) => {
+            return Err(SecretError::NotGranted {
+                namespace: namespace.into(),
+                name,
+                budget_namespace: budget_namespace.into(),
+                why,
             });
         }
         OptedIn::OutsideNamespaces => {

@@ -15,6 +15,7 @@ use kube::runtime::utils::Predicate;
 use kube::runtime::{WatchStreamExt, predicates, watcher};
 use kube::{Api, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
+use tokio::sync::broadcast;
 use tracing::Instrument;
 
 use crate::api::approval::ApprovalRequest;
@@ -160,18 +161,32 @@ pub struct Watches {
     pub plans: Watch<CategorizationPlan>,
     pub repos: Watch<ConfigRepo>,
     pub rules: Watch<CategorizationRule>,
+    /// Every ApprovalRequest deleted, once the cache no longer holds it: a shared stream
+    /// carries additions and changes only, and a subject whose waiting request was deleted
+    /// must ask again at once.
+    pub deleted_requests: broadcast::Sender<Arc<ApprovalRequest>>,
 }
 
 impl Watches {
     /// The watches of `namespace`'s objects, or of every namespace's.
     pub fn new(client: &kube::Client, namespace: Option<&str>) -> Self {
+        let (deleted_requests, _) = broadcast::channel(BUFFER);
+        let mut approvals: Watch<ApprovalRequest> = Watch::scoped(client, namespace);
+        let deleted = deleted_requests.clone();
+        approvals.on_event(Box::new(move |event| {
+            if let watcher::Event::Delete(request) = event {
+                // Nobody listening yet (or any more) is no error: nothing waits on it.
+                let _ = deleted.send(Arc::new(request.clone()));
+            }
+        }));
         Self {
             budgets: Watch::scoped(client, namespace),
-            approvals: Watch::scoped(client, namespace),
+            approvals,
             transactions: Watch::scoped(client, namespace),
             plans: Watch::scoped(client, namespace),
             repos: Watch::scoped(client, namespace),
             rules: Watch::scoped(client, namespace),
+            deleted_requests,
         }
     }
 

@@ -16,7 +16,6 @@ use crate::k8s::{objects, status};
 use crate::logic::approval::authority::{self as authority, Authority, Expected, Next};
 use crate::logic::approval::gate::Hold;
 use crate::logic::approval::policy::{self, Action};
-use crate::logic::approval::powers::proposer;
 use crate::logic::approval::request::{self, Taken};
 use crate::logic::approval::status as approval_status;
 use crate::logic::plan::PlannedChange;
@@ -143,6 +142,12 @@ where
     if let Err(message) = ctx.admission.verified() {
         return Ok(Gate::Wait(Hold::AdmissionPolicyMissing(message)));
     }
+    // Everyone who shaped the change, as the caches know it now: the request records them, and
+    // none of them may decide it.
+    let lineage = match super::lineage::gathered(ctx, ask.subject.meta(), Some(ask.budget)) {
+        Ok(lineage) => lineage,
+        Err(why) => return Ok(Gate::Wait(Hold::NotAuthorized(why))),
+    };
     let namespace = ask.subject.meta().namespace.clone().unwrap_or_default();
     let uid = ask.subject.meta().uid.clone().unwrap_or_default();
     let subject_name = ask.subject.meta().name.clone().unwrap_or_default();
@@ -190,10 +195,8 @@ where
         }
         Next::Proceed(i) => {
             // Right before the write: four eyes, and the decider still holds approve.
-            let subject_proposer = proposer(ask.subject.meta().annotations.as_ref());
-            let four_eyes = ask.budget.spec.approval.four_eyes;
             let followed =
-                super::authority::decision_followed(ctx, &existing[i], subject_proposer, four_eyes)
+                super::authority::decision_followed(ctx, &existing[i], &lineage, ask.budget)
                     .await?;
             if let Err(why) = followed {
                 return Ok(Gate::Wait(Hold::NotAuthorized(why)));
@@ -216,7 +219,7 @@ where
         }
         Next::Issue => {
             let taken: Vec<String> = existing.iter().map(ResourceExt::name_any).collect();
-            match open(ctx, &ask, &expected, &taken, now).await? {
+            match open(ctx, &ask, &expected, &lineage, &taken, now).await? {
                 Some(created) => created,
                 None => {
                     let base = request::base_name(&subject_name, &ask.hash);
@@ -284,6 +287,7 @@ async fn open<K: Resource<DynamicType = ()>>(
     ctx: &Context,
     ask: &Ask<'_, K>,
     expected: &Expected<'_>,
+    lineage: &[String],
     taken: &[String],
     now: Timestamp,
 ) -> Result<Option<ApprovalRequest>, Error> {
@@ -294,7 +298,7 @@ async fn open<K: Resource<DynamicType = ()>>(
         kind: ask.kind,
         subject: expected.subject_name,
         subject_uid: uid,
-        proposer: proposer(ask.subject.meta().annotations.as_ref()),
+        lineage: lineage.to_vec(),
         owner: ask.subject.controller_owner_ref(&()),
         hash: &ask.hash,
         summary: &ask.summary,

@@ -7,27 +7,30 @@ use kube::runtime::reflector::ObjectRef;
 
 use super::{Context, Error};
 use crate::api::approval::ApprovalRequest;
+use crate::api::budget::Budget;
 use crate::api::config_repo::{ConfigRepo, RepoAuthority};
 use crate::api::rule::CategorizationRule;
 use crate::k8s::access;
-use crate::logic::approval::powers::{
-    self as authority, BlessingCheck, DecisionCheck, Question, proposer,
-};
+use crate::logic::approval::lineage;
+use crate::logic::approval::powers::{self as authority, BlessingCheck, DecisionCheck, Question};
 
 /// `Err(message)`: the authority does not hold, and why.
 pub type Verdict = Result<(), String>;
 
-/// Whether the approval on `request` may be followed for a subject now proposed by
-/// `subject_proposer`: four eyes against everyone who proposed it (when the Budget, now or when
-/// the request was opened, asks for them), then `approve`, asked afresh.
+/// Whether the approval on `request` may be followed for a subject whose gathered lineage is
+/// now `subject_lineage`: four eyes against everyone who shaped it (when the Budget, now or when
+/// the request was opened, asks for them), then `approve`, asked afresh of the decider (a Gitea
+/// login through the Budget's mapping).
 pub async fn decision_followed(
     ctx: &Context,
     request: &ApprovalRequest,
-    subject_proposer: Option<&str>,
-    four_eyes: bool,
+    subject_lineage: &[String],
+    budget: &Budget,
 ) -> Result<Verdict, Error> {
     let name = request.name_any();
-    match authority::decision_on(request, subject_proposer, four_eyes) {
+    let gitea_users = budget.spec.approval.gitea_user_map();
+    let four_eyes = budget.spec.approval.four_eyes;
+    match authority::decision_on(request, subject_lineage, &gitea_users, four_eyes) {
         DecisionCheck::Ask(q) => {
             let what = format!("The approval of ApprovalRequest {name} cannot be followed");
             let namespace = request.namespace().unwrap_or_default();
@@ -38,20 +41,24 @@ pub async fn decision_followed(
     }
 }
 
-/// Whether `rule`'s blessing counts: four eyes against its author when `four_eyes`, then
-/// `bless` (or, for a merge, the ConfigRepo still governs).
+/// Whether `rule`'s blessing counts: four eyes against everyone who shaped it when the
+/// Budget `budget` asks for them, then `bless` (or, for a merge, the ConfigRepo still governs).
 pub async fn blessing_counts(
     ctx: &Context,
     rule: &CategorizationRule,
-    four_eyes: bool,
+    budget: Option<&Budget>,
 ) -> Result<Verdict, Error> {
     let Some(blessing) = &rule.spec.blessing else {
         return Ok(Err("not blessed".into()));
     };
+    let four_eyes = budget.is_none_or(|b| b.spec.approval.four_eyes);
     let namespace = rule.namespace().unwrap_or_default();
     let name = rule.name_any();
-    let author = proposer(rule.metadata.annotations.as_ref());
-    match authority::blessing(&name, &blessing.by, author, four_eyes) {
+    let lineage = match super::lineage::gathered(ctx, &rule.metadata, budget) {
+        Ok(lineage) => lineage,
+        Err(why) => return Ok(Err(format!("CategorizationRule {name}: {why}"))),
+    };
+    match authority::blessing(&name, &blessing.by, &lineage, four_eyes) {
         BlessingCheck::Ask(q) => {
             let what = format!("The blessing of CategorizationRule {name} does not count");
             ask(ctx, &q, &namespace, &what, true).await
@@ -73,7 +80,7 @@ async fn repo_governs(ctx: &Context, namespace: &str, name: &str) -> Result<Verd
 }
 
 /// Whether `repo` governs: it asks for `Govern` (which admission lets only an owner set), and
-/// whoever last changed it still holds `govern` on configrepos.
+/// everyone who shaped it still holds `govern` on configrepos.
 pub async fn governs(ctx: &Context, repo: &ConfigRepo) -> Result<Verdict, Error> {
     let name = repo.name_any();
     if repo.spec.authority != RepoAuthority::Govern {
@@ -81,14 +88,20 @@ pub async fn governs(ctx: &Context, repo: &ConfigRepo) -> Result<Verdict, Error>
             "ConfigRepo {name} has authority Propose: it declares Transactions, CategorizationPlans and unblessed CategorizationRules only (an owner, holding govern, sets spec.authority: Govern)"
         )));
     }
-    match authority::repo_governor(&name, proposer(repo.metadata.annotations.as_ref())) {
-        Ok(q) => {
-            let namespace = repo.namespace().unwrap_or_default();
-            let what = format!("ConfigRepo {name} cannot govern");
-            ask(ctx, &q, &namespace, &what, true).await
+    let lineage = lineage::of(repo.metadata.annotations.as_ref());
+    let questions = match authority::repo_governors(&name, &lineage) {
+        Ok(questions) => questions,
+        Err(message) => return Ok(Err(message)),
+    };
+    // It has no more authority than the least of those who shaped it.
+    let namespace = repo.namespace().unwrap_or_default();
+    let what = format!("ConfigRepo {name} cannot govern");
+    for q in &questions {
+        if let Err(why) = ask(ctx, q, &namespace, &what, true).await? {
+            return Ok(Err(why));
         }
-        Err(message) => Ok(Err(message)),
     }
+    Ok(Ok(()))
 }
 
 async fn ask(

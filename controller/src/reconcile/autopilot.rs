@@ -20,6 +20,7 @@ use crate::api::plan::{CategorizationPlan, CategorizationPlanSpec};
 use crate::api::rule::CategorizationRule;
 use crate::api::transaction::Transaction;
 use crate::k8s::status;
+use crate::logic::approval::lineage;
 use crate::logic::budget::autopilot::{self, Limits};
 use crate::logic::rule::RuleBook;
 use crate::logic::values::money;
@@ -79,7 +80,9 @@ pub async fn pass(ctx: &Context, input: Inputs<'_>) -> Result<(), Error> {
         // An amount that cannot be read allows nothing (fail closed).
         amount: money::parse_decimal(&spec.max_amount_per_day.0).unwrap_or(0),
     };
-    let next = autopilot::pass(&name, &day, previous, limits, digits, candidates);
+    // Random: a plan made under the next name before the autopilot makes it would be its.
+    let nonce = uuid::Uuid::new_v4().simple().to_string();
+    let next = autopilot::pass(&name, &day, &nonce, previous, limits, digits, candidates);
     if previous != Some(&next.status) {
         // Counted before the plan is made: a crash between the two counts a plan never made.
         status::apply_as(
@@ -97,7 +100,17 @@ pub async fn pass(ctx: &Context, input: Inputs<'_>) -> Result<(), Error> {
         }
     }
     if let Some(plan) = next.plan {
-        make_plan(ctx, &plans_api, budget, plan).await?;
+        // Whoever blessed the rules behind its lines shaped it: none of them approves it.
+        let mut lineage = vec!["ledgerops:autopilot".to_owned()];
+        lineage::extend(
+            &mut lineage,
+            input
+                .rules
+                .iter()
+                .filter(|r| plan.rules.contains(&r.name_any()))
+                .filter_map(|r| r.spec.blessing.as_ref().map(|b| b.by.clone())),
+        );
+        make_plan(ctx, &plans_api, budget, plan, &lineage).await?;
     }
     Ok(())
 }
@@ -107,6 +120,7 @@ async fn make_plan(
     api: &Api<CategorizationPlan>,
     budget: &Budget,
     plan: autopilot::NewPlan,
+    lineage: &[String],
 ) -> Result<(), Error> {
     let name = budget.name_any();
     let object = CategorizationPlan {
@@ -122,7 +136,7 @@ async fn make_plan(
                 ]
                 .into(),
             ),
-            annotations: Some([(PROPOSED_BY.to_owned(), "ledgerops:autopilot".to_owned())].into()),
+            annotations: Some([(PROPOSED_BY.to_owned(), lineage::render(lineage))].into()),
             ..ObjectMeta::default()
         },
         spec: CategorizationPlanSpec {

@@ -23,6 +23,8 @@ use crate::k8s::watches::{self, OnEvent, Watches};
 use crate::logic::budget::api_url::AllowedApiUrl;
 use crate::logic::budget::status::{self as budget_status, SyncOutcome, SyncReport};
 use crate::logic::budget::sync_due::{self, Due, SyncedFor};
+use crate::logic::budget::token_exposure::{self, Place};
+use crate::logic::status::conditions::{self, Observed};
 use crate::logic::values::duration;
 use crate::ynab::budget_links::{BudgetKey, Credentials, MirrorCell, MirrorSlot};
 use crate::ynab::client::SharedWindow;
@@ -108,7 +110,11 @@ fn naming_secret(
     store
         .state()
         .iter()
-        .filter(|b| b.namespace() == namespace && b.spec.token_secret_ref.name == name)
+        .filter(|b| {
+            let own = b.namespace().unwrap_or_default();
+            let r = &b.spec.token_secret_ref;
+            namespace.as_deref() == Some(r.namespace_or(&own)) && r.name == name
+        })
         .map(|b| ObjectRef::from_obj(b.as_ref()))
         .collect()
 }
@@ -123,10 +129,20 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
     let paired = match paired {
         Ok(paired) => {
             let asked = made_for(&budget, &paired);
-            let last = cell.state.read().await.synced.clone();
+            let (last, ages) = {
+                let mut state = cell.state.write().await;
+                state
+                    .asked
+                    .retain(|at| at.elapsed() < sync_due::ASKED_WINDOW);
+                let ages: Vec<Duration> = state.asked.iter().map(Instant::elapsed).collect();
+                (state.synced.clone(), ages)
+            };
             let last = last.as_ref().map(|(at, made_for)| (made_for, at.elapsed()));
-            if let Due::In(wait) = sync_due::due(last, &asked, paired.interval) {
+            if let Due::In(wait) = sync_due::due(last, &asked, paired.interval, &ages) {
                 return Ok(Action::requeue(wait));
+            }
+            if last.is_some_and(|(before, _)| sync_due::asked_only(before, &asked)) {
+                cell.state.write().await.asked.push(Instant::now());
             }
             Ok((paired, asked))
         }
@@ -135,6 +151,11 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
             cell.state.write().await.synced = None;
             Err(e)
         }
+    };
+    // Only a Budget that reads its token asks who else may: the answer is about that Secret.
+    let exposure = match &paired {
+        Ok(_) => Some(exposure(&budget, &ctx, &namespace).await),
+        Err(_) => None,
     };
     let turn = cell.turn.lock().await;
     let (outcome, window, requeue) = match paired {
@@ -167,9 +188,16 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
         requests,
         now,
     };
-    let next = budget_status::next(&previous, &report);
+    let mut next = budget_status::next(&previous, &report);
     drop(slot);
     drop(turn);
+    // A warning beside Ready, never instead of it: who may read the token does not stop a sync.
+    let exposed = exposure.and_then(|observed| {
+        let warning = token_exposure::announcement(&previous.conditions, &observed);
+        next.conditions =
+            conditions::set(&next.conditions, observed, budget.metadata.generation, now);
+        warning
+    });
     // Always written: the sync's time and request counts move on every pass.
     let announcement = budget_status::announcement(&previous, &next);
     summarize_and_patch(
@@ -182,7 +210,37 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
         "Sync",
     )
     .await?;
+    if let Some(a) = exposed {
+        ctx.events
+            .publish(
+                budget.as_ref(),
+                a.warning,
+                &a.reason,
+                "CheckTokenReaders",
+                a.note,
+            )
+            .await;
+    }
     Ok(requeue)
+}
+
+/// The Budget's `TokenProtected` condition: whether anyone but the controller and the Budget's
+/// owners may read its token's Secret.
+async fn exposure(budget: &Budget, ctx: &Context, namespace: &str) -> Observed {
+    let r = &budget.spec.token_secret_ref;
+    let place = Place {
+        secret: &r.name,
+        secret_namespace: r.namespace_or(namespace),
+        budget_namespace: namespace,
+    };
+    match ctx
+        .secret_readers
+        .answers(&ctx.client, place.secret_namespace, namespace)
+        .await
+    {
+        Ok(answers) => token_exposure::verdict(&place, &answers),
+        Err(e) => token_exposure::unknown(&place, &e),
+    }
 }
 
 /// What a sync of `budget` with `paired` is made for (see [`sync_due`]).

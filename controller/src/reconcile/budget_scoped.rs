@@ -52,6 +52,7 @@ where
     })
     .flatten();
     let changed = changed_in_ynab(ctx, reader.clone(), concerns);
+    let deleted = asking_again::<K>(ctx, watches);
     let of_budget = reader.clone();
     Controller::for_shared_stream(stream, reader)
         .owns_shared_stream(watches.approvals.subscribe())
@@ -64,8 +65,46 @@ where
             )
         })
         .reconcile_on(changed)
+        .reconcile_on(deleted)
         // Objects that waited for the admission policies go on once they are in force.
         .reconcile_all_on(ctx.admission.verified_again())
+}
+
+/// The subjects of kind `K` whose waiting ApprovalRequest was deleted: each asks again at once
+/// (a decided request is a record only the controller deletes). Each deletion is told in an
+/// Event on the request, so that a loop of them shows.
+fn asking_again<K>(
+    ctx: &Context,
+    watches: &Watches,
+) -> impl futures::Stream<Item = ObjectRef<K>> + Send + 'static
+where
+    K: Resource<DynamicType = ()> + Send + Sync + 'static,
+{
+    let events = ctx.events.clone();
+    BroadcastStream::new(watches.deleted_requests.subscribe()).filter_map(move |deleted| {
+        let subject = deleted.ok().filter(|r| r.spec.decision.is_none()).and_then(|r| {
+            let owner = r
+                .owner_references()
+                .iter()
+                .find(|o| o.kind == K::kind(&()))?
+                .name
+                .clone();
+            let namespace = r.namespace()?;
+            let events = events.clone();
+            let note = format!(
+                "ApprovalRequest {} was deleted before anyone decided it; {} {owner} asks again",
+                r.name_any(),
+                K::kind(&())
+            );
+            tokio::spawn(async move {
+                events
+                    .publish(r.as_ref(), true, "RequestDeleted", "AskAgain", note)
+                    .await;
+            });
+            Some(ObjectRef::new(&owner).within(&namespace))
+        });
+        futures::future::ready(subject)
+    })
 }
 
 fn belonging<K>(store: &Store<K>, namespace: &str, budget: &str) -> Vec<ObjectRef<K>>

@@ -244,7 +244,7 @@ async fn sync(
             let read = git_credentials::read(
                 &ctx.client,
                 &ctx.token_namespaces,
-                &namespace,
+                (r.namespace_or(&namespace), &namespace),
                 &r.name,
                 &spec.url,
             );
@@ -301,7 +301,7 @@ async fn sync(
         governs: super::authority::governs(ctx, repo).await?,
         demoted,
     };
-    let documents = match documents::parse(&fetched.files, &namespace, &source) {
+    let mut documents = match documents::parse(&fetched.files, &namespace, &source) {
         Ok(d) => d,
         Err(refusals) => {
             return Ok(Outcome::Refused {
@@ -311,6 +311,7 @@ async fn sync(
             });
         }
     };
+    documents::keep_lineages(&mut documents, &live);
     let policy = PrunePolicy {
         enabled: spec.prune,
         max_percent: spec.max_prune_percent,
@@ -334,6 +335,8 @@ async fn sync(
         });
     let owner = Owner {
         repository: gitea_repository.as_deref(),
+        name: &name,
+        branch: &spec.branch,
         maker,
     };
     let changes = match decide::decide(&documents, inventory, &live, &policy, &owner) {

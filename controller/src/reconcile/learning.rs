@@ -27,6 +27,7 @@ use crate::api::rule::{CategorizationRule, CategorizationRuleSpec, Demotion};
 use crate::api::transaction::Transaction;
 use crate::k8s::status;
 use crate::k8s::watches::Watches;
+use crate::logic::approval::lineage;
 use crate::logic::budget::mirror::Mirror;
 use crate::logic::rule::learn::{self, RuleView};
 use crate::logic::rule::{acting_since, decisions};
@@ -185,7 +186,11 @@ async fn reconcile(budget: Arc<Budget>, caches: Arc<Caches>) -> Result<Action, E
         if rules.iter().any(|r| r.name_any() == candidate) {
             continue;
         }
-        create_candidate(ctx, &api, &namespace, candidate, spec).await?;
+        // The people whose decisions taught it shaped it: none of them blesses it.
+        let mut lineage = vec!["ledgerops:learning".to_owned()];
+        let taught_by = learned.taught_by.get(&candidate).cloned();
+        lineage::extend(&mut lineage, taught_by.into_iter().flatten());
+        create_candidate(ctx, &api, &namespace, candidate, spec, &lineage).await?;
     }
     // The cached rules do not show the demotions just recorded yet: leave those out.
     let acting: Vec<Arc<CategorizationRule>> = rules
@@ -210,6 +215,7 @@ async fn create_candidate(
     namespace: &str,
     name: String,
     spec: CategorizationRuleSpec,
+    lineage: &[String],
 ) -> Result<(), Error> {
     let rule = CategorizationRule {
         metadata: ObjectMeta {
@@ -222,7 +228,7 @@ async fn create_candidate(
                 )]
                 .into(),
             ),
-            annotations: Some([(PROPOSED_BY.to_owned(), "ledgerops:learning".to_owned())].into()),
+            annotations: Some([(PROPOSED_BY.to_owned(), lineage::render(lineage))].into()),
             ..ObjectMeta::default()
         },
         spec,

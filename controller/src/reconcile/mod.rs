@@ -8,6 +8,7 @@ pub mod budget;
 pub mod budget_scoped;
 pub mod config_repo;
 pub mod learning;
+pub mod lineage;
 pub mod plan;
 pub mod rule;
 pub mod summarize;
@@ -70,6 +71,8 @@ pub struct Context {
     pub writes_in_flight: Arc<WritesInFlight>,
     /// The API server's authorizer, asked before a write whether its authority still holds.
     pub authorizer: Arc<crate::k8s::access::Authorizer>,
+    /// Who may read each token Secret's namespace, asked of the authorizer every few minutes.
+    pub secret_readers: Arc<crate::k8s::secret_readers::SecretReaders>,
     /// The process's SIGTERM: every controller finishes its reconciles and stops.
     pub shutdown: Shutdown,
 }
@@ -101,6 +104,7 @@ impl Context {
             leadership: Leadership::sole(),
             kube_config,
             authorizer: Arc::default(),
+            secret_readers: Arc::default(),
             shutdown: Shutdown::never(),
         }
     }

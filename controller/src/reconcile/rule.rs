@@ -63,10 +63,8 @@ async fn reconcile(rule: Arc<CategorizationRule>, ctx: Arc<Context>) -> Result<A
         (Ok(()), Some(_)) => {
             // No Budget (yet): four eyes, the default.
             let namespace = rule.namespace().unwrap_or_default();
-            let four_eyes = ctx
-                .budget(&namespace, &rule.spec.budget_ref.name)
-                .is_none_or(|b| b.spec.approval.four_eyes);
-            super::authority::blessing_counts(&ctx, &rule, four_eyes).await?
+            let budget = ctx.budget(&namespace, &rule.spec.budget_ref.name);
+            super::authority::blessing_counts(&ctx, &rule, budget.as_deref()).await?
         }
         _ => Ok(()),
     };

@@ -33,6 +33,9 @@ pub struct MirrorSlot {
     /// When this process last synced it, and for what: kept here, never read from a status
     /// someone else could write.
     pub synced: Option<(std::time::Instant, SyncedFor)>,
+    /// When the syncs a person asked for (an annotation alone) ran, the recent ones: they are
+    /// limited (see `sync_due::ASKED_BURST`).
+    pub asked: Vec<std::time::Instant>,
 }
 
 impl MirrorSlot {

@@ -4,6 +4,7 @@ use crate::logic::budget::api_url::ApiUrlAllowlist;
 fn secret(name: &str) -> SecretKeyRef {
     SecretKeyRef {
         name: name.into(),
+        namespace: None,
         key: "token".into(),
     }
 }

@@ -1,8 +1,10 @@
 //! What `kubectl ledgerops apply` sends: each document of the files, a ledgerops kind a person
 //! proposes, stamped with the sender as its proposer (`ledgerops.dev/proposed-by`), which the
-//! admission policy `ledgerops-proposals` requires on every create and change.
+//! admission policy `ledgerops-proposals` requires on every create and change. An object that
+//! exists keeps its lineage: the sender is added to everyone who shaped it before.
 
 use ledgerops::api::common::{GROUP, PROPOSED_BY};
+use ledgerops::logic::approval::lineage;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -100,6 +102,16 @@ fn proposal(at: &str, mut body: Value, user: &str, namespace: &str) -> Result<Pr
     })
 }
 
+/// Stamps `p` with the lineage `live` (the existing object's `ledgerops.dev/proposed-by`, if
+/// any) and `user` added, as admission requires; returns that lineage as written.
+pub fn with_lineage(p: &mut Proposal, live: Option<&str>, user: &str) -> String {
+    let mut names = live.map(lineage::parse).unwrap_or_default();
+    lineage::extend(&mut names, [user.to_owned()]);
+    let value = lineage::render(&names);
+    p.body["metadata"]["annotations"][PROPOSED_BY] = json!(value);
+    value
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,6 +137,26 @@ mod tests {
         assert_eq!(got[1].namespace, "other");
         assert_eq!(got[1].body["metadata"]["annotations"][PROPOSED_BY], "alice");
         assert_eq!(got[1].body["metadata"]["annotations"]["note"], "kept");
+    }
+
+    #[test]
+    fn an_existing_object_keeps_its_lineage_and_gains_the_sender() {
+        let mut p = proposals("p.yaml", PLAN, "alice", "home")
+            .unwrap()
+            .remove(0);
+        let cases = [
+            (None, "alice"),
+            (Some("carol"), "carol,alice"),
+            (Some("alice,carol"), "alice,carol"),
+            (
+                Some(" carol , configrepo:mine "),
+                "carol,configrepo:mine,alice",
+            ),
+        ];
+        for (live, want) in cases {
+            assert_eq!(with_lineage(&mut p, live, "alice"), want, "{live:?}");
+            assert_eq!(p.body["metadata"]["annotations"][PROPOSED_BY], want);
+        }
     }
 
     #[test]

@@ -83,9 +83,33 @@ impl Scenario {
             .create(&PostParams::default(), &secret)
             .await
             .unwrap();
+        self.create_budget_only(name, json!({"name": format!("{name}-token")}), spec)
+            .await;
+    }
+
+    /// Like [`Scenario::create_budget`], in the documented layout: the token Secret in
+    /// `token_ns` (which must exist), granting this namespace.
+    pub async fn create_budget_with_token_in(
+        &self,
+        name: &str,
+        token_ns: &str,
+        token: &str,
+        spec: Value,
+    ) {
+        let secret = granted_token_secret(&format!("{name}-token"), token, &self.ns);
+        Api::<Secret>::namespaced(self.client.clone(), token_ns)
+            .create(&PostParams::default(), &secret)
+            .await
+            .unwrap();
+        let reference = json!({"name": format!("{name}-token"), "namespace": token_ns});
+        self.create_budget_only(name, reference, spec).await;
+    }
+
+    /// A Budget `name` whose `tokenSecretRef` is `reference`, `spec` merged over the defaults.
+    pub async fn create_budget_only(&self, name: &str, reference: Value, spec: Value) {
         // The suites' admin both proposes and decides, as a household of one would: four eyes
         // off unless a test asks for them (tests/attacks/authority.rs does).
-        let mut full = json!({"planId": demo::PLAN_ID, "tokenSecretRef": {"name": format!("{name}-token")}, "apiUrl": self.sim.api_url(),
+        let mut full = json!({"planId": demo::PLAN_ID, "tokenSecretRef": reference, "apiUrl": self.sim.api_url(),
                               "approval": {"fourEyes": false}});
         merge(&mut full, spec);
         let budget: Budget = serde_json::from_value(json!({
@@ -445,6 +469,19 @@ pub fn token_secret(name: &str, token: &str) -> Secret {
         "stringData": {"token": token}
     }))
     .expect("a Secret")
+}
+
+/// A token Secret that Budgets of namespace `granted` may use from another namespace.
+pub fn granted_token_secret(name: &str, token: &str, granted: &str) -> Secret {
+    let mut secret = token_secret(name, token);
+    secret.metadata.annotations = Some(
+        [(
+            "ledgerops.dev/allowed-namespaces".to_owned(),
+            granted.to_owned(),
+        )]
+        .into(),
+    );
+    secret
 }
 
 /// A fresh namespace on the shared control plane, the shared `ledgerops run`, and a Budget

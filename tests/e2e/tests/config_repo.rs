@@ -397,6 +397,42 @@ async fn a_repository_cannot_reach_secrets_or_the_controllers_disk() {
             .1
             .contains("is not labelled ledgerops.dev/git-credentials=true")
     );
+    // Git credentials of another namespace that do not name this one are not sent either.
+    let elsewhere = ControlPlane::shared()
+        .namespace("crepo-creds")
+        .await
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/x.git");
+    let creds: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "git", "labels": {"ledgerops.dev/git-credentials": "true"},
+                     "annotations": {"ledgerops.dev/git-url-prefixes": format!("http://127.0.0.1:{port}/")}},
+        "stringData": {"username": "bot", "password": "git-password-77e1"}
+    }))
+    .unwrap();
+    Api::<Secret>::namespaced(w.sc.client.clone(), &elsewhere)
+        .create(&PostParams::default(), &creds)
+        .await
+        .unwrap();
+    create(
+        &w,
+        &alice,
+        "borrow",
+        json!({"url": url, "interval": "30s", "secretRef": {"name": "git", "namespace": elsewhere}}),
+    )
+    .await;
+    let refused = wait_reason(&w, "borrow", "CredentialsNotGranted").await;
+    let message = ready(&refused).1;
+    for needle in [
+        format!(
+            "Secret git in namespace {elsewhere} has no annotation ledgerops.dev/allowed-namespaces"
+        ),
+        format!(
+            "kubectl annotate secret git -n {elsewhere} --overwrite ledgerops.dev/allowed-namespaces={}",
+            w.sc.ns
+        ),
+    ] {
+        assert!(message.contains(&needle), "{needle}: {message}");
+    }
     // Another ConfigRepo's cache, and the controller's own disk, through file://.
     let cache = cache_dir();
     for (name, url) in [

@@ -178,6 +178,7 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
         "ledgerops-other",
         "budgets-a",
         "budgets-b",
+        "ledgerops-tokens",
     ] {
         create_namespace(&admin, ns).await;
     }
@@ -229,6 +230,7 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
             [
                 &[
                     "--set=budgetNamespaces={budgets-a,budgets-b}",
+                    "--set=tokenNamespaces={ledgerops-tokens}",
                     "--set=metrics.serviceMonitor.enabled=true",
                     "--set=metrics.prometheusRule.enabled=true",
                     "--set=networkPolicy.enabled=true",
@@ -376,12 +378,12 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                 assert!(!args.contains(&"--log-json".into()));
                 assert!(kind(&docs, "ValidatingAdmissionPolicy").is_empty() && params.is_empty());
                 let bindings = kind(&docs, "ClusterRoleBinding");
-                assert!(
-                    bindings
-                        .iter()
-                        .any(|b| b["roleRef"]["name"] == "ledgerops-budget-namespace"),
-                    "every namespace: the namespaced rules are bound cluster-wide"
-                );
+                for role in ["ledgerops-budget-namespace", "ledgerops-token-namespace"] {
+                    assert!(
+                        bindings.iter().any(|b| b["roleRef"]["name"] == role),
+                        "every namespace: {role} is bound cluster-wide"
+                    );
+                }
                 let roles = kind(&docs, "ClusterRole");
                 assert!(
                     !roles
@@ -390,9 +392,14 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                 );
             }
             _ => {
+                assert_eq!(
+                    args.iter()
+                        .filter(|a| a.starts_with("--token-namespace="))
+                        .collect::<Vec<_>>(),
+                    ["--token-namespace=ledgerops-tokens"],
+                    "Secrets are read only where tokens live"
+                );
                 for expected in [
-                    "--token-namespace=budgets-a",
-                    "--token-namespace=budgets-b",
                     "--agent-namespace=budgets-b",
                     "--gitea-url=https://git.example.com",
                     "--gitea-repository=household/config",
@@ -414,6 +421,20 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                     .map(|b| b["metadata"]["namespace"].as_str().unwrap())
                     .collect();
                 assert_eq!(bound, ["budgets-a", "budgets-b"]);
+                let secrets: Vec<&str> = kind(&docs, "RoleBinding")
+                    .iter()
+                    .filter(|b| b["roleRef"]["name"] == "ledgerops-token-namespace")
+                    .map(|b| b["metadata"]["namespace"].as_str().unwrap())
+                    .collect();
+                assert_eq!(secrets, ["ledgerops-tokens"]);
+                let budget_role = kind(&docs, "ClusterRole")
+                    .into_iter()
+                    .find(|r| r["metadata"]["name"] == "ledgerops-budget-namespace")
+                    .expect("the budget-namespace ClusterRole");
+                assert!(
+                    !budget_role.to_string().contains("secrets"),
+                    "no Secret is granted where Budgets live: {budget_role}"
+                );
                 assert!(
                     !kind(&docs, "ClusterRoleBinding")
                         .iter()
@@ -466,6 +487,11 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
             "list no others",
         ),
         (vec!["--set=budgetNamespaces={Budgets}"], "budgetNamespaces"),
+        (
+            vec!["--set=budgetNamespaces={budgets-a,ledgerops-system}"],
+            "budgetNamespaces lists ledgerops-system, the release namespace: whoever may create Pods there can run as the controller's ServiceAccount",
+        ),
+        (vec!["--set=tokenNamespaces={*}"], "tokenNamespaces"),
         (
             vec!["--set=gitea.url=https://git.example.com"],
             "gitea.existingSecret",
@@ -782,10 +808,7 @@ async fn install_upgrade_and_uninstall_keep_the_crds_policies_and_journal() {
     let took = install(
         &plane,
         "upgrade",
-        &[
-            "--set=budgetNamespaces={ledgerops-system,budgets-b}",
-            "--set=logLevel=debug",
-        ],
+        &["--set=budgetNamespaces={budgets-b}", "--set=logLevel=debug"],
     );
     eprintln!("helm upgrade took {took:?}");
     let deployment = Api::<Deployment>::namespaced(admin.clone(), PARAMS_NAMESPACE)
@@ -805,10 +828,12 @@ async fn install_upgrade_and_uninstall_keep_the_crds_policies_and_journal() {
             .flatten()
             .any(|e| e.name == "RUST_LOG" && e.value.as_deref() == Some("debug"))
     );
-    Api::<RoleBinding>::namespaced(admin.clone(), "budgets-b")
-        .get("ledgerops-budget-namespace")
-        .await
-        .expect("the upgrade grants the new namespace");
+    for role in ["ledgerops-budget-namespace", "ledgerops-token-namespace"] {
+        Api::<RoleBinding>::namespaced(admin.clone(), "budgets-b")
+            .get(role)
+            .await
+            .unwrap_or_else(|e| panic!("the upgrade grants the new namespace {role}: {e}"));
+    }
 
     // A Budget declared before the uninstall.
     let budget: Budget = serde_json::from_value(json!({
@@ -879,11 +904,13 @@ async fn ledgerops_runs_as_the_charts_service_account_and_may_do_no_more() {
     let plane = ControlPlane::start().await.unwrap();
     let admin = plane.client().await.unwrap();
     create_namespace(&admin, "household").await;
+    create_namespace(&admin, "ledgerops-tokens").await;
     let gitea = Gitea::shared();
     let members = [(gitea.bot(), "admin"), (gitea.writer(), "write")];
     let repo = gitea_api::create_repo("helm-agent", &members).await;
     let values = [
         "--set=budgetNamespaces={household}".to_owned(),
+        "--set=tokenNamespaces={ledgerops-tokens}".to_owned(),
         format!("--set=gitea.url={}", gitea.url()),
         "--set=gitea.existingSecret=ledgerops-gitea".into(),
         format!("--set=gitea.botLogin={}", gitea.bot().login()),
@@ -927,13 +954,27 @@ async fn ledgerops_runs_as_the_charts_service_account_and_may_do_no_more() {
         ns: "household".into(),
         sim,
     };
-    s.create_budget(
+    // The documented layout: the token where only the controller reads Secrets.
+    s.create_budget_with_token_in(
         "household",
+        "ledgerops-tokens",
         demo::TOKEN,
         json!({"writes": {"enabled": true}}),
     )
     .await;
-    s.wait_budget("household", BudgetPhase::Ready).await;
+    let ready = s.wait_budget("household", BudgetPhase::Ready).await;
+    // The chart lets the controller list bindings and ask about their subjects: it tells.
+    let protected = ready
+        .status
+        .as_ref()
+        .and_then(|st| st.conditions.iter().find(|c| c.type_ == "TokenProtected"))
+        .unwrap_or_else(|| panic!("no TokenProtected condition: {:?}", ready.status));
+    assert_eq!(
+        (protected.status.as_str(), protected.reason.as_str()),
+        ("True", "OnlyOwnersRead"),
+        "{}",
+        protected.message
+    );
 
     // Seed 002: preview, a person's approval, one bulk PATCH, a journal entry.
     s.create_plan("september", "household", bakery_and_train_plan())
@@ -1051,7 +1092,7 @@ async fn ledgerops_runs_as_the_charts_service_account_and_may_do_no_more() {
             .status
             .and_then(|s| s.conditions.into_iter().find(|c| c.type_ == "Ready"));
         if let Some(c) = ready.filter(|c| c.reason == "TokenNamespaceNotAllowed") {
-            assert!(c.message.contains("household"), "{}", c.message);
+            assert!(c.message.contains("ledgerops-tokens"), "{}", c.message);
             break;
         }
         assert!(
@@ -1069,6 +1110,12 @@ async fn ledgerops_runs_as_the_charts_service_account_and_may_do_no_more() {
     forbidden(
         "listing Secrets cluster-wide",
         Api::<Secret>::all(controller.clone())
+            .list(&ListParams::default())
+            .await,
+    );
+    forbidden(
+        "reading Secrets where Budgets live but tokens do not",
+        Api::<Secret>::namespaced(controller.clone(), "household")
             .list(&ListParams::default())
             .await,
     );

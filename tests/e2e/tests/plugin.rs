@@ -573,7 +573,7 @@ async fn apply_proposes_in_the_senders_own_name() {
     );
     let request = request_of(&s, "september-cleanup").await;
     let stored = s.api::<ApprovalRequest>().get(&request).await.unwrap();
-    assert_eq!(stored.spec.proposed_by, "alice");
+    assert_eq!(stored.spec.proposed_by, ["alice"]);
 
     // Anything but what ledgerops proposes is refused before anything is sent.
     let secret = ledgerops_e2e::example("admission-params.yaml");

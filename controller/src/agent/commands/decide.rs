@@ -1,17 +1,21 @@
 //! `/agent approve <request>` and `/agent reject <request>`: the decision written into the
 //! ApprovalRequest as `gitea:<login>`, only on a request that is Pending and not expired (see
-//! [`decidable`]). The admission policy lets only the controller's service account write such a
-//! decision; the executor authorized the job through Gitea right before this runs.
+//! [`decidable`]), and, with four eyes, only by a login the Budget maps to a Kubernetes user
+//! outside the change's lineage (`spec.proposedBy`). The admission policy lets only the
+//! controller's service account write such a decision; the executor authorized the job through
+//! Gitea right before this runs.
 
 use k8s_openapi::jiff::Timestamp;
-use kube::Api;
 use kube::api::{Patch, PatchParams};
+use kube::runtime::reflector::ObjectRef;
+use kube::{Api, ResourceExt};
 
 use super::edits;
 use super::outcome::{Outcome, kube_failed};
 use crate::agent::context::AgentContext;
 use crate::api::agent_job::AgentJob;
 use crate::api::approval::ApprovalRequest;
+use crate::logic::approval::powers::{self, DecisionCheck};
 use crate::logic::job::decidable::decidable;
 use crate::logic::job::decision::{self, Verdict};
 
@@ -42,6 +46,9 @@ pub(super) async fn run(
         return Outcome::Rejected(refusal);
     }
     let by = decision::by(&job.spec.author);
+    if let DecisionCheck::Refused(why) = four_eyes(ctx, &current, &by) {
+        return Outcome::Rejected(why);
+    }
     let edited = match verdict {
         Verdict::Approve(except) if !except.is_empty() => {
             match edits::of(ctx, &current, except).await {
@@ -69,4 +76,21 @@ pub(super) async fn run(
         }
         Err(e) => kube_failed("writing the decision", e),
     }
+}
+
+/// Whether `by` may decide `request` at all, as far as four eyes and the Budget's Gitea mapping
+/// tell (the authorizer is asked again before an approval is followed).
+fn four_eyes(ctx: &AgentContext, request: &ApprovalRequest, by: &str) -> DecisionCheck {
+    let name = request.name_any();
+    let budget = ctx
+        .budgets
+        .get(&ObjectRef::new(&request.spec.budget_ref.name).within(ctx.store.namespace()));
+    // The request recorded whether four eyes held when ledgerops opened it (only ledgerops
+    // opens requests); the Budget may ask for them since. No Budget: nobody is mapped.
+    let four_eyes =
+        request.spec.four_eyes || budget.as_ref().is_some_and(|b| b.spec.approval.four_eyes);
+    let mapped = budget
+        .map(|b| b.spec.approval.gitea_user_map())
+        .unwrap_or_default();
+    powers::decision(&name, by, &mapped, &request.spec.proposed_by, four_eyes)
 }

@@ -11,8 +11,8 @@
 //! - deciding needs the custom verb `approve` on `approvalrequests` (ClusterRole
 //!   `ledgerops-approver`), checked with the authorizer: `update` or `patch` alone never decides;
 //! - four eyes: when the request says so (`spec.fourEyes`, copied from the Budget), the decider is
-//!   not its proposer (`spec.proposedBy`, copied by ledgerops from the subject's
-//!   `ledgerops.dev/proposed-by`, which admission made truthful), and an approver's edits only
+//!   outside the change's lineage (`spec.proposedBy`, which ledgerops gathers from the subject's
+//!   `ledgerops.dev/proposed-by`, admission-kept, and from what the subject came through), and an approver's edits only
 //!   drop lines (a category the approver chooses is their own proposal);
 //! - only the controller changes owner references and finalizers (Kubernetes' cleanup too, on a
 //!   request nobody decided): a decided request is a record, not a dependent to collect.
@@ -64,7 +64,7 @@ const VARIABLES: &[(&str, &str)] = &[
     ),
     (
         "proposedBy",
-        "has(object.spec.proposedBy) ? object.spec.proposedBy : ''",
+        "has(object.spec.proposedBy) ? object.spec.proposedBy : []",
     ),
     (
         "fourEyes",
@@ -106,9 +106,9 @@ const RULES: &[Rule] = &[
         message_expression: "'user ' + variables.user + ' may not decide ApprovalRequest ' + variables.name + ' in namespace ' + request.namespace + ': deciding needs the verb approve on approvalrequests, which the ClusterRole ledgerops-approver grants (the edit role and ledgerops-edit propose but never decide). Ask someone bound to ledgerops-approver to decide it.'",
     },
     Rule {
-        expression: "!variables.decisionAdded || !variables.fourEyes || variables.proposedBy == '' || variables.by != variables.proposedBy",
-        message: "the proposer of a change cannot approve it (four eyes): another approver must decide",
-        message_expression: "'user ' + variables.user + ' may not decide ApprovalRequest ' + variables.name + ': ' + variables.by + ' proposed the change it asks about, and the Budget asks for four eyes (spec.approval.fourEyes), so the proposer cannot also decide it. Ask another person bound to ledgerops-approver.'",
+        expression: "!variables.decisionAdded || !variables.fourEyes || !(variables.by in variables.proposedBy)",
+        message: "nobody who shaped a change can approve it (four eyes): another approver must decide",
+        message_expression: "'user ' + variables.user + ' may not decide ApprovalRequest ' + variables.name + ': ' + variables.by + ' is in the lineage of the change it asks about (spec.proposedBy: ' + variables.proposedBy.join(', ') + '), and the Budget asks for four eyes (spec.approval.fourEyes), so nobody who shaped it can also decide it. Ask another person bound to ledgerops-approver.'",
     },
     Rule {
         expression: "!variables.decisionAdded || !has(object.spec.decision.edits) || object.spec.subject.kind == 'CategorizationPlan'",

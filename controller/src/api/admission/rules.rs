@@ -8,8 +8,11 @@
 //!   they never saw;
 //! - blessing needs the custom verb `bless` on `categorizationrules` (ClusterRole
 //!   `ledgerops-approver`), checked with the authorizer;
-//! - `ledgerops.dev/proposed-by` names whoever created the rule or last changed its match or
-//!   category (see [`super::proposals`]); a blessing alone keeps the author.
+//! - `ledgerops.dev/proposed-by` lists everyone who created the rule or changed its match or
+//!   category (see [`super::proposals`]); a blessing alone does not make the blesser an author;
+//! - its owner references and finalizers change only with `bless` (or by the controller, or
+//!   Kubernetes' own cleanup): a dangling owner reference would delete a rule through the garbage
+//!   collector.
 //!
 //! Four eyes on rules (the author cannot bless their own rule) depend on the Budget, which
 //! admission cannot read: the controller checks them before the rule may speak.
@@ -40,10 +43,17 @@ const VARIABLES: &[(&str, &str)] = &[
     ),
     PROPOSER_VARIABLES[0],
     PROPOSER_VARIABLES[1],
+    PROPOSER_VARIABLES[2],
     // A blessing alone does not make the blesser the rule's author.
     (
         "proposalChanged",
         "oldObject == null || object.spec.match != oldObject.spec.match || object.spec.categoryId != oldObject.spec.categoryId",
+    ),
+    // An owner reference (to a missing object, say) would have the garbage collector delete the
+    // rule, and a finalizer would keep a deleted one acting: both take what deleting takes.
+    (
+        "ownersChanged",
+        "oldObject != null && ((has(object.metadata.ownerReferences) ? object.metadata.ownerReferences : []) != (has(oldObject.metadata.ownerReferences) ? oldObject.metadata.ownerReferences : []) || (has(object.metadata.finalizers) ? object.metadata.finalizers : []) != (has(oldObject.metadata.finalizers) ? oldObject.metadata.finalizers : []))",
     ),
     (
         "ruleChanged",
@@ -71,6 +81,11 @@ const RULES: &[Rule] = &[
         expression: "!has(object.spec.blessing) || !variables.ruleChanged || variables.blessingSet || variables.isController",
         message: "the match or category of a blessed rule changes only with a new blessing in your own name; set spec.blessing (by: you, a new at) in the same change, or remove the blessing",
         message_expression: "'user ' + variables.user + ' may not change the match or category of CategorizationRule ' + variables.name + ' under the blessing of ' + object.spec.blessing.by + ': a blessing vouches for the rule as it was blessed. Bless it again in the same change (spec.blessing.by \"' + variables.user + '\", a new spec.blessing.at), or remove spec.blessing and let someone bless it.'",
+    },
+    Rule {
+        expression: "!variables.ownersChanged || variables.isController || variables.isCleanup || variables.mayBless",
+        message: "changing a CategorizationRule's owner references or finalizers needs the verb bless on categorizationrules: they decide when the garbage collector deletes it",
+        message_expression: "'user ' + variables.user + ' may not change the owner references or finalizers of CategorizationRule ' + variables.name + ' in namespace ' + request.namespace + ': an owner reference lets the garbage collector delete the rule (a demotion or blessing undone without anyone holding bless), so it needs the verb bless on categorizationrules, which the ClusterRole ledgerops-approver grants. Leave metadata.ownerReferences and metadata.finalizers as they are, or ask an approver.'",
     },
     PROPOSER_RULE,
 ];

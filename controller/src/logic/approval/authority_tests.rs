@@ -49,7 +49,7 @@ fn request(decision: Option<(Verdict, &str)>, status: ApprovalRequestStatus) -> 
             change_count: 0,
             expires_at: Time(at(100)),
             escalate_to: vec![],
-            proposed_by: String::new(),
+            proposed_by: Vec::new(),
             four_eyes: false,
             decision: decision.map(|(verdict, by)| Decision {
                 verdict,

@@ -1,4 +1,4 @@
-//! Approvals: who holds which power, the policy that runs, asks or blocks a submission, the gate
+//! Approvals: who holds which power, who shaped a change (its lineage), the policy that runs, asks or blocks a submission, the gate
 //! that holds a write back, whether an ApprovalRequest authorizes a write and what state it is in,
 //! whether the admission policies are in force, and escalation when nobody answers.
 
@@ -6,6 +6,7 @@ pub mod admission;
 pub mod authority;
 pub mod escalation;
 pub mod gate;
+pub mod lineage;
 pub mod policy;
 pub mod powers;
 pub mod request;

@@ -1,6 +1,6 @@
-//! Who holds which power, decided without trusting what a proposer wrote: the proposer an
-//! object names (`ledgerops.dev/proposed-by`) is the sender's own user name, admission sees to
-//! that.
+//! Who holds which power, decided without trusting what a proposer wrote: the lineage an
+//! object names (`ledgerops.dev/proposed-by`) lists the senders who shaped it, admission sees
+//! to that.
 //!
 //! Four powers are kept apart: proposing (RBAC `create`/`update`), approving (the custom verb
 //! `approve` on `approvalrequests`), blessing (`bless` on `categorizationrules`) and governing
@@ -68,14 +68,6 @@ pub fn actor(name: &str) -> Actor {
     }
 }
 
-/// The proposer an object's annotations name, if any.
-pub fn proposer(annotations: Option<&BTreeMap<String, String>>) -> Option<&str> {
-    annotations?
-        .get(PROPOSED_BY)
-        .map(String::as_str)
-        .filter(|p| !p.trim().is_empty())
-}
-
 /// A question for the authorizer: may `user` use `power` on `resource` in the namespace?
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Question {
@@ -109,49 +101,77 @@ pub enum DecisionCheck {
     Refused(String),
 }
 
-/// Whether the decision `by` on ApprovalRequest `request` may be followed: four eyes against
-/// everyone who proposed it (the proposer the request recorded and the subject's current one,
-/// who may have changed it since), then the `approve` verb.
-pub fn decision(request: &str, by: &str, proposers: &[&str], four_eyes: bool) -> DecisionCheck {
-    if four_eyes && let Some(p) = proposers.iter().find(|p| **p == by) {
+/// Whether the decision `by` on ApprovalRequest `request` may be followed, for a change whose
+/// gathered lineage is `lineage` (see `lineage::gather`). A Gitea login counts as the
+/// Kubernetes user `gitea_users` maps it to; with four eyes an unmapped login decides nothing,
+/// since nobody could tell whether it shaped the change. Then four eyes against the lineage,
+/// then the `approve` verb.
+pub fn decision(
+    request: &str,
+    by: &str,
+    gitea_users: &BTreeMap<String, String>,
+    lineage: &[String],
+    four_eyes: bool,
+) -> DecisionCheck {
+    let user = match actor(by) {
+        Actor::Person(user) => user,
+        Actor::Gitea(login) => match gitea_users.get(&login) {
+            Some(user) => user.clone(),
+            None if four_eyes => {
+                return DecisionCheck::Refused(format!(
+                    "ApprovalRequest {request} was decided in Gitea by {login}, a login the Budget maps to no Kubernetes user (spec.approval.giteaUsers), so four eyes cannot be checked and nothing is written. An owner maps it (giteaUsers: [{{login: {login}, user: <their Kubernetes user>}}]); then decide again in Gitea, or with kubectl ledgerops approve."
+                ));
+            }
+            None => return DecisionCheck::Gitea,
+        },
+        Actor::ConfigRepo(_) | Actor::Controller(_) => {
+            return DecisionCheck::Refused(format!(
+                "ApprovalRequest {request} was decided by {by}, which is not a person: only a person decides. Nothing is written."
+            ));
+        }
+    };
+    if four_eyes && let Some(member) = lineage.iter().find(|m| **m == by || **m == user) {
+        let who = if *member == by {
+            by.to_owned()
+        } else {
+            format!("{by} (Kubernetes user {user})")
+        };
         return DecisionCheck::Refused(format!(
-            "{by} proposed the change that ApprovalRequest {request} asks about ({PROPOSED_BY}: {p}) and cannot also approve it (four eyes, spec.approval.fourEyes of the Budget). Nothing is written; another person holding approve must decide a new request: change the object to ask again."
+            "{who} shaped the change that ApprovalRequest {request} asks about (its lineage: {}) and cannot also approve it (four eyes, spec.approval.fourEyes of the Budget). Nothing is written; another person holding approve, outside that lineage, must decide a new request: change the object to ask again.",
+            lineage.join(", ")
         ));
     }
-    match actor(by) {
-        Actor::Person(user) => DecisionCheck::Ask(Question {
-            user,
-            power: Power::Approve,
-            resource: "approvalrequests",
-        }),
-        Actor::Gitea(_) => DecisionCheck::Gitea,
-        Actor::ConfigRepo(_) | Actor::Controller(_) => DecisionCheck::Refused(format!(
-            "ApprovalRequest {request} was decided by {by}, which is not a person: only a person decides. Nothing is written."
-        )),
-    }
+    DecisionCheck::Ask(Question {
+        user,
+        power: Power::Approve,
+        resource: "approvalrequests",
+    })
 }
 
-/// [`decision`] for `request`, whose subject is now proposed by `subject_proposer`: four eyes
-/// hold when the Budget asks for them now (`four_eyes`) or did when the request was opened, and
-/// count both its recorded proposer and the subject's current one.
+/// [`decision`] for `request`, whose subject's lineage is now `subject_lineage`: four eyes
+/// hold when the Budget asks for them now (`four_eyes`) or did when the request was opened,
+/// and count everyone the request recorded and everyone who shaped the subject since.
 pub fn decision_on(
     request: &ApprovalRequest,
-    subject_proposer: Option<&str>,
+    subject_lineage: &[String],
+    gitea_users: &BTreeMap<String, String>,
     four_eyes: bool,
 ) -> DecisionCheck {
     let name = request.metadata.name.as_deref().unwrap_or_default();
     let Some(decided) = &request.spec.decision else {
         return DecisionCheck::Refused(format!("ApprovalRequest {name} has no decision"));
     };
-    let proposers: Vec<&str> = [Some(request.spec.proposed_by.as_str()), subject_proposer]
-        .into_iter()
-        .flatten()
-        .filter(|p| !p.is_empty())
-        .collect();
+    let mut lineage = request.spec.proposed_by.clone();
+    for name in subject_lineage {
+        if !lineage.contains(name) {
+            lineage.push(name.clone());
+        }
+    }
     decision(
         name,
         &decided.by,
-        &proposers,
+        gitea_users,
+        &lineage,
         four_eyes || request.spec.four_eyes,
     )
 }
@@ -167,14 +187,16 @@ pub enum BlessingCheck {
     Refused(String),
 }
 
-/// Whether the blessing `by` of rule `rule`, written by `proposer`, counts.
-pub fn blessing(rule: &str, by: &str, proposer: Option<&str>, four_eyes: bool) -> BlessingCheck {
+/// Whether the blessing `by` of rule `rule`, shaped by `lineage` (its authors, and for a
+/// learned rule the people whose decisions taught it), counts.
+pub fn blessing(rule: &str, by: &str, lineage: &[String], four_eyes: bool) -> BlessingCheck {
     // A merge blesses what the repository declares: the person who merged is Gitea's to know,
     // and its branch protection is where that four eyes lives.
     let person = matches!(actor(by), Actor::Person(_));
-    if four_eyes && person && proposer == Some(by) {
+    if four_eyes && person && lineage.iter().any(|m| m == by) {
         return BlessingCheck::Refused(format!(
-            "{by} wrote CategorizationRule {rule} ({PROPOSED_BY}) and cannot also bless it (four eyes, spec.approval.fourEyes of the Budget): another person holding bless must bless it"
+            "{by} shaped CategorizationRule {rule} (its lineage: {}) and cannot also bless it (four eyes, spec.approval.fourEyes of the Budget): another person holding bless must bless it",
+            lineage.join(", ")
         ));
     }
     match actor(by) {
@@ -190,21 +212,27 @@ pub fn blessing(rule: &str, by: &str, proposer: Option<&str>, four_eyes: bool) -
     }
 }
 
-/// The user whose `govern` a ConfigRepo asking for `Govern` acts under, or why it cannot.
-pub fn repo_governor(repo: &str, proposer: Option<&str>) -> Result<Question, String> {
-    match proposer.map(|p| (p, actor(p))) {
-        Some((_, Actor::Person(user))) => Ok(Question {
-            user,
-            power: Power::Govern,
-            resource: "configrepos",
-        }),
-        Some((other, _)) => Err(format!(
-            "ConfigRepo {repo} was last changed by {other}, not by a person: it acts with Propose authority until an owner applies it again"
-        )),
-        None => Err(format!(
+/// The users whose `govern` a ConfigRepo asking for `Govern` acts under (everyone who shaped
+/// it: it has no more authority than the least of them), or why it cannot.
+pub fn repo_governors(repo: &str, lineage: &[String]) -> Result<Vec<Question>, String> {
+    if lineage.is_empty() {
+        return Err(format!(
             "ConfigRepo {repo} names nobody ({PROPOSED_BY} is missing): it acts with Propose authority until an owner applies it again"
-        )),
+        ));
     }
+    lineage
+        .iter()
+        .map(|name| match actor(name) {
+            Actor::Person(user) => Ok(Question {
+                user,
+                power: Power::Govern,
+                resource: "configrepos",
+            }),
+            _ => Err(format!(
+                "ConfigRepo {repo} was changed by {name}, not by a person: it acts with Propose authority until an owner applies it again"
+            )),
+        })
+        .collect()
 }
 
 #[cfg(test)]

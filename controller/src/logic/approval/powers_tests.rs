@@ -32,18 +32,17 @@ fn names_are_read_as_the_actor_they_stand_for() {
     }
 }
 
-#[test]
-fn the_proposer_is_the_annotation_when_it_names_someone() {
-    let with = |v: &str| BTreeMap::from([(PROPOSED_BY.to_owned(), v.to_owned())]);
-    assert_eq!(proposer(Some(&with("alice"))), Some("alice"));
-    assert_eq!(proposer(Some(&with("  "))), None);
-    assert_eq!(proposer(Some(&BTreeMap::new())), None);
-    assert_eq!(proposer(None), None);
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
 }
 
 #[test]
-fn a_decision_is_checked_for_four_eyes_then_for_the_verb() {
+fn a_decision_is_checked_against_the_lineage_then_for_the_verb() {
     let approve = |u: &str| DecisionCheck::Ask(ask(u, Power::Approve, "approvalrequests"));
+    let mapped = BTreeMap::from([
+        ("bobby".to_owned(), "bob".to_owned()),
+        ("ally".to_owned(), "alice".to_owned()),
+    ]);
     type Case<'a> = (&'a str, &'a str, Vec<&'a str>, bool, Option<DecisionCheck>);
     let cases: Vec<Case> = vec![
         (
@@ -55,9 +54,23 @@ fn a_decision_is_checked_for_four_eyes_then_for_the_verb() {
         ),
         ("the proposer", "alice", vec!["alice"], true, None),
         (
-            "whoever changed the subject since",
+            "anyone who changed the subject since",
             "bob",
             vec!["alice", "bob"],
+            true,
+            None,
+        ),
+        (
+            "the maker of the repository that applied it",
+            "alice",
+            vec!["configrepo:mine", "alice"],
+            true,
+            None,
+        ),
+        (
+            "a blesser of the rules behind an autopilot plan",
+            "carol",
+            vec!["ledgerops:autopilot", "carol"],
             true,
             None,
         ),
@@ -76,24 +89,52 @@ fn a_decision_is_checked_for_four_eyes_then_for_the_verb() {
             Some(approve("bob")),
         ),
         (
-            "through Gitea",
-            "gitea:bob",
+            "through Gitea, mapped to someone outside the lineage",
+            "gitea:bobby",
             vec!["alice"],
             true,
-            Some(DecisionCheck::Gitea),
+            Some(approve("bob")),
+        ),
+        (
+            "through Gitea, mapped to the proposer",
+            "gitea:ally",
+            vec!["alice"],
+            true,
+            None,
         ),
         (
             "through Gitea by the commenter who proposed",
-            "gitea:bob",
-            vec!["gitea:bob"],
+            "gitea:bobby",
+            vec!["gitea:bobby"],
             true,
             None,
+        ),
+        (
+            "through Gitea, unmapped, four eyes on",
+            "gitea:stranger",
+            vec!["alice"],
+            true,
+            None,
+        ),
+        (
+            "through Gitea, unmapped, four eyes off",
+            "gitea:stranger",
+            vec!["alice"],
+            false,
+            Some(DecisionCheck::Gitea),
+        ),
+        (
+            "through Gitea, mapped, four eyes off: still asked for approve",
+            "gitea:ally",
+            vec!["alice"],
+            false,
+            Some(approve("alice")),
         ),
         ("a config repo", "configrepo:x", vec![], true, None),
         ("the controller", "ledgerops:autopilot", vec![], false, None),
     ];
-    for (what, by, proposers, four_eyes, want) in cases {
-        let got = decision("req-1", by, &proposers, four_eyes);
+    for (what, by, lineage, four_eyes, want) in cases {
+        let got = decision("req-1", by, &mapped, &names(&lineage), four_eyes);
         match want {
             Some(want) => assert_eq!(got, want, "{what}"),
             None => {
@@ -101,64 +142,93 @@ fn a_decision_is_checked_for_four_eyes_then_for_the_verb() {
                     panic!("{what}: expected a refusal, got {got:?}")
                 };
                 assert!(message.contains("req-1"), "{what}: {message}");
-                assert!(message.contains(by), "{what}: {message}");
+                let login = by.trim_start_matches("gitea:");
+                assert!(message.contains(login), "{what}: {message}");
             }
         }
     }
 }
 
 #[test]
-fn the_four_eyes_refusal_says_who_and_what_to_do() {
-    let DecisionCheck::Refused(m) = decision("req-1", "alice", &["alice"], true) else {
+fn the_four_eyes_refusal_says_who_how_and_what_to_do() {
+    let mapped = BTreeMap::from([("ally".to_owned(), "alice".to_owned())]);
+    let lineage = names(&["configrepo:mine", "alice"]);
+    let DecisionCheck::Refused(m) = decision("req-1", "alice", &mapped, &lineage, true) else {
         panic!("refused")
     };
-    assert!(m.contains("alice proposed the change"), "{m}");
+    assert!(m.contains("alice shaped the change"), "{m}");
+    assert!(m.contains("its lineage: configrepo:mine, alice"), "{m}");
     assert!(m.contains("fourEyes"), "{m}");
+    let DecisionCheck::Refused(m) = decision("req-1", "gitea:ally", &mapped, &lineage, true) else {
+        panic!("refused")
+    };
+    assert!(
+        m.contains("gitea:ally (Kubernetes user alice) shaped"),
+        "{m}"
+    );
+    let DecisionCheck::Refused(m) = decision("req-1", "gitea:eve", &mapped, &lineage, true) else {
+        panic!("refused")
+    };
+    assert!(m.contains("maps to no Kubernetes user"), "{m}");
+    assert!(m.contains("giteaUsers"), "{m}");
 }
 
 #[test]
-fn a_blessing_counts_from_an_approver_other_than_its_author_or_a_governing_repo() {
+fn a_blessing_counts_from_an_approver_outside_the_rules_lineage_or_a_governing_repo() {
     let bless = |u: &str| BlessingCheck::Ask(ask(u, Power::Bless, "categorizationrules"));
     let cases = [
-        ("bob", Some("alice"), true, Some(bless("bob"))),
-        ("alice", Some("alice"), true, None),
-        ("alice", Some("alice"), false, Some(bless("alice"))),
-        ("bob", None, true, Some(bless("bob"))),
+        ("bob", vec!["alice"], true, Some(bless("bob"))),
+        ("alice", vec!["alice"], true, None),
+        ("alice", vec!["bob", "alice"], true, None),
+        ("bob", vec!["ledgerops:learning", "bob"], true, None),
+        ("alice", vec!["alice"], false, Some(bless("alice"))),
+        ("bob", vec![], true, Some(bless("bob"))),
         (
             "configrepo:household",
-            Some("configrepo:household"),
+            vec!["configrepo:household"],
             false,
             Some(BlessingCheck::ConfigRepo("household".into())),
         ),
         (
             "configrepo:household",
-            Some("configrepo:household"),
+            vec!["configrepo:household"],
             true,
             Some(BlessingCheck::ConfigRepo("household".into())),
         ),
-        ("gitea:bob", Some("alice"), true, None),
-        ("ledgerops:learning", None, true, None),
+        ("gitea:bob", vec!["alice"], true, None),
+        ("ledgerops:learning", vec![], true, None),
     ];
-    for (by, author, four_eyes, want) in cases {
-        let got = blessing("groceries", by, author, four_eyes);
+    for (by, lineage, four_eyes, want) in cases {
+        let got = blessing("groceries", by, &names(&lineage), four_eyes);
         match want {
-            Some(want) => assert_eq!(got, want, "{by} {author:?} {four_eyes}"),
+            Some(want) => assert_eq!(got, want, "{by} {lineage:?} {four_eyes}"),
             None => assert!(
                 matches!(&got, BlessingCheck::Refused(m) if m.contains("groceries")),
-                "{by} {author:?}: {got:?}"
+                "{by} {lineage:?}: {got:?}"
             ),
         }
     }
 }
 
 #[test]
-fn a_repo_governs_under_its_last_changer_only_when_a_person() {
+fn a_repo_governs_under_everyone_who_shaped_it_only_when_all_are_people() {
     assert_eq!(
-        repo_governor("home", Some("carol")),
-        Ok(ask("carol", Power::Govern, "configrepos"))
+        repo_governors("home", &names(&["carol"])),
+        Ok(vec![ask("carol", Power::Govern, "configrepos")])
     );
-    for other in [None, Some("configrepo:other"), Some("gitea:carol")] {
-        let Err(m) = repo_governor("home", other) else {
+    assert_eq!(
+        repo_governors("home", &names(&["carol", "dave"])),
+        Ok(vec![
+            ask("carol", Power::Govern, "configrepos"),
+            ask("dave", Power::Govern, "configrepos")
+        ])
+    );
+    for other in [
+        vec![],
+        vec!["configrepo:other"],
+        vec!["carol", "gitea:carol"],
+    ] {
+        let Err(m) = repo_governors("home", &names(&other)) else {
             panic!("{other:?}")
         };
         assert!(m.contains("Propose authority"), "{m}");
@@ -183,11 +253,11 @@ fn a_refusal_names_the_user_the_verb_and_the_role() {
 }
 
 #[test]
-fn a_requests_decision_counts_its_recorded_and_its_current_proposer() {
+fn a_requests_decision_counts_its_recorded_and_its_current_lineage() {
     use crate::api::approval::{ApprovalRequestSpec, Decision, Subject, SubjectKind, Verdict};
     use crate::api::common::LocalRef;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
-    let request = |proposed_by: &str, four_eyes: bool, by: Option<&str>| {
+    let request = |proposed_by: &[&str], four_eyes: bool, by: Option<&str>| {
         ApprovalRequest::new(
             "req-1",
             ApprovalRequestSpec {
@@ -205,7 +275,7 @@ fn a_requests_decision_counts_its_recorded_and_its_current_proposer() {
                 change_count: 0,
                 expires_at: Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH),
                 escalate_to: vec![],
-                proposed_by: proposed_by.into(),
+                proposed_by: names(proposed_by),
                 four_eyes,
                 decision: by.map(|by| Decision {
                     verdict: Verdict::Approve,
@@ -217,41 +287,34 @@ fn a_requests_decision_counts_its_recorded_and_its_current_proposer() {
             },
         )
     };
+    let none = BTreeMap::new();
     let approve = |u: &str| DecisionCheck::Ask(ask(u, Power::Approve, "approvalrequests"));
     let refused = |c: &DecisionCheck| matches!(c, DecisionCheck::Refused(_));
-    // The recorded proposer, under the request's own four eyes or the Budget's now.
+    // The recorded lineage, under the request's own four eyes or the Budget's now.
+    let bob = request(&["alice", "bob"], true, Some("bob"));
+    assert!(refused(&decision_on(&bob, &[], &none, false)));
+    let bob = request(&["bob"], false, Some("bob"));
+    assert!(refused(&decision_on(&bob, &[], &none, true)));
+    assert_eq!(decision_on(&bob, &[], &none, false), approve("bob"));
+    // Whoever shaped the subject since.
+    let bob = request(&["alice"], true, Some("bob"));
     assert!(refused(&decision_on(
-        &request("bob", true, Some("bob")),
-        None,
-        false
-    )));
-    assert!(refused(&decision_on(
-        &request("bob", false, Some("bob")),
-        None,
-        true
-    )));
-    assert_eq!(
-        decision_on(&request("bob", false, Some("bob")), None, false),
-        approve("bob")
-    );
-    // Whoever changed the subject since.
-    assert!(refused(&decision_on(
-        &request("alice", true, Some("bob")),
-        Some("bob"),
+        &bob,
+        &names(&["alice", "bob"]),
+        &none,
         false
     )));
     assert_eq!(
-        decision_on(&request("alice", true, Some("bob")), Some("alice"), true),
+        decision_on(&bob, &names(&["alice"]), &none, true),
         approve("bob")
     );
     // No proposer known (made by the controller's own user), and no decision at all.
-    assert_eq!(
-        decision_on(&request("", true, Some("bob")), None, true),
-        approve("bob")
-    );
+    let bob = request(&[], true, Some("bob"));
+    assert_eq!(decision_on(&bob, &[], &none, true), approve("bob"));
     assert!(refused(&decision_on(
-        &request("alice", true, None),
-        None,
+        &request(&["alice"], true, None),
+        &[],
+        &none,
         true
     )));
 }

@@ -41,8 +41,8 @@ pub struct Draft<'a> {
     pub kind: SubjectKind,
     pub subject: &'a str,
     pub subject_uid: &'a str,
-    /// The subject's proposer, as admission recorded it.
-    pub proposer: Option<&'a str>,
+    /// Everyone who shaped the change (see `lineage::gather`).
+    pub lineage: Vec<String>,
     pub owner: Option<OwnerReference>,
     pub hash: &'a str,
     pub summary: &'a str,
@@ -80,7 +80,7 @@ pub fn new_request(draft: &Draft<'_>, name: &str, now: Timestamp) -> ApprovalReq
             change_count: u32::try_from(draft.changes.len()).unwrap_or(u32::MAX),
             expires_at: Time(expires),
             escalate_to: policy.escalate_to.clone(),
-            proposed_by: draft.proposer.unwrap_or_default().to_owned(),
+            proposed_by: draft.lineage.clone(),
             four_eyes: policy.four_eyes,
             decision: None,
             review: draft.review.clone(),

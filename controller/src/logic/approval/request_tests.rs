@@ -31,7 +31,7 @@ fn draft(budget: &Budget) -> Draft<'_> {
         kind: SubjectKind::CategorizationPlan,
         subject: "september",
         subject_uid: "uid-1",
-        proposer: Some("alice"),
+        lineage: vec!["alice".to_owned()],
         owner: None,
         hash: "0123456789abcdef",
         summary: "3 changes",
@@ -58,7 +58,7 @@ fn a_new_request_is_bound_to_the_subject_the_hash_and_the_expiry() {
     let b = budget();
     let r = new_request(&draft(&b), "september-0123456789", at(1_000));
     assert_eq!(r.spec.preview_hash, "0123456789abcdef");
-    assert_eq!(r.spec.proposed_by, "alice");
+    assert_eq!(r.spec.proposed_by, vec!["alice".to_owned()]);
     assert_eq!(r.spec.expires_at.0, at(1_000 + 7_200));
     assert_eq!(r.spec.escalate_to, vec!["finance".to_owned()]);
     assert_eq!(

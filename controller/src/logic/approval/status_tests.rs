@@ -22,7 +22,7 @@ fn spec(decision: Option<Decision>) -> ApprovalRequestSpec {
         change_count: 0,
         expires_at: Time(at(100)),
         escalate_to: vec!["finance-manager".into()],
-        proposed_by: String::new(),
+        proposed_by: Vec::new(),
         four_eyes: false,
         decision,
         review: None,

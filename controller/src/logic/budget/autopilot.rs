@@ -45,6 +45,8 @@ pub struct NewPlan {
     pub name: String,
     pub assignments: Vec<Assignment>,
     pub description: String,
+    /// The rules behind its lines: their blessers shaped it.
+    pub rules: Vec<String>,
 }
 
 /// What one pass decides: the status to write first, then the plan to make (if any).
@@ -56,9 +58,12 @@ pub struct Pass {
 
 /// Decides a pass for Budget `budget` on `day` (YYYY-MM-DD, UTC), from what was counted so far
 /// (`previous`: another day's counts start again from zero). Amounts are shown with `digits`.
+/// A plan it makes is named with `nonce` (random, from the caller): nobody can make a plan
+/// under the autopilot's next name before it does.
 pub fn pass(
     budget: &str,
     day: &str,
+    nonce: &str,
     previous: Option<&AutopilotStatus>,
     limits: Limits,
     digits: u8,
@@ -116,7 +121,7 @@ pub fn pass(
     }
     disagreements.truncate(DISAGREEMENTS_KEPT);
     let plan = (!assignments.is_empty()).then(|| {
-        let name = plan_name(budget, day, plans.len() + 1);
+        let name = plan_name(budget, day, plans.len() + 1, nonce);
         plans.push(name.clone());
         let from: Vec<String> = by_rule
             .iter()
@@ -129,6 +134,7 @@ pub fn pass(
                 from.join(", ")
             ),
             assignments,
+            rules: by_rule.into_keys().collect(),
         }
     });
     Pass {
@@ -144,11 +150,17 @@ pub fn pass(
     }
 }
 
-/// The `n`th plan the autopilot makes for `budget` on `day`.
-fn plan_name(budget: &str, day: &str, n: usize) -> String {
+/// The `n`th plan the autopilot makes for `budget` on `day`, made unguessable by `nonce`.
+fn plan_name(budget: &str, day: &str, n: usize, nonce: &str) -> String {
     let mut budget = budget.to_owned();
     budget.truncate(200);
-    format!("autopilot-{budget}-{day}-{n}")
+    let nonce: String = nonce
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .take(12)
+        .collect();
+    format!("autopilot-{budget}-{day}-{n}-{nonce}")
 }
 
 /// The Event a pass deserves, as `(warning, reason, note)`: the circuit breaker tripping, or a

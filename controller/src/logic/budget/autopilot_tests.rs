@@ -73,10 +73,15 @@ fn agreed_transactions_go_into_one_plan_oldest_first_within_the_days_limits() {
             ..agreed("t0", "2026-08-01", -1, "x", "x")
         },
     ];
-    let p = pass("household", "2026-12-02", None, LIMITS, 2, candidates);
+    let p = pass("household", "2026-12-02", "N0", None, LIMITS, 2, candidates);
     assert_eq!(planned(&p), ["t1", "t2", "t3"]);
     let plan = p.plan.as_ref().unwrap();
-    assert_eq!(plan.name, "autopilot-household-2026-12-02-1");
+    assert_eq!(plan.name, "autopilot-household-2026-12-02-1-n0");
+    assert_eq!(
+        plan.rules,
+        ["monoprix", "rail-co"],
+        "the rules behind its lines"
+    );
     assert_eq!(plan.assignments[0].category_id, "transport");
     assert!(
         plan.description.contains("monoprix (1), rail-co (2)"),
@@ -157,6 +162,7 @@ fn the_circuit_breaker_stops_at_the_first_transaction_past_a_limit() {
         let p = pass(
             "household",
             "2026-12-02",
+            "N0",
             previous.as_ref(),
             LIMITS,
             2,
@@ -172,6 +178,7 @@ fn the_circuit_breaker_stops_at_the_first_transaction_past_a_limit() {
     let second = pass(
         "household",
         "2026-12-02",
+        "N0",
         Some(&counted(
             "2026-12-02",
             1,
@@ -184,7 +191,7 @@ fn the_circuit_breaker_stops_at_the_first_transaction_past_a_limit() {
     );
     assert_eq!(
         second.plan.unwrap().name,
-        "autopilot-household-2026-12-02-2"
+        "autopilot-household-2026-12-02-2-n0"
     );
     assert_eq!(second.status.plans.len(), 2);
     assert_eq!(
@@ -198,6 +205,7 @@ fn rules_that_disagree_make_no_plan_and_ask_once() {
     let p = pass(
         "household",
         "2026-12-02",
+        "N0",
         None,
         LIMITS,
         2,
@@ -231,6 +239,7 @@ fn tripping_is_announced_once_a_day() {
     let p = pass(
         "household",
         "2026-12-02",
+        "N0",
         Some(&counted("2026-12-02", 3, "3", &[])),
         LIMITS,
         2,

@@ -22,7 +22,8 @@ pub enum SyncOutcome {
     /// `spec.suspend` is set: nothing was asked of YNAB.
     Suspended,
     /// It failed; `reason` is one of Unauthorized, NotFound, RateLimited, Unreachable,
-    /// TokenMissing, TokenNotOptedIn, ApiUrlNotAllowed, InvalidSpec, RequestFailed.
+    /// TokenMissing, TokenNotOptedIn, TokenNotGranted, ApiUrlNotAllowed, InvalidSpec,
+    /// RequestFailed.
     Failed {
         reason: &'static str,
         message: String,
@@ -148,9 +149,8 @@ pub fn announcement(previous: &BudgetStatus, next: &BudgetStatus) -> Option<Anno
 
 fn phase_of(reason: &str) -> BudgetPhase {
     match reason {
-        "Unauthorized" | "TokenMissing" | "TokenNotOptedIn" | "ApiUrlNotAllowed" => {
-            BudgetPhase::Unauthorized
-        }
+        "Unauthorized" | "TokenMissing" | "TokenNotOptedIn" | "TokenNotGranted"
+        | "ApiUrlNotAllowed" => BudgetPhase::Unauthorized,
         "NotFound" => BudgetPhase::NotFound,
         "RateLimited" => BudgetPhase::RateLimited,
         _ => BudgetPhase::Unreachable,

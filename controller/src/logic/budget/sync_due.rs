@@ -18,17 +18,48 @@ pub enum Due {
     In(Duration),
 }
 
+/// How many syncs asked by an annotation alone run within [`ASKED_WINDOW`]; more wait. Anyone
+/// who may annotate a Budget (an editor) could otherwise spend a token's hour on syncs.
+pub const ASKED_BURST: usize = 3;
+/// See [`ASKED_BURST`].
+pub const ASKED_WINDOW: Duration = Duration::from_secs(600);
+
 /// A reconcile made for what the last successful sync was made for, `elapsed` after it and
 /// before `interval` has passed, reads nothing: at start-up the Budget's list and its Secret's
-/// wake it twice, and each YNAB read counts against a token's 200 an hour. Anything new (a spec
-/// change, an annotation, other credentials), no sync yet, or a sync that is due reads at once.
-pub fn due(last: Option<(&SyncedFor, Duration)>, now: &SyncedFor, interval: Duration) -> Due {
+/// wake it twice, and each YNAB read counts against a token's 200 an hour. A spec change, other
+/// credentials, no sync yet, or a sync that is due read at once; an annotation alone (a sync a
+/// person asks for) reads at once unless [`ASKED_BURST`] such syncs ran in the last
+/// [`ASKED_WINDOW`] (`asked`: how long ago each ran), and then when the oldest leaves it.
+pub fn due(
+    last: Option<(&SyncedFor, Duration)>,
+    now: &SyncedFor,
+    interval: Duration,
+    asked: &[Duration],
+) -> Due {
     match last {
         Some((made_for, elapsed)) if made_for == now && elapsed < interval => {
             Due::In(interval - elapsed)
         }
+        Some((made_for, elapsed)) if asked_only(made_for, now) && elapsed < interval => {
+            let recent: Vec<Duration> = asked
+                .iter()
+                .copied()
+                .filter(|a| *a < ASKED_WINDOW)
+                .collect();
+            match recent.iter().max() {
+                Some(oldest) if recent.len() >= ASKED_BURST => Due::In(ASKED_WINDOW - *oldest),
+                _ => Due::Now,
+            }
+        }
         _ => Due::Now,
     }
+}
+
+/// Whether `now` differs from `before` by its annotations alone: a sync asked for.
+pub fn asked_only(before: &SyncedFor, now: &SyncedFor) -> bool {
+    before.generation == now.generation
+        && before.credentials == now.credentials
+        && before.annotations != now.annotations
 }
 
 #[cfg(test)]

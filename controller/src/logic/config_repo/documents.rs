@@ -8,10 +8,11 @@ use std::fmt;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::RepoKind;
 use super::yaml::{self, Allowance, Part};
+use super::{Live, RepoKind};
 use crate::api::common::PROPOSED_BY;
 use crate::api::rule::CategorizationRuleSpec;
+use crate::logic::approval::lineage;
 use crate::logic::rule::proposal;
 
 /// The apiVersion of every kind a repository may declare.
@@ -306,6 +307,26 @@ fn check_metadata(
         ));
     }
     Ok(())
+}
+
+/// Keeps, on each document, the names its live object's lineage holds besides the
+/// repository's: whoever changed an object the repository made shaped it too, and an apply never
+/// drops them (four eyes would lose them). The digest stays as parsed: a lineage is not the
+/// repository's content, and does not make a document change.
+pub fn keep_lineages(documents: &mut [Document], live: &[Live]) {
+    for d in documents.iter_mut() {
+        let Some((before, _)) = live
+            .iter()
+            .find(|l| l.kind == d.kind && l.name == d.name)
+            .and_then(|l| l.made.as_ref())
+        else {
+            continue;
+        };
+        let annotation = &mut d.body["metadata"]["annotations"][PROPOSED_BY];
+        let mut names = lineage::parse(annotation.as_str().unwrap_or_default());
+        lineage::extend(&mut names, lineage::parse(before));
+        *annotation = Value::String(lineage::render(&names));
+    }
 }
 
 #[cfg(test)]

@@ -249,6 +249,33 @@ fn every_object_names_the_repository_as_its_proposer() {
     );
 }
 
+/// Someone who changed an object the repository made stays in its lineage when the repository
+/// applies it again; the document's digest (its content) does not change for that.
+#[test]
+fn an_apply_keeps_everyone_the_live_object_names() {
+    use super::super::fixtures;
+    let mut docs = parse(&[file("a.yaml", TX)], "home", &governing()).unwrap();
+    let digest = docs[0].digest.clone();
+    let mut changed = fixtures::live(RepoKind::Transaction, "bakery", 2);
+    changed.made = Some((
+        "configrepo:ledger-config,carol".into(),
+        k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+    ));
+    let other = fixtures::live(RepoKind::Transaction, "other", 1);
+    keep_lineages(&mut docs, &[other, changed]);
+    assert_eq!(
+        docs[0].body["metadata"]["annotations"][PROPOSED_BY],
+        "configrepo:ledger-config,carol"
+    );
+    assert_eq!(docs[0].digest, digest);
+    let mut fresh = parse(&[file("a.yaml", TX)], "home", &governing()).unwrap();
+    keep_lineages(&mut fresh, &[]);
+    assert_eq!(
+        fresh[0].body["metadata"]["annotations"][PROPOSED_BY],
+        "configrepo:ledger-config"
+    );
+}
+
 #[test]
 fn a_demoted_rule_is_not_blessed_by_the_merge_until_it_changes() {
     let docs = parse(&[file("rules.yaml", RULE)], "home", &governing()).unwrap();

@@ -51,7 +51,7 @@ fn request(name: &str, hash: &str, changes: Vec<CategoryChange>, count: u32) -> 
             change_count: count,
             expires_at: Time(Timestamp::from_second(1_800_000_000).unwrap()),
             escalate_to: vec![],
-            proposed_by: String::new(),
+            proposed_by: Vec::new(),
             four_eyes: false,
             decision: None,
             review: None,

@@ -81,10 +81,23 @@ pub struct Live {
     pub applying: bool,
     /// A rule's content key while a demotion is in force at its generation.
     pub demoted: Option<String>,
-    /// The Gitea repository (`owner/name`) a learned rule was proposed to, as its status says.
-    pub proposed_to: Option<String>,
+    /// The Gitea repository (`owner/name`) a learned rule was proposed to, and the ConfigRepo
+    /// and branch that proposed it, as its status says, while the proposal stands and nobody
+    /// blessed the rule.
+    pub proposed_to: Option<Proposed>,
     /// Its `ledgerops.dev/proposed-by` and when it was made (see [`ownership::Maker`]).
     pub made: Option<(String, k8s_openapi::jiff::Timestamp)>,
+}
+
+/// Where a learned rule was proposed, by whom (see [`Live::proposed_to`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proposed {
+    /// The Gitea repository, `owner/name`.
+    pub repository: String,
+    /// The ConfigRepo that proposed it.
+    pub config_repo: String,
+    /// The branch its pull request goes to.
+    pub branch: String,
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Unit tests of `logic/config_repo/ownership.rs`.
 
 use super::*;
+use crate::logic::config_repo::Proposed;
 
 fn live(kind: RepoKind, uid: &str, proposed_to: Option<&str>) -> Live {
     Live {
@@ -12,7 +13,11 @@ fn live(kind: RepoKind, uid: &str, proposed_to: Option<&str>) -> Live {
         opted_out: false,
         applying: false,
         demoted: None,
-        proposed_to: proposed_to.map(Into::into),
+        proposed_to: proposed_to.map(|r| Proposed {
+            repository: r.into(),
+            config_repo: "config".into(),
+            branch: "main".into(),
+        }),
         made: None,
     }
 }
@@ -80,6 +85,34 @@ fn table() {
             true,
         ),
         (
+            "a rule another ConfigRepo of the repository proposed",
+            None,
+            Some(Live {
+                proposed_to: Some(Proposed {
+                    repository: "household/config".into(),
+                    config_repo: "other".into(),
+                    branch: "main".into(),
+                }),
+                ..live(Rule, "u1", None)
+            }),
+            home,
+            true,
+        ),
+        (
+            "a rule proposed to another branch",
+            None,
+            Some(Live {
+                proposed_to: Some(Proposed {
+                    repository: "household/config".into(),
+                    config_repo: "config".into(),
+                    branch: "experiment".into(),
+                }),
+                ..live(Rule, "u1", None)
+            }),
+            home,
+            true,
+        ),
+        (
             "a rule, no Gitea repository",
             None,
             Some(live(Rule, "u1", None)),
@@ -97,6 +130,8 @@ fn table() {
     for (what, e, l, repository, want_foreign) in cases {
         let owner = Owner {
             repository,
+            name: "config",
+            branch: "main",
             maker: None,
         };
         let got = claim(e.as_ref(), l.as_ref(), &owner);
@@ -120,6 +155,8 @@ fn what_this_repository_made_is_its_own_when_the_inventory_lost_it() {
     };
     let trusted = Owner {
         repository: None,
+        name: "first",
+        branch: "main",
         maker: Some(Maker {
             proposer: "configrepo:first",
             since,
@@ -164,9 +201,23 @@ fn what_this_repository_made_is_its_own_when_the_inventory_lost_it() {
             false,
         ),
         (
+            "made by it, changed by a person since",
+            None,
+            made("configrepo:first,carol", 1_790_000_005),
+            &trusted,
+            true,
+        ),
+        (
             "a person's",
             None,
             made("alice", 1_790_000_005),
+            &trusted,
+            false,
+        ),
+        (
+            "a person's, who added the repository's name after her own",
+            None,
+            made("alice,configrepo:first", 1_790_000_005),
             &trusted,
             false,
         ),

@@ -23,7 +23,7 @@ fn apr(name: &str, secs: i64, decided: bool) -> ApprovalRequest {
             change_count: 0,
             expires_at: Time(Timestamp::from_second(1_790_100_000).unwrap()),
             escalate_to: vec![],
-            proposed_by: String::new(),
+            proposed_by: Vec::new(),
             four_eyes: false,
             decision: decided.then(|| Decision {
                 verdict: Verdict::Approve,

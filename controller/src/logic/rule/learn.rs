@@ -8,7 +8,7 @@
 //! (after a restart, or twice by two replicas) gives the same figures: nothing is lost or
 //! doubled. Learning never writes to YNAB.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
@@ -96,6 +96,9 @@ pub struct Learned {
     pub demotions: BTreeMap<String, Demotion>,
     /// Candidates to create, by name: decisions no rule explains.
     pub candidates: Vec<(String, CategorizationRuleSpec)>,
+    /// For each candidate, the people whose decisions taught it (its lineage: none of them
+    /// blesses it under four eyes).
+    pub taught_by: BTreeMap<String, Vec<String>>,
 }
 
 /// What `decisions` teach about `rules` (the Budget `budget`'s), at `now`.
@@ -109,6 +112,7 @@ pub fn learn(budget: &str, rules: &[RuleView], decisions: &[Decision], now: Time
     let mut per_rule: BTreeMap<&str, Vec<(&Decision, Verdict)>> =
         matchers.iter().map(|(r, _)| (r.name, Vec::new())).collect();
     let mut unexplained: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut deciders: BTreeMap<(String, String), BTreeSet<&str>> = BTreeMap::new();
     for (i, d) in decisions.iter().enumerate() {
         let normalised = normalise_payee(&d.payee);
         let facts = Facts {
@@ -138,9 +142,11 @@ pub fn learn(budget: &str, rules: &[RuleView], decisions: &[Decision], now: Time
             }
         }
         if d.teaches && !explained && !overridden && !normalised.is_empty() {
-            *unexplained
-                .entry((normalised, d.category_id.clone()))
-                .or_default() += 1;
+            let lesson = (normalised, d.category_id.clone());
+            if d.by != POLICY {
+                deciders.entry(lesson.clone()).or_default().insert(&d.by);
+            }
+            *unexplained.entry(lesson).or_default() += 1;
         }
     }
     let mut learned = Learned::default();
@@ -154,8 +160,21 @@ pub fn learn(budget: &str, rules: &[RuleView], decisions: &[Decision], now: Time
             .insert(r.name.to_owned(), summary(verdicts));
     }
     learned.candidates = candidates(budget, unexplained);
+    for (name, spec) in &learned.candidates {
+        let lesson = (
+            spec.matches.payee_normalised.clone().unwrap_or_default(),
+            spec.category_id.clone(),
+        );
+        let people = deciders.get(&lesson).into_iter().flatten();
+        learned
+            .taught_by
+            .insert(name.clone(), people.map(|p| (*p).to_owned()).collect());
+    }
     learned
 }
+
+/// The `by` of a decision the Budget's policy made without asking anyone.
+const POLICY: &str = "policy";
 
 /// For each transaction, the index of its latest write: only that one can be overridden (an
 /// earlier write was replaced by ledgerops itself).

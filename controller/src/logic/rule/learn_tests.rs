@@ -608,3 +608,27 @@ fn a_transaction_is_a_decision_once_ledgerops_wrote_its_category_on_approval() {
     let got = decisions::of_transactions(&[&writing], &m, &decisions::busy(&[], &[&writing]));
     assert_eq!(got[0].now, Now::Unknown, "a write in flight");
 }
+
+#[test]
+fn a_candidate_names_the_people_whose_decisions_taught_it() {
+    let by = |who: &str, tx: &str| Decision {
+        by: who.into(),
+        ..decision(
+            "CategorizationPlan/march",
+            tx,
+            "MONOPRIX",
+            "groceries",
+            10,
+            shows("groceries"),
+        )
+    };
+    let decisions = [by("bob", "t1"), by("policy", "t2"), by("gitea:alice", "t3")];
+    let learned = learn("household", &[], &decisions, at(100));
+    let monoprix = candidate_name("MONOPRIX", "groceries");
+    assert_eq!(learned.candidates.len(), 1);
+    assert_eq!(
+        learned.taught_by[&monoprix],
+        ["bob", "gitea:alice"],
+        "the deciders, not the policy"
+    );
+}

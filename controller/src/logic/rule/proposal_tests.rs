@@ -23,6 +23,8 @@ fn proposed(confirmations: u32) -> CategorizationRule {
         pull_request_url: "http://gitea/household/config/pulls/1".into(),
         key: key(&rule.spec),
         at: at(),
+        config_repo: Some("config".into()),
+        branch: Some("main".into()),
         withdrawn: None,
     });
     rule

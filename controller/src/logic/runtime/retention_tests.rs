@@ -70,7 +70,7 @@ fn request(name: &str, subject: &str, created: i64) -> ApprovalRequest {
             change_count: 0,
             expires_at: Time(at(100_000)),
             escalate_to: vec![],
-            proposed_by: String::new(),
+            proposed_by: Vec::new(),
             four_eyes: false,
             decision: None,
             review: None,

@@ -69,8 +69,9 @@ pub fn budget(reason: &str) -> Health {
         // (Withdrawn) is made again.
         "RateLimited" | "Unreachable" | "Withdrawn" => Health::InProgress,
         // Suspended, Unauthorized, TokenMissing, TokenNotOptedIn, TokenNamespaceNotAllowed,
-        // ApiUrlNotAllowed, NotFound, InvalidSpec, RequestFailed (YNAB refuses what we send):
-        // each needs someone to change the spec, the token, the allowlist or ledgerops.
+        // TokenNotGranted, ApiUrlNotAllowed, NotFound, InvalidSpec, RequestFailed (YNAB refuses
+        // what we send): each needs someone to change the spec, the token, the allowlist or
+        // ledgerops.
         _ => Health::Failed,
     }
 }

@@ -70,6 +70,8 @@ pub(super) async fn propose(
         pull_request_url: pr.url.clone(),
         key: ours.key,
         at: Time(now),
+        config_repo: Some(repo.name_any()),
+        branch: Some(base.clone()),
         withdrawn: None,
     };
     record(p, rule, &recorded).await?;

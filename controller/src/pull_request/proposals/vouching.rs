@@ -117,6 +117,9 @@ pub(super) async fn withdraw(
         pull_request_url: pr.url.clone(),
         key: ours.key.clone(),
         at: proposed_at,
+        // Withdrawn: no ConfigRepo takes it over.
+        config_repo: None,
+        branch: None,
         withdrawn: Some(Withdrawal {
             at: Time(Timestamp::now()),
             found: named.clone(),

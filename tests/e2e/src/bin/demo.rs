@@ -21,7 +21,7 @@ use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops_e2e::controller::{Invoked, Ledgerops, invoked, kubectl_with_plugin};
-use ledgerops_e2e::scenario::{Scenario, token_secret};
+use ledgerops_e2e::scenario::{Scenario, granted_token_secret};
 use ledgerops_e2e::{example, wait};
 use ledgerops_testenv::ControlPlane;
 use ynab_sim::demo;
@@ -105,16 +105,26 @@ async fn demo() {
     step(
         "carol, the owner, declares the Budget on the simulator (writes enabled, every write asks a person, four eyes): kubectl ledgerops --context carol apply -f budget.yaml",
     );
-    s.api::<Secret>()
+    // The token apart from the Budget, where none of the household may read Secrets (alice
+    // and bob edit the household's namespace, and edit reads every Secret there).
+    let tokens = plane
+        .namespace("ledgerops-tokens")
+        .await
+        .expect("namespace");
+    step(&format!(
+        "the administrator keeps the token in namespace {tokens}, labelled ledgerops.dev/ynab-token=true and annotated ledgerops.dev/allowed-namespaces={}",
+        s.ns
+    ));
+    Api::<Secret>::namespaced(s.client.clone(), &tokens)
         .create(
             &PostParams::default(),
-            &token_secret("household-token", demo::TOKEN),
+            &granted_token_secret("household-token", demo::TOKEN, &s.ns),
         )
         .await
         .unwrap();
     let budget_file = std::env::temp_dir().join(format!("ledgerops-demo-{}.yaml", s.ns));
     let budget = format!(
-        "apiVersion: ledgerops.dev/v1alpha1\nkind: Budget\nmetadata:\n  name: household\nspec:\n  planId: {}\n  tokenSecretRef:\n    name: household-token\n  apiUrl: {}\n  writes:\n    enabled: true\n  approval:\n    escalateTo: [finance-manager]\n",
+        "apiVersion: ledgerops.dev/v1alpha1\nkind: Budget\nmetadata:\n  name: household\nspec:\n  planId: {}\n  tokenSecretRef:\n    name: household-token\n    namespace: {tokens}\n  apiUrl: {}\n  writes:\n    enabled: true\n  approval:\n    escalateTo: [finance-manager]\n",
         demo::PLAN_ID,
         s.sim.api_url()
     );
@@ -133,9 +143,26 @@ async fn demo() {
         ],
     )
     .await;
+    step(&format!(
+        "alice, who proposes in {} (were she given Kubernetes' edit role there, she would read its Secrets), tries to read the token: kubectl --context alice get secret household-token -n {tokens}",
+        s.ns
+    ));
+    let read = [
+        "--context",
+        "alice",
+        "get",
+        "secret",
+        "household-token",
+        "-n",
+        &tokens,
+    ];
+    match plane.kubectl_ok(&read) {
+        Ok(out) => panic!("alice read the token: {out}"),
+        Err(refused) => println!("{refused}"),
+    }
     s.wait_budget("household", BudgetPhase::Ready).await;
     print!("{}", kubectl(&["get", "budgets", "-n", &s.ns]));
-    let loosen = r#"{"metadata":{"annotations":{"ledgerops.dev/proposed-by":"alice"}},"spec":{"approval":{"autoApproveBelow":"100000"}}}"#;
+    let loosen = r#"{"metadata":{"annotations":{"ledgerops.dev/proposed-by":"carol,alice"}},"spec":{"approval":{"autoApproveBelow":"100000"}}}"#;
     step(&format!(
         "alice tries to loosen the policy: kubectl --context alice patch budget household --type=merge -p '{loosen}'"
     ));

@@ -488,7 +488,7 @@ where
         a.subject == intent.subject
             && a.decision.as_ref().is_some_and(|d| {
                 d.approve
-                    && d.by != a.proposed_by
+                    && !a.proposed_by.contains(&d.by)
                     && history.approvers.contains(&d.by)
                     && d.at_ms <= at_ms
                     && d.at_ms < a.expires_ms
@@ -519,13 +519,16 @@ fn own_approvals(approvals: &[Approval]) -> Vec<Violation> {
         .filter(|a| {
             a.decision
                 .as_ref()
-                .is_some_and(|d| d.approve && d.by == a.proposed_by)
+                .is_some_and(|d| d.approve && a.proposed_by.contains(&d.by))
         })
         .map(|a| {
             violation(
                 OWN,
                 &a.name,
-                &format!("approved by its own proposer {}", a.proposed_by),
+                &format!(
+                    "approved by one who shaped it ({})",
+                    a.proposed_by.join(", ")
+                ),
                 [],
             )
         })

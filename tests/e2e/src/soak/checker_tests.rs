@@ -112,7 +112,7 @@ fn approval(subject: &str, by: &str, at_ms: u64, from: Option<&str>, to: &str) -
     Approval {
         name: format!("{subject}-request").replace('/', "-"),
         subject: subject.into(),
-        proposed_by: "proposer".into(),
+        proposed_by: vec!["proposer".into()],
         expires_ms: 1_000_000,
         changes: vec![("tx-1".into(), from.map(Into::into), Some(to.into()))],
         decision: Some(Decided {

@@ -26,7 +26,8 @@ pub struct Intent {
 pub struct Approval {
     pub name: String,
     pub subject: String,
-    pub proposed_by: String,
+    /// Everyone who shaped the change (the request's lineage).
+    pub proposed_by: Vec<String>,
     pub expires_ms: u64,
     /// `(transaction, from, to)`, as the request showed them.
     pub changes: Vec<(String, Option<String>, Option<String>)>,

@@ -139,7 +139,9 @@ impl World {
                 json!({
                     "writes": {"enabled": true, "batchWindow": "500ms", "maxBatchSize": 100},
                     "approval": {"autoApproveBelow": AUTO_BELOW, "autoApproveMaxChanges": AUTO_MAX_CHANGES,
-                                 "askOnNewPayee": false, "fourEyes": true, "expiry": "2m"},
+                                 "askOnNewPayee": false, "fourEyes": true, "expiry": "2m",
+                                 // The repository's writer decides in Gitea as the approver.
+                                 "giteaUsers": [{"login": Gitea::shared().writer().login(), "user": APPROVER}]},
                     "requestsPerHour": REQUESTS_PER_HOUR,
                     "syncInterval": "1m",
                 }),

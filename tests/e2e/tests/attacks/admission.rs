@@ -419,7 +419,7 @@ async fn a_rule_is_blessed_only_in_ones_own_name_and_changed_only_with_a_new_ble
     assert_eq!(kept.spec.blessing.unwrap().by, "alice");
 
     // With a blessing of his own, the change is his to make.
-    let his = json!({"metadata": {"annotations": {PROPOSED_BY: "bob"}},
+    let his = json!({"metadata": {"annotations": {PROPOSED_BY: "alice,bob"}},
         "spec": {"categoryId": groceries,
         "blessing": {"by": "bob", "at": "2026-09-22T08:00:00Z"}}});
     as_bob

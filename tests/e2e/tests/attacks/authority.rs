@@ -18,39 +18,9 @@ use ledgerops_e2e::attacker::{approver, attacker, automation, owner, unbind};
 use ledgerops_e2e::scenario::{PATCH, Scenario, bakery_and_train_plan, category, household};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
-use serde_json::{Value, json};
+use serde_json::json;
 
-/// Every write asks a person, and four eyes hold (as they do by default).
-fn asking() -> Value {
-    json!({"writes": {"enabled": true}, "approval": {"fourEyes": true}})
-}
-
-fn forbidden(what: &str, result: Result<impl std::fmt::Debug, kube::Error>) -> String {
-    match result {
-        Err(kube::Error::Api(e)) if e.code == 403 => e.message,
-        other => panic!("{what}: expected a 403 refusal, got {other:?}"),
-    }
-}
-
-fn assert_says(message: &str, parts: &[&str]) {
-    for part in parts {
-        assert!(message.contains(part), "{part:?} missing from: {message}");
-    }
-}
-
-/// [`bakery_and_train_plan`] as the plan `september` of Budget `household`, proposed by `by`.
-fn september_by(by: &str) -> CategorizationPlan {
-    serde_json::from_value(json!({
-        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
-        "metadata": {"name": "september", "annotations": {PROPOSED_BY: by}},
-        "spec": {"budgetRef": {"name": "household"}, "assignments": bakery_and_train_plan()["assignments"]},
-    }))
-    .unwrap()
-}
-
-fn approve_as(user: &str) -> Value {
-    json!({"spec": {"decision": {"verdict": "Approve", "by": user, "comment": "fine"}}})
-}
+use crate::proposals::{approve_as, asking, assert_says, forbidden, september_by};
 
 /// The one request of `plan`, once ledgerops has issued it.
 async fn request_of(s: &Scenario, plan: &str) -> String {
@@ -166,7 +136,7 @@ async fn only_an_owner_governs_a_budget_or_a_governing_config_repo() {
     let alice = attacker(plane, &s.ns, "alice").await;
     let budgets = Api::<Budget>::namespaced(alice.clone(), &s.ns);
     // In her own name, as admission requires of any change: what refuses her is governing.
-    let loosen = json!({"metadata": {"annotations": {PROPOSED_BY: "alice"}},
+    let loosen = json!({"metadata": {"annotations": {PROPOSED_BY: "admin,alice"}},
         "spec": {"approval": {"autoApproveBelow": "100000", "askOnNewPayee": false}}});
     let govern = [
         "verb govern on budgets",
@@ -274,8 +244,10 @@ async fn only_an_owner_governs_a_budget_or_a_governing_config_repo() {
         .patch(
             "household",
             &PatchParams::default(),
-            &Patch::Merge(json!({"metadata": {"annotations": {PROPOSED_BY: "carol"}},
-                                 "spec": {"syncInterval": "10m"}})),
+            &Patch::Merge(
+                json!({"metadata": {"annotations": {PROPOSED_BY: "admin,carol"}},
+                                 "spec": {"syncInterval": "10m"}}),
+            ),
         )
         .await
         .expect("carol governs the Budget");
@@ -445,7 +417,7 @@ async fn nobody_approves_their_own_proposal() {
         .expect("bob proposes in his own name");
     let request = request_of(&s, "september").await;
     let stored = s.api::<ApprovalRequest>().get(&request).await.unwrap();
-    assert_eq!(stored.spec.proposed_by, "bob");
+    assert_eq!(stored.spec.proposed_by, ["bob"]);
     assert!(stored.spec.four_eyes);
     let as_bob = Api::<ApprovalRequest>::namespaced(bob.clone(), &s.ns);
     let message = forbidden(
@@ -462,7 +434,7 @@ async fn nobody_approves_their_own_proposal() {
         &message,
         &[
             &format!("user bob may not decide ApprovalRequest {request}"),
-            "bob proposed the change",
+            "bob is in the lineage of the change",
             "four eyes",
         ],
     );
@@ -483,7 +455,7 @@ async fn nobody_approves_their_own_proposal() {
 }
 
 #[tokio::test]
-async fn whoever_last_changed_a_proposal_cannot_approve_it() {
+async fn whoever_changed_a_proposal_cannot_approve_it() {
     let s = household("auth-last-change", asking()).await;
     let plane = ControlPlane::shared();
     let alice = attacker(plane, &s.ns, "alice").await;
@@ -495,10 +467,32 @@ async fn whoever_last_changed_a_proposal_cannot_approve_it() {
         .await
         .expect("alice proposes");
     let request = request_of(&s, "september").await;
-    // Bob changes the plan (a new description: the preview, and so the request, stay), which
-    // makes him its proposer; then he approves the request alice's proposal opened.
     let plans = Api::<CategorizationPlan>::namespaced(bob.clone(), &s.ns);
-    let described = json!({"metadata": {"annotations": {PROPOSED_BY: "bob"}},
+    // Bob cannot take alice's name off the plan's lineage, with a change or without one.
+    for spec in [json!({"description": "reviewed"}), json!({})] {
+        let replaced = json!({"metadata": {"annotations": {PROPOSED_BY: "bob"}}, "spec": spec});
+        let message = forbidden(
+            "bob replacing alice as the proposer",
+            plans
+                .patch(
+                    "september",
+                    &PatchParams::default(),
+                    &Patch::Merge(&replaced),
+                )
+                .await,
+        );
+        assert_says(
+            &message,
+            &[
+                "user bob may not change CategorizationPlan september",
+                "keep every name it had",
+                "to \"alice,bob\"",
+            ],
+        );
+    }
+    // He changes the plan (a new description: the preview, and so the request, stay), adding
+    // himself to its lineage; then he approves the request alice's proposal opened.
+    let described = json!({"metadata": {"annotations": {PROPOSED_BY: "alice,bob"}},
                            "spec": {"description": "reviewed"}});
     plans
         .patch(
@@ -515,13 +509,14 @@ async fn whoever_last_changed_a_proposal_cannot_approve_it() {
             &Patch::Merge(&approve_as("bob")),
         )
         .await
-        .expect("admission sees alice as the request's proposer");
-    // Right before the write, the controller sees that bob changed the plan last.
+        .expect("admission sees only alice in the request's lineage");
+    // Right before the write, the controller sees that bob shaped the plan since.
     let message = not_authorized(&s, "september").await;
     assert_says(
         &message,
         &[
-            "bob proposed the change",
+            "bob shaped the change",
+            "its lineage: alice, bob",
             &format!("ApprovalRequest {request}"),
             "four eyes",
         ],
@@ -608,7 +603,7 @@ async fn a_rule_is_blessed_by_an_approver_who_did_not_write_it() {
         .message;
     assert_says(
         message,
-        &["bob wrote CategorizationRule bobs", "cannot also bless it"],
+        &["bob shaped CategorizationRule bobs", "cannot also bless it"],
     );
     // Carol blesses alice's rule: it is Blessed, and acts.
     Api::<CategorizationRule>::namespaced(carol, &s.ns)

@@ -7,4 +7,7 @@ mod approvals;
 mod authority;
 mod config_repo;
 mod gitea;
+mod lineage;
+mod proposals;
 mod secrets;
+mod tokens;

@@ -226,7 +226,7 @@ async fn a_write_never_follows_a_changed_api_url() {
     // Alice, an owner, moves the synced Budget to her server (in her own name), then declares a
     // write that needs no approval.
     let budgets = Api::<Budget>::namespaced(alice.clone(), &s.ns);
-    let moved = json!({"metadata": {"annotations": {PROPOSED_BY: "alice"}},
+    let moved = json!({"metadata": {"annotations": {PROPOSED_BY: "admin,alice"}},
                        "spec": {"apiUrl": elsewhere}});
     budgets
         .patch("household", &PatchParams::default(), &Patch::Merge(&moved))
@@ -256,7 +256,7 @@ async fn a_write_never_follows_a_changed_api_url() {
     assert_eq!(writes(&s).await, 0);
 
     // The control: back on the simulator, the same write goes out once.
-    let back = json!({"metadata": {"annotations": {PROPOSED_BY: "alice"}},
+    let back = json!({"metadata": {"annotations": {PROPOSED_BY: "admin,alice"}},
                       "spec": {"apiUrl": s.sim.api_url()}});
     budgets
         .patch("household", &PatchParams::default(), &Patch::Merge(&back))
