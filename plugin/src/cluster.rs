@@ -72,20 +72,23 @@ impl Cluster {
 
     /// The user the API server knows you as (what `kubectl auth whoami` prints).
     pub async fn whoami(&self) -> Result<String, PluginError> {
+        Ok(self.identity().await?.0)
+    }
+
+    /// Your user name and groups, as the API server authenticated you: a decision records both,
+    /// so roles bound to one of your groups count.
+    pub async fn identity(&self) -> Result<(String, Vec<String>), PluginError> {
         let review = Api::<SelfSubjectReview>::all(self.client.clone())
             .create(&PostParams::default(), &SelfSubjectReview::default())
             .await
             .map_err(PluginError::kube("learn who you are (SelfSubjectReview)"))?;
-        review
-            .status
-            .and_then(|s| s.user_info)
-            .and_then(|u| u.username)
-            .filter(|u| !u.is_empty())
-            .ok_or_else(|| {
-                PluginError::Failed(
-                    "the API server did not say who you are (SelfSubjectReview has no user name), so no decision can be recorded in your name".into(),
-                )
-            })
+        let user = review.status.and_then(|s| s.user_info).unwrap_or_default();
+        let name = user.username.filter(|u| !u.is_empty()).ok_or_else(|| {
+            PluginError::Failed(
+                "the API server did not say who you are (SelfSubjectReview has no user name), so no decision can be recorded in your name".into(),
+            )
+        })?;
+        Ok((name, user.groups.unwrap_or_default()))
     }
 
     /// Every object of a kind in the namespace, or in all namespaces with `-A`.

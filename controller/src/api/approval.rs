@@ -136,6 +136,13 @@ pub struct Decision {
     /// Gitea comment. An admission policy refuses any other value.
     #[schemars(length(min = 1, max = 253))]
     pub by: String,
+    /// The decider's groups, as the API server authenticated them: admission accepts only
+    /// exactly the sender's own, so roles bound to a group count when ledgerops asks the
+    /// authorizer. Without them the user name alone is checked. `kubectl ledgerops approve`
+    /// records them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 64), inner(length(min = 1, max = 253)))]
+    pub groups: Vec<String>,
     /// Why; required for a rejection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 1000))]

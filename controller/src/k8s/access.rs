@@ -10,8 +10,8 @@ use kube::api::PostParams;
 use crate::api::common::GROUP;
 
 /// Whether `user` may `verb` the `resource` of group `ledgerops.dev` in `namespace`. The user
-/// name alone is checked: roles bound to a group the user is in are not seen (bind the roles to
-/// users or ServiceAccounts).
+/// name alone is checked: roles bound to a group the user is in are not seen ([`review`] asks
+/// with groups where admission vouched for them).
 pub async fn allowed(
     client: &kube::Client,
     user: &str,

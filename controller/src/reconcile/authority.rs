@@ -8,6 +8,7 @@ use kube::runtime::reflector::ObjectRef;
 use super::{Context, Error};
 use crate::api::approval::ApprovalRequest;
 use crate::api::budget::Budget;
+use crate::api::common::GROUP;
 use crate::api::config_repo::{ConfigRepo, RepoAuthority};
 use crate::api::rule::CategorizationRule;
 use crate::k8s::access;
@@ -112,7 +113,10 @@ async fn ask(
     reuse: bool,
 ) -> Result<Verdict, Error> {
     let verb = q.power.verb();
-    let answer = if reuse {
+    let answer = if !q.groups.is_empty() {
+        let who = (Some(q.user.clone()), Some(q.groups.clone()));
+        access::review(&ctx.client, who, (GROUP, q.resource, verb), namespace).await
+    } else if reuse {
         ctx.authorizer
             .allowed_recently(&ctx.client, &q.user, verb, q.resource, namespace)
             .await

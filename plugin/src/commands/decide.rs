@@ -23,13 +23,13 @@ async fn decidable(cluster: &Cluster, name: &str) -> Result<ApprovalRequest, Plu
     Ok(request)
 }
 
-/// Records `verdict` by the authenticated user on `request`, as it was read (a request that
+/// Records `verdict` by the authenticated user (with their groups) on `request`, as it was read (a request that
 /// changed meanwhile is refused by its resourceVersion).
 async fn record(
     cluster: &Cluster,
     request: &ApprovalRequest,
     verdict: Verdict,
-    by: String,
+    (by, groups): (String, Vec<String>),
     comment: Option<String>,
     edits: Option<Edits>,
 ) -> Result<ApprovalRequest, PluginError> {
@@ -37,6 +37,7 @@ async fn record(
     let decision = Decision {
         verdict,
         by,
+        groups,
         comment,
         edits,
     };
@@ -100,7 +101,7 @@ pub async fn approve(
     asked: Asked,
 ) -> Result<u8, PluginError> {
     let request = decidable(cluster, name).await?;
-    let me = cluster.whoami().await?;
+    let (me, groups) = cluster.identity().await?;
     let plan = subject_plan(cluster, &request).await?;
     let edits = edits_of(cluster, &request, plan.as_ref(), &asked).await?;
     out.text(&describe::request(
@@ -144,7 +145,7 @@ pub async fn approve(
         cluster,
         &request,
         Verdict::Approve,
-        me.clone(),
+        (me.clone(), groups),
         comment,
         edits,
     )
@@ -199,12 +200,12 @@ pub async fn reject(
         )));
     }
     let request = decidable(cluster, name).await?;
-    let me = cluster.whoami().await?;
+    let (me, groups) = cluster.identity().await?;
     let decided = record(
         cluster,
         &request,
         Verdict::Reject,
-        me.clone(),
+        (me.clone(), groups),
         Some(why),
         None,
     )

@@ -83,6 +83,7 @@ mod tests {
         decided.spec.decision = Some(Decision {
             verdict: Verdict::Reject,
             by: "carol".into(),
+            groups: Vec::new(),
             comment: Some("no".into()),
             edits: None,
         });

@@ -176,6 +176,7 @@ pub(crate) mod tests {
         decided.spec.decision = Some(Decision {
             verdict: Verdict::Approve,
             by: "bob".into(),
+            groups: Vec::new(),
             comment: None,
             edits: None,
         });

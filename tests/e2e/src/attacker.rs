@@ -72,6 +72,33 @@ pub async fn automation(plane: &ControlPlane, ns: &str, name: &str) -> Client {
             .await
             .unwrap_or_else(|e| panic!("binding {role} to {user}: {e}"));
     }
+    impersonating(plane, &user, None).await
+}
+
+/// A person who holds `ledgerops-approver` in `ns` only through their group `group` (as a
+/// household's approvers often are bound), and a client that acts as them in that group.
+pub async fn group_approver(plane: &ControlPlane, ns: &str, user: &str, group: &str) -> Client {
+    let admin = plane.client().await.expect("admin client");
+    install_people_roles(&admin).await;
+    let binding: RoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": format!("{group}-approver"), "namespace": ns},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "ledgerops-approver"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": group}],
+    }))
+    .expect("a RoleBinding");
+    Api::<RoleBinding>::namespaced(admin, ns)
+        .patch(
+            &format!("{group}-approver"),
+            &PatchParams::apply("ledgerops-tests").force(),
+            &Patch::Apply(&binding),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("binding ledgerops-approver to group {group}: {e}"));
+    impersonating(plane, user, Some(vec![group.to_owned()])).await
+}
+
+/// A client that is admin impersonating `user` (in `groups`, when given).
+async fn impersonating(plane: &ControlPlane, user: &str, groups: Option<Vec<String>>) -> Client {
     let mut kubeconfig =
         kube::config::Kubeconfig::read_from(plane.kubeconfig()).expect("the kubeconfig");
     for auth in kubeconfig
@@ -80,8 +107,8 @@ pub async fn automation(plane: &ControlPlane, ns: &str, name: &str) -> Client {
         .filter(|a| a.name == "admin")
     {
         if let Some(info) = auth.auth_info.as_mut() {
-            info.impersonate = Some(user.clone());
-            info.impersonate_groups = None;
+            info.impersonate = Some(user.to_owned());
+            info.impersonate_groups = groups.clone();
         }
     }
     let options = kube::config::KubeConfigOptions {
@@ -90,8 +117,8 @@ pub async fn automation(plane: &ControlPlane, ns: &str, name: &str) -> Client {
     };
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
-        .expect("a config impersonating the account");
-    Client::try_from(config).expect("a client as the account")
+        .unwrap_or_else(|e| panic!("a config impersonating {user}: {e}"));
+    Client::try_from(config).unwrap_or_else(|e| panic!("a client as {user}: {e}"))
 }
 
 async fn person(plane: &ControlPlane, ns: &str, user: &str, role: &str) -> Client {

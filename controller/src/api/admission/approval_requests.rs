@@ -8,6 +8,8 @@
 //! - only the controller records decisions made through Gitea (`by: gitea:<login>`);
 //! - only the controller changes `spec.escalateTo` and sets, changes or removes `ledgerops.dev/*`
 //!   labels;
+//! - the decider's groups, when recorded (`spec.decision.groups`), are exactly the sender's own,
+//!   so the controller may ask the authorizer with them;
 //! - deciding needs the custom verb `approve` on `approvalrequests` (ClusterRole
 //!   `ledgerops-approver`), checked with the authorizer: `update` or `patch` alone never decides;
 //! - four eyes: when the request says so (`spec.fourEyes`, copied from the Budget), the decider is
@@ -37,6 +39,14 @@ const VARIABLES: &[(&str, &str)] = &[
     (
         "by",
         "variables.decisionAdded ? object.spec.decision.by : ''",
+    ),
+    (
+        "groups",
+        "variables.decisionAdded && has(object.spec.decision.groups) ? object.spec.decision.groups : []",
+    ),
+    (
+        "senderGroups",
+        "has(request.userInfo.groups) ? request.userInfo.groups : []",
     ),
     (
         "oldPhase",
@@ -99,6 +109,11 @@ const RULES: &[Rule] = &[
         expression: "!variables.decisionAdded || variables.by == variables.user || variables.by.startsWith('gitea:')",
         message: "spec.decision.by must be your own user name (the one you are authenticated as)",
         message_expression: "'user ' + variables.user + ' may not record a decision by \"' + variables.by + '\" on ApprovalRequest ' + variables.name + ': spec.decision.by must be your own user name. Set \"by\": \"' + variables.user + '\" to decide yourself, or leave the decision to ' + variables.by + '.'",
+    },
+    Rule {
+        expression: "size(variables.groups) == 0 || (!variables.by.startsWith('gitea:') && variables.groups.all(g, g in variables.senderGroups) && variables.senderGroups.all(g, g in variables.groups))",
+        message: "spec.decision.groups must be exactly the groups you are authenticated with (kubectl auth whoami lists them), or left out",
+        message_expression: "'user ' + variables.user + ' may not record the groups [' + variables.groups.join(', ') + '] with a decision on ApprovalRequest ' + variables.name + ': spec.decision.groups must be exactly the groups the API server authenticated you with ([' + variables.senderGroups.join(', ') + ']; kubectl auth whoami lists them), or left out (then only roles bound to your user name count). kubectl ledgerops approve records them for you.'",
     },
     Rule {
         expression: "!variables.decisionAdded || variables.isController || variables.mayApprove",

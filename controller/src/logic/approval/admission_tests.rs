@@ -96,7 +96,7 @@ fn each_gap_has_its_own_message() {
                 let live = f.policies[0].live.as_mut().unwrap().as_mut().unwrap();
                 live["validations"].as_array_mut().unwrap().pop();
             },
-            "(at spec.validations (11 entries instead of 12))",
+            "(at spec.validations (12 entries instead of 13))",
         ),
         (
             "binding missing",

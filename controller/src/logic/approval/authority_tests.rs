@@ -54,6 +54,7 @@ fn request(decision: Option<(Verdict, &str)>, status: ApprovalRequestStatus) -> 
             decision: decision.map(|(verdict, by)| Decision {
                 verdict,
                 by: by.into(),
+                groups: Vec::new(),
                 comment: Some("ok".into()),
                 edits: None,
             }),
@@ -183,6 +184,7 @@ fn which_requests_go_stale() {
     approved.spec.decision = approved_by_bob().map(|(verdict, by)| Decision {
         verdict,
         by: by.into(),
+        groups: Vec::new(),
         comment: None,
         edits: None,
     });

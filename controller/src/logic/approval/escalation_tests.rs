@@ -42,6 +42,7 @@ fn only_a_recent_escalation_of_an_issued_undecided_request_is_due() {
     decided.spec.decision = Some(crate::api::approval::Decision {
         verdict: crate::api::approval::Verdict::Approve,
         by: "bob".into(),
+        groups: Vec::new(),
         comment: None,
         edits: None,
     });

@@ -68,10 +68,12 @@ pub fn actor(name: &str) -> Actor {
     }
 }
 
-/// A question for the authorizer: may `user` use `power` on `resource` in the namespace?
+/// A question for the authorizer: may `user` (in `groups`, where admission vouched for them)
+/// use `power` on `resource` in the namespace?
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Question {
     pub user: String,
+    pub groups: Vec<String>,
     pub power: Power,
     pub resource: &'static str,
 }
@@ -86,7 +88,11 @@ impl Question {
             self.resource,
             self.power.role(),
             self.power.role(),
-        )
+        ) + if self.groups.is_empty() && self.power == Power::Approve {
+            " Roles bound to a group count only when the decision records the decider's groups (spec.decision.groups; kubectl ledgerops approve records them)."
+        } else {
+            ""
+        }
     }
 }
 
@@ -143,6 +149,7 @@ pub fn decision(
     }
     DecisionCheck::Ask(Question {
         user,
+        groups: Vec::new(),
         power: Power::Approve,
         resource: "approvalrequests",
     })
@@ -167,13 +174,24 @@ pub fn decision_on(
             lineage.push(name.clone());
         }
     }
-    decision(
+    let check = decision(
         name,
         &decided.by,
         gitea_users,
         &lineage,
         four_eyes || request.spec.four_eyes,
-    )
+    );
+    // Admission took the recorded groups only as the sender's own, and only for a decision in
+    // one's own name: a Gitea login's mapped user is asked by name alone.
+    match check {
+        DecisionCheck::Ask(q) if matches!(actor(&decided.by), Actor::Person(_)) => {
+            DecisionCheck::Ask(Question {
+                groups: decided.groups.clone(),
+                ..q
+            })
+        }
+        other => other,
+    }
 }
 
 /// What must hold before a blessing lets a rule speak.
@@ -202,6 +220,7 @@ pub fn blessing(rule: &str, by: &str, lineage: &[String], four_eyes: bool) -> Bl
     match actor(by) {
         Actor::Person(user) => BlessingCheck::Ask(Question {
             user,
+            groups: Vec::new(),
             power: Power::Bless,
             resource: "categorizationrules",
         }),
@@ -225,6 +244,7 @@ pub fn repo_governors(repo: &str, lineage: &[String]) -> Result<Vec<Question>, S
         .map(|name| match actor(name) {
             Actor::Person(user) => Ok(Question {
                 user,
+                groups: Vec::new(),
                 power: Power::Govern,
                 resource: "configrepos",
             }),

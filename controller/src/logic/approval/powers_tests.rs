@@ -7,6 +7,7 @@ use super::*;
 fn ask(user: &str, power: Power, resource: &'static str) -> Question {
     Question {
         user: user.into(),
+        groups: Vec::new(),
         power,
         resource,
     }
@@ -245,9 +246,20 @@ fn a_refusal_names_the_user_the_verb_and_the_role() {
         "approvalrequests",
         "namespace home",
         "ledgerops-approver",
+        "spec.decision.groups",
     ] {
         assert!(m.contains(part), "{part}: {m}");
     }
+    // Asked with the decider's groups, the hint about recording them is not given.
+    let with_groups = Question {
+        groups: vec!["approvers".into()],
+        ..ask("alice", Power::Approve, "approvalrequests")
+    };
+    assert!(
+        !with_groups
+            .refusal("home", "x")
+            .contains("spec.decision.groups")
+    );
     assert_eq!(Power::Govern.role(), "ledgerops-owner");
     assert_eq!(Power::Bless.verb(), "bless");
 }
@@ -280,6 +292,7 @@ fn a_requests_decision_counts_its_recorded_and_its_current_lineage() {
                 decision: by.map(|by| Decision {
                     verdict: Verdict::Approve,
                     by: by.into(),
+                    groups: vec!["approvers".into()],
                     comment: None,
                     edits: None,
                 }),
@@ -288,7 +301,13 @@ fn a_requests_decision_counts_its_recorded_and_its_current_lineage() {
         )
     };
     let none = BTreeMap::new();
-    let approve = |u: &str| DecisionCheck::Ask(ask(u, Power::Approve, "approvalrequests"));
+    // A person's decision is asked with the groups admission vouched for.
+    let approve = |u: &str| {
+        DecisionCheck::Ask(Question {
+            groups: vec!["approvers".into()],
+            ..ask(u, Power::Approve, "approvalrequests")
+        })
+    };
     let refused = |c: &DecisionCheck| matches!(c, DecisionCheck::Refused(_));
     // The recorded lineage, under the request's own four eyes or the Budget's now.
     let bob = request(&["alice", "bob"], true, Some("bob"));
@@ -317,4 +336,11 @@ fn a_requests_decision_counts_its_recorded_and_its_current_lineage() {
         &none,
         true
     )));
+    // A Gitea login's mapped user is asked by name alone: admission vouched for no groups.
+    let gitea = request(&["alice"], true, Some("gitea:bobby"));
+    let mapped = BTreeMap::from([("bobby".to_owned(), "bob".to_owned())]);
+    assert_eq!(
+        decision_on(&gitea, &[], &mapped, true),
+        DecisionCheck::Ask(ask("bob", Power::Approve, "approvalrequests"))
+    );
 }

@@ -99,6 +99,7 @@ fn decided(edits: Option<Edits>) -> ApprovalRequest {
     r.spec.decision = Some(Decision {
         verdict: Verdict::Approve,
         by: "bob".into(),
+        groups: Vec::new(),
         comment: Some("fine".into()),
         edits,
     });

@@ -54,6 +54,7 @@ fn a_decision_is_recorded_with_its_time() {
     let approve = Decision {
         verdict: Verdict::Approve,
         by: "bob".into(),
+        groups: Vec::new(),
         comment: None,
         edits: None,
     };
@@ -66,6 +67,7 @@ fn a_decision_is_recorded_with_its_time() {
         &spec(s.phase.map(|_| Decision {
             verdict: Verdict::Approve,
             by: "bob".into(),
+            groups: Vec::new(),
             comment: None,
             edits: None,
         })),
@@ -77,6 +79,7 @@ fn a_decision_is_recorded_with_its_time() {
     let reject = Decision {
         verdict: Verdict::Reject,
         by: "alice".into(),
+        groups: Vec::new(),
         comment: Some("no".into()),
         edits: None,
     };
@@ -101,6 +104,7 @@ fn approve(by: &str) -> Option<Decision> {
     Some(Decision {
         verdict: Verdict::Approve,
         by: by.into(),
+        groups: Vec::new(),
         comment: None,
         edits: None,
     })
@@ -227,6 +231,7 @@ fn a_decided_request_is_released_from_its_subject_once() {
         Some(Decision {
             verdict: Verdict::Approve,
             by: "bob".into(),
+            groups: Vec::new(),
             comment: None,
             edits: None,
         })

@@ -13,6 +13,7 @@ fn only_a_live_pending_request_is_decidable() {
     let decided = Decision {
         verdict: Verdict::Approve,
         by: "bob".into(),
+        groups: Vec::new(),
         comment: None,
         edits: None,
     };

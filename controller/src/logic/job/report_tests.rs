@@ -28,6 +28,7 @@ fn apr(name: &str, secs: i64, decided: bool) -> ApprovalRequest {
             decision: decided.then(|| Decision {
                 verdict: Verdict::Approve,
                 by: "alice".into(),
+                groups: Vec::new(),
                 comment: None,
                 edits: None,
             }),

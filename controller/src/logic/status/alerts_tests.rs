@@ -99,6 +99,7 @@ fn only_requests_a_person_can_still_decide_count() {
             r.spec.decision = Some(crate::api::approval::Decision {
                 verdict: crate::api::approval::Verdict::Approve,
                 by: "bob".into(),
+                groups: Vec::new(),
                 comment: None,
                 edits: None,
             });

@@ -20,44 +20,9 @@ use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
 
-use crate::proposals::{approve_as, asking, assert_says, forbidden, september_by};
-
-/// The one request of `plan`, once ledgerops has issued it.
-async fn request_of(s: &Scenario, plan: &str) -> String {
-    let name = s.plan_request(plan).await;
-    wait::until(
-        &s.api::<ApprovalRequest>(),
-        &name,
-        Duration::from_secs(30),
-        |r| r.status.as_ref().is_some_and(|st| st.issued_for.is_some()),
-    )
-    .await;
-    name
-}
-
-/// The message of plan `plan`'s condition with reason `NotAuthorized`, once it has one.
-async fn not_authorized(s: &Scenario, plan: &str) -> String {
-    let held = wait::until(
-        &s.api::<CategorizationPlan>(),
-        plan,
-        Duration::from_secs(60),
-        |p| {
-            p.status.as_ref().is_some_and(|st| {
-                st.conditions
-                    .iter()
-                    .any(|c| c.reason == "NotAuthorized" && c.status == "False")
-            })
-        },
-    )
-    .await;
-    held.status
-        .unwrap()
-        .conditions
-        .into_iter()
-        .find(|c| c.reason == "NotAuthorized")
-        .unwrap()
-        .message
-}
+use crate::proposals::{
+    approve_as, asking, assert_says, forbidden, not_authorized, request_of, september_by,
+};
 
 #[tokio::test]
 async fn a_proposer_with_editing_rights_never_approves() {

@@ -7,6 +7,7 @@ mod approvals;
 mod authority;
 mod config_repo;
 mod gitea;
+mod groups;
 mod lineage;
 mod proposals;
 mod secrets;

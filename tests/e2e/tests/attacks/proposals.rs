@@ -1,8 +1,12 @@
 //! What the authority suites propose and decide, and how they read a refusal.
 
+use std::time::Duration;
+
+use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::plan::CategorizationPlan;
-use ledgerops_e2e::scenario::bakery_and_train_plan;
+use ledgerops_e2e::scenario::{Scenario, bakery_and_train_plan};
+use ledgerops_e2e::wait;
 use serde_json::{Value, json};
 
 /// Every write asks a person, and four eyes hold (as they do by default).
@@ -37,4 +41,41 @@ pub fn september_by(by: &str) -> CategorizationPlan {
 /// The merge patch approving a request in `user`'s name.
 pub fn approve_as(user: &str) -> Value {
     json!({"spec": {"decision": {"verdict": "Approve", "by": user, "comment": "fine"}}})
+}
+
+/// The one request of `plan`, once ledgerops has issued it.
+pub async fn request_of(s: &Scenario, plan: &str) -> String {
+    let name = s.plan_request(plan).await;
+    wait::until(
+        &s.api::<ApprovalRequest>(),
+        &name,
+        Duration::from_secs(30),
+        |r| r.status.as_ref().is_some_and(|st| st.issued_for.is_some()),
+    )
+    .await;
+    name
+}
+
+/// The message of plan `plan`'s condition with reason `NotAuthorized`, once it has one.
+pub async fn not_authorized(s: &Scenario, plan: &str) -> String {
+    let held = wait::until(
+        &s.api::<CategorizationPlan>(),
+        plan,
+        Duration::from_secs(60),
+        |p| {
+            p.status.as_ref().is_some_and(|st| {
+                st.conditions
+                    .iter()
+                    .any(|c| c.reason == "NotAuthorized" && c.status == "False")
+            })
+        },
+    )
+    .await;
+    held.status
+        .unwrap()
+        .conditions
+        .into_iter()
+        .find(|c| c.reason == "NotAuthorized")
+        .unwrap()
+        .message
 }
