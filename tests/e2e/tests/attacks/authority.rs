@@ -15,7 +15,7 @@ use ledgerops::api::config_repo::ConfigRepo;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::rule::{CategorizationRule, RulePhase};
 use ledgerops_e2e::attacker::{approver, attacker, automation, owner, unbind};
-use ledgerops_e2e::scenario::{PATCH, Scenario, bakery_and_train_plan, category, household};
+use ledgerops_e2e::scenario::{PATCH, bakery_and_train_plan, category, household};
 use ledgerops_e2e::wait;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
