@@ -21,7 +21,7 @@ use ledgerops_testenv::ControlPlane;
 use serde_json::json;
 
 use crate::proposals::{
-    approve_as, asking, assert_says, forbidden, not_authorized, request_of, september_by,
+    asking, assert_says, forbidden, not_authorized, request_of, send_approval, september_by,
 };
 
 #[tokio::test]
@@ -42,13 +42,7 @@ async fn a_proposer_with_editing_rights_never_approves() {
     // her over-broad patch rights do not carry.
     let message = forbidden(
         "alice approving",
-        Api::<ApprovalRequest>::namespaced(alice, &s.ns)
-            .patch(
-                &request,
-                &PatchParams::default(),
-                &Patch::Merge(&approve_as("alice")),
-            )
-            .await,
+        send_approval(&Api::namespaced(alice, &s.ns), &request, "alice").await,
     );
     assert_says(
         &message,
@@ -63,13 +57,7 @@ async fn a_proposer_with_editing_rights_never_approves() {
     let robot_user = format!("system:serviceaccount:{}:ci", s.ns);
     let message = forbidden(
         "the automation approving",
-        Api::<ApprovalRequest>::namespaced(robot, &s.ns)
-            .patch(
-                &request,
-                &PatchParams::default(),
-                &Patch::Merge(&approve_as(&robot_user)),
-            )
-            .await,
+        send_approval(&Api::namespaced(robot, &s.ns), &request, &robot_user).await,
     );
     assert_says(
         &message,
@@ -82,12 +70,7 @@ async fn a_proposer_with_editing_rights_never_approves() {
 
     // The control: bob, an approver, decides, and the plan is written once.
     let bob = approver(plane, &s.ns, "bob").await;
-    Api::<ApprovalRequest>::namespaced(bob, &s.ns)
-        .patch(
-            &request,
-            &PatchParams::default(),
-            &Patch::Merge(&approve_as("bob")),
-        )
+    send_approval(&Api::namespaced(bob, &s.ns), &request, "bob")
         .await
         .expect("bob approves");
     s.wait_plan("september", PlanPhase::Applied).await;
@@ -301,12 +284,7 @@ async fn a_decision_whose_author_lost_approve_is_not_followed() {
         .await
         .unwrap();
     let bob = approver(plane, &s.ns, "bob").await;
-    Api::<ApprovalRequest>::namespaced(bob, &s.ns)
-        .patch(
-            &request,
-            &PatchParams::default(),
-            &Patch::Merge(&approve_as("bob")),
-        )
+    send_approval(&Api::namespaced(bob, &s.ns), &request, "bob")
         .await
         .expect("bob approves while he may");
     unbind(plane, &s.ns, "bob", "ledgerops-approver").await;
@@ -387,13 +365,7 @@ async fn nobody_approves_their_own_proposal() {
     let as_bob = Api::<ApprovalRequest>::namespaced(bob.clone(), &s.ns);
     let message = forbidden(
         "bob approving his own proposal",
-        as_bob
-            .patch(
-                &request,
-                &PatchParams::default(),
-                &Patch::Merge(&approve_as("bob")),
-            )
-            .await,
+        send_approval(&as_bob, &request, "bob").await,
     );
     assert_says(
         &message,
@@ -407,12 +379,7 @@ async fn nobody_approves_their_own_proposal() {
     assert_eq!(s.writes().await, 0);
 
     // The control: carol approves it, and it is written once.
-    Api::<ApprovalRequest>::namespaced(carol, &s.ns)
-        .patch(
-            &request,
-            &PatchParams::default(),
-            &Patch::Merge(&approve_as("carol")),
-        )
+    send_approval(&Api::namespaced(carol, &s.ns), &request, "carol")
         .await
         .expect("carol approves bob's proposal");
     s.wait_plan("september", PlanPhase::Applied).await;
@@ -467,12 +434,7 @@ async fn whoever_changed_a_proposal_cannot_approve_it() {
         )
         .await
         .expect("bob changes the plan in his own name");
-    Api::<ApprovalRequest>::namespaced(bob, &s.ns)
-        .patch(
-            &request,
-            &PatchParams::default(),
-            &Patch::Merge(&approve_as("bob")),
-        )
+    send_approval(&Api::namespaced(bob, &s.ns), &request, "bob")
         .await
         .expect("admission sees only alice in the request's lineage");
     // Right before the write, the controller sees that bob shaped the plan since.

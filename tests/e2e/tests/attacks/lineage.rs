@@ -22,7 +22,7 @@ use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
 use serde_json::json;
 
-use crate::proposals::{approve_as, asking, assert_says, forbidden, september_by};
+use crate::proposals::{asking, assert_says, forbidden, send_approval, september_by};
 
 /// The request ledgerops issued for plan `plan`, other than `not`.
 async fn issued_request(s: &Scenario, plan: &str, not: Option<&str>) -> ApprovalRequest {
@@ -125,13 +125,7 @@ async fn a_no_op_edit_and_a_deleted_request_never_hand_a_proposal_over() {
     let second_name = second.metadata.name.clone().unwrap();
     let message = forbidden(
         "alice approving her own proposal",
-        Api::<ApprovalRequest>::namespaced(alice, &s.ns)
-            .patch(
-                &second_name,
-                &PatchParams::default(),
-                &Patch::Merge(&approve_as("alice")),
-            )
-            .await,
+        send_approval(&Api::namespaced(alice, &s.ns), &second_name, "alice").await,
     );
     assert_says(
         &message,
@@ -146,12 +140,7 @@ async fn a_no_op_edit_and_a_deleted_request_never_hand_a_proposal_over() {
 
     // The control: bob, outside the lineage, approves; it is written once.
     let bob = approver(plane, &s.ns, "bob").await;
-    Api::<ApprovalRequest>::namespaced(bob, &s.ns)
-        .patch(
-            &second_name,
-            &PatchParams::default(),
-            &Patch::Merge(&approve_as("bob")),
-        )
+    send_approval(&Api::namespaced(bob, &s.ns), &second_name, "bob")
         .await
         .expect("bob approves");
     s.wait_plan("september", PlanPhase::Applied).await;
@@ -195,13 +184,7 @@ async fn a_repository_of_ones_own_does_not_launder_a_proposal() {
     );
     let message = forbidden(
         "alice approving what her repository proposed",
-        Api::<ApprovalRequest>::namespaced(alice, &w.sc.ns)
-            .patch(
-                &name,
-                &PatchParams::default(),
-                &Patch::Merge(&approve_as("alice")),
-            )
-            .await,
+        send_approval(&Api::namespaced(alice, &w.sc.ns), &name, "alice").await,
     );
     assert_says(
         &message,
@@ -216,12 +199,7 @@ async fn a_repository_of_ones_own_does_not_launder_a_proposal() {
 
     // The control: bob approves, and it is written once.
     let bob = approver(plane, &w.sc.ns, "bob").await;
-    Api::<ApprovalRequest>::namespaced(bob, &w.sc.ns)
-        .patch(
-            &name,
-            &PatchParams::default(),
-            &Patch::Merge(&approve_as("bob")),
-        )
+    send_approval(&Api::namespaced(bob, &w.sc.ns), &name, "bob")
         .await
         .expect("bob approves");
     w.sc.wait_plan("september", PlanPhase::Applied).await;

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use kube::Api;
+use kube::api::{Patch, PatchParams};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::plan::CategorizationPlan;
@@ -38,9 +40,18 @@ pub fn september_by(by: &str) -> CategorizationPlan {
     .unwrap()
 }
 
-/// The merge patch approving a request in `user`'s name.
-pub fn approve_as(user: &str) -> Value {
-    json!({"spec": {"decision": {"verdict": "Approve", "by": user, "comment": "fine"}}})
+/// `user`'s approval of request `name`, sent through `requests` (acting as someone, who need
+/// not be `user`).
+pub async fn send_approval(
+    requests: &Api<ApprovalRequest>,
+    name: &str,
+    user: &str,
+) -> Result<ApprovalRequest, kube::Error> {
+    let approval =
+        json!({"spec": {"decision": {"verdict": "Approve", "by": user, "comment": "fine"}}});
+    requests
+        .patch(name, &PatchParams::default(), &Patch::Merge(&approval))
+        .await
 }
 
 /// The one request of `plan`, once ledgerops has issued it.
