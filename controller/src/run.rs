@@ -203,7 +203,12 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     let repo_setup = reconcile::config_repo::Setup {
         options: config_repos,
         urls: git_urls,
-        gitea_url: agent.as_ref().map(|a| a.gitea_url.clone()),
+        gitea: agent.as_ref().zip(attached.as_ref()).map(|(a, attached)| {
+            reconcile::authorship::Forge {
+                url: a.gitea_url.clone(),
+                client: attached.gitea().clone(),
+            }
+        }),
     };
     // The `/agent` runtime, and the controllers that speak in pull requests of their own accord
     // (a push to a rule proposal's branch has its pull request looked at again).

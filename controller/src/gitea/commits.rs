@@ -5,7 +5,8 @@ use reqwest::Method;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{GiteaClient, GiteaError, split_repo};
+use super::pulls::pull_request_of;
+use super::{GiteaClient, GiteaError, PullRequest, split_repo};
 
 /// A commit's latest status of one context, as Gitea shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -74,16 +75,16 @@ impl GiteaClient {
         Ok(())
     }
 
-    /// The number of the pull request that was merged as commit `sha`, if one was.
+    /// The pull request that was merged as commit `sha`, if one was.
     pub async fn merged_pull_request(
         &self,
         repo: &str,
         sha: &str,
-    ) -> Result<Option<i64>, GiteaError> {
+    ) -> Result<Option<PullRequest>, GiteaError> {
         let (o, n) = split_repo(repo)?;
         let path = format!("/repos/{o}/{n}/commits/{}/pull", checked_sha(sha)?);
         match self.call(Method::GET, &path, None).await {
-            Ok(v) => Ok(v["number"].as_i64()),
+            Ok(v) => pull_request_of(&v, &path).map(Some),
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(e),
         }

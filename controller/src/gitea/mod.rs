@@ -15,6 +15,7 @@ use crate::logic::job::trust::{FetchedComment, issue_number_of};
 
 pub mod branches;
 pub mod commits;
+pub mod history;
 pub mod issues;
 pub mod pulls;
 

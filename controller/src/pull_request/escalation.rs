@@ -136,7 +136,7 @@ async fn conversation(ctx: &Context, target: Target) -> Result<(String, i64), Fe
     let repo = match target {
         Target::PullRequestOf { repo, commit } => {
             match ctx.gitea.merged_pull_request(&repo, &commit).await? {
-                Some(number) => return Ok((repo, number)),
+                Some(pull) => return Ok((repo, pull.number)),
                 // Pushed straight to the branch: no pull request to tell on.
                 None => repo,
             }

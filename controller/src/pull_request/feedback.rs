@@ -218,7 +218,12 @@ async fn uncommented_pull_request(
     if fb.commented.lock().expect("commented lock").contains(key) {
         return Ok(None);
     }
-    let number = fb.ctx.gitea.merged_pull_request(repo, commit).await?;
+    let number = fb
+        .ctx
+        .gitea
+        .merged_pull_request(repo, commit)
+        .await?
+        .map(|p| p.number);
     if number.is_none() {
         fb.commented
             .lock()

@@ -14,6 +14,7 @@ use kube::runtime::{Controller, watcher};
 use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
 
+use super::authorship::{self, Forge, Range};
 use super::summarize::{StatusWrite, summarize_and_patch};
 use super::{Context, Error};
 use crate::api::config_repo::{ConfigRepo, ConfigRepoStatus};
@@ -45,8 +46,9 @@ pub struct Setup {
     /// Which Git URLs may be fetched.
     pub urls: UrlPolicy,
     /// The Gitea of the `/agent` integration, if any: a rule proposed to a repository of it may
-    /// be taken over by the ConfigRepo following that repository.
-    pub gitea_url: Option<String>,
+    /// be taken over by the ConfigRepo following that repository, and the authors of what a
+    /// repository of it applies are named on what they wrote.
+    pub gitea: Option<Forge>,
 }
 
 /// What the ConfigRepo reconciler works with.
@@ -312,6 +314,24 @@ async fn sync(
         }
     };
     documents::keep_lineages(&mut documents, &live);
+    let gitea_repository = repos
+        .setup
+        .gitea
+        .as_ref()
+        .and_then(|f| Some((f, gitea_repository(&spec.url, &f.url)?)));
+    // A ServiceAccount applies what it may: the names of others are not its to write.
+    if let (Some((forge, repository)), None) = (&gitea_repository, &spec.service_account_name) {
+        let range = Range {
+            revision: &revision,
+            commit: &fetched.commit,
+            since: crate::logic::config_repo::authorship::since(applied, fetched.fast_forward),
+        };
+        let attributed =
+            authorship::attribute(forge, repository, range, &mut documents, inventory).await;
+        if let Err(outcome) = attributed {
+            return Ok(outcome);
+        }
+    }
     let policy = PrunePolicy {
         enabled: spec.prune,
         max_percent: spec.max_prune_percent,
@@ -319,11 +339,6 @@ async fn sync(
         baseline: previous.prune_baseline.map(|b| b as usize),
         pruned_since: previous.pruned_since_baseline as usize,
     };
-    let gitea_repository = repos
-        .setup
-        .gitea_url
-        .as_deref()
-        .and_then(|g| gitea_repository(&spec.url, g));
     // Its own name marks what it made only where admission guards that annotation (and a
     // ServiceAccount's name could be on objects it made for others).
     let maker = (spec.service_account_name.is_none() && ctx.admission.verified().is_ok())
@@ -334,7 +349,7 @@ async fn sync(
             since,
         });
     let owner = Owner {
-        repository: gitea_repository.as_deref(),
+        repository: gitea_repository.as_ref().map(|(_, r)| r.as_str()),
         name: &name,
         branch: &spec.branch,
         maker,

@@ -3,6 +3,7 @@
 pub mod approval;
 pub mod approval_gate;
 pub mod authority;
+pub mod authorship;
 pub mod autopilot;
 pub mod budget;
 pub mod budget_scoped;

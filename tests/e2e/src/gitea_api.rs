@@ -49,6 +49,16 @@ pub async fn create_repo(name: &str, members: &[(&User, &str)]) -> String {
     )
     .await;
     let repo = created["full_name"].as_str().unwrap().to_owned();
+    // A merge's post-receive hook can lose a race for Gitea's SQLite store and leave the pull
+    // request open with its commits already on main; Gitea's own checker then marks it merged
+    // only where manual merges are detected.
+    call(
+        Method::PATCH,
+        &format!("/repos/{repo}"),
+        gitea.admin(),
+        Some(json!({"autodetect_manual_merge": true})),
+    )
+    .await;
     for (user, permission) in members {
         call(
             Method::PUT,

@@ -3,6 +3,7 @@
 //! Gitea push concerns.
 
 pub mod address;
+pub mod authorship;
 pub mod decide;
 pub mod demotion;
 pub mod documents;
