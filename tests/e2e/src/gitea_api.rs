@@ -1,6 +1,7 @@
 //! Calls to the test Gitea's API as one of its users, for suites that set up repositories,
 //! comments and webhooks the way a person would.
 
+use base64::Engine;
 use ledgerops_testenv::gitea::{Gitea, User};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -167,4 +168,66 @@ pub async fn pull_request_files(repo: &str, number: i64) -> Vec<String> {
         .iter()
         .map(|f| f["filename"].as_str().unwrap_or_default().to_owned())
         .collect()
+}
+
+/// Commits a new file `path` holding `content` on `branch` of `repo` as `user`; with `from`,
+/// `branch` is made from that branch first.
+pub async fn push_file(
+    repo: &str,
+    user: &User,
+    path: &str,
+    content: &str,
+    branch: &str,
+    from: Option<&str>,
+) {
+    let encoded = base64::engine::general_purpose::STANDARD.encode(content);
+    let mut body = json!({"content": encoded, "message": "not ledgerops", "branch": branch});
+    if let Some(from) = from {
+        body["branch"] = json!(from);
+        body["new_branch"] = json!(branch);
+    }
+    call(
+        Method::POST,
+        &format!("/repos/{repo}/contents/{path}"),
+        user,
+        Some(body),
+    )
+    .await;
+}
+
+/// Opens a pull request from `head` into `main` of `repo` as `user`; its number.
+pub async fn open_pull(repo: &str, user: &User, head: &str, title: &str) -> i64 {
+    let v = call(
+        Method::POST,
+        &format!("/repos/{repo}/pulls"),
+        user,
+        Some(json!({"head": head, "base": "main", "title": title})),
+    )
+    .await;
+    v["number"].as_i64().unwrap()
+}
+
+/// Merges pull request `number` of `repo` as `user`; the merge commit.
+pub async fn merge(repo: &str, user: &User, number: i64) -> String {
+    call(
+        Method::POST,
+        &format!("/repos/{repo}/pulls/{number}/merge"),
+        user,
+        Some(json!({"Do": "merge"})),
+    )
+    .await;
+    // Gitea may answer the merge before the pull request shows its merge commit.
+    let mut sha = None;
+    crate::wait::eventually(
+        &format!("pull request {number} shows its merge commit"),
+        crate::scenario::WAIT,
+        async || {
+            sha = pull_request(repo, number).await["merge_commit_sha"]
+                .as_str()
+                .map(str::to_owned);
+            sha.is_some()
+        },
+    )
+    .await;
+    sha.expect("the merge commit")
 }

@@ -53,7 +53,13 @@ async fn controller() -> &'static Ledgerops {
             std::fs::create_dir_all(shared_file_root()).unwrap();
             let gitea = Gitea::shared();
             let name = gitea_repo();
-            gitea_api::create_repo(name.trim_start_matches("household/"), &[]).await;
+            // The bot reads it: the authors of what a repository of the attached Gitea applies are
+            // read from Gitea.
+            gitea_api::create_repo(
+                name.trim_start_matches("household/"),
+                &[(gitea.bot(), "read")],
+            )
+            .await;
             let (root, cache) = (
                 shared_file_root().display().to_string(),
                 cache_dir().display().to_string(),

@@ -86,26 +86,7 @@ async fn run_command(w: &World, user: &User, issue: i64, body: &str) -> AgentJob
 
 /// Merges pull request `number` as the writer would; the merge commit.
 async fn merge(w: &World, number: i64) -> String {
-    gitea_call(
-        Method::POST,
-        &format!("/repos/{}/pulls/{number}/merge", w.repo()),
-        w.gitea().writer(),
-        Some(json!({"Do": "merge"})),
-    )
-    .await;
-    // Gitea may answer the merge before the pull request shows its merge commit.
-    let mut sha = None;
-    wait::eventually(
-        &format!("pull request {number} shows its merge commit"),
-        WAIT,
-        async || {
-            let pr = gitea_api::pull_request(w.repo(), number).await;
-            sha = pr["merge_commit_sha"].as_str().map(str::to_owned);
-            sha.is_some()
-        },
-    )
-    .await;
-    sha.expect("the merge commit")
+    gitea_api::merge(w.repo(), w.gitea().writer(), number).await
 }
 
 /// The latest status of `plan` on `commit`: state and description.
@@ -176,14 +157,8 @@ async fn plan_of(w: &World, number: i64) -> String {
 /// Commits a new file `path` holding `content` on `branch` as the writer would push it; with
 /// `from`, `branch` is made from that branch first.
 async fn push_file(w: &World, path: &str, content: &str, branch: &str, from: Option<&str>) {
-    let encoded = base64::engine::general_purpose::STANDARD.encode(content);
-    let body = match from {
-        Some(from) => json!({"content": encoded, "message": "not ledgerops",
-                             "branch": from, "new_branch": branch}),
-        None => json!({"content": encoded, "message": "not ledgerops", "branch": branch}),
-    };
-    let path = format!("/repos/{}/contents/{path}", w.repo());
-    gitea_call(Method::POST, &path, w.gitea().writer(), Some(body)).await;
+    let writer = w.gitea().writer();
+    gitea_api::push_file(w.repo(), writer, path, content, branch, from).await;
 }
 
 /// Every pull request from `branch`, open or not.

@@ -15,6 +15,7 @@ use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops_e2e::attacker::{approver, attacker};
 use ledgerops_e2e::config_repo;
 use ledgerops_e2e::git_work::{Work, bare};
+use ledgerops_e2e::gitea_api;
 use ledgerops_e2e::scenario::{PATCH, Scenario, bakery_and_train_plan, household};
 use ledgerops_e2e::wait;
 use ledgerops_e2e::world::World;
@@ -22,7 +23,7 @@ use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
 use serde_json::json;
 
-use crate::proposals::{asking, assert_says, forbidden, send_approval, september_by};
+use crate::proposals::{asking, assert_says, forbidden, send_approval, september, september_by};
 
 /// The request ledgerops issued for plan `plan`, other than `not`.
 async fn issued_request(s: &Scenario, plan: &str, not: Option<&str>) -> ApprovalRequest {
@@ -162,12 +163,7 @@ async fn a_repository_of_ones_own_does_not_launder_a_proposal() {
     // which any editor may make) applies it: the plan is the repository's.
     let (_, url) = bare(w.root(), "mine.git");
     let work = Work::new(w.root().join("mine-work"), &url);
-    let plan = json!({
-        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
-        "metadata": {"name": "september"},
-        "spec": {"budgetRef": {"name": "household"}, "assignments": bakery_and_train_plan()["assignments"]},
-    });
-    work.commit(&[("september.yaml", &plan.to_string())], false);
+    work.commit(&[("september.yaml", &september().to_string())], false);
     config_repo::create(
         &alice,
         &w.sc.ns,
@@ -294,5 +290,76 @@ async fn a_gitea_decision_counts_only_as_the_user_an_owner_mapped_it_to() {
         |p| p.status.as_ref().and_then(|s| s.phase) == Some(PlanPhase::Applied),
     )
     .await;
+    assert_eq!(w.sc.requests(PATCH).await, 1);
+}
+
+#[tokio::test]
+async fn a_pull_requests_author_does_not_approve_what_it_brought() {
+    let gitea = Gitea::shared();
+    let writer = gitea.writer();
+    // The writer's Gitea login is bob's, and bob approves.
+    let mut household = asking();
+    household["approval"]["giteaUsers"] = json!([{"login": writer.login(), "user": "bob"}]);
+    let w = World::build("lin-pr")
+        .agent(&["issue_comment", "pull_request_comment", "push"])
+        .config_repo_cache()
+        .household(household)
+        .build()
+        .await;
+    let plane = ControlPlane::shared();
+    let ns = w.sc.ns.clone();
+    // An owner's ConfigRepo follows the repository; bob's pull request brings a plan, and
+    // someone else merges it.
+    w.follow_repo(json!({})).await;
+    let repo = w.repo();
+    let plan = september().to_string();
+    gitea_api::push_file(
+        repo,
+        writer,
+        "plans/september.yaml",
+        &plan,
+        "sept",
+        Some("main"),
+    )
+    .await;
+    let pr = gitea_api::open_pull(repo, writer, "sept", "September").await;
+    gitea_api::merge(repo, gitea.admin(), pr).await;
+    let request = issued_request(&w.sc, "september", None).await;
+    let name = request.metadata.name.clone().unwrap();
+    let author = format!("gitea:{}", writer.login());
+    let lineage = &request.spec.proposed_by;
+    assert!(
+        lineage.contains(&author) && lineage.contains(&"bob".to_string()),
+        "the pull request's author, and the user an owner mapped them to: {lineage:?}"
+    );
+    assert!(
+        !lineage.contains(&format!("gitea:{}", gitea.admin().login())),
+        "whoever merged is not an author: {lineage:?}"
+    );
+
+    // bob approving with kubectl, and as his Gitea login on the pull request: both refused.
+    let bob = approver(plane, &ns, "bob").await;
+    let message = forbidden(
+        "bob approving the plan his pull request brought",
+        send_approval(&Api::namespaced(bob, &ns), &name, "bob").await,
+    );
+    assert_says(&message, &["bob is in the lineage of the change", &author]);
+    let c = w
+        .comment(writer, pr, &format!("/agent approve {name}"))
+        .await;
+    let error = refused(&w, pr, c).await;
+    assert_says(
+        &error,
+        &[&format!("{author} shaped the change"), "four eyes"],
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(w.sc.writes().await, 0);
+
+    // The control: carol, who had no part in it, approves, and it is written once.
+    let carol = approver(plane, &ns, "carol").await;
+    send_approval(&Api::namespaced(carol, &ns), &name, "carol")
+        .await
+        .expect("carol approves");
+    w.sc.wait_plan("september", PlanPhase::Applied).await;
     assert_eq!(w.sc.requests(PATCH).await, 1);
 }

@@ -32,12 +32,18 @@ pub fn assert_says(message: &str, parts: &[&str]) {
 
 /// [`bakery_and_train_plan`] as the plan `september` of Budget `household`, proposed by `by`.
 pub fn september_by(by: &str) -> CategorizationPlan {
-    serde_json::from_value(json!({
+    let mut plan = september();
+    plan["metadata"]["annotations"] = json!({PROPOSED_BY: by});
+    serde_json::from_value(plan).unwrap()
+}
+
+/// The household's plan `september` ([`bakery_and_train_plan`]), as a repository holds it.
+pub fn september() -> Value {
+    json!({
         "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
-        "metadata": {"name": "september", "annotations": {PROPOSED_BY: by}},
+        "metadata": {"name": "september"},
         "spec": {"budgetRef": {"name": "household"}, "assignments": bakery_and_train_plan()["assignments"]},
-    }))
-    .unwrap()
+    })
 }
 
 /// `user`'s approval of request `name`, sent through `requests` (acting as someone, who need
