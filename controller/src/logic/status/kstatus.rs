@@ -147,9 +147,12 @@ pub fn config_repo(phase: RepoPhase, reason: &str) -> Health {
     match phase {
         RepoPhase::Ready => Health::Current,
         RepoPhase::Pending => Health::InProgress,
-        // The network or the cache; the next interval tries again. Credentials, URL policy,
-        // a missing branch or path, or an invalid repository need a fix.
-        RepoPhase::FetchFailed if matches!(reason, "Unreachable" | "FetchFailed") => {
+        // The network, the cache or Gitea's answer on who wrote the revision; the next interval
+        // tries again. Credentials, URL policy, a missing branch or path, an invalid repository
+        // or too many commits to attribute need a fix.
+        RepoPhase::FetchFailed
+            if matches!(reason, "Unreachable" | "FetchFailed" | "AuthorsUnknown") =>
+        {
             Health::InProgress
         }
         // Applied in part after the dry run passed: the next sync applies the rest.

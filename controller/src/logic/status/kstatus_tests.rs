@@ -159,6 +159,8 @@ fn config_repo_phases() {
         (P::Pending, "Pending", Health::InProgress),
         (P::FetchFailed, "Unreachable", Health::InProgress),
         (P::FetchFailed, "FetchFailed", Health::InProgress),
+        (P::FetchFailed, "AuthorsUnknown", Health::InProgress),
+        (P::FetchFailed, "TooManyCommits", Health::Failed),
         (P::FetchFailed, "AuthenticationFailed", Health::Failed),
         (P::FetchFailed, "CredentialsNotForUrl", Health::Failed),
         (P::FetchFailed, "UrlNotAllowed", Health::Failed),
