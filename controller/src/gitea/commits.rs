@@ -1,12 +1,11 @@
-//! Commit statuses, and the pull request a commit was merged from: how a ConfigRepo reports
-//! what became of a plan back to the repository it came from.
+//! Commit statuses: how a ConfigRepo reports what became of a plan back to the repository it
+//! came from.
 
 use reqwest::Method;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::pulls::pull_request_of;
-use super::{GiteaClient, GiteaError, PullRequest, split_repo};
+use super::{GiteaClient, GiteaError, split_repo};
 
 /// A commit's latest status of one context, as Gitea shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -73,21 +72,6 @@ impl GiteaClient {
         let body = json!({"context": context, "state": state, "description": description});
         self.call(Method::POST, &path, Some(&body)).await?;
         Ok(())
-    }
-
-    /// The pull request that was merged as commit `sha`, if one was.
-    pub async fn merged_pull_request(
-        &self,
-        repo: &str,
-        sha: &str,
-    ) -> Result<Option<PullRequest>, GiteaError> {
-        let (o, n) = split_repo(repo)?;
-        let path = format!("/repos/{o}/{n}/commits/{}/pull", checked_sha(sha)?);
-        match self.call(Method::GET, &path, None).await {
-            Ok(v) => pull_request_of(&v, &path).map(Some),
-            Err(e) if e.is_not_found() => Ok(None),
-            Err(e) => Err(e),
-        }
     }
 }
 

@@ -1,12 +1,14 @@
 //! Finding a rule proposal's pull request, reading it, and closing it: how a proposal
 //! interrupted after its pull request was opened is completed, never opened twice, and how one
-//! whose branch came to hold what ledgerops did not write is withdrawn.
+//! whose branch came to hold what ledgerops did not write is withdrawn. Also the pull request a
+//! commit was merged from: where feedback goes, and whose change a revision brings.
 
 use reqwest::Method;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::branches::plain_branch;
+use super::commits::checked_sha;
 use super::{GiteaClient, GiteaError, PullRequest, login_ok, split_repo};
 
 #[derive(Deserialize)]
@@ -77,6 +79,21 @@ impl GiteaClient {
         let path = format!("/repos/{o}/{n}/pulls/{number}");
         let v = self.call(Method::GET, &path, None).await?;
         pull_request_of(&v, &path)
+    }
+
+    /// The pull request that was merged as commit `sha`, if one was.
+    pub async fn merged_pull_request(
+        &self,
+        repo: &str,
+        sha: &str,
+    ) -> Result<Option<PullRequest>, GiteaError> {
+        let (o, n) = split_repo(repo)?;
+        let path = format!("/repos/{o}/{n}/commits/{}/pull", checked_sha(sha)?);
+        match self.call(Method::GET, &path, None).await {
+            Ok(v) => pull_request_of(&v, &path).map(Some),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Closes pull request `number` (its branch stays).

@@ -30,6 +30,9 @@ pub async fn attribute(
     documents: &mut [Document],
     inventory: &[InventoryEntry],
 ) -> Result<(), Outcome> {
+    if !authorship::brings_commits(range.commit, range.since) {
+        return Ok(());
+    }
     let history = forge
         .client
         .history(repository, range.commit, range.since, MAX_COMMITS)

@@ -82,6 +82,12 @@ pub fn since(applied: Option<&str>, fast_forward: bool) -> Option<&str> {
     applied.filter(|_| fast_forward)
 }
 
+/// Whether a sync of `commit` has commits to attribute: not when it is the one last applied
+/// (an unchanged revision asks Gitea nothing).
+pub fn brings_commits(commit: &str, since: Option<&str>) -> bool {
+    since != Some(commit)
+}
+
 /// Why a revision is not applied while Gitea cannot say who wrote it.
 pub fn unknown(revision: &str, repository: &str, why: &str) -> String {
     format!(

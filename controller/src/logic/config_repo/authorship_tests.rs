@@ -138,6 +138,9 @@ fn a_range_begins_after_the_applied_commit_only_on_a_branch_that_moved_on() {
     assert_eq!(since(Some("c1"), true), Some("c1"));
     assert_eq!(since(Some("c1"), false), None, "rewritten");
     assert_eq!(since(None, true), None, "first sync");
+    assert!(!brings_commits("c1", Some("c1")), "unchanged");
+    assert!(brings_commits("c2", Some("c1")));
+    assert!(brings_commits("c1", None));
     assert!(too_long("main@sha1:c2", true).contains("its history has more than 500 commits"));
     assert!(unknown("main@sha1:c2", "household/config", "HTTP 403").contains("HTTP 403"));
 }
