@@ -4,7 +4,6 @@
 //! request approves exactly that preview: one PATCH. The undo goes the same way. A learned rule
 //! is proposed the same way, and never on a branch someone else pushed.
 
-use base64::Engine;
 use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams};
 use ledgerops::api::agent_job::{AgentJob, JobPhase};

@@ -16,7 +16,7 @@ use ledgerops_e2e::attacker::{approver, attacker};
 use ledgerops_e2e::config_repo;
 use ledgerops_e2e::git_work::{Work, bare};
 use ledgerops_e2e::gitea_api;
-use ledgerops_e2e::scenario::{PATCH, Scenario, bakery_and_train_plan, household};
+use ledgerops_e2e::scenario::{PATCH, Scenario, household};
 use ledgerops_e2e::wait;
 use ledgerops_e2e::world::World;
 use ledgerops_testenv::ControlPlane;
