@@ -173,6 +173,34 @@ pub struct ApprovalPolicy {
     #[schemars(length(max = 100))]
     #[x_kube(validation = Rule::new("self.all(a, self.exists_one(b, b.login == a.login))").message("each Gitea login is mapped once"))]
     pub gitea_users: Vec<GiteaUser>,
+    /// Where a request that waits for a person is shown: one Gitea issue per request, assigned
+    /// to the mapped logins (`giteaUsers`) who may approve it, that follows it to its end.
+    #[serde(default)]
+    pub inbox: Inbox,
+}
+
+/// The Gitea inbox of a Budget's requests.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Inbox {
+    /// Open an issue for each request that waits for a person. On by default wherever the
+    /// controller's Gitea bot speaks for the Budget's namespace (`--agent-namespace`).
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// The repository (`owner/name` on that Gitea, one the bot may speak in). By default the
+    /// config repository that declares the Budget, else the first one followed in its namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"))]
+    pub repository: Option<String>,
+}
+
+impl Default for Inbox {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            repository: None,
+        }
+    }
 }
 
 /// A Gitea login and the Kubernetes user it is.
@@ -212,6 +240,7 @@ impl Default for ApprovalPolicy {
             escalate_to: Vec::new(),
             four_eyes: true,
             gitea_users: Vec::new(),
+            inbox: Inbox::default(),
         }
     }
 }

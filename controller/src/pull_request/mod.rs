@@ -1,12 +1,12 @@
 //! What ledgerops says in the config repositories' pull requests and issues of its own accord,
 //! outside any `/agent` command: what became of the plans a ConfigRepo applied
-//! ([`feedback`]), learned rules proposed for blessing ([`proposals`]), and expired
-//! ApprovalRequests told to a person ([`escalation`]). Each is a controller of the agent's
+//! ([`feedback`]), learned rules proposed for blessing ([`proposals`]), and each
+//! ApprovalRequest that waits for a person, as an issue that follows it to its end ([`inbox`]). Each is a controller of the agent's
 //! namespace that speaks as the bot, only in the allowed repositories, on the leader.
 
 pub mod context;
-pub mod escalation;
 pub mod feedback;
+pub mod inbox;
 pub mod proposals;
 
 use std::sync::Arc;
@@ -31,18 +31,17 @@ pub fn start(
 ) -> tokio::task::JoinHandle<()> {
     let feedback_watched = feedback::Watched::subscribe(watches);
     let proposals_watched = proposals::Watched::subscribe(watches, pushes);
-    let escalation_watched = escalation::Watched::subscribe(watches);
+    let inbox_watched = inbox::Watched::subscribe(watches);
     let ctx = Arc::new(Context::new(options, gitea, ctx));
     let feedback = tokio::spawn(
         feedback::run(ctx.clone(), feedback_watched).instrument(info_span!("feedback")),
     );
-    let escalation = tokio::spawn(
-        escalation::run(ctx.clone(), escalation_watched).instrument(info_span!("escalation")),
-    );
+    let inbox =
+        tokio::spawn(inbox::run(ctx.clone(), inbox_watched).instrument(info_span!("inbox")));
     let proposals =
         tokio::spawn(proposals::run(ctx, proposals_watched).instrument(info_span!("proposals")));
     tokio::spawn(async move {
-        for task in [feedback, escalation, proposals] {
+        for task in [feedback, inbox, proposals] {
             let _ = task.await;
         }
     })

@@ -1,19 +1,13 @@
 //! What a person is alerted on, with `ledgerops run` on a real API server: the metrics the
-//! chart's PrometheusRule watches, scraped and checked with promtool, and the escalation of an
-//! expired ApprovalRequest told once in a real Gitea, also across a restart.
+//! chart's PrometheusRule watches, scraped and checked with promtool (the escalation of an
+//! expired ApprovalRequest in Gitea is the inbox's: `inbox.rs`).
 
-use kube::ResourceExt;
 use kube::api::{DeleteParams, PostParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
 use ledgerops::api::budget::Budget;
-use ledgerops::logic::approval::escalation::TRACKING_TITLE;
 use ledgerops_e2e::controller::Ledgerops;
-use ledgerops_e2e::gitea_api::{self, call as gitea_call};
 use ledgerops_e2e::scenario::{PATCH, WAIT, bakery_and_train_plan, by_admin, household};
-use ledgerops_e2e::world::World;
 use ledgerops_e2e::{promtool, wait};
-use ledgerops_testenv::gitea::Gitea;
-use reqwest::Method;
 use serde_json::json;
 use ynab_sim::demo;
 
@@ -153,99 +147,4 @@ async fn the_alert_metrics_follow_the_budgets_and_requests_and_pass_promtool() {
         Some(0.0)
     );
     assert_eq!(s.requests(PATCH).await, 0);
-}
-
-/// The bot's open issues in `repo` titled [`TRACKING_TITLE`].
-async fn tracking_issues(repo: &str) -> Vec<i64> {
-    let gitea = Gitea::shared();
-    let issues = gitea_call(
-        Method::GET,
-        &format!("/repos/{repo}/issues?state=open&type=issues"),
-        gitea.admin(),
-        None,
-    )
-    .await;
-    issues
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["title"] == TRACKING_TITLE && i["user"]["login"] == gitea.bot().login())
-        .map(|i| i["number"].as_i64().unwrap())
-        .collect()
-}
-
-#[tokio::test]
-async fn an_expired_request_is_told_once_in_gitea_mentioning_whom_to_escalate_to() {
-    // A repository of its own and a controller obeying it; nothing is commented on, so no hook.
-    let mut w = World::build("escalate").agent(&[]).build().await;
-    let (sc, gitea, repo) = (&w.sc, w.gitea(), w.repo().to_owned());
-    let writer = gitea.writer().login().to_owned();
-    sc.create_budget(
-        "household",
-        demo::TOKEN,
-        json!({"writes": {"enabled": true},
-               "approval": {"expiry": "1m", "escalateTo": [writer, "treasurer@example.com"]}}),
-    )
-    .await;
-    sc.wait_budget("household", ledgerops::api::budget::BudgetPhase::Ready)
-        .await;
-    // The household's config repository, read with a token: where the bot tells about what
-    // came from no pull request.
-    w.follow_repo(json!({})).await;
-    sc.create_plan("september", "household", bakery_and_train_plan())
-        .await;
-    let request = sc.plan_request("september").await;
-    let expired = wait::until(&sc.api::<ApprovalRequest>(), &request, WAIT, |r| {
-        r.status.as_ref().and_then(|st| st.phase) == Some(ApprovalPhase::Expired)
-    })
-    .await;
-    let uid = expired.uid().unwrap();
-    let marker = format!("<!-- ledgerops:escalation request={uid} -->");
-
-    let mut issue = 0;
-    wait::eventually("the bot opens its issue and comments", WAIT, async || {
-        if let [number] = tracking_issues(&repo).await[..] {
-            issue = number;
-            gitea_api::comments(&repo, number)
-                .await
-                .iter()
-                .any(|c| c.body.starts_with(&marker))
-        } else {
-            false
-        }
-    })
-    .await;
-    let told = |comments: &[gitea_api::Comment]| {
-        comments
-            .iter()
-            .filter(|c| c.body.starts_with(&marker))
-            .count()
-    };
-    let comments = gitea_api::comments(&repo, issue).await;
-    assert_eq!(told(&comments), 1);
-    let body = &comments[0].body;
-    assert_eq!(comments[0].author, gitea.bot().login());
-    assert!(
-        body.contains(&format!("@{writer}, treasurer@\u{200B}example")),
-        "{body}"
-    );
-    assert!(body.contains(&format!("`{request}`")), "{body}");
-
-    // A restart finds its comment and says nothing more.
-    let log = w.agent_mut().stop().await;
-    assert!(log.contains("expired request announced in Gitea"), "{log}");
-    w.agent_mut().start_controller(None).await;
-    wait::eventually(
-        "the new controller looks at the request",
-        WAIT,
-        async || {
-            w.controller()
-                .log()
-                .contains("expired request already announced in Gitea")
-        },
-    )
-    .await;
-    assert_eq!(told(&gitea_api::comments(&repo, issue).await), 1);
-    assert_eq!(tracking_issues(&repo).await, [issue], "one issue");
-    assert_eq!(w.sc.requests(PATCH).await, 0, "nothing written to YNAB");
 }

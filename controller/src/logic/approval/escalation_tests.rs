@@ -5,7 +5,6 @@ use serde_json::json;
 use super::*;
 
 const BOT: &str = "ledgerops-bot";
-const GITEA: &str = "https://git.example.com";
 
 fn at(s: i64) -> Timestamp {
     Timestamp::from_second(1_790_000_000 + s).unwrap()
@@ -60,97 +59,6 @@ fn only_a_recent_escalation_of_an_issued_undecided_request_is_due() {
     ];
     for (case, r, now, expected) in cases {
         assert_eq!(due(&r, at(now)), expected, "{case}");
-    }
-}
-
-fn repo(name: &str, url: &str, inventory: serde_json::Value) -> ConfigRepo {
-    serde_json::from_value(json!({
-        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ConfigRepo",
-        "metadata": {"name": name, "namespace": "family"},
-        "spec": {"url": url},
-        "status": {"inventory": inventory},
-    }))
-    .unwrap()
-}
-
-fn entry(kind: &str, name: &str, uid: &str, commit: &str) -> serde_json::Value {
-    json!({"kind": kind, "name": name, "digest": "d", "uid": uid, "commit": commit})
-}
-
-#[test]
-fn the_request_goes_to_its_pull_request_else_a_config_repository() {
-    let allowed = Allowlist::new(&["family/config", "family/other"]).unwrap();
-    let commit = "c".repeat(40);
-    let plan = entry("CategorizationPlan", "groceries", "plan-uid", &commit);
-    let budget = entry("Budget", "home", "budget-uid", &commit);
-    let url = |r: &str| format!("{GITEA}/family/{r}.git");
-    let pr = |r: &str| Target::PullRequestOf {
-        repo: format!("family/{r}"),
-        commit: commit.clone(),
-    };
-    let tracking = |r: &str| Target::TrackingIssue {
-        repo: format!("family/{r}"),
-    };
-    let mut elsewhere = repo("a-elsewhere", &url("config"), json!([plan.clone()]));
-    elsewhere.metadata.namespace = Some("neighbours".into());
-    let cases = [
-        (
-            "the plan came from a repository",
-            vec![
-                repo("a", &url("other"), json!([])),
-                repo("b", &url("config"), json!([plan.clone()])),
-            ],
-            Some(pr("config")),
-        ),
-        (
-            "another plan of the same name was made since",
-            vec![
-                repo("a", &url("other"), json!([])),
-                repo(
-                    "b",
-                    &url("config"),
-                    json!([entry("CategorizationPlan", "groceries", "old-uid", &commit)]),
-                ),
-            ],
-            Some(tracking("other")),
-        ),
-        (
-            "the repository that declares the Budget",
-            vec![
-                repo("a", &url("other"), json!([])),
-                repo("b", &url("config"), json!([budget.clone()])),
-            ],
-            Some(tracking("config")),
-        ),
-        (
-            "else the first by name",
-            vec![
-                repo("b", &url("config"), json!([])),
-                repo("a", &url("other"), json!([])),
-            ],
-            Some(tracking("other")),
-        ),
-        (
-            "a repository not on the allowlist cannot make the bot speak",
-            vec![repo("a", &url("unlisted"), json!([plan.clone()]))],
-            None,
-        ),
-        (
-            "nor one on another server",
-            vec![repo(
-                "a",
-                "https://evil.example.com/family/config.git",
-                json!([plan.clone()]),
-            )],
-            None,
-        ),
-        ("nor one of another namespace", vec![elsewhere], None),
-        ("no repository", vec![], None),
-    ];
-    let r = request(expired());
-    for (case, repos, expected) in cases {
-        let repos: Vec<&ConfigRepo> = repos.iter().collect();
-        assert_eq!(target(&r, &repos, GITEA, &allowed), expected, "{case}");
     }
 }
 
@@ -218,12 +126,4 @@ fn the_comment_mentions_the_logins_and_escapes_everything_else() {
     );
     r.spec.escalate_to.clear();
     assert!(comment(&r).contains("\nThe Budget's owners: "));
-}
-
-#[test]
-fn the_tracking_issue_is_the_bots_with_the_marker() {
-    let body = tracking_body();
-    assert!(is_tracking_issue(BOT, &body, BOT));
-    assert!(!is_tracking_issue("mallory", &body, BOT));
-    assert!(!is_tracking_issue(BOT, "an issue", BOT));
 }

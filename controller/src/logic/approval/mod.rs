@@ -6,6 +6,8 @@ pub mod admission;
 pub mod authority;
 pub mod escalation;
 pub mod gate;
+pub mod inbox;
+pub mod inbox_body;
 pub mod lineage;
 pub mod policy;
 pub mod powers;

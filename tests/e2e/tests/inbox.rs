@@ -1,0 +1,282 @@
+//! The inbox, on a real API server, simulator and Gitea: a request that waits for a person is
+//! one Gitea issue in the household's config repository, assigned to the approver's login and
+//! carrying the review and the words to answer with; it follows a newer request in place,
+//! survives a restart without a word more, is answered there with `/agent approve`, and closes
+//! with what was written. An expired request closes its issue and tells its `escalateTo`
+//! logins once, also across a restart.
+
+use kube::ResourceExt;
+use kube::api::PostParams;
+use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
+use ledgerops::api::common::PROPOSED_BY;
+use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
+use ledgerops_e2e::attacker::approver;
+use ledgerops_e2e::gitea_api::{self, call as gitea_call};
+use ledgerops_e2e::scenario::{PATCH, WAIT, bakery_and_train_plan};
+use ledgerops_e2e::wait;
+use ledgerops_e2e::world::World;
+use ledgerops_testenv::ControlPlane;
+use ledgerops_testenv::gitea::Gitea;
+use reqwest::Method;
+use serde_json::{Value, json};
+
+/// The bot's issues in `repo`, open and closed, whose first line is the inbox marker.
+async fn inbox_issues(repo: &str) -> Vec<Value> {
+    let gitea = Gitea::shared();
+    let issues = gitea_call(
+        Method::GET,
+        &format!("/repos/{repo}/issues?state=all&type=issues&limit=50"),
+        gitea.admin(),
+        None,
+    )
+    .await;
+    issues
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| {
+            i["user"]["login"] == gitea.bot().login()
+                && i["body"]
+                    .as_str()
+                    .is_some_and(|b| b.starts_with("<!-- ledgerops:inbox subject="))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Waits until `repo` has exactly one inbox issue and `done` holds of it; returns it. Failing,
+/// says what Gitea showed last.
+async fn the_issue(repo: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let start = std::time::Instant::now();
+    loop {
+        let issues = inbox_issues(repo).await;
+        if let [issue] = &issues[..]
+            && done(issue)
+        {
+            return issue.clone();
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "{what} did not happen within {WAIT:?}; the inbox issues: {issues:#?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+}
+
+fn assignees(issue: &Value) -> Vec<String> {
+    issue["assignees"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| a["login"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn body(issue: &Value) -> &str {
+    issue["body"].as_str().unwrap()
+}
+
+/// The newest request the controller issued for plan `september` other than `not`.
+async fn request_after(w: &World, not: Option<&str>) -> ApprovalRequest {
+    let api = w.sc.api::<ApprovalRequest>();
+    let mut found = None;
+    wait::eventually("the controller issues a request", WAIT, async || {
+        let list = api.list(&Default::default()).await.unwrap();
+        found = list.items.into_iter().find(|r| {
+            Some(r.name_any().as_str()) != not
+                && r.spec.subject.name == "september"
+                && r.status.as_ref().is_some_and(|s| {
+                    s.issued_for.is_some() && s.phase == Some(ApprovalPhase::Pending)
+                })
+        });
+        found.is_some()
+    })
+    .await;
+    found.unwrap()
+}
+
+#[tokio::test]
+async fn a_waiting_request_is_one_issue_assigned_to_its_approver_answered_there_and_closed_with_the_result()
+ {
+    let gitea = Gitea::shared();
+    let (writer, reader) = (gitea.writer(), gitea.reader());
+    // The writer's login is bob, who approves; the reader's is alice, who proposes.
+    let household = json!({
+        "writes": {"enabled": true},
+        "approval": {"giteaUsers": [{"login": writer.login(), "user": "bob"},
+                                    {"login": reader.login(), "user": "alice"}]},
+    });
+    let mut w = World::build("inbox")
+        .agent(&["issue_comment"])
+        .household(household)
+        .alice()
+        .build()
+        .await;
+    let repo = w.repo().to_owned();
+    let ns = w.sc.ns.clone();
+    approver(ControlPlane::shared(), &ns, "bob").await;
+    w.follow_repo(json!({})).await;
+    let mut plan: CategorizationPlan = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "CategorizationPlan",
+        "metadata": {"name": "september", "annotations": {PROPOSED_BY: "alice"}},
+        "spec": {"budgetRef": {"name": "household"}, "assignments": bakery_and_train_plan()["assignments"]},
+    }))
+    .unwrap();
+    let plans = w.as_alice::<CategorizationPlan>();
+    plans.create(&PostParams::default(), &plan).await.unwrap();
+    let first = request_after(&w, None).await;
+    let first_name = first.name_any();
+
+    // The issue: bob assigned (alice proposed it), the review and the words to answer with.
+    let issue = the_issue(&repo, "the request becomes an issue assigned to bob", |i| {
+        body(i).contains(&format!("/agent approve {first_name}`"))
+    })
+    .await;
+    let number = issue["number"].as_i64().unwrap();
+    assert_eq!(assignees(&issue), [writer.login()], "bob, not alice");
+    assert_eq!(issue["state"], "open");
+    let title = issue["title"].as_str().unwrap();
+    assert!(
+        title.starts_with("Decide: CategorizationPlan september: "),
+        "{title}"
+    );
+    let text = body(&issue);
+    for part in [
+        &format!("Asked: @{}.", writer.login()),
+        "### By category",
+        "Proposed by: `alice`",
+        &format!("`/agent reject {first_name} <why>`"),
+    ] {
+        assert!(text.contains(part), "{part:?} missing from: {text}");
+    }
+
+    // alice changes the plan: the newer request is shown in the same issue, in place.
+    plan.spec.assignments.as_mut().unwrap().pop();
+    plan.metadata = plans.get("september").await.unwrap().metadata;
+    plans
+        .replace("september", &PostParams::default(), &plan)
+        .await
+        .unwrap();
+    let second = request_after(&w, Some(&first_name)).await;
+    let name = second.name_any();
+    let issue = the_issue(&repo, "the issue shows the newer request", |i| {
+        body(i).contains(&format!("/agent approve {name}`"))
+    })
+    .await;
+    assert_eq!(issue["number"].as_i64(), Some(number), "edited in place");
+    assert!(!body(&issue).contains(&first_name), "{}", body(&issue));
+    assert!(w.comments(number).await.is_empty(), "edits, not comments");
+
+    // A restart finds the issue and changes nothing.
+    let updated = issue["updated_at"].clone();
+    w.agent_mut().stop().await;
+    w.agent_mut().start_controller(None).await;
+    wait::eventually("the new controller reads its issues", WAIT, async || {
+        w.controller().log().contains("inbox issues found in Gitea")
+    })
+    .await;
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let issue = the_issue(&repo, "still one issue", |_| true).await;
+    assert_eq!(issue["updated_at"], updated, "a restart sends nothing");
+
+    // bob answers on the issue, as his Gitea login: written in one operation.
+    w.comment(writer, number, &format!("/agent approve {name}"))
+        .await;
+    w.sc.wait_plan("september", PlanPhase::Applied).await;
+    assert_eq!(w.sc.requests(PATCH).await, 1, "one bulk update");
+    let issue = the_issue(&repo, "the issue closes with what was written", |i| {
+        i["state"] == "closed" && body(i).contains("is now **Applied**")
+    })
+    .await;
+    let title = issue["title"].as_str().unwrap();
+    assert!(title.starts_with("Approved and written: "), "{title}");
+    assert!(
+        body(&issue).contains(&format!("**Approved** by `gitea:{}`", writer.login())),
+        "{}",
+        body(&issue)
+    );
+    assert!(assignees(&issue).is_empty());
+}
+
+#[tokio::test]
+async fn an_expired_request_closes_its_issue_and_tells_whom_to_escalate_to_once() {
+    let gitea = Gitea::shared();
+    let writer = gitea.writer().login().to_owned();
+    let household = json!({
+        "writes": {"enabled": true},
+        "approval": {"expiry": "1m", "escalateTo": [writer, "treasurer@example.com"]},
+    });
+    let mut w = World::build("escalate")
+        .agent(&[])
+        .household(household)
+        .build()
+        .await;
+    let repo = w.repo().to_owned();
+    w.follow_repo(json!({})).await;
+    w.sc.create_plan("september", "household", bakery_and_train_plan())
+        .await;
+    let request = w.sc.plan_request("september").await;
+    let issue = the_issue(&repo, "the waiting request becomes an issue", |i| {
+        i["state"] == "open"
+    })
+    .await;
+    assert!(
+        body(&issue).contains("Nobody mapped in the Budget's `approval.giteaUsers` may decide it"),
+        "{}",
+        body(&issue)
+    );
+    let number = issue["number"].as_i64().unwrap();
+    let expired = wait::until(&w.sc.api::<ApprovalRequest>(), &request, WAIT, |r| {
+        r.status.as_ref().and_then(|st| st.phase) == Some(ApprovalPhase::Expired)
+    })
+    .await;
+    let marker = format!(
+        "<!-- ledgerops:escalation request={} -->",
+        expired.uid().unwrap()
+    );
+    let told = async || {
+        gitea_api::comments(&repo, number)
+            .await
+            .into_iter()
+            .filter(|c| c.body.starts_with(&marker))
+            .collect::<Vec<_>>()
+    };
+    wait::eventually("the bot tells whom to escalate to", WAIT, async || {
+        told().await.len() == 1
+    })
+    .await;
+    let comment = &told().await[0];
+    assert_eq!(comment.author, gitea.bot().login());
+    assert!(
+        comment
+            .body
+            .contains(&format!("@{writer}, treasurer@\u{200B}example")),
+        "{}",
+        comment.body
+    );
+    let issue = the_issue(&repo, "the issue closes", |i| i["state"] == "closed").await;
+    assert!(
+        issue["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("Expired unanswered: ")
+    );
+
+    // A restart finds its comment and says nothing more.
+    let log = w.agent_mut().stop().await;
+    assert!(log.contains("expired request announced in Gitea"), "{log}");
+    w.agent_mut().start_controller(None).await;
+    wait::eventually(
+        "the new controller looks at the request",
+        WAIT,
+        async || {
+            w.controller()
+                .log()
+                .contains("expired request already announced in Gitea")
+        },
+    )
+    .await;
+    assert_eq!(told().await.len(), 1);
+    assert_eq!(inbox_issues(&repo).await.len(), 1, "one issue");
+    assert_eq!(w.sc.requests(PATCH).await, 0, "nothing written to YNAB");
+}
