@@ -167,6 +167,20 @@ impl Collector for StateGauges {
         )?;
         gauge(
             e,
+            "approval_requests_expired_unanswered",
+            "Plans and Transactions of the Budget whose newest ApprovalRequest expired without a decision and that nobody has asked again since: nothing of them was written",
+            &rows,
+            |r| Some(i64::from(r.expired_unanswered)),
+        )?;
+        gauge(
+            e,
+            "budget_last_sync_timestamp_seconds",
+            "When the Budget's mirror last caught up with YNAB (Unix time), once it has",
+            &rows,
+            |r| r.last_sync_seconds,
+        )?;
+        gauge(
+            e,
             "budget_ready",
             "1 when the Budget's Ready condition is True (its mirror synced), else 0",
             &rows,

@@ -44,6 +44,8 @@ fn the_budget_gauges_are_computed_at_each_scrape() {
         autopilot_stopped: true,
         waiting: 2,
         oldest_waiting_seconds: 90.5,
+        expired_unanswered: 1,
+        last_sync_seconds: Some(1_790_000_000),
         requests: Some(crate::logic::status::alerts::RequestUse {
             used: 45,
             limit: 180,
@@ -59,6 +61,8 @@ fn the_budget_gauges_are_computed_at_each_scrape() {
     for line in [
         format!("ledgerops_approval_requests_waiting{labels} 2"),
         format!("ledgerops_approval_request_oldest_waiting_seconds{labels} 90.5"),
+        format!("ledgerops_approval_requests_expired_unanswered{labels} 1"),
+        format!("ledgerops_budget_last_sync_timestamp_seconds{labels} 1790000000"),
         format!("ledgerops_budget_ready{labels} 0"),
         format!("ledgerops_budget_suspended{labels} 0"),
         format!("ledgerops_autopilot_stopped{labels} 1"),

@@ -12,9 +12,11 @@ use serde_json::json;
 use ynab_sim::demo;
 
 /// The gauges the chart's alerts are written on.
-const GAUGES: [&str; 8] = [
+const GAUGES: [&str; 10] = [
     "ledgerops_approval_requests_waiting",
     "ledgerops_approval_request_oldest_waiting_seconds",
+    "ledgerops_approval_requests_expired_unanswered",
+    "ledgerops_budget_last_sync_timestamp_seconds",
     "ledgerops_budget_ready",
     "ledgerops_budget_suspended",
     "ledgerops_autopilot_stopped",

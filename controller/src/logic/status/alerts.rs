@@ -1,16 +1,18 @@
 //! What a person is alerted on, per Budget, from the cached objects at one instant: the
-//! ApprovalRequests waiting for a decision and the oldest one's age, whether the Budget is Ready
-//! or suspended, whether its autopilot's breaker stopped it today, and how much of its token's
+//! ApprovalRequests waiting for a decision and the oldest one's age, those that expired
+//! unanswered and were not asked again, when the Budget last synced, whether it is Ready or
+//! suspended, whether its autopilot's breaker stopped it today, and how much of its token's
 //! hourly request budget is used. One row per Budget in the cache, so a deleted Budget leaves
 //! no series behind, and the labels stay bounded by the number of Budgets.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 
-use crate::api::approval::ApprovalRequest;
+use crate::api::approval::{ApprovalPhase, ApprovalRequest};
 use crate::api::budget::Budget;
+use crate::logic::approval::inbox;
 use crate::logic::job::report::is_waiting;
 use crate::logic::status::conditions;
 
@@ -45,6 +47,11 @@ pub struct BudgetGauges {
     pub waiting: u32,
     /// How long the oldest of them has waited, in seconds; 0 when none waits.
     pub oldest_waiting_seconds: f64,
+    /// Subjects whose newest request ledgerops issued expired without a decision: nothing of
+    /// them was written, and nobody has asked again since.
+    pub expired_unanswered: u32,
+    /// When the mirror last caught up with YNAB (Unix seconds); None before the first sync.
+    pub last_sync_seconds: Option<i64>,
     /// None until the Budget has synced through a token in this process.
     pub requests: Option<RequestUse>,
 }
@@ -78,11 +85,32 @@ pub fn budget_gauges<'a>(
                 autopilot_stopped,
                 waiting: 0,
                 oldest_waiting_seconds: 0.0,
+                expired_unanswered: 0,
+                last_sync_seconds: status.last_sync_time.as_ref().map(|t| t.0.as_second()),
                 requests: request_use.get(&key).copied(),
             };
             (key, row)
         })
         .collect();
+    let requests: Vec<&ApprovalRequest> = requests.into_iter().collect();
+    let subjects: BTreeSet<&str> = requests
+        .iter()
+        .filter_map(|r| inbox::subject_uid(r))
+        .collect();
+    for subject in subjects {
+        let Some(r) = inbox::newest(requests.iter().copied(), subject) else {
+            continue;
+        };
+        let key = (
+            r.namespace().unwrap_or_default(),
+            r.spec.budget_ref.name.clone(),
+        );
+        if expired_unanswered(r, now)
+            && let Some(row) = rows.get_mut(&key)
+        {
+            row.expired_unanswered += 1;
+        }
+    }
     for r in requests {
         if !waits(r, now) {
             continue;
@@ -109,6 +137,19 @@ fn waits(r: &ApprovalRequest, now: Timestamp) -> bool {
     is_waiting(r)
         && r.spec.expires_at.0 > now
         && r.status.as_ref().is_some_and(|s| s.issued_for.is_some())
+}
+
+/// Whether `r`, issued by ledgerops, ran out of time without a decision: marked Expired, or
+/// still Pending past its expiry.
+fn expired_unanswered(r: &ApprovalRequest, now: Timestamp) -> bool {
+    let phase = r.status.as_ref().and_then(|s| s.phase);
+    r.spec.decision.is_none()
+        && r.status.as_ref().is_some_and(|s| s.issued_for.is_some())
+        && match phase {
+            Some(ApprovalPhase::Expired) => true,
+            None | Some(ApprovalPhase::Pending) => r.spec.expires_at.0 <= now,
+            _ => false,
+        }
 }
 
 #[cfg(test)]

@@ -229,3 +229,86 @@ fn request_use_is_joined_by_budget_and_gives_a_ratio() {
     assert_eq!(rows[1].requests, None);
     assert_eq!(RequestUse { used: 0, limit: 0 }.ratio(), 1.0);
 }
+
+/// [`request`] about subject `subject`.
+fn about(subject: &str, mut r: ApprovalRequest) -> ApprovalRequest {
+    r.status
+        .as_mut()
+        .unwrap()
+        .issued_for
+        .as_mut()
+        .unwrap()
+        .subject_uid = subject.into();
+    r
+}
+
+#[test]
+fn an_expired_request_counts_until_its_subject_is_asked_again() {
+    let (pending, expired) = (Some(ApprovalPhase::Pending), Some(ApprovalPhase::Expired));
+    let cases = [
+        (
+            "expired",
+            vec![about("s1", request("a", 0, 500, expired, true))],
+            1,
+        ),
+        (
+            "past its expiry, not yet marked",
+            vec![about("s1", request("a", 0, 500, pending, true))],
+            1,
+        ),
+        (
+            "still waiting",
+            vec![about("s1", request("a", 0, 5_000, pending, true))],
+            0,
+        ),
+        (
+            "asked again since",
+            vec![
+                about("s1", request("a", 0, 500, expired, true)),
+                about("s1", request("a", 600, 5_000, pending, true)),
+            ],
+            0,
+        ),
+        (
+            "two subjects",
+            vec![
+                about("s1", request("a", 0, 500, expired, true)),
+                about("s2", request("a", 100, 600, expired, true)),
+            ],
+            2,
+        ),
+        (
+            "not issued by ledgerops",
+            vec![request("a", 0, 500, expired, false)],
+            0,
+        ),
+        (
+            "of a Budget that is not there",
+            vec![about("s1", request("gone", 0, 500, expired, true))],
+            0,
+        ),
+        (
+            "rejected",
+            vec![about(
+                "s1",
+                request("a", 0, 500, Some(ApprovalPhase::Rejected), true),
+            )],
+            0,
+        ),
+    ];
+    for (case, requests, expected) in cases {
+        let rows = gauges(&[budget("a", "True")], &requests, 1_000);
+        assert_eq!(rows[0].expired_unanswered, expected, "{case}");
+    }
+}
+
+#[test]
+fn the_last_sync_is_the_budgets() {
+    let mut b = budget("a", "True");
+    assert_eq!(gauges(&[b.clone()], &[], 0)[0].last_sync_seconds, None);
+    b.status.as_mut().unwrap().last_sync_time = Some(Time(at(60)));
+    assert_eq!(
+        gauges(&[b], &[], 0)[0].last_sync_seconds,
+        Some(at(60).as_second())
+    );
+}
