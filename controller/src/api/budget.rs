@@ -192,6 +192,21 @@ pub struct Inbox {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"))]
     pub repository: Option<String>,
+    /// The morning queue: once a day at this local time (`HH:MM`, 24-hour clock), one issue in
+    /// the same repository lists every request that waits, oldest first, with links and amounts,
+    /// assigned to the mapped logins who may approve; yesterday's is closed. Nothing is opened
+    /// when nothing waits. Unset: no digest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"))]
+    pub digest_at: Option<String>,
+    /// The IANA time zone of `digestAt`, such as `Europe/Paris`.
+    #[serde(default = "default_time_zone")]
+    #[schemars(length(min = 1, max = 64), regex(pattern = r"^[A-Za-z0-9_+/-]+$"))]
+    pub time_zone: String,
+}
+
+fn default_time_zone() -> String {
+    "UTC".into()
 }
 
 impl Default for Inbox {
@@ -199,6 +214,8 @@ impl Default for Inbox {
         Self {
             enabled: true,
             repository: None,
+            digest_at: None,
+            time_zone: default_time_zone(),
         }
     }
 }

@@ -176,8 +176,9 @@ async fn reconcile(
     let repo = {
         let repos = inbox.repos.state();
         let repos: Vec<&ConfigRepo> = repos.iter().map(Arc::as_ref).collect();
+        let at = (namespace.as_str(), r.spec.budget_ref.name.as_str());
         inbox::repository(
-            &r,
+            at,
             budget.as_deref(),
             &repos,
             &ctx.gitea_url,
@@ -338,17 +339,20 @@ async fn approvers(
         return Ok(Vec::new());
     };
     let namespace = r.namespace().unwrap_or_default();
+    let candidates = inbox::candidates(r, &budget.spec.approval.gitea_user_map());
+    authorized(ctx, &namespace, candidates).await
+}
+
+/// Of `candidates` (login, user), the logins whose users hold `approve` on ApprovalRequests of
+/// `namespace`, as the authorizer answers now.
+pub(super) async fn authorized(
+    ctx: &Context,
+    namespace: &str,
+    candidates: Vec<(String, String)>,
+) -> Result<Vec<String>, FeedbackError> {
     let mut logins = Vec::new();
-    for (login, user) in inbox::candidates(r, &budget.spec.approval.gitea_user_map()) {
-        if access::allowed(
-            &ctx.client,
-            &user,
-            "approve",
-            "approvalrequests",
-            &namespace,
-        )
-        .await?
-        {
+    for (login, user) in candidates {
+        if access::allowed(&ctx.client, &user, "approve", "approvalrequests", namespace).await? {
             logins.push(login);
         }
     }

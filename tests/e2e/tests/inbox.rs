@@ -6,8 +6,9 @@
 //! logins once, also across a restart.
 
 use kube::ResourceExt;
-use kube::api::PostParams;
+use kube::api::{Patch, PatchParams, PostParams};
 use ledgerops::api::approval::{ApprovalPhase, ApprovalRequest};
+use ledgerops::api::budget::Budget;
 use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops_e2e::attacker::approver;
@@ -285,5 +286,79 @@ async fn an_expired_request_closes_its_issue_and_tells_whom_to_escalate_to_once(
     .await;
     assert_eq!(told().await.len(), 1);
     assert_eq!(inbox_issues(&repo).await.len(), 1, "one issue");
+    assert_eq!(w.sc.requests(PATCH).await, 0, "nothing written to YNAB");
+}
+
+#[tokio::test]
+async fn the_morning_digest_lists_what_waits_once_a_day_assigned_to_the_approver() {
+    let gitea = Gitea::shared();
+    let writer = gitea.writer();
+    let household = json!({
+        "writes": {"enabled": true},
+        "approval": {"giteaUsers": [{"login": writer.login(), "user": "bob"}]},
+    });
+    let mut w = World::build("digest")
+        .agent(&[])
+        .household(household)
+        .build()
+        .await;
+    let repo = w.repo().to_owned();
+    let ns = w.sc.ns.clone();
+    approver(ControlPlane::shared(), &ns, "bob").await;
+    w.follow_repo(json!({})).await;
+    w.sc.create_plan("september", "household", bakery_and_train_plan())
+        .await;
+    let request = w.sc.plan_request("september").await;
+    let inbox = the_issue(&repo, "the request's inbox issue", |i| i["state"] == "open").await;
+
+    // The owner asks for the digest at this minute (UTC): it is due at once.
+    let now = k8s_openapi::jiff::Timestamp::now();
+    let at = now.strftime("%H:%M").to_string();
+    let digest = json!({"spec": {"approval": {"inbox": {"digestAt": at, "timeZone": "UTC"}}}});
+    w.sc.api::<Budget>()
+        .patch("household", &PatchParams::default(), &Patch::Merge(&digest))
+        .await
+        .unwrap();
+    let marker = format!(
+        "<!-- ledgerops:digest budget={ns}/household day={} -->",
+        now.strftime("%Y-%m-%d")
+    );
+    let digests = async || -> Vec<Value> {
+        let all = gitea_call(
+            Method::GET,
+            &format!("/repos/{repo}/issues?state=all&type=issues&limit=50"),
+            gitea.admin(),
+            None,
+        )
+        .await;
+        all.as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["body"].as_str().is_some_and(|b| b.starts_with(&marker)))
+            .cloned()
+            .collect()
+    };
+    let mut found = Vec::new();
+    wait::eventually("the digest opens", WAIT, async || {
+        found = digests().await;
+        !found.is_empty()
+    })
+    .await;
+    let issue = &found[0];
+    assert_eq!(issue["user"]["login"], gitea.bot().login());
+    assert_eq!(assignees(issue), [writer.login()]);
+    let text = body(issue);
+    let row = format!("| `{request}` | CategorizationPlan `september` | 2 |");
+    assert!(text.contains(&row), "{row} in: {text}");
+    assert!(
+        text.contains(&format!("| #{} |", inbox["number"])),
+        "{text}"
+    );
+
+    // A restart opens no second one.
+    w.agent_mut().stop().await;
+    w.agent_mut().start_controller(None).await;
+    tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+    assert_eq!(digests().await.len(), 1, "one digest a day");
     assert_eq!(w.sc.requests(PATCH).await, 0, "nothing written to YNAB");
 }

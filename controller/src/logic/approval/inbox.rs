@@ -73,12 +73,13 @@ pub fn newest<'a>(
         })
 }
 
-/// The repository `r`'s issue goes to, on the Gitea at `gitea_url`, among those `allowed`: the
-/// one its Budget names; by default the ConfigRepo of its namespace that declares the Budget,
-/// else the first such ConfigRepo by name. None when the Budget turned its inbox off or names a
-/// repository the bot may not speak in, or when its namespace follows no repository there.
+/// The inbox repository of Budget `budget_name` of `namespace` (`budget` when the cache holds
+/// it), on the Gitea at `gitea_url`, among those `allowed`: the one the Budget names; by default
+/// the ConfigRepo of its namespace that declares the Budget, else the first such ConfigRepo by
+/// name. None when the Budget turned its inbox off or names a repository the bot may not speak
+/// in, or when its namespace follows no repository there.
 pub fn repository(
-    r: &ApprovalRequest,
+    (namespace, budget_name): (&str, &str),
     budget: Option<&Budget>,
     repos: &[&ConfigRepo],
     gitea_url: &str,
@@ -93,7 +94,7 @@ pub fn repository(
     }
     let mut followed: Vec<(&ConfigRepo, String)> = repos
         .iter()
-        .filter(|c| c.namespace() == r.namespace())
+        .filter(|c| c.namespace().as_deref() == Some(namespace))
         .filter_map(|c| {
             let repo = gitea_repository(&c.spec.url, gitea_url).filter(|g| allowed.allows(g))?;
             Some((*c, repo))
@@ -104,7 +105,7 @@ pub fn repository(
         c.status.as_ref().is_some_and(|s| {
             s.inventory
                 .iter()
-                .any(|e| e.kind == RepoKind::Budget.as_str() && e.name == r.spec.budget_ref.name)
+                .any(|e| e.kind == RepoKind::Budget.as_str() && e.name == budget_name)
         })
     };
     followed

@@ -81,7 +81,7 @@ fn end(r: &ApprovalRequest) -> Option<End> {
     }
 }
 
-fn kind(r: &ApprovalRequest) -> &'static str {
+pub(super) fn kind(r: &ApprovalRequest) -> &'static str {
     match r.spec.subject.kind {
         SubjectKind::CategorizationPlan => "CategorizationPlan",
         SubjectKind::Transaction => "Transaction",
@@ -90,7 +90,7 @@ fn kind(r: &ApprovalRequest) -> &'static str {
 
 /// The money the request moves, sign ignored: the review's totals per category (which count
 /// every line), else the listed lines.
-fn total(r: &ApprovalRequest, digits: u8) -> String {
+pub(super) fn total(r: &ApprovalRequest, digits: u8) -> String {
     let amounts: Vec<&str> = match &r.spec.review {
         Some(review) if !review.categories.is_empty() => review
             .categories

@@ -223,11 +223,10 @@ fn the_issue_goes_to_the_repository_the_budget_names_else_its_config_repository(
         ),
         ("no repository", Some(&default), vec![], None),
     ];
-    let r = request("groceries-1", 0, &[]);
     for (case, budget, repos, expected) in cases {
         let repos: Vec<&ConfigRepo> = repos.iter().collect();
         assert_eq!(
-            repository(&r, budget, &repos, GITEA, &allowed),
+            repository(("family", "home"), budget, &repos, GITEA, &allowed),
             expected,
             "{case}"
         );

@@ -4,6 +4,7 @@
 
 pub mod admission;
 pub mod authority;
+pub mod digest;
 pub mod escalation;
 pub mod gate;
 pub mod inbox;
