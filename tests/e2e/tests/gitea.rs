@@ -1,16 +1,22 @@
-//! The test Gitea itself: the built version runs, permissions answer as provisioned, and comment
-//! webhooks reach a loopback listener signed with the hook's secret.
+//! The test Gitea itself: the built version runs, permissions answer as provisioned, comment
+//! webhooks reach a loopback listener signed with the hook's secret, and its notifications reach
+//! the mailbox of the person notified, in its Mailpit.
 
 use std::net::TcpStream;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use hmac::{Hmac, KeyInit, Mac};
+use ledgerops_e2e::gitea_api;
+use ledgerops_e2e::scenario::WAIT;
+use ledgerops_e2e::wait::eventually;
 use ledgerops_testenv::gitea::{self, COMMENT_EVENTS, Gitea};
-use serde_json::Value;
+use ledgerops_testenv::mailpit::Message;
+use reqwest::Method;
+use serde_json::{Value, json};
 use sha2::Sha256;
 use tokio::sync::mpsc;
 
@@ -115,20 +121,109 @@ async fn comment_webhook_is_signed_and_delivered_once() {
 }
 
 #[tokio::test]
+async fn assignee_is_mailed_the_issue() {
+    let gitea = Gitea::shared();
+    let (admin, writer) = (gitea.admin(), gitea.writer());
+    // The mailbox read below is the address Gitea has for writer.
+    let account = gitea
+        .get(admin, &format!("/users/{}", writer.login()))
+        .await
+        .unwrap();
+    assert_eq!(account["email"], writer.email(), "{account}");
+
+    // The admin opens an issue assigned to writer (a write collaborator of the private
+    // repository) that also mentions them.
+    let repo = gitea.repo().full_name();
+    let title = "The October budget needs your review";
+    let body = format!("@{} please check the groceries line.", writer.login());
+    let opened = Instant::now();
+    let issue = gitea_api::call(
+        Method::POST,
+        &format!("/repos/{repo}/issues"),
+        admin,
+        Some(json!({"title": title, "body": body, "assignees": [writer.login()]})),
+    )
+    .await;
+    let number = issue["number"].as_u64().unwrap();
+
+    // Gitea mails writer twice: that they were assigned, and the new issue that mentions them
+    // (with its text). Both subjects name the repository, the title and the number.
+    let subject = format!("[{repo}] {title} (#{number})");
+    let assigned = format!("@{} assigned you to issue #{number}", admin.login());
+    // Gitea's plain text of the HTML mail: the mentioner comes emphasized, `*@login*`.
+    let mentioned = format!("*@{}* mentioned you", admin.login());
+    let mailpit = gitea.mailpit();
+    let mut mails = Vec::new();
+    let find = |mails: &[Message], words: &str| {
+        mails
+            .iter()
+            .find(|m| m.subject.ends_with(&subject) && m.text.contains(words))
+            .cloned()
+    };
+    eventually(
+        "both mails about the issue in writer's mailbox",
+        WAIT,
+        async || {
+            mails = mailpit.messages_to(writer.email()).await.unwrap();
+            find(&mails, &assigned).is_some() && find(&mails, &mentioned).is_some()
+        },
+    )
+    .await;
+    eprintln!(
+        "writer's mails about #{number} arrived within {:?} of opening it",
+        opened.elapsed()
+    );
+    let link = format!("{}/{repo}/issues/{number}", gitea.url());
+    for words in [&assigned, &mentioned] {
+        let mail = find(&mails, words).unwrap();
+        assert_eq!(mail.to, [writer.email()], "{mail:#?}");
+        assert_eq!(mail.from, "gitea@example.com", "{mail:#?}");
+        assert!(mail.text.contains(&link), "no link to the issue: {mail:#?}");
+        assert!(mail.html.contains(&link), "no link to the issue: {mail:#?}");
+    }
+    let mention = find(&mails, &mentioned).unwrap();
+    assert!(
+        mention.text.contains("please check the groceries line."),
+        "{mention:#?}"
+    );
+
+    // Nobody else was told: not the admin who opened it (Gitea does not mail the doer), nor
+    // reader, a collaborator who neither watches the repository nor was named.
+    for user in [admin, gitea.reader()] {
+        let theirs = mailpit.messages_to(user.email()).await.unwrap();
+        assert!(
+            !theirs.iter().any(|m| m.subject.ends_with(&subject)),
+            "{}: {theirs:#?}",
+            user.login()
+        );
+    }
+}
+
+#[tokio::test]
 async fn stops_when_dropped() {
     let gitea = Gitea::start().await.unwrap();
     let port: u16 = gitea.url().rsplit(':').next().unwrap().parse().unwrap();
-    let dir = gitea.dir().to_owned();
+    let mailpit = gitea.mailpit();
+    let mailpit_http: u16 = mailpit.url().rsplit(':').next().unwrap().parse().unwrap();
+    let ports = [port, mailpit.smtp_port(), mailpit_http];
+    let dirs = [gitea.dir().to_owned(), mailpit.dir().to_owned()];
     drop(gitea);
     // SIGKILL is delivered at once, but the kernel closes the socket a moment later.
-    let mut closed = false;
-    for _ in 0..50 {
-        if TcpStream::connect(("127.0.0.1", port)).is_err() {
-            closed = true;
-            break;
+    for port in ports {
+        let mut closed = false;
+        for _ in 0..50 {
+            if TcpStream::connect(("127.0.0.1", port)).is_err() {
+                closed = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(
+            closed,
+            "Gitea or its Mailpit still listens on {port} after it was dropped"
+        );
     }
-    assert!(closed, "Gitea still listens on {port} after it was dropped");
-    assert!(!dir.exists(), "{} was not removed", dir.display());
+    for dir in dirs {
+        assert!(!dir.exists(), "{} was not removed", dir.display());
+    }
 }

@@ -64,6 +64,29 @@ async fn the_issue(repo: &str, what: &str, done: impl Fn(&Value) -> bool) -> Val
     }
 }
 
+/// Waits until `address`'s mailbox holds a mail about issue `number` of `repo` whose text says
+/// `says`: Gitea's own notification, delivered to Mailpit.
+async fn mailed(address: &str, repo: &str, number: i64, says: &str) {
+    let mailpit = Gitea::shared().mailpit();
+    let about = format!("[{repo}]");
+    let issue = format!("(#{number})");
+    let start = std::time::Instant::now();
+    loop {
+        let seen = mailpit.messages_to(address).await.unwrap();
+        if seen.iter().any(|m| {
+            m.subject.contains(&about) && m.subject.contains(&issue) && m.text.contains(says)
+        }) {
+            return;
+        }
+        let subjects: Vec<&str> = seen.iter().map(|m| m.subject.as_str()).collect();
+        assert!(
+            start.elapsed() < WAIT,
+            "no mail to {address} about {repo}{issue} saying {says:?}; mails: {subjects:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+}
+
 fn assignees(issue: &Value) -> Vec<String> {
     issue["assignees"]
         .as_array()
@@ -150,6 +173,15 @@ async fn a_waiting_request_is_one_issue_assigned_to_its_approver_answered_there_
     ] {
         assert!(text.contains(part), "{part:?} missing from: {text}");
     }
+
+    // Gitea itself tells bob, by mail, with the review and the words to answer with.
+    mailed(
+        writer.email(),
+        &repo,
+        number,
+        &format!("/agent approve {first_name}"),
+    )
+    .await;
 
     // alice changes the plan: the newer request is shown in the same issue, in place.
     plan.spec.assignments.as_mut().unwrap().pop();
@@ -248,6 +280,7 @@ async fn an_expired_request_closes_its_issue_and_tells_whom_to_escalate_to_once(
         told().await.len() == 1
     })
     .await;
+    mailed(gitea.writer().email(), &repo, number, "without a decision").await;
     let comment = &told().await[0];
     assert_eq!(comment.author, gitea.bot().login());
     assert!(

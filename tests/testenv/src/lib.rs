@@ -15,6 +15,7 @@
 mod binaries;
 mod controllers;
 pub mod gitea;
+pub mod mailpit;
 mod process;
 
 use std::net::TcpListener;
@@ -75,6 +76,12 @@ pub enum Error {
     GiteaNotReady(Duration, String),
     #[error("Gitea API {call}: {detail}")]
     GiteaApi { call: String, detail: String },
+    #[error(
+        "building Mailpit failed: {0}; run tests/tools/build-mailpit.sh to see why (or set LEDGEROPS_MAILPIT_BIN to a directory with mailpit)"
+    )]
+    MailpitBuild(String),
+    #[error("Mailpit API {call}: {detail}")]
+    MailpitApi { call: String, detail: String },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -10,6 +10,8 @@ pub(super) struct Layout<'a> {
     pub work: &'a Path,
     pub assets: &'a Path,
     pub port: u16,
+    /// The loopback SMTP port Gitea sends its mail to (a [`crate::mailpit::Mailpit`]).
+    pub smtp_port: u16,
 }
 
 impl Layout<'_> {
@@ -40,12 +42,18 @@ impl Layout<'_> {
 
     fn app_ini_text(&self) -> Result<String> {
         let (work, assets, port) = (self.work.display(), self.assets.display(), self.port);
+        let smtp_port = self.smtp_port;
         // JWT_SECRET is left out on purpose: Gitea generates it and writes it back into this file.
         // Root is allowed because CI runs as root. Webhooks may only reach loopback, where the
         // tests listen. OFFLINE_MODE and the disabled update checker keep Gitea off the internet.
         // SQLite waits up to 30 s for a lock rather than Gitea's 500 ms, and logs ahead (WAL): with
         // several suites pushing at once on two loaded cores, a write that found the database
         // locked for longer failed (a push's update, and the webhook it sends).
+        // Mail goes over plain SMTP to the loopback Mailpit, notifications included (each user has
+        // an address, `<login>@example.com`). Gitea queues each mail; its default queue (LevelDB)
+        // polls when empty with a back-off of up to 2 s, an in-memory channel hands the mail to
+        // the sender at once (a mail still queued when Gitea stops is lost: nothing waits for it).
+        // HELO names localhost rather than the machine.
         Ok(format!(
             r#"WORK_PATH = {work}
 RUN_MODE = prod
@@ -84,6 +92,18 @@ INTERNAL_TOKEN = {internal_token}
 DISABLE_REGISTRATION = true
 REQUIRE_SIGNIN_VIEW = false
 NO_REPLY_ADDRESS = noreply.localhost
+ENABLE_NOTIFY_MAIL = true
+
+[mailer]
+ENABLED = true
+PROTOCOL = smtp
+SMTP_ADDR = 127.0.0.1
+SMTP_PORT = {smtp_port}
+FROM = Gitea <gitea@example.com>
+HELO_HOSTNAME = localhost
+
+[queue.mail]
+TYPE = channel
 
 [webhook]
 ALLOWED_HOST_LIST = loopback

@@ -1,6 +1,6 @@
 //! A private Gitea for tests: `gitea web` on a free loopback port with SQLite in a temp dir,
 //! provisioned with users, tokens and a private repository, so webhooks and the REST API are the
-//! real thing.
+//! real thing. It mails its notifications to a Mailpit of its own ([`Gitea::mailpit`]).
 //!
 //! The binary comes from `tests/tools/build-gitea.sh` (built once per version, then cached), or
 //! from `$LEDGEROPS_GITEA_BIN`.
@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 
 pub use binary::{gitea_dir, version};
 
+use crate::mailpit::Mailpit;
 use crate::process::{Guarded, log_tail};
 use crate::{Error, Result, free_port, io};
 use api::{Api, Auth};
@@ -31,6 +32,7 @@ pub const COMMENT_EVENTS: &[&str] = &["issue_comment", "pull_request_comment"];
 /// A Gitea account with an API token (scope `all`).
 pub struct User {
     login: String,
+    email: String,
     password: String,
     token: String,
 }
@@ -42,6 +44,12 @@ impl User {
 
     pub fn token(&self) -> &str {
         &self.token
+    }
+
+    /// The account's address, `<login>@example.com`: where Gitea mails it (see
+    /// [`Gitea::mailpit`]).
+    pub fn email(&self) -> &str {
+        &self.email
     }
 
     pub fn password(&self) -> &str {
@@ -96,8 +104,10 @@ pub struct Account {
 /// A running Gitea. It stops, and its directory goes, when this is dropped; it is also killed
 /// when the test process dies, however it dies.
 pub struct Gitea {
-    // Fields drop in order: the process first, then the directory it used.
+    // Fields drop in order: the process first, then the Mailpit it sends mail to, then the
+    // directory it used.
     process: Guarded,
+    mailpit: Mailpit,
     dir: tempfile::TempDir,
     url: String,
     api: Api,
@@ -112,8 +122,10 @@ impl Gitea {
     /// Starts a fresh Gitea, waits until its API answers, and provisions it: the site admin
     /// `ledgerops-admin`, `ledgerops-bot` (admin collaborator), `writer` (write collaborator),
     /// `reader` (read collaborator), and the private repository `household/ledger-config` with a
-    /// README on `main`.
+    /// README on `main`. Each user's address is `<login>@example.com`; Gitea mails its
+    /// notifications to a Mailpit started first, [`Gitea::mailpit`].
     pub async fn start() -> Result<Self> {
+        let mailpit = Mailpit::start().await?;
         let bin = gitea_dir()?;
         let gitea = bin.join("gitea");
         let dir = tempfile::Builder::new()
@@ -125,6 +137,7 @@ impl Gitea {
             work: dir.path(),
             assets: &bin.join("assets"),
             port,
+            smtp_port: mailpit.smtp_port(),
         };
         layout.write()?;
         let (custom, home) = (dir.path().join("custom"), layout.home());
@@ -155,6 +168,7 @@ impl Gitea {
 
         Ok(Self {
             process,
+            mailpit,
             dir,
             url,
             api,
@@ -184,6 +198,7 @@ impl Gitea {
             .expect("Gitea start thread panicked")
             .unwrap_or_else(|e| panic!("starting the test Gitea: {e}"));
             crate::process::remove_at_exit(gitea.dir().to_owned());
+            crate::process::remove_at_exit(gitea.mailpit().dir().to_owned());
             gitea
         })
     }
@@ -216,6 +231,11 @@ impl Gitea {
 
     pub fn repo(&self) -> &Repo {
         &self.repo
+    }
+
+    /// The Mailpit this Gitea sends its mail to: what each user's mailbox received.
+    pub fn mailpit(&self) -> &Mailpit {
+        &self.mailpit
     }
 
     /// Makes Gitea unavailable (SIGSTOP: connections are accepted by the kernel and never

@@ -121,6 +121,7 @@ async fn token_for(api: &Api, login: &str, password: String) -> Result<User> {
         .ok_or_else(|| api_error(&path, format!("no sha1 in {answer}")))?;
     Ok(User {
         login: login.into(),
+        email: email_of(login),
         password,
         token: token.into(),
     })
