@@ -59,6 +59,16 @@ impl Context {
         self.attempts.backoff(key)
     }
 
+    /// Counts a failed reconcile of controller `kind` for `reason` and returns the next retry
+    /// delay of `key` (see [`Attempts::backoff`]).
+    pub fn failed(&self, kind: &'static str, reason: &'static str, key: &str) -> Duration {
+        self.metrics
+            .reconcile_errors
+            .get_or_create(&crate::metrics::ErrorLabels { kind, reason })
+            .inc();
+        self.backoff(key)
+    }
+
     /// Forgets `key`'s failures after a success.
     pub fn succeeded(&self, key: &str) {
         self.attempts.succeeded(key);

@@ -27,7 +27,6 @@ use crate::k8s::watches::{Listed, Watches};
 use crate::logic::approval::digest::{self, Line};
 use crate::logic::approval::inbox;
 use crate::logic::job::report::is_waiting;
-use crate::metrics::ErrorLabels;
 
 /// How far back the bot's issues are read to find the digests (and inbox issues) it opened.
 const LOOK_BACK: SignedDuration = SignedDuration::from_hours(8 * 24);
@@ -81,20 +80,8 @@ pub async fn run(ctx: Arc<Context>, watched: Watched) {
 }
 
 fn error_policy(budget: Arc<Budget>, error: &FeedbackError, digest: Arc<Digest>) -> Action {
-    let reason = match error {
-        FeedbackError::Gitea(_) => "Gitea",
-        FeedbackError::Kube(_) => "KubeApi",
-    };
-    digest
-        .ctx
-        .metrics
-        .reconcile_errors
-        .get_or_create(&ErrorLabels {
-            kind: "Digest",
-            reason,
-        })
-        .inc();
-    let delay = digest.ctx.backoff(&format!("digest/{}", budget.name_any()));
+    let key = format!("digest/{}", budget.name_any());
+    let delay = digest.ctx.failed("Digest", error.reason(), &key);
     tracing::warn!(budget = %budget.name_any(), %error, retry_in = ?delay, "opening the digest in Gitea failed");
     Action::requeue(delay)
 }

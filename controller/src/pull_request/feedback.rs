@@ -26,7 +26,6 @@ use crate::logic::config_repo::RepoKind;
 use crate::logic::config_repo::feedback::{self, CommitReport};
 use crate::logic::job::report::is_waiting;
 use crate::logic::plan::edit;
-use crate::metrics::ErrorLabels;
 
 /// How often every plan's report is looked at again without a change (a status or comment
 /// removed in Gitea is put back).
@@ -39,6 +38,16 @@ pub enum FeedbackError {
     Gitea(#[from] GiteaError),
     #[error("Kubernetes API: {0}")]
     Kube(#[from] kube::Error),
+}
+
+impl FeedbackError {
+    /// The `reason` label of the error metric.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            FeedbackError::Gitea(_) => "Gitea",
+            FeedbackError::Kube(_) => "KubeApi",
+        }
+    }
 }
 
 struct Feedback {
@@ -117,19 +126,8 @@ fn applied_from(
 }
 
 fn error_policy(repo: Arc<ConfigRepo>, error: &FeedbackError, fb: Arc<Feedback>) -> Action {
-    let reason = match error {
-        FeedbackError::Gitea(_) => "Gitea",
-        FeedbackError::Kube(_) => "KubeApi",
-    };
-    fb.ctx
-        .metrics
-        .reconcile_errors
-        .get_or_create(&ErrorLabels {
-            kind: "ConfigRepoFeedback",
-            reason,
-        })
-        .inc();
-    let delay = fb.ctx.backoff(&format!("feedback/{}", repo.name_any()));
+    let key = format!("feedback/{}", repo.name_any());
+    let delay = fb.ctx.failed("ConfigRepoFeedback", error.reason(), &key);
     tracing::warn!(configrepo = %repo.name_any(), %error, retry_in = ?delay, "reporting to Gitea failed");
     Action::requeue(delay)
 }

@@ -35,7 +35,6 @@ use crate::logic::approval::inbox_body::{self, IssueState, SubjectState, View};
 use crate::logic::approval::{escalation, inbox};
 use crate::logic::job::report::is_waiting;
 use crate::logic::status::conditions;
-use crate::metrics::ErrorLabels;
 
 /// A waiting request is looked at again this often: who may approve it can change.
 const RESYNC: Duration = Duration::from_secs(300);
@@ -129,20 +128,8 @@ pub async fn run(ctx: Arc<Context>, watched: Watched) {
 }
 
 fn error_policy(request: Arc<ApprovalRequest>, error: &FeedbackError, inbox: Arc<Inbox>) -> Action {
-    let reason = match error {
-        FeedbackError::Gitea(_) => "Gitea",
-        FeedbackError::Kube(_) => "KubeApi",
-    };
-    inbox
-        .ctx
-        .metrics
-        .reconcile_errors
-        .get_or_create(&ErrorLabels {
-            kind: "Inbox",
-            reason,
-        })
-        .inc();
-    let delay = inbox.ctx.backoff(&format!("inbox/{}", request.name_any()));
+    let key = format!("inbox/{}", request.name_any());
+    let delay = inbox.ctx.failed("Inbox", error.reason(), &key);
     tracing::warn!(request = %request.name_any(), %error, retry_in = ?delay, "updating the Gitea inbox failed");
     Action::requeue(delay)
 }

@@ -452,6 +452,8 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                     alerts,
                     [
                         "LedgeropsApprovalWaitingTooLong",
+                        "LedgeropsApprovalExpiredUnanswered",
+                        "LedgeropsBudgetSyncStale",
                         "LedgeropsBudgetNotReady",
                         "LedgeropsAutopilotStopped",
                         "LedgeropsRequestBudgetNearlySpent",
