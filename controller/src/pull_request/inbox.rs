@@ -178,7 +178,13 @@ async fn reconcile(
     let waiting = is_waiting(&r);
     let expiry_due = escalation::due(&r, Timestamp::now());
     let _turn = inbox.turn.lock().await;
-    let shown = known(&inbox, &repo).await?.get(&subject).cloned();
+    list_once(&inbox, &repo).await?;
+    let shown = inbox
+        .shown
+        .lock()
+        .expect("shown lock")
+        .get(&repo)
+        .and_then(|subjects| subjects.get(&subject).cloned());
     if shown.is_none() && !waiting && !expiry_due {
         // Ended before it was ever shown (decided at once, or long ago): nobody to tell.
         return Ok(Action::await_change());
@@ -227,9 +233,9 @@ async fn reconcile(
 
 /// The subject's issues of `repo`, listed once per process: the bot's issues changed since the
 /// oldest request the cache holds was issued (an issue is written after the request it shows).
-async fn known(inbox: &Inbox, repo: &str) -> Result<HashMap<String, Shown>, FeedbackError> {
-    if let Some(known) = inbox.shown.lock().expect("shown lock").get(repo) {
-        return Ok(known.clone());
+async fn list_once(inbox: &Inbox, repo: &str) -> Result<(), FeedbackError> {
+    if inbox.shown.lock().expect("shown lock").contains_key(repo) {
+        return Ok(());
     }
     let oldest = inbox
         .requests
@@ -281,8 +287,8 @@ async fn known(inbox: &Inbox, repo: &str) -> Result<HashMap<String, Shown>, Feed
         .shown
         .lock()
         .expect("shown lock")
-        .insert(repo.to_owned(), found.clone());
-    Ok(found)
+        .insert(repo.to_owned(), found);
+    Ok(())
 }
 
 /// Opens the issue, or edits it when Gitea shows something else; returns its number.

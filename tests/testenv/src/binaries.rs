@@ -34,17 +34,24 @@ pub fn binary_dir() -> Result<PathBuf> {
 }
 
 fn build() -> Result<PathBuf, String> {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tools/build-control-plane.sh");
+    run_build_script("build-control-plane.sh", &[])
+}
+
+/// Runs `tests/tools/<script>` with `env`, progress on stderr; the directory it prints last.
+pub(crate) fn run_build_script(script: &str, env: &[(&str, String)]) -> Result<PathBuf, String> {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tools")
+        .join(script);
     let out = Command::new("bash")
         .arg(&script)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("running {}: {e}", script.display()))?;
     if !out.status.success() {
         return Err(format!("{} exited with {}", script.display(), out.status));
     }
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    stdout
+    String::from_utf8_lossy(&out.stdout)
         .lines()
         .last()
         .map(PathBuf::from)

@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -50,21 +50,7 @@ pub fn mailpit_dir() -> Result<PathBuf> {
 }
 
 fn build() -> Result<PathBuf, String> {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tools/build-mailpit.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .env("MAILPIT_VERSION", version())
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("running {}: {e}", script.display()))?;
-    if !out.status.success() {
-        return Err(format!("{} exited with {}", script.display(), out.status));
-    }
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .last()
-        .map(PathBuf::from)
-        .ok_or_else(|| "the script printed no directory".to_string())
+    crate::binaries::run_build_script("build-mailpit.sh", &[("MAILPIT_VERSION", version())])
 }
 
 /// One message as Mailpit stored it.

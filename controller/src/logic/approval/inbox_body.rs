@@ -246,7 +246,8 @@ fn category(name: &Option<String>, id: &Option<String>) -> String {
     cell(name.as_deref().or(id.as_deref()).unwrap_or("uncategorized"))
 }
 
-fn line(c: &CategoryChange) -> Vec<String> {
+/// One change as the cells of a Markdown table row: transaction, date, payee, amount, from, to.
+pub fn line(c: &CategoryChange) -> Vec<String> {
     vec![
         cell_code(&c.transaction_id),
         cell(&c.date),

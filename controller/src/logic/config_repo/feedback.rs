@@ -7,6 +7,7 @@
 use crate::api::approval::{ApprovalRequest, SubjectKind};
 use crate::api::common::DecisionRecord;
 use crate::api::plan::{CategorizationPlan, PlanPhase};
+use crate::logic::approval::inbox_body;
 use crate::logic::job::render::IssueComment;
 use crate::logic::job::report::{cell, cell_code};
 use crate::logic::job::state::truncate;
@@ -160,18 +161,7 @@ pub fn preview_comment(plan: &str, request: &ApprovalRequest, commit: &str) -> S
         "| transaction | date | payee | amount | from | to |\n|---|---|---|---|---|---|\n",
     );
     for c in &spec.changes {
-        let category = |name: &Option<String>, id: &Option<String>| {
-            cell(name.as_deref().or(id.as_deref()).unwrap_or("uncategorized"))
-        };
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
-            cell_code(&c.transaction_id),
-            cell(&c.date),
-            cell(c.payee.as_deref().unwrap_or_default()),
-            cell(&c.amount.0),
-            category(&c.from_category, &c.from_category_id),
-            category(&c.to_category, &c.to_category_id),
-        ));
+        out.push_str(&format!("| {} |\n", inbox_body::line(c).join(" | ")));
     }
     let listed = spec.changes.len();
     if (listed as u32) < spec.change_count {

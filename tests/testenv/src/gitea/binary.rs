@@ -1,7 +1,6 @@
 //! Finds the Gitea build, running the cached build script when needed.
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use crate::{Error, Result};
@@ -24,21 +23,8 @@ pub fn gitea_dir() -> Result<PathBuf> {
         if let Some(dir) = std::env::var_os("LEDGEROPS_GITEA_BIN") {
             return Ok(PathBuf::from(dir));
         }
-        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tools/build-gitea.sh");
-        let out = Command::new("bash")
-            .arg(&script)
-            .env("GITEA_VERSION", format!("v{}", version()))
-            .stderr(Stdio::inherit())
-            .output()
-            .map_err(|e| format!("running {}: {e}", script.display()))?;
-        if !out.status.success() {
-            return Err(format!("{} exited with {}", script.display(), out.status));
-        }
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .last()
-            .map(PathBuf::from)
-            .ok_or_else(|| "the script printed no directory".to_string())
+        let version = format!("v{}", version());
+        crate::binaries::run_build_script("build-gitea.sh", &[("GITEA_VERSION", version)])
     })
     .clone()
     .map_err(Error::GiteaBuild)
