@@ -65,6 +65,11 @@ enum Cmd {
         /// must not manage one namespace unless they elect a leader.
         #[arg(long, env = "LEDGEROPS_WATCH_NAMESPACE")]
         watch_namespace: Option<String>,
+        /// A notification hub's event endpoint (Flux's notification-controller:
+        /// `http://notification-controller.flux-system.svc.cluster.local./`): every Event is
+        /// also posted there, `error` when it needs a person, else `info`. Default: none.
+        #[arg(long, env = "LEDGEROPS_EVENTS_ADDRESS")]
+        events_address: Option<String>,
         #[command(flatten)]
         agent: crate::agent::options::AgentArgs,
         #[command(flatten)]
@@ -173,6 +178,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             approval_request_retention,
             mut token_namespaces,
             watch_namespace,
+            events_address,
             agent,
             election,
             config_repos,
@@ -227,6 +233,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 approval_retention,
                 token_namespaces,
                 watch_namespace,
+                events_address,
                 election,
                 config_repos,
                 git_urls,

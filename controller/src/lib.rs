@@ -7,6 +7,7 @@ pub mod crdgen;
 pub mod git;
 pub mod gitea;
 pub mod http;
+pub mod hub;
 pub mod k8s;
 pub mod leadership;
 pub mod logic;

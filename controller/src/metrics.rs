@@ -39,6 +39,13 @@ pub struct ErrorLabels {
     pub reason: &'static str,
 }
 
+/// An Event the notification hub never got, by why: `queue_full`, `refused` (the hub answered
+/// 4xx), `undeliverable` (every retry failed), `stopped`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct HubDropLabels {
+    pub reason: &'static str,
+}
+
 /// Every metric ledgerops exports.
 pub struct Metrics {
     registry: Registry,
@@ -50,6 +57,9 @@ pub struct Metrics {
     /// 1 while this replica holds the leader lease (always 1 without leader election once the
     /// controllers run).
     pub leader: Gauge,
+    /// Events the notification hub (`--events-address`) took.
+    pub hub_events_delivered: Counter,
+    pub hub_events_dropped: Family<HubDropLabels, Counter>,
     state: StateGauges,
 }
 
@@ -89,10 +99,24 @@ impl Default for Metrics {
             "1 while this replica leads: syncs, writes and runs jobs",
             leader.clone(),
         );
+        let hub_events_delivered = Counter::default();
+        registry.register(
+            "hub_events_delivered",
+            "Events the notification hub (--events-address) took",
+            hub_events_delivered.clone(),
+        );
+        let hub_events_dropped = Family::<HubDropLabels, Counter>::default();
+        registry.register(
+            "hub_events_dropped",
+            "Events never posted to the notification hub, by reason",
+            hub_events_dropped.clone(),
+        );
         let state = StateGauges::default();
         registry.register_collector(Box::new(state.clone()));
         Self {
             leader,
+            hub_events_delivered,
+            hub_events_dropped,
             state,
             registry,
             ynab_requests,

@@ -44,6 +44,8 @@ pub enum RunError {
     LeadershipLost,
     #[error("cannot listen for SIGTERM and SIGINT: {0}")]
     Signals(#[source] std::io::Error),
+    #[error(transparent)]
+    Hub(#[from] crate::hub::HubError),
     #[error("cannot listen on {addr}: {source}")]
     Listen {
         addr: SocketAddr,
@@ -62,6 +64,8 @@ pub struct Options {
     pub token_namespaces: Vec<String>,
     /// The one namespace whose objects are reconciled; `None`: every namespace.
     pub watch_namespace: Option<String>,
+    /// The notification hub every Event is also posted to.
+    pub events_address: Option<String>,
     /// `None`: this is the only replica, and it acts at once.
     pub election: Option<Election>,
     pub config_repos: crate::git::options::ConfigRepoArgs,
@@ -79,6 +83,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         approval_retention,
         token_namespaces,
         watch_namespace,
+        events_address,
         election,
         config_repos,
         git_urls,
@@ -87,6 +92,18 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     let shutdown = Shutdown::on_signals().map_err(RunError::Signals)?;
     tracing::info!(allowed = %api_urls.describe(), "YNAB tokens go only to these API base URLs");
     let metrics = Arc::new(Metrics::default());
+    let instance = std::env::var("POD_NAME").unwrap_or_else(|_| "ledgerops".into());
+    let hub = match &events_address {
+        Some(address) => {
+            let hub = crate::hub::Hub::start(address, &instance, &metrics)?;
+            tracing::info!(
+                address,
+                "every Event is also posted to this notification hub"
+            );
+            Some(hub)
+        }
+        None => None,
+    };
     let ready = Arc::new(AtomicBool::new(false));
     let listener = tokio::net::TcpListener::bind(listen)
         .await
@@ -184,6 +201,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
             client.clone(),
             &record_namespace,
         ))),
+        events: reconcile::tell::Tell::new(crate::k8s::events::Events::new(client.clone()), hub),
         ..Context::new(client, kube_config, &watches, api_urls)
     });
     // The alert gauges, from the shared caches at each scrape: never a LIST of their own.

@@ -93,6 +93,7 @@ impl Events {
     }
 
     /// Publishes one Event on `object`. A failure is logged, never fatal: Events are best effort.
+    /// Returns whether it is news: `false` for a repeat counted on an Event published lately.
     pub async fn publish<K: Resource<DynamicType = ()>>(
         &self,
         object: &K,
@@ -100,7 +101,7 @@ impl Events {
         reason: &str,
         action: &str,
         note: String,
-    ) {
+    ) -> bool {
         let key = Key {
             uid: object.meta().uid.clone().unwrap_or_default(),
             warning,
@@ -116,6 +117,7 @@ impl Events {
             .unwrap_or_else(|| "default".into());
         let api: Api<Event> = Api::namespaced(self.client.clone(), &namespace);
         let repeat = self.recent.lock().expect("events lock").repeat(&key, now);
+        let news = repeat.is_none();
         let sent = match repeat {
             Some(seen) => {
                 let series = json!({"series": {
@@ -141,6 +143,7 @@ impl Events {
         if let Err(e) = sent {
             tracing::warn!(reason, error = %e, "could not publish an Event");
         }
+        news
     }
 
     fn new_event<K: Resource<DynamicType = ()>>(

@@ -126,7 +126,7 @@ fn impersonating(repos: &Repos, namespace: &str, account: &str) -> Result<kube::
 
 /// The Event a deleted ConfigRepo leaves: the objects it had applied stay, and no other
 /// repository takes them over, so a person needs to know which they were.
-async fn left_behind(events: &crate::k8s::events::Events, repo: &ConfigRepo) {
+async fn left_behind(events: &super::tell::Tell, repo: &ConfigRepo) {
     let inventory = repo
         .status
         .as_ref()

@@ -13,6 +13,7 @@ pub mod lineage;
 pub mod plan;
 pub mod rule;
 pub mod summarize;
+pub mod tell;
 pub mod transaction;
 pub mod writes_in_flight;
 
@@ -47,7 +48,8 @@ pub struct Context {
     pub client: kube::Client,
     pub metrics: Arc<Metrics>,
     pub budget_links: Arc<BudgetLinks>,
-    pub events: Events,
+    /// Where Events go: Kubernetes, and the notification hub if there is one.
+    pub events: tell::Tell,
     pub batcher: Arc<Batcher>,
     /// Every Budget, kept current by the shared watch: reconcilers read them without asking
     /// the API.
@@ -94,7 +96,7 @@ impl Context {
             budgets: watches.budgets.store(),
             repos: watches.repos.store(),
             approvals: watches.approvals.store(),
-            events: Events::new(client.clone()),
+            events: tell::Tell::new(Events::new(client.clone()), None),
             client,
             metrics: Arc::new(Metrics::default()),
             budget_links: Arc::new(BudgetLinks::default()),

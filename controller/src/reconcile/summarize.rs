@@ -38,6 +38,7 @@ where
     K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
         + Clone
         + DeserializeOwned
+        + Serialize
         + Debug,
     S: Serialize,
 {

@@ -1,0 +1,69 @@
+//! Telling people what happened: every Event a reconciler publishes goes to Kubernetes and,
+//! when `--events-address` names a notification hub, to the hub too. A repeat that Kubernetes
+//! counts on an Event published lately is not news, so the hub is not told it again.
+
+use k8s_openapi::jiff::Timestamp;
+use kube::Resource;
+use serde::Serialize;
+
+use crate::hub::Hub;
+use crate::k8s::events::Events;
+use crate::logic::status::hub::{self, Involved, Published};
+
+/// Where a reconciler's Events go.
+#[derive(Clone)]
+pub struct Tell {
+    events: Events,
+    hub: Option<Hub>,
+}
+
+impl Tell {
+    pub fn new(events: Events, hub: Option<Hub>) -> Self {
+        Self { events, hub }
+    }
+
+    /// Publishes one Event on `object` (best effort, never waiting on the hub).
+    pub async fn publish<K>(
+        &self,
+        object: &K,
+        warning: bool,
+        reason: &str,
+        action: &str,
+        note: String,
+    ) where
+        K: Resource<DynamicType = ()> + Serialize,
+    {
+        let Some(hub) = &self.hub else {
+            self.events
+                .publish(object, warning, reason, action, note)
+                .await;
+            return;
+        };
+        let news = self
+            .events
+            .publish(object, warning, reason, action, note.clone())
+            .await;
+        if !news {
+            return;
+        }
+        let r = object.object_ref(&());
+        let involved = Involved {
+            api_version: r.api_version.unwrap_or_default(),
+            kind: r.kind.unwrap_or_default(),
+            namespace: r.namespace.unwrap_or_default(),
+            name: r.name.unwrap_or_default(),
+            uid: r.uid.unwrap_or_default(),
+            resource_version: r.resource_version.unwrap_or_default(),
+        };
+        let value = serde_json::to_value(object).unwrap_or_default();
+        let published = Published {
+            involved,
+            warning,
+            reason,
+            note: &note,
+            object: &value,
+            instance: hub.instance(),
+        };
+        hub.post(hub::event(published, Timestamp::now()));
+    }
+}
