@@ -490,7 +490,7 @@ async fn preview(
     let slot = slot.state.read().await;
     let mirror = &slot.mirror;
     if !slot.synced_for(&budget.spec.plan_id) {
-        return Ok(Err(PlanVerdict::Pending(format!(
+        return Ok(Err(PlanVerdict::Unsynced(format!(
             "Waiting for Budget {} to sync with YNAB",
             budget.name_any()
         ))));

@@ -53,7 +53,7 @@ where
     }
     if let Some(a) = announcement {
         ctx.events
-            .publish(object, a.warning, &a.reason, action, a.note)
+            .publish_after(object, next, a.warning, &a.reason, action, a.note)
             .await;
     }
     Ok(true)

@@ -5,6 +5,7 @@
 use k8s_openapi::jiff::Timestamp;
 use kube::Resource;
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::hub::Hub;
 use crate::k8s::events::Events;
@@ -26,6 +27,43 @@ impl Tell {
     pub async fn publish<K>(
         &self,
         object: &K,
+        warning: bool,
+        reason: &str,
+        action: &str,
+        note: String,
+    ) where
+        K: Resource<DynamicType = ()> + Serialize,
+    {
+        self.publish_with(object, None, warning, reason, action, note)
+            .await;
+    }
+
+    /// Like [`Tell::publish`], about `object` whose status was just written as `status`: the
+    /// hub is told the request the new status names, not the one of the copy read before.
+    pub async fn publish_after<K, S>(
+        &self,
+        object: &K,
+        status: &S,
+        warning: bool,
+        reason: &str,
+        action: &str,
+        note: String,
+    ) where
+        K: Resource<DynamicType = ()> + Serialize,
+        S: Serialize,
+    {
+        let status = self
+            .hub
+            .as_ref()
+            .and_then(|_| serde_json::to_value(status).ok());
+        self.publish_with(object, status, warning, reason, action, note)
+            .await;
+    }
+
+    async fn publish_with<K>(
+        &self,
+        object: &K,
+        status: Option<Value>,
         warning: bool,
         reason: &str,
         action: &str,
@@ -55,7 +93,10 @@ impl Tell {
             uid: r.uid.unwrap_or_default(),
             resource_version: r.resource_version.unwrap_or_default(),
         };
-        let value = serde_json::to_value(object).unwrap_or_default();
+        let mut value = serde_json::to_value(object).unwrap_or_default();
+        if let (Some(status), Some(fields)) = (status, value.as_object_mut()) {
+            fields.insert("status".into(), status);
+        }
         let published = Published {
             involved,
             warning,

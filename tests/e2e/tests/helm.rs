@@ -225,7 +225,7 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
     let matrix: Vec<(&str, &str, Vec<&str>)> = vec![
         ("defaults", PARAMS_NAMESPACE, vec![]),
         (
-            "two budget namespaces, Gitea, ServiceMonitor, PrometheusRule, NetworkPolicy, another namespace",
+            "two budget namespaces, Gitea, ServiceMonitor, PrometheusRule, NetworkPolicy, a hub, another namespace",
             "ledgerops-other",
             [
                 &[
@@ -240,6 +240,7 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                     "--set=ynab.apiUrlAllow={https://api.ynab.com/v1,http://ynab-sim.test:8080/v1}",
                     "--set=replicaCount=3",
                     "--set=leaderElection.leaseDuration=30s",
+                    "--set=eventsAddress=http://notification-controller.flux-system.svc.cluster.local./",
                 ][..],
                 &gitea[..],
             ]
@@ -365,6 +366,7 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                 assert!(kind(&docs, "PrometheusRule").is_empty());
                 assert_eq!(kind(&docs, "PodDisruptionBudget").len(), 1);
                 assert!(!args.iter().any(|a| a.starts_with("--gitea")));
+                assert!(!args.iter().any(|a| a.starts_with("--events-address")));
             }
             "every namespace, no policies, no people roles, no election, scaled to zero, text logs" =>
             {
@@ -405,6 +407,7 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                     "--gitea-repository=household/config",
                     "--gitea-webhook-secret-file=/etc/ledgerops/gitea/webhook-secret",
                     "--ynab-api-url-allow=https://api.ynab.com/v1,http://ynab-sim.test:8080/v1",
+                    "--events-address=http://notification-controller.flux-system.svc.cluster.local./",
                 ] {
                     assert!(
                         args.contains(&expected.to_owned()),

@@ -14,6 +14,7 @@
 
 mod binaries;
 mod controllers;
+pub mod flux;
 pub mod gitea;
 pub mod mailpit;
 mod process;
@@ -82,6 +83,10 @@ pub enum Error {
     MailpitBuild(String),
     #[error("Mailpit API {call}: {detail}")]
     MailpitApi { call: String, detail: String },
+    #[error(
+        "Flux's notification-controller: {0}; run tests/tools/build-notification-controller.sh to see why (or set LEDGEROPS_NOTIFICATION_CONTROLLER_BIN to a directory with notification-controller and crds/)"
+    )]
+    FluxBuild(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -609,4 +614,21 @@ fn write_kubeconfig(path: &Path, cluster: &Cluster, users: Vec<NamedAuthInfo>) -
         problem: format!("cannot write it: {e}"),
     })?;
     std::fs::write(path, yaml).map_err(io(format!("writing {}", path.display())))
+}
+
+/// `N` distinct TCP ports on 127.0.0.1 that nothing listens on right now: all are held at once,
+/// so none is handed out twice.
+pub(crate) fn free_ports<const N: usize>() -> Result<[u16; N]> {
+    let listeners = (0..N)
+        .map(|_| TcpListener::bind("127.0.0.1:0"))
+        .collect::<std::io::Result<Vec<_>>>()
+        .map_err(io("finding a free port"))?;
+    let mut ports = [0; N];
+    for (port, listener) in ports.iter_mut().zip(&listeners) {
+        *port = listener
+            .local_addr()
+            .map_err(io("finding a free port"))?
+            .port();
+    }
+    Ok(ports)
 }

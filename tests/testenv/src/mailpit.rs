@@ -7,7 +7,6 @@
 //! from `$LEDGEROPS_MAILPIT_BIN`.
 
 use std::collections::HashSet;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -16,7 +15,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 
 use crate::process::{Guarded, log_tail};
-use crate::{Error, Result, io};
+use crate::{Error, Result, free_ports, io};
 
 /// The Mailpit version the script builds unless `MAILPIT_VERSION` says otherwise. Keep it equal
 /// to the default in `tests/tools/build-mailpit.sh`.
@@ -262,23 +261,6 @@ impl Mailpit {
         }
         Err(Error::NotReady("mailpit", limit, log_tail(log)))
     }
-}
-
-/// `N` distinct TCP ports on 127.0.0.1 that nothing listens on right now: all are held at once,
-/// so none is handed out twice.
-fn free_ports<const N: usize>() -> Result<[u16; N]> {
-    let listeners = (0..N)
-        .map(|_| TcpListener::bind("127.0.0.1:0"))
-        .collect::<std::io::Result<Vec<_>>>()
-        .map_err(io("finding a free port"))?;
-    let mut ports = [0; N];
-    for (port, listener) in ports.iter_mut().zip(&listeners) {
-        *port = listener
-            .local_addr()
-            .map_err(io("finding a free port"))?
-            .port();
-    }
-    Ok(ports)
 }
 
 fn api_error(call: &str, detail: impl ToString) -> Error {

@@ -14,6 +14,10 @@ use crate::logic::status::kstatus;
 pub enum PlanVerdict {
     /// The Budget has not synced yet.
     Pending(String),
+    /// The Budget's mirror has not synced since ledgerops started, so nothing new is known: the
+    /// last conclusion stands (a restart neither flaps the phase nor announces it again), or
+    /// Pending when there is none.
+    Unsynced(String),
     /// The plan cannot be applied as written: every problem, each naming its id.
     Invalid(String),
     /// Every assignment already holds.
@@ -77,8 +81,13 @@ pub fn apply(
     generation: Option<i64>,
     now: Timestamp,
 ) {
+    if matches!(verdict, PlanVerdict::Unsynced(_)) && status.phase.is_some() {
+        return;
+    }
     let (phase, ready, reason, message): (PlanPhase, bool, &'static str, String) = match verdict {
-        PlanVerdict::Pending(m) => (PlanPhase::Pending, false, "Pending", m.clone()),
+        PlanVerdict::Pending(m) | PlanVerdict::Unsynced(m) => {
+            (PlanPhase::Pending, false, "Pending", m.clone())
+        }
         PlanVerdict::Invalid(m) => (PlanPhase::Invalid, false, "Invalid", m.clone()),
         PlanVerdict::NothingToDo => (
             PlanPhase::NothingToDo,

@@ -73,6 +73,12 @@ fn phases_and_conditions_follow_the_verdict() {
             None,
         ),
         (
+            PlanVerdict::Unsynced("not synced since the start".into()),
+            PlanPhase::Pending,
+            "False",
+            None,
+        ),
+        (
             PlanVerdict::Invalid("Transaction tx-1 is assigned twice".into()),
             PlanPhase::Invalid,
             "False",
@@ -154,5 +160,31 @@ fn phases_and_conditions_follow_the_verdict() {
                 "{verdict:?} {type_}"
             );
         }
+    }
+}
+
+#[test]
+fn before_the_first_sync_after_a_restart_every_conclusion_stands() {
+    let concluded = [
+        PlanVerdict::AwaitingApproval("ask".into()),
+        PlanVerdict::Blocked {
+            phase: PlanPhase::Expired,
+            reason: "Expired",
+            message: "nobody answered".into(),
+        },
+        PlanVerdict::Applied("op-1".into()),
+        PlanVerdict::Invalid("Transaction tx-1 is assigned twice".into()),
+    ];
+    for verdict in concluded {
+        let mut s = CategorizationPlanStatus::default();
+        apply(&mut s, &verdict, Some(4), at(0));
+        let before = s.clone();
+        apply(
+            &mut s,
+            &PlanVerdict::Unsynced("waiting".into()),
+            Some(4),
+            at(9),
+        );
+        assert_eq!(s, before, "{verdict:?}");
     }
 }
