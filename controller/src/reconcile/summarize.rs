@@ -52,9 +52,7 @@ where
         }
     }
     if let Some(a) = announcement {
-        ctx.events
-            .publish_after(object, next, a.warning, &a.reason, action, a.note)
-            .await;
+        ctx.events.publish_after(object, next, a, action).await;
     }
     Ok(true)
 }

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::hub::Hub;
 use crate::k8s::events::Events;
+use crate::logic::status::announce::Announcement;
 use crate::logic::status::hub::{self, Involved, Published};
 
 /// Where a reconciler's Events go.
@@ -34,20 +35,22 @@ impl Tell {
     ) where
         K: Resource<DynamicType = ()> + Serialize,
     {
-        self.publish_with(object, None, warning, reason, action, note)
-            .await;
+        let said = Announcement {
+            warning,
+            reason: reason.to_owned(),
+            note,
+        };
+        self.tell(object, None, said, action).await;
     }
 
-    /// Like [`Tell::publish`], about `object` whose status was just written as `status`: the
-    /// hub is told the request the new status names, not the one of the copy read before.
+    /// Publishes `said` about `object` whose status was just written as `status`: the hub is
+    /// told the request the new status names, not the one of the copy read before.
     pub async fn publish_after<K, S>(
         &self,
         object: &K,
         status: &S,
-        warning: bool,
-        reason: &str,
+        said: Announcement,
         action: &str,
-        note: String,
     ) where
         K: Resource<DynamicType = ()> + Serialize,
         S: Serialize,
@@ -56,21 +59,19 @@ impl Tell {
             .hub
             .as_ref()
             .and_then(|_| serde_json::to_value(status).ok());
-        self.publish_with(object, status, warning, reason, action, note)
-            .await;
+        self.tell(object, status, said, action).await;
     }
 
-    async fn publish_with<K>(
-        &self,
-        object: &K,
-        status: Option<Value>,
-        warning: bool,
-        reason: &str,
-        action: &str,
-        note: String,
-    ) where
+    async fn tell<K>(&self, object: &K, status: Option<Value>, said: Announcement, action: &str)
+    where
         K: Resource<DynamicType = ()> + Serialize,
     {
+        let Announcement {
+            warning,
+            reason,
+            note,
+        } = said;
+        let reason = reason.as_str();
         let Some(hub) = &self.hub else {
             self.events
                 .publish(object, warning, reason, action, note)

@@ -11,6 +11,7 @@ pub mod cpu;
 pub mod git_work;
 pub mod gitea_api;
 pub mod helm;
+pub mod inbox;
 pub mod kstatus;
 pub mod month_end;
 pub mod promtool;

@@ -73,6 +73,20 @@ impl World {
         }
     }
 
+    /// Stops the world's own controller with SIGTERM and starts it again, then waits until the
+    /// new one logs `line` (what it logs once it has looked at what the test is about). Returns
+    /// the log of the one stopped.
+    pub async fn restart_until_logged(&mut self, line: &str) -> String {
+        let log = self.agent_mut().stop().await;
+        self.agent_mut().start_controller(None).await;
+        let what = format!("the restarted controller logs {line:?}");
+        crate::wait::eventually(&what, crate::scenario::WAIT, async || {
+            self.controller().log().contains(line)
+        })
+        .await;
+        log
+    }
+
     /// The world's own agent, kept beyond the test that built the world (the namespace's client
     /// and the simulator end with that test's runtime), for a suite to share
     /// ([`Builder::agent_of`]).

@@ -211,18 +211,8 @@ async fn waiting_expired_and_diverged_reach_the_hub_signed_and_a_restart_posts_n
     );
 
     // A restart posts nothing it posted before (the hub would pass a repeat after a second).
-    w.agent_mut().stop().await;
-    w.agent_mut().start_controller(None).await;
-    wait::eventually(
-        "the new controller has looked at the request",
-        WAIT,
-        async || {
-            w.controller()
-                .log()
-                .contains("expired request already announced in Gitea")
-        },
-    )
-    .await;
+    w.restart_until_logged("expired request already announced in Gitea")
+        .await;
     tokio::time::sleep(Duration::from_secs(5)).await;
     let after = got.lock().unwrap().clone();
     let new: Vec<&Value> = after[received.len()..].iter().map(|(_, e)| e).collect();

@@ -13,6 +13,7 @@ use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops_e2e::attacker::approver;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
+use ledgerops_e2e::inbox::{assignees, body, inbox_issues, mailed, the_issue};
 use ledgerops_e2e::scenario::{PATCH, WAIT, bakery_and_train_plan};
 use ledgerops_e2e::wait;
 use ledgerops_e2e::world::World;
@@ -20,85 +21,6 @@ use ledgerops_testenv::ControlPlane;
 use ledgerops_testenv::gitea::Gitea;
 use reqwest::Method;
 use serde_json::{Value, json};
-
-/// The bot's issues in `repo`, open and closed, whose first line is the inbox marker.
-async fn inbox_issues(repo: &str) -> Vec<Value> {
-    let gitea = Gitea::shared();
-    let issues = gitea_call(
-        Method::GET,
-        &format!("/repos/{repo}/issues?state=all&type=issues&limit=50"),
-        gitea.admin(),
-        None,
-    )
-    .await;
-    issues
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| {
-            i["user"]["login"] == gitea.bot().login()
-                && i["body"]
-                    .as_str()
-                    .is_some_and(|b| b.starts_with("<!-- ledgerops:inbox subject="))
-        })
-        .cloned()
-        .collect()
-}
-
-/// Waits until `repo` has exactly one inbox issue and `done` holds of it; returns it. Failing,
-/// says what Gitea showed last.
-async fn the_issue(repo: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let start = std::time::Instant::now();
-    loop {
-        let issues = inbox_issues(repo).await;
-        if let [issue] = &issues[..]
-            && done(issue)
-        {
-            return issue.clone();
-        }
-        assert!(
-            start.elapsed() < WAIT,
-            "{what} did not happen within {WAIT:?}; the inbox issues: {issues:#?}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-    }
-}
-
-/// Waits until `address`'s mailbox holds a mail about issue `number` of `repo` whose text says
-/// `says`: Gitea's own notification, delivered to Mailpit.
-async fn mailed(address: &str, repo: &str, number: i64, says: &str) {
-    let mailpit = Gitea::shared().mailpit();
-    let about = format!("[{repo}]");
-    let issue = format!("(#{number})");
-    let start = std::time::Instant::now();
-    loop {
-        let seen = mailpit.messages_to(address).await.unwrap();
-        if seen.iter().any(|m| {
-            m.subject.contains(&about) && m.subject.contains(&issue) && m.text.contains(says)
-        }) {
-            return;
-        }
-        let subjects: Vec<&str> = seen.iter().map(|m| m.subject.as_str()).collect();
-        assert!(
-            start.elapsed() < WAIT,
-            "no mail to {address} about {repo}{issue} saying {says:?}; mails: {subjects:?}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-    }
-}
-
-fn assignees(issue: &Value) -> Vec<String> {
-    issue["assignees"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|a| a["login"].as_str().unwrap().to_owned())
-        .collect()
-}
-
-fn body(issue: &Value) -> &str {
-    issue["body"].as_str().unwrap()
-}
 
 /// The newest request the controller issued for plan `september` other than `not`.
 async fn request_after(w: &World, not: Option<&str>) -> ApprovalRequest {
@@ -202,12 +124,7 @@ async fn a_waiting_request_is_one_issue_assigned_to_its_approver_answered_there_
 
     // A restart finds the issue and changes nothing.
     let updated = issue["updated_at"].clone();
-    w.agent_mut().stop().await;
-    w.agent_mut().start_controller(None).await;
-    wait::eventually("the new controller reads its issues", WAIT, async || {
-        w.controller().log().contains("inbox issues found in Gitea")
-    })
-    .await;
+    w.restart_until_logged("inbox issues found in Gitea").await;
     tokio::time::sleep(std::time::Duration::from_secs(3)).await;
     let issue = the_issue(&repo, "still one issue", |_| true).await;
     assert_eq!(issue["updated_at"], updated, "a restart sends nothing");
@@ -304,19 +221,10 @@ async fn an_expired_request_closes_its_issue_and_tells_whom_to_escalate_to_once(
     }
 
     // A restart finds its comment and says nothing more.
-    let log = w.agent_mut().stop().await;
+    let log = w
+        .restart_until_logged("expired request already announced in Gitea")
+        .await;
     assert!(log.contains("expired request announced in Gitea"), "{log}");
-    w.agent_mut().start_controller(None).await;
-    wait::eventually(
-        "the new controller looks at the request",
-        WAIT,
-        async || {
-            w.controller()
-                .log()
-                .contains("expired request already announced in Gitea")
-        },
-    )
-    .await;
     assert_eq!(told().await.len(), 1);
     assert_eq!(inbox_issues(&repo).await.len(), 1, "one issue");
     assert_eq!(w.sc.requests(PATCH).await, 0, "nothing written to YNAB");

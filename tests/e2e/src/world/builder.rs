@@ -8,7 +8,7 @@ use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::plan::PlanPhase;
 use ledgerops_testenv::ControlPlane;
 use serde_json::Value;
-use ynab_sim::demo;
+use ynab_sim::{Fixture, demo};
 
 use super::{Runs, World};
 use crate::agent::Agent;
@@ -27,6 +27,7 @@ pub struct Builder {
     plan_awaiting_approval: bool,
     alice: bool,
     repositories: bool,
+    fixture: Option<Fixture>,
 }
 
 /// The controller asked for.
@@ -57,6 +58,7 @@ impl Builder {
             plan_awaiting_approval: false,
             alice: false,
             repositories: false,
+            fixture: None,
         }
     }
 
@@ -122,6 +124,12 @@ impl Builder {
         self
     }
 
+    /// The simulator starts from `fixture` instead of the demo plan.
+    pub fn fixture(mut self, fixture: Fixture) -> Builder {
+        self.fixture = Some(fixture);
+        self
+    }
+
     /// The household's plan `september` ([`bakery_and_train_plan`]) waiting for approval.
     pub fn plan_awaiting_approval(mut self) -> Builder {
         self.plan_awaiting_approval = true;
@@ -143,7 +151,8 @@ impl Builder {
     /// Makes the world.
     pub async fn build(self) -> World {
         let plane = ControlPlane::shared();
-        let sc = Scenario::new(plane, &self.prefix, demo::generate()).await;
+        let fixture = self.fixture.unwrap_or_else(demo::generate);
+        let sc = Scenario::new(plane, &self.prefix, fixture).await;
         let runs = match self.runs {
             On::Own(mut own) => {
                 if own.config_repo_cache {
