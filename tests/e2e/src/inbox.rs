@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::gitea_api::call as gitea_call;
 use crate::scenario::WAIT;
+use crate::world::World;
 
 /// The bot's issues in `repo`, open and closed, whose first line is the inbox marker.
 pub async fn inbox_issues(repo: &str) -> Vec<Value> {
@@ -51,6 +52,36 @@ pub async fn the_issue(repo: &str, what: &str, done: impl Fn(&Value) -> bool) ->
         );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
+}
+
+/// Waits until `repo`'s one inbox issue has stopped changing (the same `updated_at` three
+/// seconds apart: the controller follows the request and its subject as their statuses land, so
+/// a first look may catch it between two edits); returns it.
+pub async fn quiet_issue(repo: &str) -> Value {
+    let start = Instant::now();
+    let mut last = the_issue(repo, "an inbox issue", |_| true).await;
+    loop {
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let now = the_issue(repo, "an inbox issue", |_| true).await;
+        if now["updated_at"] == last["updated_at"] {
+            return now;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "the inbox issue kept changing for {WAIT:?}: {now:#}"
+        );
+        last = now;
+    }
+}
+
+/// Restarts `w`'s controller once `repo`'s inbox issue has stopped changing, and asserts that the
+/// new one, having read its issues, edits nothing.
+pub async fn a_restart_changes_nothing(w: &mut World, repo: &str) {
+    let updated = quiet_issue(repo).await["updated_at"].clone();
+    w.restart_until_logged("inbox issues found in Gitea").await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let issue = the_issue(repo, "still one issue", |_| true).await;
+    assert_eq!(issue["updated_at"], updated, "a restart sends nothing");
 }
 
 /// Waits until `address`'s mailbox holds a mail about issue `number` of `repo` whose text says

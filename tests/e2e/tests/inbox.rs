@@ -13,7 +13,9 @@ use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops_e2e::attacker::approver;
 use ledgerops_e2e::gitea_api::{self, call as gitea_call};
-use ledgerops_e2e::inbox::{assignees, body, inbox_issues, mailed, the_issue};
+use ledgerops_e2e::inbox::{
+    a_restart_changes_nothing, assignees, body, inbox_issues, mailed, the_issue,
+};
 use ledgerops_e2e::scenario::{PATCH, WAIT, bakery_and_train_plan};
 use ledgerops_e2e::wait;
 use ledgerops_e2e::world::World;
@@ -123,11 +125,7 @@ async fn a_waiting_request_is_one_issue_assigned_to_its_approver_answered_there_
     assert!(w.comments(number).await.is_empty(), "edits, not comments");
 
     // A restart finds the issue and changes nothing.
-    let updated = issue["updated_at"].clone();
-    w.restart_until_logged("inbox issues found in Gitea").await;
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-    let issue = the_issue(&repo, "still one issue", |_| true).await;
-    assert_eq!(issue["updated_at"], updated, "a restart sends nothing");
+    a_restart_changes_nothing(&mut w, &repo).await;
 
     // bob answers on the issue, as his Gitea login: written in one operation.
     w.comment(writer, number, &format!("/agent approve {name}"))

@@ -6,7 +6,7 @@
 
 use ledgerops::api::plan::PlanPhase;
 use ledgerops_e2e::attacker::approver;
-use ledgerops_e2e::inbox::{assignees, body, mailed, the_issue};
+use ledgerops_e2e::inbox::{a_restart_changes_nothing, assignees, body, mailed, the_issue};
 use ledgerops_e2e::month_end::{self, DISPUTED};
 use ledgerops_e2e::scenario::{PATCH, WAIT, category};
 use ledgerops_e2e::wait;
@@ -71,11 +71,7 @@ async fn the_autopilots_month_end_is_bobs_issue_and_mail_answered_there_and_clos
     .await;
 
     // A restart in the middle: the issue is found, and nothing is sent again.
-    let updated = issue["updated_at"].clone();
-    w.restart_until_logged("inbox issues found in Gitea").await;
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-    let issue = the_issue(&repo, "still one issue", |_| true).await;
-    assert_eq!(issue["updated_at"], updated, "a restart sends nothing");
+    a_restart_changes_nothing(&mut w, &repo).await;
     assert!(w.comments(number).await.is_empty(), "no comment either");
 
     // bob answers on the issue: all but the outlier, and the first disputed one to Groceries.
