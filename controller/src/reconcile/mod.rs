@@ -191,13 +191,21 @@ pub fn error_policy<K: Resource<DynamicType = ()>>(
         })
         .inc();
     if error.is_conflict() {
-        // Our cached copy was behind a write of our own: look again once it has caught up.
+        // Our cached copy was behind a write (ours, or another reconciler's on the same object,
+        // as the plan's and the request's on an approval just given): the watch catches up in
+        // milliseconds, and a status write of another reconciler wakes nobody here, so look
+        // again soon, at a random moment, or two that collided would collide again.
         tracing::debug!(%error, kind, "reconcile started from an outdated copy");
-        return Action::requeue(Duration::from_secs(1));
+        let draw = uuid::Uuid::new_v4().as_u64_pair().0;
+        return Action::requeue(CONFLICT_RETRY + Duration::from_millis(draw % CONFLICT_JITTER_MS));
     }
     tracing::warn!(%error, kind, "reconcile failed");
     Action::requeue(Duration::from_secs(15))
 }
+
+/// The least wait before a reconcile that met a conflict looks again, and the most added to it.
+const CONFLICT_RETRY: Duration = Duration::from_millis(30);
+const CONFLICT_JITTER_MS: u64 = 120;
 
 /// Runs a controller to its end, logging the reconciles that did not complete.
 pub async fn drain<K, E>(results: impl Stream<Item = Result<(ObjectRef<K>, Action), E>>)
