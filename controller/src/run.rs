@@ -92,7 +92,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     let shutdown = Shutdown::on_signals().map_err(RunError::Signals)?;
     tracing::info!(allowed = %api_urls.describe(), "YNAB tokens go only to these API base URLs");
     let metrics = Arc::new(Metrics::default());
-    let instance = std::env::var("POD_NAME").unwrap_or_else(|_| "ledgerops".into());
+    let instance = crate::k8s::events::instance();
     let hub = match &events_address {
         Some(address) => {
             let hub = crate::hub::Hub::start(address, &instance, &metrics)?;

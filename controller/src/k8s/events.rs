@@ -75,6 +75,11 @@ impl Recent {
     }
 }
 
+/// Who reports: this replica's pod name (`POD_NAME`), else `ledgerops`.
+pub fn instance() -> String {
+    std::env::var("POD_NAME").unwrap_or_else(|_| CONTROLLER.into())
+}
+
 /// Publishes Events as the `ledgerops` controller.
 #[derive(Clone)]
 pub struct Events {
@@ -87,7 +92,7 @@ impl Events {
     pub fn new(client: kube::Client) -> Self {
         Self {
             client,
-            instance: std::env::var("POD_NAME").unwrap_or_else(|_| CONTROLLER.into()),
+            instance: instance(),
             recent: Arc::default(),
         }
     }

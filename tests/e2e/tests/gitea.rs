@@ -2,7 +2,6 @@
 //! webhooks reach a loopback listener signed with the hook's secret, and its notifications reach
 //! the mailbox of the person notified, in its Mailpit.
 
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -208,18 +207,9 @@ async fn stops_when_dropped() {
     let ports = [port, mailpit.smtp_port(), mailpit_http];
     let dirs = [gitea.dir().to_owned(), mailpit.dir().to_owned()];
     drop(gitea);
-    // SIGKILL is delivered at once, but the kernel closes the socket a moment later.
     for port in ports {
-        let mut closed = false;
-        for _ in 0..50 {
-            if TcpStream::connect(("127.0.0.1", port)).is_err() {
-                closed = true;
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
         assert!(
-            closed,
+            ledgerops_testenv::port_closes(port).await,
             "Gitea or its Mailpit still listens on {port} after it was dropped"
         );
     }

@@ -632,3 +632,15 @@ pub(crate) fn free_ports<const N: usize>() -> Result<[u16; N]> {
     }
     Ok(ports)
 }
+
+/// Waits up to five seconds for nothing to listen on `port` of 127.0.0.1 any more; whether that
+/// happened. A killed process's sockets close a moment after SIGKILL is delivered.
+pub async fn port_closes(port: u16) -> bool {
+    for _ in 0..50 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
+}

@@ -435,18 +435,9 @@ mod tests {
         let ports = [mailpit.smtp_port(), http];
         let dir = mailpit.dir().to_owned();
         drop(mailpit);
-        // SIGKILL is delivered at once, but the kernel closes the sockets a moment later.
         for port in ports {
-            let mut closed = false;
-            for _ in 0..50 {
-                if TcpStream::connect(("127.0.0.1", port)).is_err() {
-                    closed = true;
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
             assert!(
-                closed,
+                crate::port_closes(port).await,
                 "Mailpit still listens on {port} after it was dropped"
             );
         }
