@@ -24,6 +24,8 @@ pub struct RequestLabels {
     pub endpoint: &'static str,
     /// The HTTP status, or `transport` when no answer came.
     pub status: String,
+    /// Why it went out: approved, asked, unasked or background.
+    pub priority: &'static str,
 }
 
 /// One kind of resource.

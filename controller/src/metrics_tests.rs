@@ -7,6 +7,7 @@ fn renders_counters_with_their_labels() {
         .get_or_create(&RequestLabels {
             endpoint: "GET /plans/{plan_id}",
             status: "200".into(),
+            priority: "approved",
         })
         .inc();
     m.reconcile_errors
@@ -18,7 +19,7 @@ fn renders_counters_with_their_labels() {
     let text = m.render();
     assert!(
         text.contains(
-            r#"ledgerops_ynab_requests_total{endpoint="GET /plans/{plan_id}",status="200"} 1"#
+            r#"ledgerops_ynab_requests_total{endpoint="GET /plans/{plan_id}",status="200",priority="approved"} 1"#
         ),
         "{text}"
     );

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ledgerops::logic::budget::api_url::ApiUrlAllowlist;
+use ledgerops::logic::runtime::request_priority::Priority;
 use ledgerops::logic::runtime::request_window::RequestWindow;
 use ledgerops::logic::transaction::batch::{
     Authorized, Outcome, Submission, WriteItem, current_of,
@@ -71,6 +72,7 @@ async fn rig(window: Duration, max_batch: usize) -> Rig {
         demo::PLAN_ID,
         &destination.mirror,
         &destination.key,
+        Priority::Approved,
     )
     .await
     .expect("the first sync");
@@ -115,6 +117,7 @@ impl Rig {
             }],
             all_or_nothing: false,
             operation: None,
+            priority: Priority::Approved,
             authorized: Authorized::Transaction {
                 scope: SCOPE.into(),
                 hash: approval_hash(SCOPE, tx, &current, &target),

@@ -68,6 +68,13 @@ pub struct BudgetSpec {
     #[serde(default = "default_requests_per_hour")]
     #[schemars(range(min = 1, max = 200))]
     pub requests_per_hour: u32,
+    /// The percentage of `requestsPerHour` kept for what a person waits for: the writes of a
+    /// change a person approved, undos, and syncs asked for. Periodic syncs, the policy's and
+    /// the autopilot's own writes and a ConfigRepo's converges never spend it, and are spread
+    /// across the hour rather than sent in one burst.
+    #[serde(default = "default_reserved_requests_percent")]
+    #[schemars(range(min = 0, max = 90))]
+    pub reserved_requests_percent: u8,
     /// How often the mirror asks YNAB for what changed.
     #[serde(default = "default_sync_interval")]
     pub sync_interval: DurationString,
@@ -85,6 +92,10 @@ fn default_api_url() -> String {
 
 fn default_requests_per_hour() -> u32 {
     180
+}
+
+fn default_reserved_requests_percent() -> u8 {
+    25
 }
 
 fn default_sync_interval() -> DurationString {
@@ -397,4 +408,29 @@ pub struct RequestUse {
     /// When the next request is allowed, while rate limited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limited_until: Option<Time>,
+    /// Requests per hour kept for what a person waits for (`spec.reservedRequestsPercent` of
+    /// the limit).
+    #[serde(default)]
+    pub reserved_per_hour: u32,
+    /// The last rolling hour's requests by why they went out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_priority: Option<RequestsByPriority>,
+    /// When a request nobody waits for (a periodic sync, an unasked write) may next go out, while
+    /// the pace or the reserve holds them back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_paced_at: Option<Time>,
+}
+
+/// Requests by why they went out.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestsByPriority {
+    /// Reads and writes of changes a person approved, and undos.
+    pub approved: u32,
+    /// Syncs a person asked for.
+    pub asked: u32,
+    /// Writes the Budget's policy or the autopilot ran unasked.
+    pub unasked: u32,
+    /// Periodic and watch-triggered syncs, and a ConfigRepo's converges.
+    pub background: u32,
 }

@@ -19,6 +19,7 @@ use crate::logic::approval::policy::{self, Action};
 use crate::logic::approval::request::{self, Taken};
 use crate::logic::approval::status as approval_status;
 use crate::logic::plan::PlannedChange;
+use crate::logic::runtime::request_priority::WriteDecision;
 
 /// Whether the write may go ahead.
 pub enum Gate {
@@ -61,6 +62,15 @@ impl Grant {
             attempt_id,
             resumed: false,
             request: None,
+        }
+    }
+
+    /// Who let the write go out: a person's approval, or the policy.
+    pub fn decided_by(&self) -> WriteDecision {
+        if self.request.is_some() {
+            WriteDecision::Person
+        } else {
+            WriteDecision::Policy
         }
     }
 

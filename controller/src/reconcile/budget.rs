@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::core::PartialObjectMeta;
 use kube::runtime::controller::Action;
@@ -17,13 +16,16 @@ use sha2::{Digest, Sha256};
 
 use super::summarize::{StatusWrite, summarize_and_patch};
 use super::{Context, Error};
-use crate::api::budget::{Budget, RequestUse};
+use crate::api::budget::Budget;
 use crate::k8s::secrets;
 use crate::k8s::watches::{self, OnEvent, Watches};
 use crate::logic::budget::api_url::AllowedApiUrl;
 use crate::logic::budget::status::{self as budget_status, SyncOutcome, SyncReport};
 use crate::logic::budget::sync_due::{self, Due, SyncedFor};
 use crate::logic::budget::token_exposure::{self, Place};
+use crate::logic::runtime::pacing::Limits;
+use crate::logic::runtime::request_priority::{self, Priority};
+use crate::logic::runtime::request_window::RequestWindow;
 use crate::logic::status::conditions::{self, Observed};
 use crate::logic::values::duration;
 use crate::ynab::budget_links::{BudgetKey, Credentials, MirrorCell, MirrorSlot};
@@ -141,10 +143,11 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
             if let Due::In(wait) = sync_due::due(last, &asked, paired.interval, &ages) {
                 return Ok(Action::requeue(wait));
             }
-            if last.is_some_and(|(before, _)| sync_due::asked_only(before, &asked)) {
+            let by_person = last.is_some_and(|(before, _)| sync_due::asked_only(before, &asked));
+            if by_person {
                 cell.state.write().await.asked.push(Instant::now());
             }
-            Ok((paired, asked))
+            Ok((paired, asked, request_priority::of_sync(by_person)))
         }
         // The status is about to say why it cannot sync: the next reconcile that can, does.
         Err(e) => {
@@ -159,25 +162,21 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
     };
     let turn = cell.turn.lock().await;
     let (outcome, window, requeue) = match paired {
-        Ok((paired, asked)) => sync(&budget, &ctx, &namespace, paired, asked, &cell).await,
+        Ok((paired, asked, priority)) => {
+            let attempt = SyncAttempt {
+                paired,
+                asked,
+                priority,
+            };
+            attempt.run(&budget, &ctx, &namespace, &cell).await
+        }
         Err((outcome, requeue)) => (outcome, None, requeue),
     };
     let slot = cell.state.read().await;
     let now = Timestamp::now();
     let requests = match &window {
-        Some(w) => {
-            let mut w = w.lock().expect("window lock");
-            RequestUse {
-                used_last_hour: w.used(now),
-                limit_per_hour: w.limit(),
-                rate_limited_until: w.paused_until(now).map(Time),
-            }
-        }
-        None => RequestUse {
-            used_last_hour: 0,
-            limit_per_hour: budget.spec.requests_per_hour,
-            rate_limited_until: None,
-        },
+        Some(w) => w.lock().expect("window lock").request_use(now),
+        None => RequestWindow::with(Limits::of(&budget.spec)).request_use(now),
     };
     let previous = budget.status.clone().unwrap_or_default();
     let synced = outcome == SyncOutcome::Synced;
@@ -319,85 +318,123 @@ async fn pair(
     })
 }
 
-/// One sync attempt: the outcome, the token's request window, and when to look again.
-async fn sync(
-    budget: &Budget,
-    ctx: &Context,
-    namespace: &str,
+/// One sync attempt, with what it is made for and why it goes out.
+struct SyncAttempt {
     paired: Paired,
     asked: SyncedFor,
-    cell: &MirrorCell,
-) -> (SyncOutcome, Option<SharedWindow>, Action) {
-    let spec = &budget.spec;
-    let Paired {
-        url,
-        token,
-        interval,
-    } = paired;
-    let client =
-        match ctx
-            .budget_links
-            .client(&url, &token, spec.requests_per_hour, ctx.metrics.clone())
-        {
-            Ok(c) => c.led_by(ctx.leadership.clone()),
-            Err(e) => {
-                return (
-                    failed(e.reason(), e.to_string()),
-                    None,
-                    Action::requeue(TRANSIENT),
-                );
-            }
-        };
-    let window = client.window().clone();
-    // A token YNAB refused is refused again: a Secret event or an edit that leaves the token as
-    // it is must not cost a request.
-    if let Some(refused) = ctx.budget_links.refusal(&url, &token, NEEDS_A_PERSON) {
-        return (
-            failed(refused.reason(), refused.to_string()),
-            Some(window),
-            Action::requeue(NEEDS_A_PERSON),
-        );
-    }
-    let wanted = (spec.plan_id.clone(), url.as_str().to_owned());
-    {
-        let mut slot = cell.state.write().await;
-        if slot.source != wanted {
-            *slot = MirrorSlot {
-                source: wanted,
-                ..MirrorSlot::default()
+    priority: Priority,
+}
+
+impl SyncAttempt {
+    /// The outcome, the token's request window, and when to look again.
+    async fn run(
+        self,
+        budget: &Budget,
+        ctx: &Context,
+        namespace: &str,
+        cell: &MirrorCell,
+    ) -> (SyncOutcome, Option<SharedWindow>, Action) {
+        let spec = &budget.spec;
+        let SyncAttempt {
+            paired:
+                Paired {
+                    url,
+                    token,
+                    interval,
+                },
+            asked,
+            priority,
+        } = self;
+        let client =
+            match ctx
+                .budget_links
+                .client(&url, &token, Limits::of(spec), ctx.metrics.clone())
+            {
+                Ok(c) => c.led_by(ctx.leadership.clone()),
+                Err(e) => {
+                    return (
+                        failed(e.reason(), e.to_string()),
+                        None,
+                        Action::requeue(TRANSIENT),
+                    );
+                }
             };
-        }
-    }
-    let key = MirrorKey {
-        namespace: namespace.to_owned(),
-        budget: budget.name_any(),
-        budget_links: ctx.budget_links.clone(),
-    };
-    let started = Instant::now();
-    match mirror_sync::sync(&client, &spec.plan_id, cell, &key).await {
-        Ok(changes) => {
-            ctx.budget_links.set_refusal(&url, &token, None);
-            cell.state.write().await.synced = Some((started, asked));
-            ctx.metrics
-                .sync_duration
-                .observe(started.elapsed().as_secs_f64());
-            let server_knowledge = cell.state.read().await.mirror.server_knowledge;
-            tracing::info!(budget = %budget.name_any(), server_knowledge, ?changes, "synced");
-            (SyncOutcome::Synced, Some(window), Action::requeue(interval))
-        }
-        Err(e) => {
-            cell.state.write().await.synced = None;
-            if matches!(e, YnabError::Unauthorized { .. }) {
-                ctx.budget_links.set_refusal(&url, &token, Some(e.clone()));
-            }
-            let requeue = retry_after(&e);
-            (
-                failed(e.reason(), e.to_string()),
+        let window = client.window().clone();
+        // A token YNAB refused is refused again: a Secret event or an edit that leaves the token as
+        // it is must not cost a request.
+        if let Some(refused) = ctx.budget_links.refusal(&url, &token, NEEDS_A_PERSON) {
+            return (
+                failed(refused.reason(), refused.to_string()),
                 Some(window),
-                Action::requeue(requeue),
-            )
+                Action::requeue(NEEDS_A_PERSON),
+            );
+        }
+        let wanted = (spec.plan_id.clone(), url.as_str().to_owned());
+        {
+            let mut slot = cell.state.write().await;
+            if slot.source != wanted {
+                *slot = MirrorSlot {
+                    source: wanted,
+                    ..MirrorSlot::default()
+                };
+            }
+        }
+        let key = MirrorKey {
+            namespace: namespace.to_owned(),
+            budget: budget.name_any(),
+            budget_links: ctx.budget_links.clone(),
+        };
+        let started = Instant::now();
+        match mirror_sync::sync(&client, &spec.plan_id, cell, &key, priority).await {
+            Ok(changes) => {
+                ctx.budget_links.set_refusal(&url, &token, None);
+                cell.state.write().await.synced = Some((started, asked));
+                ctx.metrics
+                    .sync_duration
+                    .observe(started.elapsed().as_secs_f64());
+                let server_knowledge = cell.state.read().await.mirror.server_knowledge;
+                tracing::info!(budget = %budget.name_any(), server_knowledge, ?changes, "synced");
+                (SyncOutcome::Synced, Some(window), Action::requeue(interval))
+            }
+            // The last sync still stands (a person's annotation meanwhile is still an asked
+            // sync): nothing was read.
+            Err(YnabError::Paced { until, .. }) => {
+                let limits = window.lock().expect("window lock").limits();
+                let message = format!(
+                    "the sync waits until {until} for its turn: periodic syncs are spread across the hour, and {} of the token's {} requests per hour are kept for approved writes and asked syncs; kubectl ledgerops sync asks for one now",
+                    limits.reserved(),
+                    limits.per_hour,
+                );
+                // Looking again every interval costs YNAB nothing and keeps the status's count
+                // of the hour current while the writes spend it.
+                let wait = wait_until(until).min(interval);
+                (
+                    SyncOutcome::Paced { message },
+                    Some(window),
+                    Action::requeue(wait),
+                )
+            }
+            Err(e) => {
+                cell.state.write().await.synced = None;
+                if matches!(e, YnabError::Unauthorized { .. }) {
+                    ctx.budget_links.set_refusal(&url, &token, Some(e.clone()));
+                }
+                let requeue = retry_after(&e);
+                (
+                    failed(e.reason(), e.to_string()),
+                    Some(window),
+                    Action::requeue(requeue),
+                )
+            }
         }
     }
+}
+
+/// How long until `until`: at least a second, so a clock a little ahead never spins.
+fn wait_until(until: Timestamp) -> Duration {
+    Duration::try_from(until.duration_since(Timestamp::now()))
+        .unwrap_or(TRANSIENT)
+        .max(Duration::from_secs(1))
 }
 
 fn failed(reason: &'static str, message: String) -> SyncOutcome {
@@ -406,12 +443,9 @@ fn failed(reason: &'static str, message: String) -> SyncOutcome {
 
 fn retry_after(e: &YnabError) -> Duration {
     match e {
-        YnabError::RateLimited { until } | YnabError::BudgetSpent { until, .. } => {
-            let wait = until.duration_since(Timestamp::now());
-            Duration::try_from(wait)
-                .unwrap_or(TRANSIENT)
-                .max(Duration::from_secs(1))
-        }
+        YnabError::RateLimited { until }
+        | YnabError::BudgetSpent { until, .. }
+        | YnabError::Paced { until, .. } => wait_until(*until),
         e if e.is_transient() => TRANSIENT,
         _ => NEEDS_A_PERSON,
     }

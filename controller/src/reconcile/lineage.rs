@@ -7,7 +7,9 @@ use kube::ResourceExt;
 
 use super::Context;
 use crate::api::budget::Budget;
+use crate::api::config_repo::ConfigRepo;
 use crate::logic::approval::lineage::{self, Known};
+use crate::logic::runtime::request_priority::WriteSource;
 
 /// Everyone who shaped `meta` (an object of namespace `namespace` that `budget` governs), or why
 /// that cannot be told.
@@ -29,12 +31,7 @@ pub fn gathered(
             continue;
         }
         let name = repo.name_any();
-        let holds = repo.status.as_ref().is_some_and(|s| {
-            s.inventory
-                .iter()
-                .any(|e| !uid.is_empty() && e.uid.as_deref() == Some(uid))
-        });
-        if holds {
+        if holds(&repo, uid) {
             known.applied_by.push(name.clone());
         }
         known
@@ -42,4 +39,28 @@ pub fn gathered(
             .insert(name, lineage::of(repo.metadata.annotations.as_ref()));
     }
     lineage::gather(&lineage::of(meta.annotations.as_ref()), &known)
+}
+
+/// Where `meta`'s object came from, as the ConfigRepos' inventories say: it orders requests
+/// (see `logic::runtime::request_priority`), and grants nothing.
+pub fn source(ctx: &Context, meta: &ObjectMeta) -> WriteSource {
+    let uid = meta.uid.as_deref().unwrap_or_default();
+    let applied =
+        ctx.repos.state().iter().any(|repo| {
+            repo.namespace().as_deref() == meta.namespace.as_deref() && holds(repo, uid)
+        });
+    if applied {
+        WriteSource::ConfigRepo
+    } else {
+        WriteSource::Applied
+    }
+}
+
+/// Whether `repo`'s inventory holds the object `uid`.
+fn holds(repo: &ConfigRepo, uid: &str) -> bool {
+    repo.status.as_ref().is_some_and(|s| {
+        s.inventory
+            .iter()
+            .any(|e| !uid.is_empty() && e.uid.as_deref() == Some(uid))
+    })
 }

@@ -35,6 +35,7 @@ use crate::k8s::events::Events;
 use crate::k8s::watches::Watches;
 use crate::leadership::Leadership;
 use crate::logic::budget::api_url::ApiUrlAllowlist;
+use crate::logic::runtime::pacing::Limits;
 use crate::logic::values::duration;
 use crate::metrics::{ErrorLabels, Measure, Metrics};
 use crate::shutdown::Shutdown;
@@ -136,7 +137,7 @@ impl Context {
         )?;
         let client = self
             .budget_links
-            .client(&url, &token, spec.requests_per_hour, self.metrics.clone())
+            .client(&url, &token, Limits::of(spec), self.metrics.clone())
             .ok()?
             .under(permit)
             .led_by(self.leadership.clone());

@@ -11,7 +11,7 @@ use kube::{Api, Resource, ResourceExt};
 
 use super::approval_gate::{self, Ask, Gate, Grant};
 use super::summarize::{StatusWrite, summarize_and_patch};
-use super::{Context, Error, budget_scoped};
+use super::{Context, Error, budget_scoped, lineage};
 use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
 use crate::api::common::{Edits, WriteIntent};
@@ -26,9 +26,10 @@ use crate::logic::plan::outcome::{self, WriteResult};
 use crate::logic::plan::status::{self as plan_status, PlanVerdict};
 use crate::logic::plan::step::{self, Resume, Step};
 use crate::logic::plan::{AppliedChange, Approved, Basis, PlanPreview};
+use crate::logic::runtime::request_priority;
 use crate::logic::status::announce;
-use crate::logic::transaction::batch::{Authorized, Outcome, Submission};
-use crate::ynab::batcher::Destination;
+use crate::logic::transaction::batch::{Authorized, Submission};
+use crate::ynab::batcher::{self, Destination};
 use crate::ynab::budget_links::BudgetKey;
 
 /// Subscribes to the shared watches at once; the returned future runs the controller.
@@ -420,6 +421,10 @@ impl Operation<'_> {
             };
             journal::record(&ctx.client, self.namespace, &entry).await?;
         }
+        let priority = request_priority::of_write(
+            self.grant.decided_by(),
+            lineage::source(ctx, &self.plan.metadata),
+        );
         let submissions = chunks
             .iter()
             .map(|chunk| Submission {
@@ -427,6 +432,7 @@ impl Operation<'_> {
                 all_or_nothing: true,
                 authorized: Authorized::Plan(approved.clone()),
                 operation: Some(self.grant.attempt_id.clone()),
+                priority,
             })
             .collect();
         let key = BudgetKey::new(self.namespace, self.budget);
@@ -437,8 +443,7 @@ impl Operation<'_> {
         let mut written = 0usize;
         let mut stop = None;
         for (chunk, answer) in chunks.iter().zip(answers) {
-            let outcomes =
-                answer.unwrap_or_else(|e| vec![Outcome::NotLanded(e.to_string()); chunk.len()]);
+            let outcomes = answer.unwrap_or_else(|e| vec![batcher::unanswered(&e); chunk.len()]);
             written += outcomes.iter().filter(|o| o.holds_target()).count();
             let ids: Vec<String> = chunk.iter().map(|c| c.transaction_id.clone()).collect();
             match outcome::summarize(&ids, &outcomes) {

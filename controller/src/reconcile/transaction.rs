@@ -17,13 +17,14 @@ use tokio_stream::wrappers::UnboundedReceiverStream;
 use super::approval_gate::{self, Ask, Gate};
 use super::summarize::{StatusWrite, summarize_and_patch};
 use super::writes_in_flight::{Landed, Write};
-use super::{Context, Error, budget_scoped};
+use super::{Context, Error, budget_scoped, lineage};
 use crate::api::approval::SubjectKind;
 use crate::api::budget::Budget;
 use crate::api::transaction::{Transaction, TransactionStatus};
 use crate::k8s::watches::Watches;
 use crate::k8s::{objects, status};
 use crate::logic::plan::{self, PlannedChange};
+use crate::logic::runtime::request_priority;
 use crate::logic::transaction::batch::{self, Authorized, Submission, WriteItem};
 use crate::logic::transaction::converge::{self, Expect};
 use crate::logic::transaction::status::{self as transaction_status, Verdict};
@@ -310,6 +311,7 @@ async fn write(
         all_or_nothing: false,
         authorized: Authorized::Transaction { scope, hash },
         operation: None,
+        priority: request_priority::of_write(grant.decided_by(), lineage::source(ctx, tx.meta())),
     };
     let key = BudgetKey {
         namespace,

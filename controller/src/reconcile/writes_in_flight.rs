@@ -16,7 +16,7 @@ use super::approval_gate::Grant;
 use crate::api::transaction::Transaction;
 use crate::logic::transaction::batch::Outcome;
 use crate::logic::transaction::step::Seen;
-use crate::ynab::batcher::{Answer, Reply};
+use crate::ynab::batcher::{self, Answer, Reply};
 
 /// What recording a write's outcome needs from the reconcile that started it.
 #[derive(Clone)]
@@ -133,7 +133,7 @@ impl WritesInFlight {
     fn settle(&self, uid: &str, answer: Answer) {
         let outcome = match answer {
             Ok(mut outcomes) => outcomes.pop().expect("one outcome per item"),
-            Err(e) => Outcome::NotLanded(e.to_string()),
+            Err(e) => batcher::unanswered(&e),
         };
         let mut entries = self.lock();
         let Some(entry) = entries.by_uid.get_mut(uid) else {

@@ -16,6 +16,7 @@ use super::budget_links::{BudgetKey, SharedMirror};
 use super::client::YnabClient;
 use super::error::YnabError;
 use super::mirror_sync::{self, MirrorKey};
+use crate::logic::runtime::request_priority::{self, Priority};
 use crate::logic::transaction::batch::{self, Outcome, Plan, Stops, Submission};
 
 /// Where a Budget's writes go.
@@ -144,6 +145,18 @@ impl Batcher {
     }
 }
 
+/// What a submission's items came to when its batch got no answer from YNAB: a request held back
+/// for its turn waits until then; anything else did not land.
+pub fn unanswered(e: &YnabError) -> Outcome {
+    match e {
+        YnabError::Paced { until, .. } => Outcome::Waiting {
+            until: *until,
+            why: e.to_string(),
+        },
+        e => Outcome::NotLanded(e.to_string()),
+    }
+}
+
 fn closed() -> YnabError {
     YnabError::Unreachable {
         what: "the write queue".into(),
@@ -185,7 +198,8 @@ fn spawn_worker() -> mpsc::UnboundedSender<Job> {
 async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
     let cell = &destination.mirror;
     let _turn = cell.turn.lock().await;
-    if let Err(e) = sync(&destination).await {
+    let priority = request_priority::of_batch(jobs.iter().map(|j| j.submission.priority));
+    if let Err(e) = sync(&destination, priority).await {
         for job in jobs {
             job.reply.send(Err(e.clone()));
         }
@@ -233,6 +247,8 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
             continue;
         }
         let keys: Vec<(usize, usize)> = request.iter().flatten().copied().collect();
+        let priority =
+            request_priority::of_batch(keys.iter().map(|&(j, _)| jobs[j].submission.priority));
         let items = keys
             .iter()
             .map(|&(j, i)| {
@@ -242,7 +258,7 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
             .collect();
         let error = match destination
             .client
-            .patch_transactions(&destination.plan_id, items)
+            .patch_transactions(&destination.plan_id, items, priority)
             .await
         {
             Ok(data) => {
@@ -257,10 +273,7 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
             Err(e) => e,
         };
         if !error.refuses_content() {
-            failed.extend(
-                keys.iter()
-                    .map(|&k| (k, Outcome::NotLanded(error.to_string()))),
-            );
+            failed.extend(keys.iter().map(|&k| (k, unanswered(&error))));
             keys.iter()
                 .for_each(|&(j, _)| stops.stop(&jobs[j].submission));
             continue;
@@ -286,7 +299,7 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
     }
     // An answer was lost: read YNAB again to learn which writes landed.
     let settle_error = if uncertain {
-        sync(&destination).await.err()
+        sync(&destination, priority).await.err()
     } else {
         None
     };
@@ -311,13 +324,14 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
     }
 }
 
-/// A delta read; the caller holds the Budget's turn.
-async fn sync(destination: &Destination) -> Result<(), YnabError> {
+/// A delta read at `priority`; the caller holds the Budget's turn.
+async fn sync(destination: &Destination, priority: Priority) -> Result<(), YnabError> {
     mirror_sync::sync(
         &destination.client,
         &destination.plan_id,
         &destination.mirror,
         &destination.key,
+        priority,
     )
     .await
     .map(drop)

@@ -21,6 +21,7 @@ use crate::k8s::request_record::RequestRecords;
 use crate::logic::budget::api_url::AllowedApiUrl;
 use crate::logic::budget::mirror::Mirror;
 use crate::logic::budget::sync_due::SyncedFor;
+use crate::logic::runtime::pacing::Limits;
 use crate::logic::runtime::request_window::RequestWindow;
 use crate::logic::status::alerts::RequestUse;
 use crate::metrics::Metrics;
@@ -159,13 +160,13 @@ impl BudgetLinks {
         self.changes.subscribe()
     }
 
-    /// A client for `token` at `api_url`, sharing one request window (set to `limit`) and one
+    /// A client for `token` at `api_url`, sharing one request window (set to `limits`) and one
     /// connection pool with every other client of that token and URL.
     pub fn client(
         &self,
         api_url: &AllowedApiUrl,
         token: &Token,
-        limit: u32,
+        limits: Limits,
         metrics: Arc<Metrics>,
     ) -> Result<YnabClient, YnabError> {
         let (window, record, http) = {
@@ -174,7 +175,7 @@ impl BudgetLinks {
             let share = match windows.entry(key) {
                 Entry::Occupied(e) => e.into_mut(),
                 Entry::Vacant(e) => e.insert(TokenShare {
-                    window: Arc::new(Mutex::new(RequestWindow::new(limit))),
+                    window: Arc::new(Mutex::new(RequestWindow::with(limits))),
                     record: self.records.clone().map(|records| {
                         Arc::new(WindowRecord::new(records, api_url.as_str(), token))
                     }),
@@ -188,7 +189,7 @@ impl BudgetLinks {
                 share.http.clone(),
             )
         };
-        window.lock().expect("window lock").set_limit(limit);
+        window.lock().expect("window lock").set_limits(limits);
         Ok(YnabClient::on(http, api_url, token.clone(), window, metrics).recorded(record))
     }
 

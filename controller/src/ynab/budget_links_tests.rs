@@ -92,7 +92,7 @@ fn a_window_and_its_connections_live_while_a_budget_uses_them() {
     pair(&links, "b", &url, "shared");
     let metrics = Arc::new(Metrics::default());
     let window_of = |links: &BudgetLinks| {
-        let client = links.client(&url, &token, 180, metrics.clone());
+        let client = links.client(&url, &token, Limits::unreserved(180), metrics.clone());
         client.unwrap().window().clone()
     };
     let window = window_of(&links);
@@ -117,7 +117,9 @@ fn a_refused_token_is_remembered_until_it_is_accepted_or_the_wait_is_over() {
     let metrics = Arc::new(Metrics::default());
     let (bad, other) = (Token::new("bad"), Token::new("other"));
     for token in [&bad, &other] {
-        links.client(&url, token, 180, metrics.clone()).unwrap();
+        links
+            .client(&url, token, Limits::unreserved(180), metrics.clone())
+            .unwrap();
     }
     let hour = Duration::from_secs(3600);
     assert!(links.refusal(&url, &bad, hour).is_none());
@@ -152,7 +154,7 @@ fn request_use_is_shown_per_budget_while_the_budget_is_known() {
         .client(
             &url,
             &Token::new("shared"),
-            150,
+            Limits::unreserved(150),
             Arc::new(Metrics::default()),
         )
         .unwrap();

@@ -17,6 +17,7 @@ use super::window_record::WindowRecord;
 use crate::k8s::request_record::RecordError;
 use crate::leadership::Leadership;
 use crate::logic::budget::api_url::AllowedApiUrl;
+use crate::logic::runtime::request_priority::Priority;
 use crate::logic::runtime::request_window::{Denied, RequestWindow};
 use crate::logic::runtime::retry::{self, Failure, RequestKind};
 use crate::logic::values::outside_text;
@@ -68,6 +69,8 @@ struct Call<'a, B> {
     body: Option<&'a B>,
     /// The record concerned, for error messages: `plan 6f1a…`.
     what: String,
+    /// Why it goes out: what it may spend of the hour (see [`Priority`]).
+    priority: Priority,
 }
 
 /// A connection pool for YNAB requests.
@@ -137,7 +140,12 @@ impl YnabClient {
 
     /// The whole plan, or with `since` only what changed after that server knowledge: the one
     /// request a mirror sync makes.
-    pub async fn plan(&self, plan_id: &str, since: Option<i64>) -> Result<PlanData, YnabError> {
+    pub async fn plan(
+        &self,
+        plan_id: &str,
+        since: Option<i64>,
+        priority: Priority,
+    ) -> Result<PlanData, YnabError> {
         self.execute::<(), _>(Call {
             method: Method::GET,
             endpoint: "GET /plans/{plan_id}",
@@ -148,6 +156,7 @@ impl YnabClient {
                 .collect(),
             body: None,
             what: format!("plan {plan_id}"),
+            priority,
         })
         .await
     }
@@ -159,6 +168,7 @@ impl YnabClient {
         &self,
         plan_id: &str,
         items: Vec<SaveTransactionWithIdOrImportId>,
+        priority: Priority,
     ) -> Result<SaveTransactionsData, YnabError> {
         let what = match items.as_slice() {
             [one] => format!(
@@ -180,6 +190,7 @@ impl YnabClient {
             query: Vec::new(),
             body: Some(&body),
             what: what.clone(),
+            priority,
         };
         let result = self.execute(call()).await;
         if matches!(result, Err(YnabError::OutcomeUnknown { .. })) && planted::resend_after_drop() {
@@ -238,7 +249,7 @@ impl YnabClient {
         if let Some(record) = &self.record {
             record.read_once(&self.window).await.map_err(uncounted)?;
         }
-        self.acquire()?;
+        self.acquire(call.priority)?;
         if let Some(record) = &self.record {
             record.write(&self.window).await.map_err(uncounted)?;
         }
@@ -254,12 +265,12 @@ impl YnabClient {
         let response = match request.send().await {
             Ok(r) => r,
             Err(e) => {
-                self.count(call.endpoint, "transport");
+                self.count(call, "transport");
                 return Err(transport_failure(call, kind, &e));
             }
         };
         let status = response.status();
-        self.count(call.endpoint, status.as_str());
+        self.count(call, status.as_str());
         let body = response
             .bytes()
             .await
@@ -278,17 +289,25 @@ impl YnabClient {
         Err(self.refusal(call, status, &body))
     }
 
-    fn acquire(&self) -> Result<(), Attempt> {
+    fn acquire(&self, priority: Priority) -> Result<(), Attempt> {
         let mut window = self.window.lock().expect("request window lock");
-        window.try_acquire(Timestamp::now()).map_err(|denied| {
-            Attempt::Final(match denied {
-                Denied::BudgetSpent { until } => YnabError::BudgetSpent {
-                    limit: window.limit(),
-                    until,
-                },
-                Denied::RateLimited { until } => YnabError::RateLimited { until },
+        window
+            .try_acquire(Timestamp::now(), priority)
+            .map_err(|denied| {
+                Attempt::Final(match denied {
+                    Denied::BudgetSpent { until } => YnabError::BudgetSpent {
+                        limit: window.limit(),
+                        until,
+                    },
+                    Denied::RateLimited { until } => YnabError::RateLimited { until },
+                    Denied::Paced { until } => YnabError::Paced {
+                        priority: priority.label(),
+                        reserved: window.limits().reserved(),
+                        limit: window.limit(),
+                        until,
+                    },
+                })
             })
-        })
     }
 
     fn settle(&self, status: StatusCode) {
@@ -335,12 +354,13 @@ impl YnabClient {
         Attempt::Final(error)
     }
 
-    fn count(&self, endpoint: &'static str, status: &str) {
+    fn count<B>(&self, call: &Call<'_, B>, status: &str) {
         self.metrics
             .ynab_requests
             .get_or_create(&RequestLabels {
-                endpoint,
+                endpoint: call.endpoint,
                 status: status.to_owned(),
+                priority: call.priority.label(),
             })
             .inc();
     }

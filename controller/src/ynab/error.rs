@@ -33,6 +33,15 @@ pub enum YnabError {
         "the request budget of {limit} per hour for this token is spent: the next request goes out at {until}; raise spec.requestsPerHour (at most 200) only if nothing else uses the token"
     )]
     BudgetSpent { limit: u32, until: Timestamp },
+    #[error(
+        "this {priority} request waits until {until}: of the token's {limit} requests per hour, {reserved} are kept for approved writes and asked syncs, and the rest are spread across the hour; approve the change or ask for a sync (kubectl ledgerops sync) to go sooner"
+    )]
+    Paced {
+        priority: &'static str,
+        reserved: u32,
+        limit: u32,
+        until: Timestamp,
+    },
     #[error("YNAB answered {answer} to {what}: it is retried later")]
     Server { what: String, answer: String },
     #[error("YNAB could not be reached for {what} ({reason}): check spec.apiUrl and the network")]
@@ -64,6 +73,7 @@ impl YnabError {
             YnabError::Unauthorized { .. } | YnabError::Forbidden { .. } => "Unauthorized",
             YnabError::NotFound { .. } => "NotFound",
             YnabError::RateLimited { .. } | YnabError::BudgetSpent { .. } => "RateLimited",
+            YnabError::Paced { .. } => "Paced",
             YnabError::Server { .. }
             | YnabError::Unreachable { .. }
             | YnabError::OutcomeUnknown { .. } => "Unreachable",
@@ -92,6 +102,7 @@ impl YnabError {
             self,
             YnabError::RateLimited { .. }
                 | YnabError::BudgetSpent { .. }
+                | YnabError::Paced { .. }
                 | YnabError::Server { .. }
                 | YnabError::Unreachable { .. }
                 | YnabError::OutcomeUnknown { .. }

@@ -5,6 +5,7 @@ use super::budget_links::{BudgetLinks, MirrorCell, MirrorChange};
 use super::client::YnabClient;
 use super::error::YnabError;
 use crate::logic::budget::mirror::Changes;
+use crate::logic::runtime::request_priority::Priority;
 
 /// Which Budget a mirror belongs to, and where to announce its changes.
 #[derive(Clone)]
@@ -23,12 +24,13 @@ pub async fn sync(
     plan_id: &str,
     cell: &MirrorCell,
     key: &MirrorKey,
+    priority: Priority,
 ) -> Result<Changes, YnabError> {
     let since = {
         let slot = cell.state.read().await;
         (slot.mirror.server_knowledge > 0).then_some(slot.mirror.server_knowledge)
     };
-    let data = client.plan(plan_id, since).await?;
+    let data = client.plan(plan_id, since, priority).await?;
     let (transaction_ids, changes) = {
         let mut slot = cell.state.write().await;
         let ids = slot.mirror.changed_transactions(&data.plan);

@@ -1,23 +1,26 @@
 //! `status`: each Budget's health and request use, the Transactions that need a person.
 
 use k8s_openapi::jiff::Timestamp;
-use ledgerops::api::budget::Budget;
+use ledgerops::api::budget::{Budget, RequestsByPriority};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops::logic::status::conditions;
 
 use super::time;
 
-pub const BUDGET_HEADERS: [&str; 6] = [
+pub const BUDGET_HEADERS: [&str; 8] = [
     "NAMESPACE",
     "BUDGET",
     "PHASE",
     "LAST SYNC",
     "REQUESTS/HOUR",
+    "SPENT ON",
+    "NEXT UNASKED",
     "MESSAGE",
 ];
 
-/// One row per Budget: phase, how long ago it synced, requests used of its hourly limit, and
-/// the Ready message when it is not Ready.
+/// One row per Budget: phase, how long ago it synced, requests used of its hourly limit (and
+/// how many of them are kept for people), what they went to, when the next request nobody waits
+/// for may go out, and the Ready message when it is not Ready.
 pub fn budget_row(b: &Budget, now: Timestamp) -> Vec<String> {
     let status = b.status.clone().unwrap_or_default();
     let ready = conditions::get(&status.conditions, conditions::READY);
@@ -38,10 +41,47 @@ pub fn budget_row(b: &Budget, now: Timestamp) -> Vec<String> {
             .unwrap_or_else(|| "never".into()),
         status
             .requests
-            .map(|r| format!("{}/{}", r.used_last_hour, r.limit_per_hour))
+            .as_ref()
+            .map(|r| match r.reserved_per_hour {
+                0 => format!("{}/{}", r.used_last_hour, r.limit_per_hour),
+                kept => format!("{}/{} ({kept} kept)", r.used_last_hour, r.limit_per_hour),
+            })
+            .unwrap_or_else(|| "-".into()),
+        status
+            .requests
+            .as_ref()
+            .and_then(|r| r.by_priority.as_ref())
+            .map(spent_on)
+            .unwrap_or_else(|| "-".into()),
+        status
+            .requests
+            .as_ref()
+            .map(|r| match &r.next_paced_at {
+                Some(at) => time::until(at.0, now),
+                None => "now".into(),
+            })
             .unwrap_or_else(|| "-".into()),
         message,
     ]
+}
+
+/// The hour's requests by priority, the ones with any: `2 approved, 7 background`.
+fn spent_on(by: &RequestsByPriority) -> String {
+    let parts: Vec<String> = [
+        (by.approved, "approved"),
+        (by.asked, "asked"),
+        (by.unasked, "unasked"),
+        (by.background, "background"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join(", ")
+    }
 }
 
 pub const TRANSACTION_HEADERS: [&str; 4] = ["NAMESPACE", "TRANSACTION", "PHASE", "MESSAGE"];
@@ -101,7 +141,7 @@ mod tests {
         let now = Timestamp::from_second(10_000).unwrap();
         assert_eq!(
             budget_row(&b, now),
-            ["home", "household", "-", "never", "-", ""]
+            ["home", "household", "-", "never", "-", "-", "-", ""]
         );
         b.status = Some(BudgetStatus {
             phase: Some(BudgetPhase::Ready),
@@ -110,6 +150,14 @@ mod tests {
                 used_last_hour: 3,
                 limit_per_hour: 180,
                 rate_limited_until: None,
+                reserved_per_hour: 45,
+                by_priority: Some(RequestsByPriority {
+                    approved: 2,
+                    asked: 0,
+                    unasked: 0,
+                    background: 1,
+                }),
+                next_paced_at: Some(Time(Timestamp::from_second(10_035).unwrap())),
             }),
             conditions: vec![condition("Ready", "False", "YNAB refused the token")],
             ..Default::default()
@@ -121,7 +169,9 @@ mod tests {
                 "household",
                 "Ready",
                 "5m ago",
-                "3/180",
+                "3/180 (45 kept)",
+                "2 approved, 1 background",
+                "in 35s",
                 "YNAB refused the token"
             ]
         );

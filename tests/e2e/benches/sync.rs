@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use ledgerops::logic::budget::api_url::ApiUrlAllowlist;
 use ledgerops::logic::budget::mirror::Mirror;
+use ledgerops::logic::runtime::request_priority::Priority;
 use ledgerops::logic::runtime::request_window::RequestWindow;
 use ledgerops::metrics::Metrics;
 use ledgerops::ynab::client::YnabClient;
@@ -32,7 +33,7 @@ async fn main() {
     .expect("simulator");
     let ynab = client(&plain);
     let full = measure(&plain, 5, || async {
-        ynab.plan(demo::PLAN_ID, None)
+        ynab.plan(demo::PLAN_ID, None, Priority::Approved)
             .await
             .unwrap()
             .plan
@@ -69,7 +70,10 @@ async fn main() {
 
     let mut mirror = Mirror::default();
     let full = measure(&sim, 5, || async {
-        let data = ynab.plan(demo::PLAN_ID, None).await.unwrap();
+        let data = ynab
+            .plan(demo::PLAN_ID, None, Priority::Approved)
+            .await
+            .unwrap();
         data.plan.transactions.len()
     })
     .await;
@@ -77,7 +81,10 @@ async fn main() {
         &format!("full sync, plan grown to {total} transactions"),
         full,
     );
-    let data = ynab.plan(demo::PLAN_ID, None).await.unwrap();
+    let data = ynab
+        .plan(demo::PLAN_ID, None, Priority::Approved)
+        .await
+        .unwrap();
     mirror.apply(data.plan, data.server_knowledge);
 
     for edits in [1, EXTRA] {
@@ -90,16 +97,25 @@ async fn main() {
         }
         let since = mirror.server_knowledge;
         let delta = measure(&sim, 5, || async {
-            let data = ynab.plan(demo::PLAN_ID, Some(since)).await.unwrap();
+            let data = ynab
+                .plan(demo::PLAN_ID, Some(since), Priority::Approved)
+                .await
+                .unwrap();
             data.plan.transactions.len()
         })
         .await;
         row(&format!("delta sync after {edits} edit(s)"), delta);
-        let data = ynab.plan(demo::PLAN_ID, Some(since)).await.unwrap();
+        let data = ynab
+            .plan(demo::PLAN_ID, Some(since), Priority::Approved)
+            .await
+            .unwrap();
         mirror.apply(data.plan, data.server_knowledge);
 
         let refetch = measure(&sim, 5, || async {
-            let data = ynab.plan(demo::PLAN_ID, None).await.unwrap();
+            let data = ynab
+                .plan(demo::PLAN_ID, None, Priority::Approved)
+                .await
+                .unwrap();
             data.plan.transactions.len()
         })
         .await;

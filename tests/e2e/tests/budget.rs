@@ -210,7 +210,7 @@ async fn metrics_count_ynab_requests_and_time_reconciles() {
     let text = Ledgerops::shared().await.metrics().await;
     assert!(
         text.contains(
-            r#"ledgerops_ynab_requests_total{endpoint="GET /plans/{plan_id}",status="200"}"#
+            r#"ledgerops_ynab_requests_total{endpoint="GET /plans/{plan_id}",status="200",priority="background"}"#
         ),
         "{text}"
     );

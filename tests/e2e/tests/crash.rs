@@ -289,7 +289,8 @@ async fn a_restarted_controller_counts_the_requests_the_one_before_it_sent() {
     s.create_budget(
         "household",
         demo::TOKEN,
-        json!({"requestsPerHour": LIMIT, "syncInterval": "1h"}),
+        // Nothing kept back: this is about the count, not the shares (request_window_tests).
+        json!({"requestsPerHour": LIMIT, "syncInterval": "1h", "reservedRequestsPercent": 0}),
     )
     .await;
     s.wait_budget("household", BudgetPhase::Ready).await;

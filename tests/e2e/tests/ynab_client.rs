@@ -7,6 +7,7 @@ use std::time::Duration;
 use ledgerops::leadership::Leadership;
 use ledgerops::logic::budget::api_url::ApiUrlAllowlist;
 use ledgerops::logic::runtime::lease::Timing;
+use ledgerops::logic::runtime::request_priority::Priority;
 use ledgerops::logic::runtime::request_window::RequestWindow;
 use ledgerops::metrics::Metrics;
 use ledgerops::ynab::client::YnabClient;
@@ -51,7 +52,10 @@ fn fault(status: u16, count: u32) -> StatusFault {
 async fn a_delta_request_returns_only_what_changed() {
     let sim = sim().await;
     let ynab = client(&sim, demo::TOKEN, 180);
-    let full = ynab.plan(demo::PLAN_ID, None).await.unwrap();
+    let full = ynab
+        .plan(demo::PLAN_ID, None, Priority::Approved)
+        .await
+        .unwrap();
     assert_eq!(
         full.plan.transactions.len(),
         demo::generate().plans[0].transactions.len()
@@ -62,7 +66,11 @@ async fn a_delta_request_returns_only_what_changed() {
         .await
         .unwrap();
     let delta = ynab
-        .plan(demo::PLAN_ID, Some(full.server_knowledge))
+        .plan(
+            demo::PLAN_ID,
+            Some(full.server_knowledge),
+            Priority::Approved,
+        )
         .await
         .unwrap();
     assert!(delta.server_knowledge > full.server_knowledge);
@@ -84,7 +92,7 @@ async fn a_delta_request_returns_only_what_changed() {
 async fn errors_name_the_record_and_say_what_to_do() {
     let sim = sim().await;
     let refused = client(&sim, "wrong-token", 180)
-        .plan(demo::PLAN_ID, None)
+        .plan(demo::PLAN_ID, None, Priority::Approved)
         .await
         .unwrap_err();
     assert!(
@@ -95,7 +103,7 @@ async fn errors_name_the_record_and_say_what_to_do() {
 
     let missing = "0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a";
     let unknown = client(&sim, demo::TOKEN, 180)
-        .plan(missing, None)
+        .plan(missing, None, Priority::Approved)
         .await
         .unwrap_err();
     assert!(matches!(unknown, YnabError::NotFound { .. }), "{unknown:?}");
@@ -107,19 +115,25 @@ async fn reads_are_retried_after_server_errors_but_a_429_is_not() {
     let sim = sim().await;
     let ynab = client(&sim, demo::TOKEN, 180);
     sim.control().inject_status(&fault(503, 2)).await.unwrap();
-    ynab.plan(demo::PLAN_ID, None)
+    ynab.plan(demo::PLAN_ID, None, Priority::Approved)
         .await
         .expect("the third attempt succeeds");
     assert_eq!(sim.control().counters().await.unwrap().total, 3);
 
     sim.control().inject_status(&fault(429, 1)).await.unwrap();
-    let limited = ynab.plan(demo::PLAN_ID, None).await.unwrap_err();
+    let limited = ynab
+        .plan(demo::PLAN_ID, None, Priority::Approved)
+        .await
+        .unwrap_err();
     assert!(
         matches!(limited, YnabError::RateLimited { .. }),
         "{limited:?}"
     );
     // Paused: the next call does not reach YNAB.
-    let paused = ynab.plan(demo::PLAN_ID, None).await.unwrap_err();
+    let paused = ynab
+        .plan(demo::PLAN_ID, None, Priority::Approved)
+        .await
+        .unwrap_err();
     assert!(
         matches!(paused, YnabError::RateLimited { .. }),
         "{paused:?}"
@@ -131,9 +145,16 @@ async fn reads_are_retried_after_server_errors_but_a_429_is_not() {
 async fn the_request_budget_stops_requests_before_ynab_would() {
     let sim = sim().await;
     let ynab = client(&sim, demo::TOKEN, 2);
-    ynab.plan(demo::PLAN_ID, None).await.unwrap();
-    ynab.plan(demo::PLAN_ID, None).await.unwrap();
-    let spent = ynab.plan(demo::PLAN_ID, None).await.unwrap_err();
+    ynab.plan(demo::PLAN_ID, None, Priority::Approved)
+        .await
+        .unwrap();
+    ynab.plan(demo::PLAN_ID, None, Priority::Approved)
+        .await
+        .unwrap();
+    let spent = ynab
+        .plan(demo::PLAN_ID, None, Priority::Approved)
+        .await
+        .unwrap_err();
     assert!(
         matches!(spent, YnabError::BudgetSpent { limit: 2, .. }),
         "{spent:?}"
@@ -149,7 +170,10 @@ async fn the_request_budget_stops_requests_before_ynab_would() {
 async fn the_token_never_shows() {
     let sim = sim().await;
     let ynab = client(&sim, "s3cr3t-token-value", 180);
-    let error = ynab.plan(demo::PLAN_ID, None).await.unwrap_err();
+    let error = ynab
+        .plan(demo::PLAN_ID, None, Priority::Approved)
+        .await
+        .unwrap_err();
     for shown in [
         format!("{ynab:?}"),
         format!("{error}"),
@@ -169,7 +193,7 @@ async fn an_error_body_is_summarised_never_repeated() {
     };
     sim.control().inject_status(&loud).await.unwrap();
     let error = client(&sim, demo::TOKEN, 180)
-        .plan(demo::PLAN_ID, None)
+        .plan(demo::PLAN_ID, None, Priority::Approved)
         .await
         .unwrap_err();
     let shown = error.to_string();
@@ -194,7 +218,10 @@ async fn a_replica_that_does_not_lead_sends_nothing() {
     .unwrap();
     let leadership = Leadership::elected(timing);
     let ynab = client(&sim, demo::TOKEN, 180).led_by(leadership.clone());
-    let refused = ynab.plan(demo::PLAN_ID, None).await.unwrap_err();
+    let refused = ynab
+        .plan(demo::PLAN_ID, None, Priority::Approved)
+        .await
+        .unwrap_err();
     assert!(matches!(refused, YnabError::NotLeader { .. }), "{refused}");
     assert!(
         refused.is_transient(),
@@ -203,11 +230,14 @@ async fn a_replica_that_does_not_lead_sends_nothing() {
     assert_eq!(sim.control().counters().await.unwrap().total, 0);
 
     leadership.renewed(std::time::Instant::now());
-    ynab.plan(demo::PLAN_ID, None).await.unwrap();
+    ynab.plan(demo::PLAN_ID, None, Priority::Approved)
+        .await
+        .unwrap();
     leadership.lost();
     let items = vec![];
     assert!(matches!(
-        ynab.patch_transactions(demo::PLAN_ID, items).await,
+        ynab.patch_transactions(demo::PLAN_ID, items, Priority::Approved)
+            .await,
         Err(YnabError::NotLeader { .. })
     ));
     assert_eq!(sim.control().counters().await.unwrap().total, 1);

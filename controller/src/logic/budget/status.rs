@@ -1,6 +1,6 @@
 //! A Budget's status after a sync attempt, and the Event worth publishing about it.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 
 use crate::api::budget::{BudgetPhase, BudgetStatus, RequestUse};
@@ -11,6 +11,8 @@ use crate::logic::status::kstatus;
 use crate::logic::values::outside_text;
 
 pub const RATE_LIMITED: &str = "RateLimited";
+/// Ready's reason while a Budget's first sync of a generation waits for its turn.
+pub const PACED: &str = "Paced";
 /// The longest failure message a Budget's status carries.
 const MAX_MESSAGE: usize = 1000;
 
@@ -28,6 +30,9 @@ pub enum SyncOutcome {
         reason: &'static str,
         message: String,
     },
+    /// It waits for its turn in the token's hour (see `logic::runtime::pacing`): a mirror that
+    /// synced for this generation stays Ready meanwhile.
+    Paced { message: String },
 }
 
 /// Everything the status is computed from.
@@ -45,6 +50,17 @@ pub use crate::logic::status::announce::Announcement;
 /// The status to write after a sync attempt.
 pub fn next(previous: &BudgetStatus, report: &SyncReport<'_>) -> BudgetStatus {
     let (phase, ready) = match &report.outcome {
+        SyncOutcome::Paced { message } => match still_ready(previous, report.generation) {
+            Some(ready) => (
+                BudgetPhase::Ready,
+                Observed::new(READY, true, ready.reason.clone(), ready.message.clone()),
+            ),
+            None => (
+                BudgetPhase::RateLimited,
+                Observed::new(READY, false, PACED, message.clone()),
+            ),
+        },
+
         SyncOutcome::Synced => {
             let m = report.mirror.expect("a synced budget has a mirror");
             let message = format!(
@@ -141,10 +157,21 @@ pub fn announcement(previous: &BudgetStatus, next: &BudgetStatus) -> Option<Anno
     }
     let ready = conditions::get(&next.conditions, READY)?;
     Some(Announcement {
-        warning: ready.status != "True",
+        // Waiting for its turn in the hour needs nobody.
+        warning: ready.status != "True" && ready.reason != PACED,
         reason: ready.reason.clone(),
         note: ready.message.clone(),
     })
+}
+
+/// The last status's Ready condition, if it is True for `generation`: the mirror it describes
+/// still stands while the next sync waits.
+fn still_ready(previous: &BudgetStatus, generation: Option<i64>) -> Option<&Condition> {
+    let ready = conditions::get(&previous.conditions, READY)?;
+    (previous.phase == Some(BudgetPhase::Ready)
+        && previous.observed_generation == generation
+        && ready.status == "True")
+        .then_some(ready)
 }
 
 fn phase_of(reason: &str) -> BudgetPhase {

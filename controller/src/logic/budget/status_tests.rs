@@ -11,6 +11,9 @@ fn requests(used: u32, until: Option<Timestamp>) -> RequestUse {
         used_last_hour: used,
         limit_per_hour: 180,
         rate_limited_until: until.map(Time),
+        reserved_per_hour: 45,
+        by_priority: None,
+        next_paced_at: None,
     }
 }
 
@@ -185,4 +188,45 @@ fn every_failure_reason_has_a_phase() {
         },
     );
     assert_eq!(suspended.phase, Some(BudgetPhase::Suspended));
+}
+
+/// A sync that waits for its turn keeps a Ready mirror Ready (no Event), but a generation's
+/// first sync that waits says so, as progress rather than a failure.
+#[test]
+fn a_paced_sync_keeps_a_ready_mirror_ready() {
+    let m = mirror();
+    let synced = next(
+        &BudgetStatus::default(),
+        &SyncReport {
+            outcome: SyncOutcome::Synced,
+            generation: Some(1),
+            mirror: Some(&m),
+            requests: requests(1, None),
+            now: at(0),
+        },
+    );
+    let paced = |generation| SyncReport {
+        outcome: SyncOutcome::Paced {
+            message: "the sync waits until later".into(),
+        },
+        generation: Some(generation),
+        mirror: Some(&m),
+        requests: requests(2, None),
+        now: at(60),
+    };
+    let same = next(&synced, &paced(1));
+    assert_eq!(same.phase, Some(BudgetPhase::Ready));
+    assert_eq!(same.conditions, synced.conditions);
+    assert_eq!(same.last_sync_time, synced.last_sync_time);
+    assert_eq!(announcement(&synced, &same), None);
+
+    let edited = next(&synced, &paced(2));
+    assert_eq!(edited.phase, Some(BudgetPhase::RateLimited));
+    let ready = conditions::get(&edited.conditions, READY).unwrap();
+    assert_eq!(
+        (ready.status.as_str(), ready.reason.as_str()),
+        ("False", PACED)
+    );
+    let said = announcement(&synced, &edited).unwrap();
+    assert!(!said.warning, "waiting for a turn needs nobody");
 }

@@ -32,8 +32,8 @@ pub fn summarize(ids: &[String], outcomes: &[Outcome]) -> WriteResult {
             "{why}. Sending it again would fail the same way: fix or remove the transactions YNAB refuses"
         ));
     }
-    if let Some((_, Outcome::NotLanded(why))) =
-        pairs().find(|(_, o)| matches!(o, Outcome::NotLanded(_)))
+    if let Some((_, Outcome::NotLanded(why) | Outcome::Waiting { why, .. })) =
+        pairs().find(|(_, o)| matches!(o, Outcome::NotLanded(_) | Outcome::Waiting { .. }))
     {
         return WriteResult::NotLanded(why.clone());
     }

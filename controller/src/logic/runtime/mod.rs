@@ -2,6 +2,8 @@
 //! YNAB request is tried again, the rolling request budget, and when finished objects are deleted.
 
 pub mod lease;
+pub mod pacing;
+pub mod request_priority;
 pub mod request_record;
 pub mod request_window;
 pub mod retention;

@@ -1,9 +1,15 @@
-//! The YNAB request budget: at most `limit` requests in any rolling hour per token, and a pause
-//! after YNAB answers 429.
+//! The YNAB request budget: at most `limit` requests in any rolling hour per token, a share of
+//! them kept for what people wait for, the rest paced (see [`super::pacing`]), and a pause after
+//! YNAB answers 429.
 
 use std::collections::{BTreeMap, VecDeque};
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
+
+use super::pacing::{Limits, Pace};
+use super::request_priority::Priority;
+use crate::api::budget::{RequestUse, RequestsByPriority};
 
 /// Requests by minute (seconds since the epoch / 60): what a window leaves for the next process
 /// (see [`super::request_record`]).
@@ -26,8 +32,9 @@ const FIRST_PAUSE: SignedDuration = SignedDuration::from_mins(1);
 /// Requests sent with one token, and whether YNAB asked us to stop.
 #[derive(Debug, Clone)]
 pub struct RequestWindow {
-    limit: u32,
-    sent: VecDeque<Timestamp>,
+    limits: Limits,
+    sent: VecDeque<(Timestamp, Priority)>,
+    pace: Pace,
     paused_until: Option<Timestamp>,
     consecutive_429: u32,
 }
@@ -39,36 +46,53 @@ pub enum Denied {
     BudgetSpent { until: Timestamp },
     /// YNAB answered 429; we wait until this time.
     RateLimited { until: Timestamp },
+    /// A request nobody waits for, held back for the share kept for people or by the pace; it
+    /// may go out at this time.
+    Paced { until: Timestamp },
 }
 
 impl Denied {
     /// When a request may be tried again.
     pub fn until(self) -> Timestamp {
         match self {
-            Denied::BudgetSpent { until } | Denied::RateLimited { until } => until,
+            Denied::BudgetSpent { until }
+            | Denied::RateLimited { until }
+            | Denied::Paced { until } => until,
         }
     }
 }
 
 impl RequestWindow {
-    /// A window allowing `limit` requests per rolling hour.
+    /// A window allowing `limit` requests per rolling hour, none of them kept back.
     pub fn new(limit: u32) -> Self {
+        Self::with(Limits::unreserved(limit))
+    }
+
+    /// A window with `limits`.
+    pub fn with(limits: Limits) -> Self {
         Self {
-            limit,
+            limits,
             sent: VecDeque::new(),
+            pace: Pace::default(),
             paused_until: None,
             consecutive_429: 0,
         }
     }
 
-    /// Changes the limit (a Budget's `requestsPerHour` was edited); past requests still count.
-    pub fn set_limit(&mut self, limit: u32) {
-        self.limit = limit;
+    /// Changes the limits (a Budget's `requestsPerHour` or `reservedRequestsPercent` was
+    /// edited); past requests still count.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
     }
 
     /// The limit per rolling hour.
     pub fn limit(&self) -> u32 {
-        self.limit
+        self.limits.per_hour
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// Requests sent in the hour before `now`.
@@ -77,8 +101,52 @@ impl RequestWindow {
         u32::try_from(self.sent.len()).unwrap_or(u32::MAX)
     }
 
-    /// Records a request at `now` if the budget allows it.
-    pub fn try_acquire(&mut self, now: Timestamp) -> Result<(), Denied> {
+    /// Requests sent in the hour before `now` at each priority, highest first.
+    pub fn used_by(&mut self, now: Timestamp) -> [(Priority, u32); 4] {
+        self.forget_before(now);
+        Priority::ALL.map(|p| {
+            let n = self.sent.iter().filter(|(_, q)| *q == p).count();
+            (p, u32::try_from(n).unwrap_or(u32::MAX))
+        })
+    }
+
+    /// Records a request at `now` with `priority` if the budget allows it: every request counts
+    /// against the hour's limit; one nobody waits for may not spend the reserve, and is paced.
+    pub fn try_acquire(&mut self, now: Timestamp, priority: Priority) -> Result<(), Denied> {
+        self.admits(now, priority)?;
+        if !priority.reserved() {
+            self.pace.take(now, self.limits);
+        }
+        self.sent.push_back((now, priority));
+        Ok(())
+    }
+
+    /// What the Budget's status says of the window at `now`.
+    pub fn request_use(&mut self, now: Timestamp) -> RequestUse {
+        let [approved, asked, unasked, background] = self.used_by(now).map(|(_, n)| n);
+        RequestUse {
+            used_last_hour: self.used(now),
+            limit_per_hour: self.limits.per_hour,
+            rate_limited_until: self.paused_until(now).map(Time),
+            reserved_per_hour: self.limits.reserved(),
+            by_priority: Some(RequestsByPriority {
+                approved,
+                asked,
+                unasked,
+                background,
+            }),
+            next_paced_at: self.next_paced(now).map(Time),
+        }
+    }
+
+    /// When a request nobody waits for could go out, if not at `now`.
+    pub fn next_paced(&mut self, now: Timestamp) -> Option<Timestamp> {
+        self.admits(now, Priority::Background)
+            .err()
+            .map(Denied::until)
+    }
+
+    fn admits(&mut self, now: Timestamp, priority: Priority) -> Result<(), Denied> {
         if let Some(until) = self.paused_until {
             if now < until {
                 return Err(Denied::RateLimited { until });
@@ -86,14 +154,23 @@ impl RequestWindow {
             self.paused_until = None;
         }
         self.forget_before(now);
-        if self.sent.len() >= self.limit as usize {
-            let oldest = *self.sent.front().expect("a full window is not empty");
+        if self.sent.len() >= self.limits.per_hour as usize {
+            let (oldest, _) = *self.sent.front().expect("a full window is not empty");
             return Err(Denied::BudgetSpent {
                 until: oldest + WINDOW,
             });
         }
-        self.sent.push_back(now);
-        Ok(())
+        if priority.reserved() {
+            return Ok(());
+        }
+        let mut paced = self.sent.iter().filter(|(_, p)| !p.reserved());
+        if paced.clone().count() >= self.limits.pool() as usize {
+            let until = paced.next().map_or(now + WINDOW, |(at, _)| *at + WINDOW);
+            return Err(Denied::Paced { until });
+        }
+        self.pace
+            .check(now, self.limits)
+            .map_err(|until| Denied::Paced { until })
     }
 
     /// YNAB answered 429 at `now`: pause, one minute the first time, doubling each time in a row
@@ -121,7 +198,7 @@ impl RequestWindow {
     pub fn minutes(&mut self, now: Timestamp) -> Minutes {
         self.forget_before(now);
         let mut out = Minutes::new();
-        for at in &self.sent {
+        for (at, _) in &self.sent {
             *out.entry(minute_of(*at)).or_default() += 1;
         }
         out
@@ -129,13 +206,17 @@ impl RequestWindow {
 
     /// Counts what `record` says went out (from this process or one before it) and this window
     /// does not hold yet: each minute's excess at the last second of that minute, the latest it
-    /// could have gone out, so none leaves the window before YNAB lets it go.
+    /// could have gone out, so none leaves the window before YNAB lets it go. The record keeps no
+    /// priorities: they count as background, so the reserve for people is never overspent.
     pub fn absorb(&mut self, record: &Minutes, now: Timestamp) {
         let ours = self.minutes(now);
-        let mut sent: Vec<Timestamp> = self.sent.drain(..).collect();
+        let mut sent: Vec<(Timestamp, Priority)> = self.sent.drain(..).collect();
         for (minute, count) in record {
             let missing = count.saturating_sub(ours.get(minute).copied().unwrap_or(0));
-            sent.extend(std::iter::repeat_n(end_of(*minute), missing as usize));
+            sent.extend(std::iter::repeat_n(
+                (end_of(*minute), Priority::Background),
+                missing as usize,
+            ));
         }
         sent.sort();
         self.sent = sent.into();
@@ -143,7 +224,7 @@ impl RequestWindow {
     }
 
     fn forget_before(&mut self, now: Timestamp) {
-        while self.sent.front().is_some_and(|t| *t + WINDOW <= now) {
+        while self.sent.front().is_some_and(|(t, _)| *t + WINDOW <= now) {
             self.sent.pop_front();
         }
     }

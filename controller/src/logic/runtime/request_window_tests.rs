@@ -1,6 +1,7 @@
 //! Unit tests of `logic/runtime/request_window.rs`.
 
 use super::*;
+use crate::logic::runtime::pacing::Limits;
 
 fn at(secs: i64) -> Timestamp {
     Timestamp::from_second(1_790_000_000 + secs).unwrap()
@@ -10,18 +11,18 @@ fn at(secs: i64) -> Timestamp {
 fn allows_the_limit_then_refuses_until_the_oldest_leaves_the_hour() {
     let mut w = RequestWindow::new(3);
     for s in [0, 10, 20] {
-        assert_eq!(w.try_acquire(at(s)), Ok(()));
+        assert_eq!(w.try_acquire(at(s), Priority::Approved), Ok(()));
     }
     assert_eq!(
-        w.try_acquire(at(30)),
+        w.try_acquire(at(30), Priority::Approved),
         Err(Denied::BudgetSpent { until: at(3600) })
     );
     assert_eq!(w.used(at(30)), 3);
     assert_eq!(
-        w.try_acquire(at(3599)),
+        w.try_acquire(at(3599), Priority::Approved),
         Err(Denied::BudgetSpent { until: at(3600) })
     );
-    assert_eq!(w.try_acquire(at(3600)), Ok(()));
+    assert_eq!(w.try_acquire(at(3600), Priority::Approved), Ok(()));
     assert_eq!(w.used(at(3600)), 3);
     assert_eq!(w.used(at(3620)), 1);
 }
@@ -29,9 +30,9 @@ fn allows_the_limit_then_refuses_until_the_oldest_leaves_the_hour() {
 #[test]
 fn refusals_are_not_counted() {
     let mut w = RequestWindow::new(1);
-    assert_eq!(w.try_acquire(at(0)), Ok(()));
+    assert_eq!(w.try_acquire(at(0), Priority::Approved), Ok(()));
     for s in 1..100 {
-        assert!(w.try_acquire(at(s)).is_err());
+        assert!(w.try_acquire(at(s), Priority::Approved).is_err());
     }
     assert_eq!(w.used(at(100)), 1);
 }
@@ -41,11 +42,11 @@ fn a_429_pauses_with_doubling_up_to_an_hour_and_resets_after_an_answer() {
     let mut w = RequestWindow::new(200);
     assert_eq!(w.rate_limited(at(0)), at(60));
     assert_eq!(
-        w.try_acquire(at(59)),
+        w.try_acquire(at(59), Priority::Approved),
         Err(Denied::RateLimited { until: at(60) })
     );
     assert_eq!(w.paused_until(at(59)), Some(at(60)));
-    assert_eq!(w.try_acquire(at(60)), Ok(()));
+    assert_eq!(w.try_acquire(at(60), Priority::Approved), Ok(()));
     assert_eq!(w.paused_until(at(60)), None);
     assert_eq!(w.rate_limited(at(100)), at(220));
     assert_eq!(w.rate_limited(at(300)), at(540));
@@ -61,11 +62,11 @@ fn a_429_pauses_with_doubling_up_to_an_hour_and_resets_after_an_answer() {
 fn lowering_the_limit_counts_past_requests() {
     let mut w = RequestWindow::new(10);
     for s in 0..5 {
-        w.try_acquire(at(s)).unwrap();
+        w.try_acquire(at(s), Priority::Approved).unwrap();
     }
-    w.set_limit(5);
+    w.set_limits(Limits::unreserved(5));
     assert_eq!(
-        w.try_acquire(at(6)),
+        w.try_acquire(at(6), Priority::Approved),
         Err(Denied::BudgetSpent { until: at(3600) })
     );
     assert_eq!(w.limit(), 5);
@@ -77,7 +78,7 @@ fn lowering_the_limit_counts_past_requests() {
 fn a_new_window_counts_what_an_earlier_process_recorded() {
     let mut before = RequestWindow::new(4);
     for s in [0, 70, 130] {
-        assert_eq!(before.try_acquire(at(s)), Ok(()));
+        assert_eq!(before.try_acquire(at(s), Priority::Approved), Ok(()));
     }
     let record = before.minutes(at(140));
     assert_eq!(record.values().sum::<u32>(), 3);
@@ -85,11 +86,11 @@ fn a_new_window_counts_what_an_earlier_process_recorded() {
     let mut after = RequestWindow::new(4);
     after.absorb(&record, at(200));
     assert_eq!(after.used(at(200)), 3);
-    assert_eq!(after.try_acquire(at(200)), Ok(()));
+    assert_eq!(after.try_acquire(at(200), Priority::Approved), Ok(()));
     // The oldest counts until an hour after the last second of its minute.
     let oldest = end_of(minute_of(at(0)));
     assert_eq!(
-        after.try_acquire(at(210)),
+        after.try_acquire(at(210), Priority::Approved),
         Err(Denied::BudgetSpent {
             until: oldest + WINDOW
         })
@@ -98,5 +99,96 @@ fn a_new_window_counts_what_an_earlier_process_recorded() {
     after.absorb(&record, at(220));
     after.absorb(&after.clone().minutes(at(220)), at(220));
     assert_eq!(after.used(at(220)), 4);
-    assert_eq!(after.try_acquire(oldest + WINDOW), Ok(()));
+    assert_eq!(
+        after.try_acquire(oldest + WINDOW, Priority::Approved),
+        Ok(())
+    );
+}
+
+/// With 180 an hour and a quarter kept for people, the background may send its burst and then
+/// only at its pace, and never the last 45; a person's approved write goes out at once whatever
+/// the background did.
+#[test]
+fn background_work_never_spends_the_reserve_and_is_paced() {
+    let limits = Limits {
+        per_hour: 180,
+        reserved_percent: 25,
+    };
+    let mut w = RequestWindow::with(limits);
+    let mut sent = 0;
+    while w.try_acquire(at(0), Priority::Background).is_ok() {
+        sent += 1;
+    }
+    assert_eq!(sent, limits.burst());
+    let Err(Denied::Paced { until }) = w.try_acquire(at(0), Priority::Unasked) else {
+        panic!("the burst is spent")
+    };
+    assert!(until > at(0) && until < at(60), "{until}");
+    assert_eq!(w.next_paced(at(0)), Some(until));
+    assert_eq!(w.try_acquire(at(0), Priority::Approved), Ok(()));
+    assert_eq!(w.try_acquire(at(0), Priority::Asked), Ok(()));
+    assert_eq!(w.try_acquire(until, Priority::Background), Ok(()));
+    // An hour's greedy background: the burst, then one every 3600/102 s, 134 before the
+    // hour ends; the reserve stays.
+    let mut now = until;
+    while now < at(3599) {
+        match w.try_acquire(now, Priority::Background) {
+            Ok(()) => {}
+            Err(denied) => now = denied.until().min(at(3599)),
+        }
+    }
+    let used = w.used_by(at(3599));
+    assert_eq!(
+        used,
+        [
+            (Priority::Approved, 1),
+            (Priority::Asked, 1),
+            (Priority::Unasked, 0),
+            (Priority::Background, 134)
+        ]
+    );
+    assert!(w.next_paced(at(3599)).is_some());
+    while w.try_acquire(at(3599), Priority::Approved).is_ok() {}
+    assert_eq!(w.used(at(3599)), 180);
+    assert_eq!(
+        w.try_acquire(at(3599), Priority::Approved),
+        Err(Denied::BudgetSpent { until: at(3600) })
+    );
+}
+
+/// People may spend the whole hour: the reserve is a floor for them, not a ceiling.
+#[test]
+fn people_may_spend_what_the_background_left() {
+    let mut w = RequestWindow::with(Limits {
+        per_hour: 8,
+        reserved_percent: 25,
+    });
+    for s in 0..8 {
+        assert_eq!(w.try_acquire(at(s), Priority::Approved), Ok(()));
+    }
+    assert!(matches!(
+        w.try_acquire(at(9), Priority::Background),
+        Err(Denied::BudgetSpent { .. })
+    ));
+}
+
+/// What a process before this one recorded counts as background: after a restart, the reserve
+/// is not assumed unspent by the background.
+#[test]
+fn recorded_requests_count_against_the_pool() {
+    let limits = Limits {
+        per_hour: 8,
+        reserved_percent: 25,
+    };
+    let mut before = RequestWindow::with(limits);
+    for s in 0..6 {
+        before.try_acquire(at(s), Priority::Approved).unwrap();
+    }
+    let mut after = RequestWindow::with(limits);
+    after.absorb(&before.minutes(at(10)), at(10));
+    assert!(matches!(
+        after.try_acquire(at(10), Priority::Background),
+        Err(Denied::Paced { .. })
+    ));
+    assert_eq!(after.try_acquire(at(10), Priority::Asked), Ok(()));
 }

@@ -67,7 +67,7 @@ pub fn budget(reason: &str) -> Health {
         "Synced" => Health::Current,
         // YNAB will answer again, the hourly request budget refills, or a sync called back
         // (Withdrawn) is made again.
-        "RateLimited" | "Unreachable" | "Withdrawn" => Health::InProgress,
+        "RateLimited" | "Paced" | "Unreachable" | "Withdrawn" => Health::InProgress,
         // Suspended, Unauthorized, TokenMissing, TokenNotOptedIn, TokenNamespaceNotAllowed,
         // TokenNotGranted, ApiUrlNotAllowed, NotFound, InvalidSpec, RequestFailed (YNAB refuses
         // what we send): each needs someone to change the spec, the token, the allowlist or

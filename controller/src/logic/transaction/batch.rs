@@ -3,8 +3,11 @@
 
 use std::collections::HashMap;
 
+use k8s_openapi::jiff::Timestamp;
+
 use crate::logic::budget::mirror::Mirror;
 use crate::logic::plan::Approved;
+use crate::logic::runtime::request_priority::Priority;
 use crate::logic::transaction::converge::{self, EndState, Expect, Precommit, Verified};
 
 /// One transaction to bring to `target`.
@@ -27,6 +30,8 @@ pub struct Submission {
     /// The operation a plan's chunk belongs to (its id): the chunks of one operation go out in
     /// order, and once one does not land in full the later ones are not sent ([`Stops`]).
     pub operation: Option<String>,
+    /// What its requests may spend of the token's hour.
+    pub priority: Priority,
 }
 
 /// What a write was authorized on.
@@ -86,6 +91,9 @@ pub enum Outcome {
     /// The write did not land (the request failed, or a re-read shows it absent); trying again
     /// later may succeed.
     NotLanded(String),
+    /// Not sent: it waits for its turn in the token's hour (an unasked write is paced, see
+    /// `logic::runtime::pacing`) and goes out at `until`.
+    Waiting { until: Timestamp, why: String },
     /// YNAB refused the change itself (invalid, missing, in conflict): sending it again fails
     /// the same way, so it is not retried.
     Refused(String),

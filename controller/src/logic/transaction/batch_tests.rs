@@ -59,6 +59,7 @@ fn nothing_is_written_when_the_authorization_no_longer_holds() {
         items: vec![write.clone()],
         all_or_nothing: false,
         operation: None,
+        priority: Priority::Background,
         authorized,
     };
     assert_eq!(
@@ -116,6 +117,7 @@ fn each_item_is_decided_on_fresh_state() {
         ],
         all_or_nothing: false,
         operation: None,
+        priority: Priority::Background,
     };
     let plans = decide(&m, None, &sub);
     assert_eq!(plans[0], Plan::Write);
@@ -140,6 +142,7 @@ fn all_or_nothing_writes_nothing_when_one_item_changed() {
             items: items.clone(),
             all_or_nothing: true,
             operation: None,
+            priority: Priority::Background,
         },
     );
     assert_eq!(
@@ -154,6 +157,7 @@ fn all_or_nothing_writes_nothing_when_one_item_changed() {
             items,
             all_or_nothing: false,
             operation: None,
+            priority: Priority::Background,
         },
     );
     assert_eq!(plans[0], Plan::Write);
@@ -241,6 +245,7 @@ fn the_chunks_after_one_that_cannot_land_in_full_are_held_back() {
             hash: "h".into(),
         },
         operation: operation.map(str::to_owned),
+        priority: Priority::Background,
     };
     let write = || vec![Plan::Write];
     let done = |o: Outcome| vec![Plan::Done(o)];
@@ -318,6 +323,7 @@ fn chunked_plan(m: &Mirror) -> Vec<Submission> {
             all_or_nothing: true,
             authorized: Authorized::Plan(approved.clone()),
             operation: Some("attempt-1".into()),
+            priority: Priority::Background,
         })
         .collect()
 }

@@ -82,7 +82,7 @@ pub fn start(
 /// with whether YNAB holds the change, `None` while it is tried again under that approval.
 pub fn approval_used(outcome: &Outcome) -> Option<bool> {
     match outcome {
-        Outcome::NotLanded(_) | Outcome::Skipped => None,
+        Outcome::NotLanded(_) | Outcome::Waiting { .. } | Outcome::Skipped => None,
         known => Some(known.holds_target()),
     }
 }
@@ -134,6 +134,16 @@ pub fn written(
         // What was approved no longer holds: look again at once, to ask anew.
         Outcome::Stale(why) => {
             return Step::after(Verdict::Pending(why), Duration::from_secs(1));
+        }
+        // Nothing went out, and nothing needs a person: it goes when its turn comes.
+        Outcome::Waiting { until, why } => {
+            let wait = Duration::try_from(until.duration_since(now))
+                .unwrap_or_default()
+                .max(Duration::from_secs(1));
+            return Step::after(
+                Verdict::Pending(format!("The write of {change} waits: {why}")),
+                wait,
+            );
         }
         Outcome::Skipped | Outcome::NotLanded(_) => {
             let why = match outcome {

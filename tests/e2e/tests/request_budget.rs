@@ -1,0 +1,66 @@
+//! The token's hour spent by priority, with `ledgerops run`, a real API server and the YNAB
+//! simulator: periodic syncs nobody waits for are paced, and a person's approved write goes out
+//! at once from the share kept for people. Counts requests, never time.
+
+use std::time::Duration;
+
+use ledgerops::api::budget::{Budget, BudgetPhase, RequestUse};
+use ledgerops_e2e::scenario::{PATCH, Scenario, bakery_and_train_plan, household};
+use ledgerops_e2e::wait::eventually;
+use serde_json::json;
+
+async fn requests(s: &Scenario) -> RequestUse {
+    let budget = s.api::<Budget>().get("household").await.unwrap();
+    budget.status.and_then(|st| st.requests).unwrap_or_default()
+}
+
+/// 8 requests an hour, half kept for people: the pool of 4 allows a burst of one and then one
+/// every 20 minutes. A sync every second would spend the hour in eight seconds; it sends one,
+/// the Budget stays Ready and says when the next may go, and the plan a person approves meanwhile
+/// is read and written at once, two requests from the reserve.
+#[tokio::test]
+async fn background_syncs_are_paced_and_an_approved_write_goes_out_at_once() {
+    let s = household(
+        "paced",
+        json!({
+            "writes": {"enabled": true},
+            "requestsPerHour": 8,
+            "reservedRequestsPercent": 50,
+            "syncInterval": "1s"
+        }),
+    )
+    .await;
+    eventually(
+        "the Budget says when its next background request may go",
+        Duration::from_secs(30),
+        async || requests(&s).await.next_paced_at.is_some(),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(s.total_requests().await, 1, "one sync, the rest paced");
+    let shown = requests(&s).await;
+    assert_eq!((shown.limit_per_hour, shown.reserved_per_hour), (8, 4));
+    s.wait_budget("household", BudgetPhase::Ready).await;
+
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
+    s.approve_plan("september").await;
+    let counters = s.sim.control().counters().await.unwrap();
+    assert_eq!(
+        counters.total, 3,
+        "the fresh read and one PATCH: {counters:?}"
+    );
+    assert_eq!(counters.endpoint(PATCH), 1);
+    eventually(
+        "the status counts the hour by why each request went out",
+        Duration::from_secs(30),
+        async || {
+            requests(&s).await.by_priority.is_some_and(|by| {
+                (by.approved, by.asked, by.unasked, by.background) == (2, 0, 0, 1)
+            })
+        },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(s.total_requests().await, 3, "the pace still holds");
+}
