@@ -140,8 +140,22 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
                 (state.synced.clone(), ages)
             };
             let last = last.as_ref().map(|(at, made_for)| (made_for, at.elapsed()));
-            if let Due::In(wait) = sync_due::due(last, &asked, paired.interval, &ages) {
-                return Ok(Action::requeue(wait));
+            match sync_due::due(last, &asked, paired.interval, &ages) {
+                Due::Now => {}
+                Due::In(wait) => return Ok(Action::requeue(wait)),
+                // One unchanging note: an editor annotating in a loop adds to one Event's count.
+                Due::Held(wait) => {
+                    let minutes = sync_due::ASKED_WINDOW.as_secs() / 60;
+                    let note = format!(
+                        "{} syncs were asked for in the last {minutes} minutes, the most that run: the one asked now runs once the oldest of them is {minutes} minutes old. Each costs one of the token's {} requests per hour",
+                        sync_due::ASKED_BURST,
+                        budget.spec.requests_per_hour,
+                    );
+                    ctx.events
+                        .publish(budget.as_ref(), false, "SyncAskedTooOften", "Sync", note)
+                        .await;
+                    return Ok(Action::requeue(wait));
+                }
             }
             let by_person = last.is_some_and(|(before, _)| sync_due::asked_only(before, &asked));
             if by_person {

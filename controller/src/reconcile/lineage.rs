@@ -9,7 +9,7 @@ use super::Context;
 use crate::api::budget::Budget;
 use crate::api::config_repo::ConfigRepo;
 use crate::logic::approval::lineage::{self, Known};
-use crate::logic::runtime::request_priority::WriteSource;
+use crate::logic::runtime::request_priority::{self, Priority, WriteDecision, WriteSource};
 
 /// Everyone who shaped `meta` (an object of namespace `namespace` that `budget` governs), or why
 /// that cannot be told.
@@ -41,9 +41,14 @@ pub fn gathered(
     lineage::gather(&lineage::of(meta.annotations.as_ref()), &known)
 }
 
+/// The priority of the YNAB requests writing `meta`'s object, let out by `decision`.
+pub fn write_priority(ctx: &Context, decision: WriteDecision, meta: &ObjectMeta) -> Priority {
+    request_priority::of_write(decision, source(ctx, meta))
+}
+
 /// Where `meta`'s object came from, as the ConfigRepos' inventories say: it orders requests
 /// (see `logic::runtime::request_priority`), and grants nothing.
-pub fn source(ctx: &Context, meta: &ObjectMeta) -> WriteSource {
+fn source(ctx: &Context, meta: &ObjectMeta) -> WriteSource {
     let uid = meta.uid.as_deref().unwrap_or_default();
     let applied =
         ctx.repos.state().iter().any(|repo| {

@@ -12,12 +12,10 @@ use kube::{Api, Resource, ResourceExt};
 use super::approval_gate::{self, Ask, Gate, Grant};
 use super::summarize::{StatusWrite, summarize_and_patch};
 use super::{Context, Error, budget_scoped, lineage};
-use crate::api::approval::SubjectKind;
-use crate::api::budget::Budget;
 use crate::api::common::{Edits, WriteIntent};
 use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, Progress};
-use crate::k8s::watches::Watches;
-use crate::k8s::{journal, status};
+use crate::api::{approval::SubjectKind, budget::Budget};
+use crate::k8s::{journal, status, watches::Watches};
 use crate::logic::plan::assess::{self, Assessed};
 use crate::logic::plan::edit::{self, EditError};
 use crate::logic::plan::end::{self, End};
@@ -26,7 +24,6 @@ use crate::logic::plan::outcome::{self, WriteResult};
 use crate::logic::plan::status::{self as plan_status, PlanVerdict};
 use crate::logic::plan::step::{self, Resume, Step};
 use crate::logic::plan::{AppliedChange, Approved, Basis, PlanPreview};
-use crate::logic::runtime::request_priority;
 use crate::logic::status::announce;
 use crate::logic::transaction::batch::{Authorized, Submission};
 use crate::ynab::batcher::{self, Destination};
@@ -421,10 +418,7 @@ impl Operation<'_> {
             };
             journal::record(&ctx.client, self.namespace, &entry).await?;
         }
-        let priority = request_priority::of_write(
-            self.grant.decided_by(),
-            lineage::source(ctx, &self.plan.metadata),
-        );
+        let priority = lineage::write_priority(ctx, self.grant.decided_by(), &self.plan.metadata);
         let submissions = chunks
             .iter()
             .map(|chunk| Submission {

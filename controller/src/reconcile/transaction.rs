@@ -24,7 +24,6 @@ use crate::api::transaction::{Transaction, TransactionStatus};
 use crate::k8s::watches::Watches;
 use crate::k8s::{objects, status};
 use crate::logic::plan::{self, PlannedChange};
-use crate::logic::runtime::request_priority;
 use crate::logic::transaction::batch::{self, Authorized, Submission, WriteItem};
 use crate::logic::transaction::converge::{self, Expect};
 use crate::logic::transaction::status::{self as transaction_status, Verdict};
@@ -311,7 +310,7 @@ async fn write(
         all_or_nothing: false,
         authorized: Authorized::Transaction { scope, hash },
         operation: None,
-        priority: request_priority::of_write(grant.decided_by(), lineage::source(ctx, tx.meta())),
+        priority: lineage::write_priority(ctx, grant.decided_by(), tx.meta()),
     };
     let key = BudgetKey {
         namespace,

@@ -34,7 +34,7 @@ pub enum YnabError {
     )]
     BudgetSpent { limit: u32, until: Timestamp },
     #[error(
-        "this {priority} request waits until {until}: of the token's {limit} requests per hour, {reserved} are kept for approved writes and asked syncs, and the rest are spread across the hour; approve the change or ask for a sync (kubectl ledgerops sync) to go sooner"
+        "this {priority} request waits until {until} and then goes out by itself: of the token's {limit} requests per hour, {reserved} are kept for approved writes and asked syncs, and the rest are spread across the hour so that no burst spends it; an owner may raise spec.requestsPerHour (at most 200) or lower spec.reservedRequestsPercent to send such work sooner"
     )]
     Paced {
         priority: &'static str,

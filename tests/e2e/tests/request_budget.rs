@@ -4,9 +4,13 @@
 
 use std::time::Duration;
 
+use k8s_openapi::api::events::v1::Event;
+use kube::api::{Api, ListParams, Patch, PatchParams};
 use ledgerops::api::budget::{Budget, BudgetPhase, RequestUse};
+use ledgerops_e2e::attacker;
 use ledgerops_e2e::scenario::{PATCH, Scenario, bakery_and_train_plan, household};
 use ledgerops_e2e::wait::eventually;
+use ledgerops_testenv::ControlPlane;
 use serde_json::json;
 
 async fn requests(s: &Scenario) -> RequestUse {
@@ -63,4 +67,52 @@ async fn background_syncs_are_paced_and_an_approved_write_goes_out_at_once() {
     .await;
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(s.total_requests().await, 3, "the pace still holds");
+}
+
+/// An editor (ledgerops-edit, as any automation with `edit` may be) annotating the Budget in a
+/// loop to spend the share kept for people: three asked syncs run in ten minutes, the rest wait,
+/// and the Budget says so in one Event.
+#[tokio::test]
+async fn an_editor_asking_for_syncs_in_a_loop_spends_three() {
+    let s = household("asking", json!({"syncInterval": "1h"})).await;
+    let eve = attacker::editor(ControlPlane::shared(), &s.ns, "eve").await;
+    let budgets = Api::<Budget>::namespaced(eve, &s.ns);
+    for i in 0..10 {
+        let ask = json!({"metadata": {"annotations": {"ledgerops.dev/sync-requested-at": format!("ask-{i}")}}});
+        budgets
+            .patch("household", &PatchParams::default(), &Patch::Merge(&ask))
+            .await
+            .expect("an editor may ask for a sync");
+        tokio::time::sleep(Duration::from_millis(400)).await;
+    }
+    let events = Api::<Event>::namespaced(s.client.clone(), &s.ns);
+    eventually(
+        "the Budget says the asked syncs wait",
+        Duration::from_secs(30),
+        async || {
+            let list = events.list(&ListParams::default()).await.unwrap();
+            list.items
+                .iter()
+                .any(|e| e.reason.as_deref() == Some("SyncAskedTooOften"))
+        },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let counters = s.sim.control().counters().await.unwrap();
+    assert_eq!(
+        counters.total, 4,
+        "the first sync and three asked: {counters:?}"
+    );
+    assert_eq!(counters.writes(), 0);
+    eventually(
+        "the status counts three asked syncs",
+        Duration::from_secs(30),
+        async || {
+            requests(&s)
+                .await
+                .by_priority
+                .is_some_and(|by| by.asked == 3)
+        },
+    )
+    .await;
 }

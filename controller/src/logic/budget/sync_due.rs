@@ -16,6 +16,8 @@ pub struct SyncedFor {
 pub enum Due {
     Now,
     In(Duration),
+    /// A sync asked for by an annotation alone waits this long: [`ASKED_BURST`] ran lately.
+    Held(Duration),
 }
 
 /// How many syncs asked by an annotation alone run within [`ASKED_WINDOW`]; more wait. Anyone
@@ -47,7 +49,7 @@ pub fn due(
                 .filter(|a| *a < ASKED_WINDOW)
                 .collect();
             match recent.iter().max() {
-                Some(oldest) if recent.len() >= ASKED_BURST => Due::In(ASKED_WINDOW - *oldest),
+                Some(oldest) if recent.len() >= ASKED_BURST => Due::Held(ASKED_WINDOW - *oldest),
                 _ => Due::Now,
             }
         }

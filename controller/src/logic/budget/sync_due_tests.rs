@@ -44,14 +44,14 @@ fn syncs_asked_by_an_annotation_alone_run_three_in_ten_minutes() {
             vec![s(10), s(20), s(30)],
             asked.clone(),
             s(5),
-            Due::In(s(570)),
+            Due::Held(s(570)),
         ),
         (vec![s(10), s(20), s(600)], asked.clone(), s(5), Due::Now),
         (
             vec![s(1), s(2), s(3), s(4)],
             asked.clone(),
             s(5),
-            Due::In(s(596)),
+            Due::Held(s(596)),
         ),
         // A spec change, rotated credentials, or a sync due anyway: at once.
         (

@@ -10,8 +10,10 @@
 
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
-use super::request_window::WINDOW;
 use crate::api::budget::BudgetSpec;
+
+/// The span the pool is spread over: the request window's rolling hour.
+const WINDOW: SignedDuration = SignedDuration::from_hours(1);
 
 /// A token's hourly limit, and how much of it only people's decisions may spend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
