@@ -77,11 +77,14 @@ pub async fn quiet_issue(repo: &str) -> Value {
 /// Restarts `w`'s controller once `repo`'s inbox issue has stopped changing, and asserts that the
 /// new one, having read its issues, edits nothing.
 pub async fn a_restart_changes_nothing(w: &mut World, repo: &str) {
-    let updated = quiet_issue(repo).await["updated_at"].clone();
+    let before = quiet_issue(repo).await;
     w.restart_until_logged("inbox issues found in Gitea").await;
     tokio::time::sleep(Duration::from_secs(3)).await;
     let issue = the_issue(repo, "still one issue", |_| true).await;
-    assert_eq!(issue["updated_at"], updated, "a restart sends nothing");
+    assert_eq!(
+        issue["updated_at"], before["updated_at"],
+        "a restart sends nothing; before: {before:#}\nafter: {issue:#}"
+    );
 }
 
 /// Waits until `address`'s mailbox holds a mail about issue `number` of `repo` whose text says

@@ -201,6 +201,10 @@ async fn waiting_expired_and_diverged_reach_the_hub_signed_and_a_restart_posts_n
         "{expired:#}"
     );
 
+    // The plan follows its request: its Expired reaches the hub too, before the count is taken.
+    let plan_expired = delivered(&got, "CategorizationPlan", "september", "Expired").await;
+    assert_eq!(plan_expired["severity"], "error", "{plan_expired:#}");
+
     // Every delivery was signed with the Provider's key; nothing was dropped on the way.
     let received = got.lock().unwrap().clone();
     assert!(received.iter().all(|(signed, _)| *signed), "{received:#?}");

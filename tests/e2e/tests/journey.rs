@@ -88,11 +88,13 @@ async fn the_autopilots_month_end_is_bobs_issue_and_mail_answered_there_and_clos
         w.sc.ynab_category(&disputed).await,
         Some(category("Groceries"))
     );
+    // The issue closes once the request is spent, and follows the plan until it is Applied.
     let issue = the_issue(&repo, "the issue closes with what was written", |i| {
         i["state"] == "closed"
             && i["title"]
                 .as_str()
                 .is_some_and(|t| t.starts_with("Approved and written: "))
+            && body(i).contains("is now **Applied**")
     })
     .await;
     let text = body(&issue);

@@ -75,8 +75,8 @@ async fn background_syncs_are_paced_and_an_approved_write_goes_out_at_once() {
 #[tokio::test]
 async fn an_editor_asking_for_syncs_in_a_loop_spends_three() {
     let s = household("asking", json!({"syncInterval": "1h"})).await;
-    let eve = attacker::editor(ControlPlane::shared(), &s.ns, "eve").await;
-    let budgets = Api::<Budget>::namespaced(eve, &s.ns);
+    let carol = attacker::editor(ControlPlane::shared(), &s.ns, "carol").await;
+    let budgets = Api::<Budget>::namespaced(carol, &s.ns);
     for i in 0..10 {
         let ask = json!({"metadata": {"annotations": {"ledgerops.dev/sync-requested-at": format!("ask-{i}")}}});
         budgets
