@@ -56,7 +56,9 @@ struct Inbox {
     plans: Store<CategorizationPlan>,
     transactions: Store<Transaction>,
     repos: Store<ConfigRepo>,
-    repos_listed: Listed,
+    /// The ConfigRepos, Budgets, plans and Transactions listed once: an issue is not written from
+    /// a cache still filling (a restart would edit it from an empty one, and back again).
+    listed: Vec<Listed>,
     /// By repository, once its issues were listed: each subject's issue as Gitea shows it.
     shown: Mutex<HashMap<String, HashMap<String, Shown>>>,
     /// Requests (by uid) whose expiry comment Gitea is known to show.
@@ -74,7 +76,7 @@ pub struct Watched {
     budgets: Store<Budget>,
     transactions: Store<Transaction>,
     repos: Store<ConfigRepo>,
-    repos_listed: Listed,
+    listed: Vec<Listed>,
 }
 
 impl Watched {
@@ -87,7 +89,12 @@ impl Watched {
             budgets: watches.budgets.store(),
             transactions: watches.transactions.store(),
             repos: watches.repos.store(),
-            repos_listed: watches.repos.listed(),
+            listed: vec![
+                watches.repos.listed(),
+                watches.budgets.listed(),
+                watches.plans.listed(),
+                watches.transactions.listed(),
+            ],
         }
     }
 }
@@ -119,7 +126,7 @@ pub async fn run(ctx: Arc<Context>, watched: Watched) {
         plans: watched.plans,
         transactions: watched.transactions,
         repos: watched.repos,
-        repos_listed: watched.repos_listed,
+        listed: watched.listed,
         shown: Mutex::default(),
         announced: Mutex::default(),
         turn: tokio::sync::Mutex::default(),
@@ -154,8 +161,10 @@ async fn reconcile(
             None => return Ok(Action::await_change()),
         }
     };
-    // Where it goes depends on what the ConfigRepos declare: not decided on an empty cache.
-    inbox.repos_listed.clone().wait().await;
+    // Where it goes and what it says depend on the caches: not decided on empty ones.
+    for listed in &inbox.listed {
+        listed.clone().wait().await;
+    }
     let ctx = &inbox.ctx;
     let budget = inbox
         .budgets

@@ -188,7 +188,7 @@ async fn advance(
         .write(ctx, destination, &changes, approved, next, version)
         .await?;
     let applied = step::applied_message(&plan.name_any(), &grant.attempt_id);
-    let concluded = conclusion.verdict(applied);
+    let concluded = conclusion.verdict(applied, Timestamp::now());
     if conclusion.is_final() {
         let done = Timestamp::now();
         let end = End {
@@ -283,7 +283,7 @@ async fn settle_cut_off(
     let written = finish(ctx, plan, namespace, budget, &end, next).await?;
     approval_gate::complete_in_flight(ctx, namespace, uid, now, written > 0).await?;
     let applied = step::applied_message(&plan.name_any(), &cut.attempt_id);
-    Ok(Some(conclusion.verdict(applied).verdict))
+    Ok(Some(conclusion.verdict(applied, now).verdict))
 }
 
 /// Records how an operation ended: the journal's completion and the plan's status. Returns how

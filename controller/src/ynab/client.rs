@@ -249,7 +249,7 @@ impl YnabClient {
         if let Some(record) = &self.record {
             record.read_once(&self.window).await.map_err(uncounted)?;
         }
-        self.acquire(call.priority)?;
+        self.acquire(call.priority, call.method == Method::PATCH)?;
         if let Some(record) = &self.record {
             record.write(&self.window).await.map_err(uncounted)?;
         }
@@ -289,25 +289,31 @@ impl YnabClient {
         Err(self.refusal(call, status, &body))
     }
 
-    fn acquire(&self, priority: Priority) -> Result<(), Attempt> {
+    /// A place in the window for a request; `write` is a bulk update, which follows the fresh
+    /// read it was decided on (see [`RequestWindow::try_acquire_write`]).
+    fn acquire(&self, priority: Priority, write: bool) -> Result<(), Attempt> {
         let mut window = self.window.lock().expect("request window lock");
-        window
-            .try_acquire(Timestamp::now(), priority)
-            .map_err(|denied| {
-                Attempt::Final(match denied {
-                    Denied::BudgetSpent { until } => YnabError::BudgetSpent {
-                        limit: window.limit(),
-                        until,
-                    },
-                    Denied::RateLimited { until } => YnabError::RateLimited { until },
-                    Denied::Paced { until } => YnabError::Paced {
-                        priority: priority.label(),
-                        reserved: window.limits().reserved(),
-                        limit: window.limit(),
-                        until,
-                    },
-                })
+        let now = Timestamp::now();
+        let acquired = if write {
+            window.try_acquire_write(now, priority)
+        } else {
+            window.try_acquire(now, priority)
+        };
+        acquired.map_err(|denied| {
+            Attempt::Final(match denied {
+                Denied::BudgetSpent { until } => YnabError::BudgetSpent {
+                    limit: window.limit(),
+                    until,
+                },
+                Denied::RateLimited { until } => YnabError::RateLimited { until },
+                Denied::Paced { until } => YnabError::Paced {
+                    priority: priority.label(),
+                    reserved: window.limits().reserved(),
+                    limit: window.limit(),
+                    until,
+                },
             })
+        })
     }
 
     fn settle(&self, status: StatusCode) {

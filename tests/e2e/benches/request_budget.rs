@@ -78,6 +78,8 @@ struct Run {
     starved: Vec<i64>,
     /// A background sync is wanted (periodic or watch-triggered).
     sync_wanted: bool,
+    /// Lines still waiting when the first approval comes: what the pace alone left unwritten.
+    before_approval: u32,
 }
 
 impl Run {
@@ -99,17 +101,23 @@ impl Run {
             written: vec![None; APPROVALS.len()],
             starved: Vec::new(),
             sync_wanted: false,
+            before_approval: 0,
         }
     }
 
-    fn acquire(&mut self, t: i64, p: Priority) -> bool {
+    /// A request at `t`; `write` is a bulk update after its batch's read.
+    fn acquire(&mut self, t: i64, p: Priority, write: bool) -> bool {
         // The baseline knows no priorities: every request is alike and none is paced.
         let p = if self.first_come {
             Priority::Approved
         } else {
             p
         };
-        let ok = self.window.try_acquire(at(t), p).is_ok();
+        let ok = if write {
+            self.window.try_acquire_write(at(t), p).is_ok()
+        } else {
+            self.window.try_acquire(at(t), p).is_ok()
+        };
         if ok {
             self.sent.push(t);
         }
@@ -123,13 +131,13 @@ impl Run {
             return;
         }
         let p = self.waiting.priority();
-        if !self.acquire(t, p) {
+        if !self.acquire(t, p, false) {
             self.starved.push(t);
             return;
         }
         while self.waiting.total() > 0 {
             let p = self.waiting.priority();
-            if !self.acquire(t, p) {
+            if !self.acquire(t, p, true) {
                 self.starved.push(t);
                 return;
             }
@@ -160,6 +168,9 @@ impl Run {
                 self.sync_wanted = true;
             }
             ready = due;
+            if t == APPROVALS[0] {
+                self.before_approval = self.waiting.total();
+            }
             if let Some(i) = APPROVALS.iter().position(|a| *a == t) {
                 self.waiting.add(Priority::Approved, 2);
                 self.approvals.push((i, t));
@@ -170,7 +181,7 @@ impl Run {
                 self.flush(t);
             }
             if self.sync_wanted {
-                self.sync_wanted = !self.acquire(t, Priority::Background);
+                self.sync_wanted = !self.acquire(t, Priority::Background, false);
                 if self.sync_wanted {
                     self.starved.push(t);
                 }
@@ -227,6 +238,7 @@ fn show(name: &str, run: &Run) {
         run.longest_silence()
     );
     println!("  approve -> written (min 5, 30):  {}", written.join(", "));
+    println!("  lines waiting at minute 5:       {}", run.before_approval);
     println!("  lines still waiting at the end:  {}", run.waiting.total());
 }
 

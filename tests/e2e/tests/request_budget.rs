@@ -7,6 +7,7 @@ use std::time::Duration;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams, Patch, PatchParams};
 use ledgerops::api::budget::{Budget, BudgetPhase, RequestUse};
+use ledgerops::api::transaction::TransactionPhase;
 use ledgerops_e2e::attacker;
 use ledgerops_e2e::scenario::{PATCH, Scenario, bakery_and_train_plan, household};
 use ledgerops_e2e::wait::eventually;
@@ -115,4 +116,28 @@ async fn an_editor_asking_for_syncs_in_a_loop_spends_three() {
         },
     )
     .await;
+}
+
+/// 8 an hour, none kept: a burst of two, then one every 10 minutes. The first sync takes one,
+/// the write the policy runs unasked takes the other for its fresh read, and its bulk update
+/// follows that read at once rather than wait 10 minutes (and send the read again then).
+#[tokio::test]
+async fn an_unasked_write_follows_its_read_at_the_edge_of_the_burst() {
+    let s = household(
+        "follows",
+        json!({
+            "writes": {"enabled": true},
+            "requestsPerHour": 8,
+            "reservedRequestsPercent": 0,
+            "syncInterval": "1h",
+            "approval": {"autoApproveBelow": "20", "askOnNewPayee": false}
+        }),
+    )
+    .await;
+    s.bakery_to_groceries().await;
+    s.wait_transaction("bakery", TransactionPhase::Converged)
+        .await;
+    let counters = s.sim.control().counters().await.unwrap();
+    assert_eq!(counters.total, 3, "sync, read, write: {counters:?}");
+    assert_eq!(counters.endpoint(PATCH), 1);
 }

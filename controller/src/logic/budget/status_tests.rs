@@ -25,6 +25,20 @@ fn mirror() -> Mirror {
     }
 }
 
+/// The status after generation 1's first sync, at 0 s, of one request.
+fn first_sync(m: &Mirror) -> BudgetStatus {
+    next(
+        &BudgetStatus::default(),
+        &SyncReport {
+            outcome: SyncOutcome::Synced,
+            generation: Some(1),
+            mirror: Some(m),
+            requests: requests(1, None),
+            now: at(0),
+        },
+    )
+}
+
 #[test]
 fn a_sync_makes_it_ready_and_announces_it_once() {
     let m = mirror();
@@ -62,16 +76,7 @@ fn a_sync_makes_it_ready_and_announces_it_once() {
 #[test]
 fn a_failure_keeps_what_was_known_and_warns() {
     let m = mirror();
-    let ok = next(
-        &BudgetStatus::default(),
-        &SyncReport {
-            outcome: SyncOutcome::Synced,
-            generation: Some(1),
-            mirror: Some(&m),
-            requests: requests(1, None),
-            now: at(0),
-        },
-    );
+    let ok = first_sync(&m);
     let outcome = SyncOutcome::Failed {
         reason: "Unauthorized",
         message: "YNAB refused the token".into(),
@@ -195,16 +200,7 @@ fn every_failure_reason_has_a_phase() {
 #[test]
 fn a_paced_sync_keeps_a_ready_mirror_ready() {
     let m = mirror();
-    let synced = next(
-        &BudgetStatus::default(),
-        &SyncReport {
-            outcome: SyncOutcome::Synced,
-            generation: Some(1),
-            mirror: Some(&m),
-            requests: requests(1, None),
-            now: at(0),
-        },
-    );
+    let synced = first_sync(&m);
     let paced = |generation| SyncReport {
         outcome: SyncOutcome::Paced {
             message: "the sync waits until later".into(),

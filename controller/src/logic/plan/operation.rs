@@ -6,6 +6,8 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use k8s_openapi::jiff::Timestamp;
+
 use super::outcome::WriteResult;
 use super::step::Step;
 use super::undo::AppliedChange;
@@ -30,6 +32,9 @@ pub enum Conclusion {
     Restart(String),
     /// A request failed in a way a later try may fix: the same approval goes on.
     Retry(String),
+    /// The rest waits for its turn in the token's hour, until `until`: the same approval goes
+    /// on then.
+    Waiting { until: Timestamp, message: String },
 }
 
 /// The operation's end after `written` of `total` changes are in YNAB, stopped by `stop` (or
@@ -46,6 +51,12 @@ pub fn conclude(written: usize, total: usize, stop: Option<&WriteResult>) -> Con
         Some(WriteResult::NotLanded(why)) => Conclusion::Retry(format!(
             "{written} of {total} changes are in YNAB; the next did not land ({why}); ledgerops tries again with the same approval"
         )),
+        Some(WriteResult::Waiting { until, why }) => Conclusion::Waiting {
+            until: *until,
+            message: format!(
+                "{written} of {total} changes are in YNAB; the rest goes out with the same approval once its turn comes ({why})"
+            ),
+        },
         Some(WriteResult::Mismatch(why)) => Conclusion::Failed(why.clone()),
         Some(WriteResult::Refused(why)) if written == 0 => Conclusion::Failed(why.clone()),
         Some(WriteResult::Blocked(why)) if written == 0 => Conclusion::Blocked(why.clone()),
@@ -112,7 +123,7 @@ pub fn interrupted(
 impl Conclusion {
     /// Whether the operation is over: its approval is used up and its journal completed.
     pub fn is_final(&self) -> bool {
-        !matches!(self, Self::Retry(_))
+        !matches!(self, Self::Retry(_) | Self::Waiting { .. })
     }
 
     /// The word the journal's completion records.
@@ -120,7 +131,11 @@ impl Conclusion {
         match self {
             Self::Applied => "Applied",
             Self::PartiallyApplied(_) => "PartiallyApplied",
-            Self::Failed(_) | Self::Blocked(_) | Self::Restart(_) | Self::Retry(_) => "Failed",
+            Self::Failed(_)
+            | Self::Blocked(_)
+            | Self::Restart(_)
+            | Self::Retry(_)
+            | Self::Waiting { .. } => "Failed",
         }
     }
 
@@ -132,12 +147,14 @@ impl Conclusion {
             | Self::Failed(m)
             | Self::Blocked(m)
             | Self::Restart(m)
-            | Self::Retry(m) => Some(m),
+            | Self::Retry(m)
+            | Self::Waiting { message: m, .. } => Some(m),
         }
     }
 
-    /// The plan's verdict, and when to look again. `applied` is the message of an applied plan.
-    pub fn verdict(&self, applied: String) -> Step {
+    /// The plan's verdict at `now`, and when to look again. `applied` is the message of an
+    /// applied plan.
+    pub fn verdict(&self, applied: String, now: Timestamp) -> Step {
         match self {
             Self::Applied => Step::on_change(PlanVerdict::Applied(applied)),
             Self::PartiallyApplied(m) => Step::on_change(PlanVerdict::PartiallyApplied(m.clone())),
@@ -157,6 +174,15 @@ impl Conclusion {
                     interrupted: Some(m.clone()),
                 },
                 Duration::from_secs(30),
+            ),
+            // Nothing went out: looking again before its turn would find the same.
+            Self::Waiting { until, message } => Step::after(
+                PlanVerdict::Applying {
+                    interrupted: Some(message.clone()),
+                },
+                Duration::try_from(until.duration_since(now))
+                    .unwrap_or_default()
+                    .max(Duration::from_secs(1)),
             ),
         }
     }

@@ -1,5 +1,7 @@
 //! Unit tests of `logic/plan/operation.rs`.
 
+use k8s_openapi::jiff::SignedDuration;
+
 use super::*;
 
 #[test]
@@ -14,6 +16,19 @@ fn every_end_of_an_operation() {
             Conclusion::Retry(w(
                 "0 of 5 changes are in YNAB; the next did not land (503); ledgerops tries again with the same approval",
             )),
+        ),
+        (
+            2,
+            Some(WriteResult::Waiting {
+                until: Timestamp::UNIX_EPOCH,
+                why: w("paced"),
+            }),
+            Conclusion::Waiting {
+                until: Timestamp::UNIX_EPOCH,
+                message: w(
+                    "2 of 5 changes are in YNAB; the rest goes out with the same approval once its turn comes (paced)",
+                ),
+            },
         ),
         (
             0,
@@ -119,19 +134,36 @@ fn only_a_retry_keeps_the_operation_open() {
 }
 
 #[test]
-fn only_a_retry_or_a_restart_looks_again_by_itself() {
-    let step = Conclusion::Restart("r".into()).verdict(String::new());
+fn only_a_retry_a_restart_or_a_wait_looks_again_by_itself() {
+    let now = Timestamp::from_second(1_790_000_000).unwrap();
+    let step = Conclusion::Restart("r".into()).verdict(String::new(), now);
     assert_eq!(step.verdict, PlanVerdict::Pending("r".into()));
     assert_eq!(step.wait, Some(Duration::from_secs(60)));
-    let step = Conclusion::Retry("r".into()).verdict(String::new());
+    let step = Conclusion::Retry("r".into()).verdict(String::new(), now);
     assert_eq!(step.wait, Some(Duration::from_secs(30)));
+    // A paced write looks again when its turn comes, at least a second on.
+    for (until, wait) in [(now + SignedDuration::from_secs(90), 90), (now, 1)] {
+        let waiting = Conclusion::Waiting {
+            until,
+            message: "w".into(),
+        };
+        assert!(!waiting.is_final());
+        let step = waiting.verdict(String::new(), now);
+        assert_eq!(step.wait, Some(Duration::from_secs(wait)));
+        assert_eq!(
+            step.verdict,
+            PlanVerdict::Applying {
+                interrupted: Some("w".into())
+            }
+        );
+    }
     for c in [
         Conclusion::Applied,
         Conclusion::PartiallyApplied("p".into()),
         Conclusion::Failed("f".into()),
         Conclusion::Blocked("b".into()),
     ] {
-        assert_eq!(c.verdict("done".into()).wait, None, "{c:?}");
+        assert_eq!(c.verdict("done".into(), now).wait, None, "{c:?}");
     }
 }
 

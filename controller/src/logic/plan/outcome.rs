@@ -1,5 +1,7 @@
 //! What one all-or-nothing plan write came to, from the outcome of each of its items.
 
+use k8s_openapi::jiff::Timestamp;
+
 use crate::logic::transaction::batch::Outcome;
 
 /// The plan's write, as a whole.
@@ -9,6 +11,8 @@ pub enum WriteResult {
     Landed,
     /// The request failed or its answer was lost and could not be settled: try again.
     NotLanded(String),
+    /// Not sent: an unasked write waits for its turn in the token's hour, until `until`.
+    Waiting { until: Timestamp, why: String },
     /// YNAB refused the change itself: sending it again fails the same way.
     Refused(String),
     /// The approval no longer covers what would be written: nothing was written.
@@ -32,10 +36,16 @@ pub fn summarize(ids: &[String], outcomes: &[Outcome]) -> WriteResult {
             "{why}. Sending it again would fail the same way: fix or remove the transactions YNAB refuses"
         ));
     }
-    if let Some((_, Outcome::NotLanded(why) | Outcome::Waiting { why, .. })) =
-        pairs().find(|(_, o)| matches!(o, Outcome::NotLanded(_) | Outcome::Waiting { .. }))
+    if let Some((_, Outcome::NotLanded(why))) =
+        pairs().find(|(_, o)| matches!(o, Outcome::NotLanded(_)))
     {
         return WriteResult::NotLanded(why.clone());
+    }
+    if let Some((_, Outcome::Waiting { until, why })) =
+        pairs().find(|(_, o)| matches!(o, Outcome::Waiting { .. }))
+    {
+        let (until, why) = (*until, why.clone());
+        return WriteResult::Waiting { until, why };
     }
     if let Some((_, Outcome::Stale(why))) = pairs().find(|(_, o)| matches!(o, Outcome::Stale(_))) {
         return WriteResult::Stale(why.clone());

@@ -3,6 +3,13 @@
 use super::*;
 use crate::logic::transaction::converge::Blocked;
 
+fn waiting() -> Outcome {
+    Outcome::Waiting {
+        until: Timestamp::UNIX_EPOCH,
+        why: "paced".into(),
+    }
+}
+
 #[test]
 fn the_first_reason_to_stop_wins() {
     let ids: Vec<String> = ["a", "b"].map(String::from).to_vec();
@@ -20,6 +27,15 @@ fn the_first_reason_to_stop_wins() {
         }),
         (
             vec![Outcome::Written, Outcome::NotLanded("503".into())],
+            |r| matches!(r, WriteResult::NotLanded(w) if w == "503"),
+        ),
+        (
+            vec![waiting(), Outcome::Written],
+            |r| matches!(r, WriteResult::Waiting { why, .. } if why == "paced"),
+        ),
+        // A failure says more than a wait: it is what to look at.
+        (
+            vec![waiting(), Outcome::NotLanded("503".into())],
             |r| matches!(r, WriteResult::NotLanded(w) if w == "503"),
         ),
         (

@@ -113,7 +113,24 @@ impl RequestWindow {
     /// Records a request at `now` with `priority` if the budget allows it: every request counts
     /// against the hour's limit; one nobody waits for may not spend the reserve, and is paced.
     pub fn try_acquire(&mut self, now: Timestamp, priority: Priority) -> Result<(), Denied> {
-        self.admits(now, priority)?;
+        self.acquire(now, priority, true)
+    }
+
+    /// Like [`RequestWindow::try_acquire`], for a bulk update sent right after the fresh read it
+    /// was decided on: that read waited for the pace, so its write does not (held back, the
+    /// write would send the read again at the next turn and be held again, for ever). It still
+    /// moves the pace on, and may not spend the reserve or pass the hour's limit.
+    pub fn try_acquire_write(&mut self, now: Timestamp, priority: Priority) -> Result<(), Denied> {
+        self.acquire(now, priority, false)
+    }
+
+    fn acquire(
+        &mut self,
+        now: Timestamp,
+        priority: Priority,
+        check_pace: bool,
+    ) -> Result<(), Denied> {
+        self.admits(now, priority, check_pace)?;
         if !priority.reserved() {
             self.pace.take(now, self.limits);
         }
@@ -141,12 +158,17 @@ impl RequestWindow {
 
     /// When a request nobody waits for could go out, if not at `now`.
     pub fn next_paced(&mut self, now: Timestamp) -> Option<Timestamp> {
-        self.admits(now, Priority::Background)
+        self.admits(now, Priority::Background, true)
             .err()
             .map(Denied::until)
     }
 
-    fn admits(&mut self, now: Timestamp, priority: Priority) -> Result<(), Denied> {
+    fn admits(
+        &mut self,
+        now: Timestamp,
+        priority: Priority,
+        check_pace: bool,
+    ) -> Result<(), Denied> {
         if let Some(until) = self.paused_until {
             if now < until {
                 return Err(Denied::RateLimited { until });
@@ -167,6 +189,9 @@ impl RequestWindow {
         if paced.clone().count() >= self.limits.pool() as usize {
             let until = paced.next().map_or(now + WINDOW, |(at, _)| *at + WINDOW);
             return Err(Denied::Paced { until });
+        }
+        if !check_pace {
+            return Ok(());
         }
         self.pace
             .check(now, self.limits)

@@ -192,3 +192,40 @@ fn recorded_requests_count_against_the_pool() {
     ));
     assert_eq!(after.try_acquire(at(10), Priority::Asked), Ok(()));
 }
+
+/// Once the burst is spent, a background batch's fresh read waits for its turn, and the bulk
+/// update decided on it goes out right after rather than wait for the next turn (where the read
+/// would go out again, and its write wait again, for ever); the pace then counts both, and the
+/// reserve still holds for writes.
+#[test]
+fn a_write_follows_its_read_and_the_pace_counts_both() {
+    let limits = Limits {
+        per_hour: 180,
+        reserved_percent: 25,
+    };
+    let mut w = RequestWindow::with(limits);
+    while w.try_acquire(at(0), Priority::Background).is_ok() {}
+    let Err(Denied::Paced { until: turn }) = w.try_acquire(at(0), Priority::Background) else {
+        panic!("the burst is spent")
+    };
+    assert_eq!(w.try_acquire(turn, Priority::Background), Ok(()));
+    assert_eq!(w.try_acquire_write(turn, Priority::Background), Ok(()));
+    let Err(Denied::Paced { until: next }) = w.try_acquire(turn, Priority::Background) else {
+        panic!("the next read waits")
+    };
+    let interval = turn.duration_since(at(0));
+    assert!(next.duration_since(turn) > interval, "{turn} {next}");
+
+    // A write never spends the reserve: with the pool spent, it waits like any paced request.
+    let mut full = RequestWindow::with(Limits {
+        per_hour: 8,
+        reserved_percent: 25,
+    });
+    // Six recorded by a process before this one: the pool of six is spent.
+    full.absorb(&[(minute_of(at(0)), 6)].into_iter().collect(), at(6));
+    assert!(matches!(
+        full.try_acquire_write(at(10), Priority::Unasked),
+        Err(Denied::Paced { .. })
+    ));
+    assert_eq!(full.try_acquire_write(at(10), Priority::Approved), Ok(()));
+}
