@@ -41,6 +41,12 @@ pub struct ErrorLabels {
     pub reason: &'static str,
 }
 
+/// A step of the write of a change a person approved.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StepLabels {
+    pub step: &'static str,
+}
+
 /// An Event the notification hub never got, by why: `queue_full`, `refused` (the hub answered
 /// 4xx), `undeliverable` (every retry failed), `stopped`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -56,6 +62,8 @@ pub struct Metrics {
     pub reconciles: Family<KindLabels, Counter>,
     pub reconcile_duration: Family<KindLabels, Histogram, fn() -> Histogram>,
     pub reconcile_errors: Family<ErrorLabels, Counter>,
+    /// Where the time between a person's approval and YNAB holding the change goes.
+    pub approved_write_steps: Family<StepLabels, Histogram, fn() -> Histogram>,
     /// 1 while this replica holds the leader lease (always 1 without leader election once the
     /// controllers run).
     pub leader: Gauge,
@@ -95,6 +103,13 @@ impl Default for Metrics {
             "Reconciles that failed, by kind and reason",
             reconcile_errors.clone(),
         );
+        let approved_write_steps: Family<StepLabels, Histogram, fn() -> Histogram> =
+            Family::new_with_constructor(|| Histogram::new(exponential_buckets(0.001, 2.0, 16)));
+        registry.register(
+            "approved_write_step_seconds",
+            "Time each step of the reconcile that spends a person's approval took, from reading the subject to its last status write",
+            approved_write_steps.clone(),
+        );
         let leader = Gauge::default();
         registry.register(
             "leader",
@@ -126,6 +141,7 @@ impl Default for Metrics {
             reconciles,
             reconcile_duration,
             reconcile_errors,
+            approved_write_steps,
         }
     }
 }
@@ -297,6 +313,50 @@ impl Drop for Measure {
             .reconcile_duration
             .get_or_create(&KindLabels { kind: self.kind })
             .observe(self.start.elapsed().as_secs_f64());
+    }
+}
+
+/// The steps of one reconcile, timed back to back: reported only if it turns out to spend a
+/// person's approval, so the figures are those of the writes people wait on.
+pub struct Stopwatch {
+    last: Instant,
+    laps: Vec<(&'static str, f64)>,
+    person_waits: bool,
+}
+
+impl Stopwatch {
+    pub fn start() -> Self {
+        Self {
+            last: Instant::now(),
+            laps: Vec::new(),
+            person_waits: false,
+        }
+    }
+
+    /// Ends the step `step` (its time runs from the end of the one before).
+    pub fn lap(&mut self, step: &'static str) {
+        let now = Instant::now();
+        self.laps
+            .push((step, now.duration_since(self.last).as_secs_f64()));
+        self.last = now;
+    }
+
+    /// This reconcile spends a person's approval: its steps are reported.
+    pub fn person_waits(&mut self) {
+        self.person_waits = true;
+    }
+
+    /// Records the steps in `approved_write_step_seconds`, if a person waits on them.
+    pub fn report(self, metrics: &Metrics) {
+        if !self.person_waits {
+            return;
+        }
+        for (step, seconds) in self.laps {
+            metrics
+                .approved_write_steps
+                .get_or_create(&StepLabels { step })
+                .observe(seconds);
+        }
     }
 }
 

@@ -94,3 +94,26 @@ fn a_measured_reconcile_is_counted_and_timed_by_kind() {
         "{text}"
     );
 }
+
+#[test]
+fn a_stopwatch_reports_only_the_steps_a_person_waits_on() {
+    let m = Metrics::default();
+    let mut unasked = Stopwatch::start();
+    unasked.lap("read");
+    unasked.report(&m);
+    assert!(!m.render().contains("approved_write_step_seconds_count"));
+    let mut approved = Stopwatch::start();
+    approved.lap("read");
+    approved.person_waits();
+    approved.lap("ynab");
+    approved.report(&m);
+    let text = m.render();
+    for step in ["read", "ynab"] {
+        assert!(
+            text.contains(&format!(
+                r#"ledgerops_approved_write_step_seconds_count{{step="{step}"}} 1"#
+            )),
+            "{text}"
+        );
+    }
+}

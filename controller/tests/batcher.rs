@@ -12,7 +12,7 @@ use ledgerops::logic::transaction::batch::{
 };
 use ledgerops::logic::transaction::converge::{Allocation, EndState, Expect, approval_hash};
 use ledgerops::metrics::Metrics;
-use ledgerops::ynab::batcher::{Batcher, Destination};
+use ledgerops::ynab::batcher::{Batcher, Destination, Reply};
 use ledgerops::ynab::budget_links::{BudgetKey, BudgetLinks};
 use ledgerops::ynab::client::YnabClient;
 use ledgerops::ynab::mirror_sync::{self, MirrorKey};
@@ -117,7 +117,7 @@ impl Rig {
             }],
             all_or_nothing: false,
             operation: None,
-            priority: Priority::Approved,
+            priority: Priority::Unasked,
             authorized: Authorized::Transaction {
                 scope: SCOPE.into(),
                 hash: approval_hash(SCOPE, tx, &current, &target),
@@ -228,6 +228,37 @@ async fn chunks_handed_off_together_go_out_back_to_back_after_one_read() {
     assert_eq!(answers, [[Outcome::Written], [Outcome::Written]]);
     assert_eq!(rig.requests(READ).await, 1, "one read for the operation");
     assert_eq!(rig.requests(PATCH).await, 2, "one bulk update per chunk");
+}
+
+/// A person waits on the write they approved: its batch takes what is queued and goes out,
+/// without waiting the window (an hour here) for more; an unasked write queued earlier rides
+/// along in the same read and bulk update.
+#[tokio::test]
+async fn an_approved_write_does_not_wait_the_window_and_takes_what_is_queued() {
+    let rig = rig(Duration::from_secs(3600), 100).await;
+    let key = BudgetKey::new("ns", "household");
+    let unasked = rig.recategorise("tx-048", "Groceries", false).await;
+    let (sender, unasked_answer) = tokio::sync::oneshot::channel();
+    let reply = Reply::to(move |answer| drop(sender.send(answer)));
+    rig.batcher
+        .hand_off(key.clone(), rig.destination.clone(), unasked, reply);
+    let mut approved = rig.recategorise("tx-049", "Transport", false).await;
+    approved.priority = Priority::Approved;
+    let answers = tokio::time::timeout(
+        Duration::from_secs(30),
+        rig.batcher
+            .submit_all(&key, &rig.destination, vec![approved]),
+    )
+    .await
+    .expect("the approved write did not wait the hour-long window");
+    assert_eq!(
+        answers.into_iter().next().unwrap().unwrap(),
+        [Outcome::Written]
+    );
+    let unasked = unasked_answer.await.unwrap().unwrap();
+    assert_eq!(unasked, [Outcome::Written], "it rode along");
+    assert_eq!(rig.requests(READ).await, 1, "one read for both");
+    assert_eq!(rig.requests(PATCH).await, 1, "one bulk update for both");
 }
 
 #[tokio::test]

@@ -419,6 +419,10 @@ pub struct RequestUse {
     /// the pace or the reserve holds them back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_paced_at: Option<Time>,
+    /// Of `usedLastHour`, the requests this process made for this Budget: Budgets sharing a
+    /// token show the token's counts above, and each its own share here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub for_this_budget: Option<u32>,
 }
 
 /// Requests by why they went out.

@@ -13,7 +13,7 @@ use crate::api::approval::{ApprovalRequest, Issuance, SUBJECT_UID, SubjectKind};
 use crate::api::budget::Budget;
 use crate::api::common::{DecisionRecord, Edits, Review};
 use crate::k8s::{objects, status};
-use crate::logic::approval::authority::{self as authority, Authority, Expected, Next};
+use crate::logic::approval::authority::{self as authority, Authority, Binding, Expected, Next};
 use crate::logic::approval::gate::Hold;
 use crate::logic::approval::policy::{self, Action};
 use crate::logic::approval::request::{self, Taken};
@@ -51,7 +51,15 @@ pub struct Grant {
     /// The approval had already been spent on this attempt, before a restart.
     pub resumed: bool,
     /// The request whose approval the write spends; `None` when the policy runs it.
-    request: Option<Box<ApprovalRequest>>,
+    request: Option<Box<Spendable>>,
+}
+
+/// A request that approved the write, and what it must be bound to, to be judged again as it
+/// is spent.
+#[derive(Clone)]
+struct Spendable {
+    request: ApprovalRequest,
+    binding: Binding,
 }
 
 impl Grant {
@@ -81,7 +89,9 @@ impl Grant {
 
     /// The request asked for four eyes when it was opened.
     pub fn asked_four_eyes(&self) -> bool {
-        self.request.as_ref().is_some_and(|r| r.spec.four_eyes)
+        self.request
+            .as_ref()
+            .is_some_and(|s| s.request.spec.four_eyes)
     }
 
     /// Binds the grant to the edited proposal `hash`, the one that is written.
@@ -100,13 +110,26 @@ impl Grant {
     /// Records on the request that its approval is spent on this write. Called before the
     /// write: a request can never authorize a second one.
     pub async fn spend(&self, ctx: &Context, now: Timestamp) -> Result<(), Error> {
-        match &self.request {
-            Some(request) if !self.resumed => {
-                let used = request::spent(&self.attempt_id, self.written_hash(), now);
-                // Conditional: a copy that is behind (already spent) cannot be spent again.
-                record_on(ctx, request, json!({ "used": used }), Write::IfUnchanged).await
+        let (Some(spendable), false) = (&self.request, self.resumed) else {
+            return Ok(());
+        };
+        let Spendable { request, binding } = spendable.as_ref();
+        let used = json!({ "used": request::spent(&self.attempt_id, self.written_hash(), now) });
+        // Conditional: a copy that is behind (already spent) cannot be spent again.
+        match record_on(ctx, request, used.clone(), Write::IfUnchanged).await {
+            Err(e) if e.is_conflict() => {}
+            done => return done,
+        }
+        // Someone wrote the request since it was cached: as a person decides, its own
+        // reconciler records the decision at the same moment. Spend the copy the API server
+        // holds now if it grants exactly this write, rather than start the reconcile over.
+        let namespace = request.namespace().unwrap_or_default();
+        let name = request.name_any();
+        match objects::approval_request(&ctx.client, &namespace, &name).await? {
+            Some(fresh) if authority::still_grants(&fresh, request, &binding.expected(), now) => {
+                record_on(ctx, &fresh, used, Write::IfUnchanged).await
             }
-            _ => Ok(()),
+            _ => Err(Error::CacheBehind(format!("ApprovalRequest {name}"))),
         }
     }
 
@@ -118,9 +141,10 @@ impl Grant {
         now: Timestamp,
         written: bool,
     ) -> Result<(), Error> {
-        let Some(request) = &self.request else {
+        let Some(spendable) = &self.request else {
             return Ok(());
         };
+        let request = &spendable.request;
         let hash = Some(self.written_hash().to_owned());
         complete(ctx, request, &self.attempt_id, now, written, hash).await
     }
@@ -196,12 +220,8 @@ where
         .collect();
     let request = match authority::next(&judged) {
         Next::Resume(i, attempt) => {
-            return Ok(Gate::Proceed(grant(
-                &existing[i],
-                &judged[i],
-                attempt,
-                true,
-            )));
+            let resumed = grant(&existing[i], &judged[i], &expected, attempt, true);
+            return Ok(Gate::Proceed(resumed));
         }
         Next::Proceed(i) => {
             // Right before the write: four eyes, and the decider still holds approve.
@@ -214,12 +234,8 @@ where
             if let Some(why) = request::misplaced_edits(&existing[i], ask.kind) {
                 return Ok(Gate::Wait(Hold::NotAuthorized(why)));
             }
-            return Ok(Gate::Proceed(grant(
-                &existing[i],
-                &judged[i],
-                attempt_id,
-                false,
-            )));
+            let granted = grant(&existing[i], &judged[i], &expected, attempt_id, false);
+            return Ok(Gate::Proceed(granted));
         }
         Next::Stop(i) => return Ok(Gate::Wait(request::refusal(&existing[i], &judged[i]))),
         Next::Wait(i) => existing[i].clone(),
@@ -281,6 +297,7 @@ pub async fn in_flight(
 fn grant(
     request: &ApprovalRequest,
     judged: &Authority,
+    expected: &Expected<'_>,
     attempt_id: String,
     resumed: bool,
 ) -> Grant {
@@ -288,7 +305,10 @@ fn grant(
         record: request::approval_record(request, judged),
         attempt_id,
         resumed,
-        request: Some(Box::new(request.clone())),
+        request: Some(Box::new(Spendable {
+            request: request.clone(),
+            binding: Binding::of(expected),
+        })),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The Budget reconciler: keeps the plan's mirror current with one delta request per sync and
 //! reports it in the status.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -25,7 +26,7 @@ use crate::logic::budget::sync_due::{self, Due, SyncedFor};
 use crate::logic::budget::token_exposure::{self, Place};
 use crate::logic::runtime::pacing::Limits;
 use crate::logic::runtime::request_priority::{self, Priority};
-use crate::logic::runtime::request_window::RequestWindow;
+use crate::logic::runtime::request_window::{RequestWindow, budget_of};
 use crate::logic::status::conditions::{self, Observed};
 use crate::logic::values::duration;
 use crate::ynab::budget_links::{BudgetKey, Credentials, MirrorCell, MirrorSlot};
@@ -145,12 +146,7 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
                 Due::In(wait) => return Ok(Action::requeue(wait)),
                 // One unchanging note: an editor annotating in a loop adds to one Event's count.
                 Due::Held(wait) => {
-                    let minutes = sync_due::ASKED_WINDOW.as_secs() / 60;
-                    let note = format!(
-                        "{} syncs were asked for in the last {minutes} minutes, the most that run: the one asked now runs once the oldest of them is {minutes} minutes old. Each costs one of the token's {} requests per hour",
-                        sync_due::ASKED_BURST,
-                        budget.spec.requests_per_hour,
-                    );
+                    let note = budget_status::asked_too_often(budget.spec.requests_per_hour);
                     ctx.events
                         .publish(budget.as_ref(), false, "SyncAskedTooOften", "Sync", note)
                         .await;
@@ -188,9 +184,10 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
     };
     let slot = cell.state.read().await;
     let now = Timestamp::now();
+    let key = budget_of(&namespace, &budget.name_any());
     let requests = match &window {
-        Some(w) => w.lock().expect("window lock").request_use(now),
-        None => RequestWindow::with(Limits::of(&budget.spec)).request_use(now),
+        Some(w) => w.lock().expect("window lock").request_use(now, &key),
+        None => RequestWindow::with(Limits::of(&budget.spec)).request_use(now, &key),
     };
     let previous = budget.status.clone().unwrap_or_default();
     let synced = outcome == SyncOutcome::Synced;
@@ -258,8 +255,6 @@ async fn exposure(budget: &Budget, ctx: &Context, namespace: &str) -> Observed {
 
 /// What a sync of `budget` with `paired` is made for (see [`sync_due`]).
 fn made_for(budget: &Budget, paired: &Paired) -> SyncedFor {
-    let digest = |bytes: &[u8]| hex::encode(Sha256::digest(bytes));
-    let annotations = serde_json::to_vec(budget.annotations()).unwrap_or_default();
     let credentials = [
         paired.url.as_str().as_bytes(),
         b"\n",
@@ -267,8 +262,36 @@ fn made_for(budget: &Budget, paired: &Paired) -> SyncedFor {
     ];
     SyncedFor {
         generation: budget.metadata.generation,
-        annotations: digest(&annotations),
-        credentials: digest(&credentials.concat()),
+        annotations: annotations_digest(budget.annotations()),
+        credentials: hex::encode(Sha256::digest(credentials.concat())),
+    }
+}
+
+fn annotations_digest(annotations: &BTreeMap<String, String>) -> String {
+    hex::encode(Sha256::digest(
+        serde_json::to_vec(annotations).unwrap_or_default(),
+    ))
+}
+
+/// What the read about to go out serves: `cached`, with the Budget's annotations as the API
+/// server holds them now. A sync asked while this reconcile waited for its turn (a resolve, a
+/// second `kubectl ledgerops sync`, an ask just after a spec change) is served by this read,
+/// and its own reconcile finds nothing left to do instead of reading YNAB again a moment later.
+/// Kept as it was if the Budget cannot be read, or changed more than its annotations.
+async fn served_now(ctx: &Context, budget: &Budget, cached: SyncedFor) -> SyncedFor {
+    let api =
+        Api::<Budget>::namespaced(ctx.client.clone(), &budget.namespace().unwrap_or_default());
+    match api.get_metadata_opt(&budget.name_any()).await {
+        Ok(Some(now))
+            if now.metadata.uid == budget.metadata.uid
+                && now.metadata.generation == budget.metadata.generation =>
+        {
+            SyncedFor {
+                annotations: annotations_digest(now.annotations()),
+                ..cached
+            }
+        }
+        _ => cached,
     }
 }
 
@@ -364,7 +387,9 @@ impl SyncAttempt {
                 .budget_links
                 .client(&url, &token, Limits::of(spec), ctx.metrics.clone())
             {
-                Ok(c) => c.led_by(ctx.leadership.clone()),
+                Ok(c) => c
+                    .led_by(ctx.leadership.clone())
+                    .for_budget(namespace, &budget.name_any()),
                 Err(e) => {
                     return (
                         failed(e.reason(), e.to_string()),
@@ -398,6 +423,7 @@ impl SyncAttempt {
             budget: budget.name_any(),
             budget_links: ctx.budget_links.clone(),
         };
+        let asked = served_now(ctx, budget, asked).await;
         let started = Instant::now();
         match mirror_sync::sync(&client, &spec.plan_id, cell, &key, priority).await {
             Ok(changes) => {
@@ -414,11 +440,7 @@ impl SyncAttempt {
             // sync): nothing was read.
             Err(YnabError::Paced { until, .. }) => {
                 let limits = window.lock().expect("window lock").limits();
-                let message = format!(
-                    "the sync waits until {until} for its turn: periodic syncs are spread across the hour, and {} of the token's {} requests per hour are kept for approved writes and asked syncs; kubectl ledgerops sync asks for one now",
-                    limits.reserved(),
-                    limits.per_hour,
-                );
+                let message = budget_status::sync_paced(until, limits);
                 // Looking again every interval costs YNAB nothing and keeps the status's count
                 // of the hour current while the writes spend it.
                 let wait = wait_until(until).min(interval);

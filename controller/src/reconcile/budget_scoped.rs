@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use futures::StreamExt;
+use futures::{Stream, StreamExt};
 use kube::runtime::Controller;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Resource, ResourceExt};
@@ -43,31 +43,43 @@ where
         + 'static,
 {
     let reader = own.store();
-    // Nothing is decided before the Budgets and ApprovalRequests it reads are known.
+    // Nothing is decided before the Budgets and ApprovalRequests it reads are known, whatever
+    // wakes it: after a restart, a request listed before the Budgets found its subject's
+    // Budget "missing" in a cache still filling, and the plan said it was Invalid.
     let changes = watches::spec_changes(own.subscribe(), reader.clone());
-    let known = (watches.budgets.listed(), watches.approvals.listed());
-    let stream = futures::stream::once(async move {
-        futures::join!(known.0.wait(), known.1.wait());
-        changes
-    })
-    .flatten();
     let changed = changed_in_ynab(ctx, reader.clone(), concerns);
     let deleted = asking_again::<K>(ctx, watches);
     let of_budget = reader.clone();
-    Controller::for_shared_stream(stream, reader)
-        .owns_shared_stream(watches.approvals.subscribe())
+    Controller::for_shared_stream(once_known(watches, changes), reader)
+        .owns_shared_stream(once_known(watches, watches.approvals.subscribe()))
         // A Budget's spec (writes enabled, policy, closed months) decides for its objects.
-        .watches_shared_stream(watches.budgets.subscribe(), move |budget| {
-            belonging(
-                &of_budget,
-                budget.namespace().as_deref().unwrap_or_default(),
-                &budget.name_any(),
-            )
-        })
-        .reconcile_on(changed)
-        .reconcile_on(deleted)
+        .watches_shared_stream(
+            once_known(watches, watches.budgets.subscribe()),
+            move |budget| {
+                belonging(
+                    &of_budget,
+                    budget.namespace().as_deref().unwrap_or_default(),
+                    &budget.name_any(),
+                )
+            },
+        )
+        .reconcile_on(once_known(watches, changed))
+        .reconcile_on(once_known(watches, deleted))
         // Objects that waited for the admission policies go on once they are in force.
-        .reconcile_all_on(ctx.admission.verified_again())
+        .reconcile_all_on(once_known(watches, ctx.admission.verified_again()))
+}
+
+/// `stream`, from the moment the Budgets and ApprovalRequests are in the caches.
+fn once_known<S>(watches: &Watches, stream: S) -> impl Stream<Item = S::Item> + Send + 'static
+where
+    S: Stream + Send + 'static,
+{
+    let known = (watches.budgets.listed(), watches.approvals.listed());
+    futures::stream::once(async move {
+        futures::join!(known.0.wait(), known.1.wait());
+        stream
+    })
+    .flatten()
 }
 
 /// The subjects of kind `K` whose waiting ApprovalRequest was deleted: each asks again at once

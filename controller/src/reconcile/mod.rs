@@ -11,6 +11,7 @@ pub mod config_repo;
 pub mod learning;
 pub mod lineage;
 pub mod plan;
+pub mod plan_write;
 pub mod rule;
 pub mod summarize;
 pub mod tell;
@@ -140,7 +141,8 @@ impl Context {
             .client(&url, &token, Limits::of(spec), self.metrics.clone())
             .ok()?
             .under(permit)
-            .led_by(self.leadership.clone());
+            .led_by(self.leadership.clone())
+            .for_budget(namespace, &budget.name_any());
         Some(Destination {
             client,
             plan_id: spec.plan_id.clone(),

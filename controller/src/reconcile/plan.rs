@@ -4,30 +4,28 @@
 
 use std::sync::Arc;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::controller::Action;
 use kube::{Api, Resource, ResourceExt};
 
 use super::approval_gate::{self, Ask, Gate, Grant};
+use super::plan_write::{Operation, finish};
 use super::summarize::{StatusWrite, summarize_and_patch};
-use super::{Context, Error, budget_scoped, lineage};
+use super::{Context, Error, budget_scoped};
 use crate::api::common::{Edits, WriteIntent};
-use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, Progress};
+use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus};
 use crate::api::{approval::SubjectKind, budget::Budget};
-use crate::k8s::{journal, status, watches::Watches};
+use crate::k8s::{journal, watches::Watches};
 use crate::logic::plan::assess::{self, Assessed};
 use crate::logic::plan::edit::{self, EditError};
-use crate::logic::plan::end::{self, End};
-use crate::logic::plan::operation::{self, Conclusion};
-use crate::logic::plan::outcome::{self, WriteResult};
+use crate::logic::plan::end::End;
+use crate::logic::plan::operation;
 use crate::logic::plan::status::{self as plan_status, PlanVerdict};
 use crate::logic::plan::step::{self, Resume, Step};
 use crate::logic::plan::{AppliedChange, Approved, Basis, PlanPreview};
+use crate::logic::runtime::request_priority::WriteDecision;
 use crate::logic::status::announce;
-use crate::logic::transaction::batch::{Authorized, Submission};
-use crate::ynab::batcher::{self, Destination};
-use crate::ynab::budget_links::BudgetKey;
+use crate::metrics::Stopwatch;
 
 /// Subscribes to the shared watches at once; the returned future runs the controller.
 pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + use<> {
@@ -50,6 +48,7 @@ impl budget_scoped::BudgetScoped for CategorizationPlan {
 
 async fn reconcile(cached: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result<Action, Error> {
     let _measure = super::measure::<CategorizationPlan>(&ctx);
+    let mut watch = Stopwatch::start();
     // A plan's next step depends on its own last write (an apply in flight, or done): decide on
     // the plan as the API server holds it, not on a cached copy that may not have caught up.
     let api = Api::<CategorizationPlan>::namespaced(
@@ -63,7 +62,7 @@ async fn reconcile(cached: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result
     // Every status write is conditional on the version this reconcile started from: one made
     // from a cached copy that has not caught up with an earlier write is refused, not applied.
     let mut version = plan.resource_version().unwrap_or_default();
-    let Step { verdict, wait } = advance(&plan, &ctx, &mut next, &mut version).await?;
+    let Step { verdict, wait } = advance(&plan, &ctx, &mut next, &mut version, &mut watch).await?;
     plan_status::apply(
         &mut next,
         &verdict,
@@ -76,6 +75,8 @@ async fn reconcile(cached: Arc<CategorizationPlan>, ctx: Arc<Context>) -> Result
     let changed = plan.status.as_ref() != Some(&next);
     let patch = StatusWrite::IfUnchanged(&version);
     summarize_and_patch(&ctx, &plan, changed, &next, patch, announcement, "Apply").await?;
+    watch.lap("status");
+    watch.report(&ctx.metrics);
     Ok(wait.map_or_else(Action::await_change, Action::requeue))
 }
 
@@ -84,6 +85,7 @@ async fn advance(
     ctx: &Context,
     next: &mut CategorizationPlanStatus,
     version: &mut String,
+    watch: &mut Stopwatch,
 ) -> Result<Step, Error> {
     if let Some(settled) = step::settled(&plan.name_any(), next, plan.metadata.generation) {
         return Ok(settled);
@@ -106,6 +108,7 @@ async fn advance(
         Ok(found) => found,
         Err(verdict) => return Ok(Step::not_ready(verdict)),
     };
+    watch.lap("read");
     let Assessed {
         preview,
         decision,
@@ -141,6 +144,7 @@ async fn advance(
         Gate::Proceed(grant) => grant,
         Gate::Wait(hold) => return Ok(step::held(next, &hold)),
     };
+    watch.lap("gate");
     if let Some(held) = step::held_back(budget_name, &budget.spec) {
         return Ok(held);
     }
@@ -172,12 +176,17 @@ async fn advance(
         request,
     );
     grant.spend(ctx, now).await?;
+    if grant.decided_by() == WriteDecision::Person && !grant.resumed {
+        watch.person_waits();
+    }
+    watch.lap("spend");
     let operation = Operation {
         plan,
         namespace: &namespace,
         budget: budget_name,
         grant: &grant,
         started_at: &started_at,
+        destination,
     };
     let changes: Vec<AppliedChange> = preview
         .changes
@@ -185,7 +194,7 @@ async fn advance(
         .map(|c| AppliedChange::from(&c.change))
         .collect();
     let conclusion = operation
-        .write(ctx, destination, &changes, approved, next, version)
+        .write(ctx, &changes, approved, next, version, watch)
         .await?;
     let applied = step::applied_message(&plan.name_any(), &grant.attempt_id);
     let concluded = conclusion.verdict(applied, Timestamp::now());
@@ -201,6 +210,7 @@ async fn advance(
         };
         let written = finish(ctx, plan, &namespace, budget_name, &end, next).await?;
         grant.complete(ctx, done, written > 0).await?;
+        watch.lap("finish");
     }
     Ok(concluded)
 }
@@ -286,37 +296,6 @@ async fn settle_cut_off(
     Ok(Some(conclusion.verdict(applied, now).verdict))
 }
 
-/// Records how an operation ended: the journal's completion and the plan's status. Returns how
-/// many of its changes YNAB holds.
-async fn finish(
-    ctx: &Context,
-    plan: &CategorizationPlan,
-    namespace: &str,
-    budget: &str,
-    end: &End<'_>,
-    next: &mut CategorizationPlanStatus,
-) -> Result<u32, Error> {
-    let tally = {
-        let slot = ctx.budget_links.mirror(namespace, budget);
-        let slot = slot.state.read().await;
-        end::tally(end, &slot.mirror)
-    };
-    let completion = journal::Completion {
-        operation_id: end.operation_id.to_owned(),
-        plan: plan.name_any(),
-        budget: budget.to_owned(),
-        completed_at: end.at.to_string(),
-        outcome: end.conclusion.outcome().to_owned(),
-        written: tally.written,
-        total: tally.total,
-        not_written: tally.not_written.clone(),
-        reason: end.conclusion.reason().map(str::to_owned),
-    };
-    journal::complete(&ctx.client, namespace, &completion).await?;
-    end::record_end(next, end, &tally, plan.metadata.generation);
-    Ok(tally.written)
-}
-
 /// What is known of the interrupted write `intent` names. What is written is always computed
 /// from the spec and YNAB's state, never taken from the status: an ApprovalRequest records the
 /// preview its approval was spent on (the status' hash is only a hint, for a write the policy
@@ -362,99 +341,6 @@ async fn resumable(
         changes,
         moved_since,
     })
-}
-
-/// One write of a plan's approved preview: every chunk journaled, then all written back to back.
-struct Operation<'a> {
-    plan: &'a CategorizationPlan,
-    namespace: &'a str,
-    budget: &'a str,
-    grant: &'a Grant,
-    started_at: &'a Time,
-}
-
-impl Operation<'_> {
-    /// Writes `changes` in chunks of the Budget's `maxBatchSize`. Every chunk is journaled
-    /// before the first goes out, so that they go out back to back after one fresh read of
-    /// YNAB, not one read each: the window in which a person's edit can land between the read
-    /// and the writes stays that of one batch. Every answer is read, so what landed is counted
-    /// even after a chunk that did not.
-    async fn write(
-        &self,
-        ctx: &Context,
-        destination: Destination,
-        changes: &[AppliedChange],
-        approved: Approved,
-        next: &mut CategorizationPlanStatus,
-        version: &mut String,
-    ) -> Result<Conclusion, Error> {
-        let chunks: Vec<&[AppliedChange]> = changes.chunks(destination.max_batch.max(1)).collect();
-        let count = u32::try_from(chunks.len()).unwrap_or(u32::MAX);
-        let total = u32::try_from(changes.len()).unwrap_or(u32::MAX);
-        next.progress = Some(Progress {
-            written: 0,
-            total,
-            chunks_done: 0,
-            chunks: count,
-        });
-        let mut applying = next.clone();
-        plan_status::apply(
-            &mut applying,
-            &PlanVerdict::Applying { interrupted: None },
-            self.plan.metadata.generation,
-            Timestamp::now(),
-        );
-        *version = status::apply_if_unchanged(&ctx.client, self.plan, &applying, version).await?;
-        for (i, chunk) in chunks.iter().enumerate() {
-            let entry = journal::Entry {
-                operation_id: self.grant.attempt_id.clone(),
-                plan: self.plan.name_any(),
-                budget: self.budget.to_owned(),
-                chunk: u32::try_from(i).unwrap_or(u32::MAX),
-                chunks: count,
-                started_at: self.started_at.0.to_string(),
-                changes: chunk.to_vec(),
-                decision: Some(self.grant.record.clone()),
-            };
-            journal::record(&ctx.client, self.namespace, &entry).await?;
-        }
-        let priority = lineage::write_priority(ctx, self.grant.decided_by(), &self.plan.metadata);
-        let submissions = chunks
-            .iter()
-            .map(|chunk| Submission {
-                items: chunk.iter().map(operation::write_item).collect(),
-                all_or_nothing: true,
-                authorized: Authorized::Plan(approved.clone()),
-                operation: Some(self.grant.attempt_id.clone()),
-                priority,
-            })
-            .collect();
-        let key = BudgetKey::new(self.namespace, self.budget);
-        let answers = ctx
-            .batcher
-            .submit_all(&key, &destination, submissions)
-            .await;
-        let mut written = 0usize;
-        let mut stop = None;
-        for (chunk, answer) in chunks.iter().zip(answers) {
-            let outcomes = answer.unwrap_or_else(|e| vec![batcher::unanswered(&e); chunk.len()]);
-            written += outcomes.iter().filter(|o| o.holds_target()).count();
-            let ids: Vec<String> = chunk.iter().map(|c| c.transaction_id.clone()).collect();
-            match outcome::summarize(&ids, &outcomes) {
-                WriteResult::Landed => {}
-                result => {
-                    stop.get_or_insert(result);
-                }
-            }
-        }
-        next.progress = Some(Progress {
-            written: u32::try_from(written).unwrap_or(u32::MAX),
-            total,
-            chunks_done: count,
-            chunks: count,
-        });
-        Ok(operation::conclude(written, changes.len(), stop.as_ref()))
-    }
 }
 
 /// The preview of the plan's spec on the Budget's mirror, or the verdict when it cannot be

@@ -61,9 +61,10 @@ impl Drop for Reply {
     }
 }
 
+/// Submissions handed off together: they join the same batch.
 struct Job {
     destination: Destination,
-    waiting: Waiting,
+    waiting: Vec<Waiting>,
 }
 
 /// A submission in a batch, waiting for its outcomes.
@@ -96,15 +97,15 @@ impl Batcher {
         destination: &Destination,
         submissions: Vec<Submission>,
     ) -> Vec<Answer> {
-        let answers: Vec<_> = submissions
+        let (waiting, answers): (Vec<_>, Vec<_>) = submissions
             .into_iter()
             .map(|submission| {
                 let (sender, answer) = oneshot::channel();
                 let reply = Reply::to(move |outcomes| drop(sender.send(outcomes)));
-                self.hand_off(key.clone(), destination.clone(), submission, reply);
-                answer
+                (Waiting { submission, reply }, answer)
             })
-            .collect();
+            .unzip();
+        self.queue(key.clone(), destination.clone(), waiting);
         let mut outcomes = Vec::with_capacity(answers.len());
         for answer in answers {
             outcomes.push(answer.await.unwrap_or_else(|_| Err(closed())));
@@ -121,9 +122,13 @@ impl Batcher {
         submission: Submission,
         reply: Reply,
     ) {
+        self.queue(key, destination, vec![Waiting { submission, reply }]);
+    }
+
+    fn queue(&self, key: BudgetKey, destination: Destination, waiting: Vec<Waiting>) {
         let job = Job {
             destination,
-            waiting: Waiting { submission, reply },
+            waiting,
         };
         let queue = {
             let mut queues = self.queues.lock().expect("batcher lock");
@@ -174,17 +179,20 @@ fn spawn_worker() -> mpsc::UnboundedSender<Job> {
             let window = destination.window;
             let deadline = Instant::now() + window * MAX_WINDOWS;
             let max_items = destination.max_batch.max(1) * REQUESTS_PER_BATCH;
-            let mut items = first.waiting.submission.items.len();
-            let mut batch = vec![first.waiting];
+            let mut batch = first.waiting;
             // Gather until the queue is quiet for a window, `REQUESTS_PER_BATCH` full requests'
-            // worth of items are waiting, or the batch is old enough.
-            while items < max_items
-                && let Ok(Some(job)) =
-                    tokio::time::timeout(window.min(deadline - Instant::now()), rx.recv()).await
-            {
-                items += job.waiting.submission.items.len();
+            // worth of items are waiting, or the batch is old enough. A person waits on a write
+            // they approved: that batch takes only what is queued already.
+            while items_in(&batch) < max_items {
+                let job = if batch.iter().any(|w| !w.submission.priority.gathers()) {
+                    rx.try_recv().ok()
+                } else {
+                    let wait = window.min(deadline - Instant::now());
+                    tokio::time::timeout(wait, rx.recv()).await.ok().flatten()
+                };
+                let Some(job) = job else { break };
                 destination = job.destination;
-                batch.push(job.waiting);
+                batch.extend(job.waiting);
                 if Instant::now() >= deadline {
                     break;
                 }
@@ -193,6 +201,10 @@ fn spawn_worker() -> mpsc::UnboundedSender<Job> {
         }
     });
     tx
+}
+
+fn items_in(batch: &[Waiting]) -> usize {
+    batch.iter().map(|w| w.submission.items.len()).sum()
 }
 
 async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {

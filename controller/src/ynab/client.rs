@@ -18,7 +18,7 @@ use crate::k8s::request_record::RecordError;
 use crate::leadership::Leadership;
 use crate::logic::budget::api_url::AllowedApiUrl;
 use crate::logic::runtime::request_priority::Priority;
-use crate::logic::runtime::request_window::{Denied, RequestWindow};
+use crate::logic::runtime::request_window::{self, Claim, Denied, RequestWindow};
 use crate::logic::runtime::retry::{self, Failure, RequestKind};
 use crate::logic::values::outside_text;
 use crate::metrics::{Metrics, RequestLabels};
@@ -47,6 +47,9 @@ pub struct YnabClient {
     leadership: Leadership,
     /// Where the window's requests are recorded for the processes after this one, if anywhere.
     record: Option<Arc<WindowRecord>>,
+    /// The Budget (`namespace/name`) its requests go out for: Budgets sharing a token take
+    /// turns at the paced share of its hour.
+    budget: Arc<str>,
 }
 
 impl std::fmt::Debug for YnabClient {
@@ -115,6 +118,7 @@ impl YnabClient {
             permit: Permit::default(),
             leadership: Leadership::sole(),
             record: None,
+            budget: Arc::from(""),
         }
     }
 
@@ -131,6 +135,14 @@ impl YnabClient {
     /// The same client, sending nothing once `permit` is withdrawn.
     pub fn under(self, permit: Permit) -> Self {
         Self { permit, ..self }
+    }
+
+    /// The same client, its requests going out for the Budget `name` in `namespace`.
+    pub fn for_budget(self, namespace: &str, name: &str) -> Self {
+        Self {
+            budget: Arc::from(request_window::budget_of(namespace, name)),
+            ..self
+        }
     }
 
     /// The same client, sending nothing while this process is not the leader.
@@ -294,10 +306,14 @@ impl YnabClient {
     fn acquire(&self, priority: Priority, write: bool) -> Result<(), Attempt> {
         let mut window = self.window.lock().expect("request window lock");
         let now = Timestamp::now();
+        let claim = Claim {
+            priority,
+            budget: &self.budget,
+        };
         let acquired = if write {
-            window.try_acquire_write(now, priority)
+            window.try_acquire_write(now, claim)
         } else {
-            window.try_acquire(now, priority)
+            window.try_acquire(now, claim)
         };
         acquired.map_err(|denied| {
             Attempt::Final(match denied {

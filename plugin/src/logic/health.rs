@@ -18,8 +18,8 @@ pub const BUDGET_HEADERS: [&str; 8] = [
     "MESSAGE",
 ];
 
-/// One row per Budget: phase, how long ago it synced, requests used of its hourly limit (and
-/// how many of them are kept for people), what they went to, when the next request nobody waits
+/// One row per Budget: phase, how long ago it synced, requests used of its hourly limit (how
+/// many of them are kept for people, and its own share of a token it shares), what they went to, when the next request nobody waits
 /// for may go out, and the Ready message when it is not Ready.
 pub fn budget_row(b: &Budget, now: Timestamp) -> Vec<String> {
     let status = b.status.clone().unwrap_or_default();
@@ -42,9 +42,20 @@ pub fn budget_row(b: &Budget, now: Timestamp) -> Vec<String> {
         status
             .requests
             .as_ref()
-            .map(|r| match r.reserved_per_hour {
-                0 => format!("{}/{}", r.used_last_hour, r.limit_per_hour),
-                kept => format!("{}/{} ({kept} kept)", r.used_last_hour, r.limit_per_hour),
+            .map(|r| {
+                let mut notes = Vec::new();
+                if r.reserved_per_hour > 0 {
+                    notes.push(format!("{} kept", r.reserved_per_hour));
+                }
+                // A token shared with other Budgets: what went to this one.
+                if let Some(mine) = r.for_this_budget.filter(|n| *n != r.used_last_hour) {
+                    notes.push(format!("{mine} for this Budget"));
+                }
+                let used = format!("{}/{}", r.used_last_hour, r.limit_per_hour);
+                match notes.is_empty() {
+                    true => used,
+                    false => format!("{used} ({})", notes.join("; ")),
+                }
             })
             .unwrap_or_else(|| "-".into()),
         status
@@ -158,6 +169,7 @@ mod tests {
                     background: 1,
                 }),
                 next_paced_at: Some(Time(Timestamp::from_second(10_035).unwrap())),
+                for_this_budget: Some(3),
             }),
             conditions: vec![condition("Ready", "False", "YNAB refused the token")],
             ..Default::default()
@@ -175,6 +187,11 @@ mod tests {
                 "YNAB refused the token"
             ]
         );
+        // Sharing its token with another Budget, it made one of the token's three.
+        if let Some(r) = b.status.as_mut().and_then(|s| s.requests.as_mut()) {
+            r.for_this_budget = Some(1);
+        }
+        assert_eq!(budget_row(&b, now)[4], "3/180 (45 kept; 1 for this Budget)");
     }
 
     #[test]

@@ -141,3 +141,47 @@ async fn an_unasked_write_follows_its_read_at_the_edge_of_the_burst() {
     assert_eq!(counters.total, 3, "sync, read, write: {counters:?}");
     assert_eq!(counters.endpoint(PATCH), 1);
 }
+
+/// Two syncs asked while the Budget waits for its turn behind a write (YNAB answering slowly):
+/// the read that goes out once the write is done serves both, one request rather than two.
+#[tokio::test]
+async fn syncs_asked_while_the_budget_waits_for_its_turn_are_one_read() {
+    let s = household(
+        "together",
+        json!({
+            "writes": {"enabled": true},
+            "syncInterval": "1h",
+            "approval": {"autoApproveBelow": "20", "askOnNewPayee": false}
+        }),
+    )
+    .await;
+    let before = s.total_requests().await;
+    s.sim.control().set_latency(1500).await.unwrap();
+    s.bakery_to_groceries().await;
+    eventually(
+        "the write's fresh read is in flight, holding the Budget's turn",
+        Duration::from_secs(30),
+        async || s.total_requests().await > before,
+    )
+    .await;
+    for ask in ["sync, please", "and again"] {
+        s.annotate::<Budget>("household", "ledgerops.dev/sync-requested-at", ask)
+            .await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    s.wait_transaction("bakery", TransactionPhase::Converged)
+        .await;
+    eventually("the asked sync", Duration::from_secs(30), async || {
+        s.total_requests().await == before + 3
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    s.sim.control().set_latency(0).await.unwrap();
+    let counters = s.sim.control().counters().await.unwrap();
+    assert_eq!(
+        counters.total,
+        before + 3,
+        "the write's read and bulk update, and one sync for both asks: {counters:?}"
+    );
+    assert_eq!(counters.endpoint(PATCH), 1);
+}

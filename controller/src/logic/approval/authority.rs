@@ -17,6 +17,38 @@ pub struct Expected<'a> {
     pub hash: &'a str,
 }
 
+/// [`Expected`], owned: a grant keeps it, to judge its request again right before spending it.
+#[derive(Debug, Clone)]
+pub struct Binding {
+    subject_uid: String,
+    subject_kind: SubjectKind,
+    subject_name: String,
+    budget: String,
+    hash: String,
+}
+
+impl Binding {
+    pub fn of(expected: &Expected<'_>) -> Self {
+        Self {
+            subject_uid: expected.subject_uid.to_owned(),
+            subject_kind: expected.subject_kind,
+            subject_name: expected.subject_name.to_owned(),
+            budget: expected.budget.to_owned(),
+            hash: expected.hash.to_owned(),
+        }
+    }
+
+    pub fn expected(&self) -> Expected<'_> {
+        Expected {
+            subject_uid: &self.subject_uid,
+            subject_kind: self.subject_kind,
+            subject_name: &self.subject_name,
+            budget: &self.budget,
+            hash: &self.hash,
+        }
+    }
+}
+
 /// What a request means for the write it is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Authority {
@@ -182,6 +214,22 @@ pub fn judge(request: &ApprovalRequest, expected: &Expected<'_>, now: Timestamp)
             decided_at: seen,
         },
     }
+}
+
+/// Whether `fresh`, the request as the API server holds it now, still grants the write the
+/// gate granted on `granted`, an older copy: the same object with the same spec (the decision,
+/// the preview, the subject), and still a timely approval of `expected` that nobody has spent.
+/// Someone else's write in between (usually the request's own reconciler recording the
+/// decision) changes nothing else.
+pub fn still_grants(
+    fresh: &ApprovalRequest,
+    granted: &ApprovalRequest,
+    expected: &Expected<'_>,
+    now: Timestamp,
+) -> bool {
+    fresh.metadata.uid == granted.metadata.uid
+        && fresh.spec == granted.spec
+        && matches!(judge(fresh, expected, now), Authority::Approved { .. })
 }
 
 /// `request` is controlled by (owned as controller by) no other object than the one with `uid`.

@@ -235,6 +235,80 @@ fn a_timely_approval_of_an_issued_request_authorizes() {
     ));
 }
 
+/// The gate granted a write on a cached copy; by the time it spends it, another write changed
+/// the request. Only a copy that grants exactly the same write may be spent instead.
+#[test]
+fn a_fresh_copy_is_spent_only_if_it_still_grants_the_same_write() {
+    let mut granted = request(approved_by_bob(), issued());
+    granted.metadata.uid = Some("req-uid".into());
+    let recorded = |f: fn(&mut ApprovalRequest)| {
+        let mut fresh = granted.clone();
+        let status = fresh.status.as_mut().unwrap();
+        status.phase = Some(ApprovalPhase::Approved);
+        status.decided_at = Some(Time(at(50)));
+        f(&mut fresh);
+        fresh
+    };
+    type Case = (&'static str, fn(&mut ApprovalRequest), bool);
+    let cases: [Case; 7] = [
+        (
+            "the request's reconciler recorded the decision",
+            |_| {},
+            true,
+        ),
+        (
+            "its owner reference was dropped as it was decided",
+            |r| r.metadata.owner_references = None,
+            true,
+        ),
+        (
+            "spent meanwhile",
+            |r| {
+                r.status.as_mut().unwrap().used = Some(ApprovalUse {
+                    attempt_id: "other".into(),
+                    started_at: Time(at(55)),
+                    completed_at: None,
+                    written: false,
+                    preview_hash: None,
+                });
+            },
+            false,
+        ),
+        (
+            "deleted and made again under the name",
+            |r| r.metadata.uid = Some("other".into()),
+            false,
+        ),
+        (
+            "another preview",
+            |r| r.spec.preview_hash = "hash-2".into(),
+            false,
+        ),
+        (
+            "marked stale",
+            |r| r.status.as_mut().unwrap().phase = Some(ApprovalPhase::Stale),
+            false,
+        ),
+        (
+            "another decider",
+            |r| r.spec.decision.as_mut().unwrap().by = "mallory".into(),
+            false,
+        ),
+    ];
+    for (what, change, grants) in cases {
+        assert_eq!(
+            still_grants(&recorded(change), &granted, &EXPECTED, at(60)),
+            grants,
+            "{what}"
+        );
+    }
+    let unrecorded = recorded(|r| r.status.as_mut().unwrap().decided_at = None);
+    assert!(
+        !still_grants(&unrecorded, &granted, &EXPECTED, at(100)),
+        "first seen once it had expired"
+    );
+}
+
 #[test]
 fn the_binding_must_hold_on_every_field() {
     type Tamper = fn(&mut ApprovalRequest);

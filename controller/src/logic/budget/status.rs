@@ -5,7 +5,9 @@ use k8s_openapi::jiff::Timestamp;
 
 use crate::api::budget::{BudgetPhase, BudgetStatus, RequestUse};
 use crate::logic::budget::mirror::Mirror;
+use crate::logic::budget::sync_due;
 use crate::logic::plan::category_name;
+use crate::logic::runtime::pacing::Limits;
 use crate::logic::status::conditions::{self, Observed, READY};
 use crate::logic::status::kstatus;
 use crate::logic::values::outside_text;
@@ -46,6 +48,26 @@ pub struct SyncReport<'a> {
 }
 
 pub use crate::logic::status::announce::Announcement;
+
+/// Why a paced sync waits, for the Budget's status: when it goes out by itself, why, and
+/// what a person may do.
+pub fn sync_paced(until: Timestamp, limits: Limits) -> String {
+    format!(
+        "the sync waits until {until} for its turn: periodic syncs are spread across the hour, and {} of the token's {} requests per hour are kept for approved writes and asked syncs; kubectl ledgerops sync asks for one now",
+        limits.reserved(),
+        limits.per_hour,
+    )
+}
+
+/// The note of the Event saying that a sync asked for by annotation waits: the same text every
+/// time, so that an editor annotating in a loop adds to one Event's count.
+pub fn asked_too_often(requests_per_hour: u32) -> String {
+    let minutes = sync_due::ASKED_WINDOW.as_secs() / 60;
+    format!(
+        "{} syncs were asked for in the last {minutes} minutes, the most that run: the one asked now runs once the oldest of them is {minutes} minutes old. Each costs one of the token's {requests_per_hour} requests per hour",
+        sync_due::ASKED_BURST,
+    )
+}
 
 /// The status to write after a sync attempt.
 pub fn next(previous: &BudgetStatus, report: &SyncReport<'_>) -> BudgetStatus {

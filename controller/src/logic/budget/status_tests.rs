@@ -14,6 +14,7 @@ fn requests(used: u32, until: Option<Timestamp>) -> RequestUse {
         reserved_per_hour: 45,
         by_priority: None,
         next_paced_at: None,
+        for_this_budget: None,
     }
 }
 
@@ -225,4 +226,27 @@ fn a_paced_sync_keeps_a_ready_mirror_ready() {
     );
     let said = announcement(&synced, &edited).unwrap();
     assert!(!said.warning, "waiting for a turn needs nobody");
+}
+
+#[test]
+fn a_waiting_sync_says_when_and_what_a_person_may_do() {
+    let limits = Limits {
+        per_hour: 200,
+        reserved_percent: 25,
+    };
+    let paced = sync_paced(at(600), limits);
+    assert!(paced.contains(&at(600).to_string()), "{paced}");
+    assert!(paced.contains("50 of the token's 200"), "{paced}");
+    assert!(paced.contains("kubectl ledgerops sync"), "{paced}");
+    // The same note every time: one Event, counted, however often an editor annotates.
+    let held = asked_too_often(200);
+    assert_eq!(held, asked_too_often(200));
+    assert!(
+        held.starts_with("3 syncs were asked for in the last 10 minutes"),
+        "{held}"
+    );
+    assert!(
+        held.ends_with("one of the token's 200 requests per hour"),
+        "{held}"
+    );
 }

@@ -29,6 +29,13 @@ impl Priority {
         matches!(self, Priority::Approved | Priority::Asked)
     }
 
+    /// Whether a batch of writes at this priority waits the Budget's batch window for more:
+    /// a person who approved a write is waiting on it, so it goes out with what is queued
+    /// already; nobody waits on the others, and one read and one bulk update serve more of them.
+    pub fn gathers(self) -> bool {
+        !matches!(self, Priority::Approved)
+    }
+
     /// Its name in metrics and in the Budget's status.
     pub fn label(self) -> &'static str {
         match self {

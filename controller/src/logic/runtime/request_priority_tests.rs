@@ -28,6 +28,12 @@ fn syncs_and_writes_by_table() {
 fn only_what_people_wait_for_spends_the_reserve() {
     let reserved: Vec<bool> = Priority::ALL.iter().map(|p| p.reserved()).collect();
     assert_eq!(reserved, [true, true, false, false]);
+    let gathers: Vec<bool> = Priority::ALL.iter().map(|p| p.gathers()).collect();
+    assert_eq!(
+        gathers,
+        [false, true, true, true],
+        "only an approved write skips the window"
+    );
     let labels: Vec<&str> = Priority::ALL.iter().map(|p| p.label()).collect();
     assert_eq!(labels, ["approved", "asked", "unasked", "background"]);
 }

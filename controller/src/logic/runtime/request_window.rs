@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, VecDeque};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
+use super::fair_share::Turns;
 use super::pacing::{Limits, Pace};
 use super::request_priority::Priority;
 use crate::api::budget::{RequestUse, RequestsByPriority};
@@ -33,10 +34,43 @@ const FIRST_PAUSE: SignedDuration = SignedDuration::from_mins(1);
 #[derive(Debug, Clone)]
 pub struct RequestWindow {
     limits: Limits,
-    sent: VecDeque<(Timestamp, Priority)>,
+    sent: VecDeque<Sent>,
     pace: Pace,
+    turns: Turns,
     paused_until: Option<Timestamp>,
     consecutive_429: u32,
+}
+
+/// A request in the window.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Sent {
+    at: Timestamp,
+    priority: Priority,
+    /// The Budget it went out for (`namespace/name`; empty when not told).
+    budget: String,
+}
+
+/// A request asking for a place: why it goes out, and for which Budget (`namespace/name`),
+/// so that Budgets sharing a token take turns at the paced share (see [`super::fair_share`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Claim<'a> {
+    pub priority: Priority,
+    pub budget: &'a str,
+}
+
+/// How a Budget is named in the window: `namespace/name`.
+pub fn budget_of(namespace: &str, name: &str) -> String {
+    format!("{namespace}/{name}")
+}
+
+/// A request for no Budget in particular.
+impl From<Priority> for Claim<'static> {
+    fn from(priority: Priority) -> Self {
+        Claim {
+            priority,
+            budget: "",
+        }
+    }
 }
 
 /// Why a request may not go out now.
@@ -74,6 +108,7 @@ impl RequestWindow {
             limits,
             sent: VecDeque::new(),
             pace: Pace::default(),
+            turns: Turns::default(),
             paused_until: None,
             consecutive_429: 0,
         }
@@ -105,41 +140,73 @@ impl RequestWindow {
     pub fn used_by(&mut self, now: Timestamp) -> [(Priority, u32); 4] {
         self.forget_before(now);
         Priority::ALL.map(|p| {
-            let n = self.sent.iter().filter(|(_, q)| *q == p).count();
+            let n = self.sent.iter().filter(|s| s.priority == p).count();
             (p, u32::try_from(n).unwrap_or(u32::MAX))
         })
     }
 
     /// Records a request at `now` with `priority` if the budget allows it: every request counts
     /// against the hour's limit; one nobody waits for may not spend the reserve, and is paced.
-    pub fn try_acquire(&mut self, now: Timestamp, priority: Priority) -> Result<(), Denied> {
-        self.acquire(now, priority, true)
+    /// Between Budgets sharing the token, one whose turn comes while another that has used
+    /// fewer waits for it steps aside.
+    pub fn try_acquire<'a>(
+        &mut self,
+        now: Timestamp,
+        claim: impl Into<Claim<'a>>,
+    ) -> Result<(), Denied> {
+        self.acquire(now, claim.into(), true)
     }
 
     /// Like [`RequestWindow::try_acquire`], for a bulk update sent right after the fresh read it
     /// was decided on: that read waited for the pace, so its write does not (held back, the
     /// write would send the read again at the next turn and be held again, for ever). It still
     /// moves the pace on, and may not spend the reserve or pass the hour's limit.
-    pub fn try_acquire_write(&mut self, now: Timestamp, priority: Priority) -> Result<(), Denied> {
-        self.acquire(now, priority, false)
+    pub fn try_acquire_write<'a>(
+        &mut self,
+        now: Timestamp,
+        claim: impl Into<Claim<'a>>,
+    ) -> Result<(), Denied> {
+        self.acquire(now, claim.into(), false)
     }
 
     fn acquire(
         &mut self,
         now: Timestamp,
-        priority: Priority,
+        claim: Claim<'_>,
         check_pace: bool,
     ) -> Result<(), Denied> {
-        self.admits(now, priority, check_pace)?;
+        let Claim { priority, budget } = claim;
+        let mut admitted = self.admits(now, priority, check_pace);
+        if admitted.is_ok() && check_pace && !priority.reserved() {
+            let sent = &self.sent;
+            let used = |b: &str| {
+                sent.iter()
+                    .filter(|s| !s.priority.reserved() && s.budget == b)
+                    .count()
+            };
+            if let Some(until) = self.turns.step_aside(now, budget, used) {
+                admitted = Err(Denied::Paced { until });
+            }
+        }
+        if let Err(Denied::Paced { until }) = admitted {
+            self.turns.wait(budget, until);
+        }
+        admitted?;
         if !priority.reserved() {
             self.pace.take(now, self.limits);
+            self.turns.served(budget);
         }
-        self.sent.push_back((now, priority));
+        self.sent.push_back(Sent {
+            at: now,
+            priority,
+            budget: budget.to_owned(),
+        });
         Ok(())
     }
 
-    /// What the Budget's status says of the window at `now`.
-    pub fn request_use(&mut self, now: Timestamp) -> RequestUse {
+    /// What the status of the Budget `budget` (`namespace/name`, see [`budget_of`]) says of the
+    /// window at `now`.
+    pub fn request_use(&mut self, now: Timestamp, budget: &str) -> RequestUse {
         let [approved, asked, unasked, background] = self.used_by(now).map(|(_, n)| n);
         RequestUse {
             used_last_hour: self.used(now),
@@ -153,6 +220,10 @@ impl RequestWindow {
                 background,
             }),
             next_paced_at: self.next_paced(now).map(Time),
+            for_this_budget: Some(
+                u32::try_from(self.sent.iter().filter(|s| s.budget == budget).count())
+                    .unwrap_or(u32::MAX),
+            ),
         }
     }
 
@@ -177,7 +248,7 @@ impl RequestWindow {
         }
         self.forget_before(now);
         if self.sent.len() >= self.limits.per_hour as usize {
-            let (oldest, _) = *self.sent.front().expect("a full window is not empty");
+            let oldest = self.sent.front().expect("a full window is not empty").at;
             return Err(Denied::BudgetSpent {
                 until: oldest + WINDOW,
             });
@@ -185,9 +256,9 @@ impl RequestWindow {
         if priority.reserved() {
             return Ok(());
         }
-        let mut paced = self.sent.iter().filter(|(_, p)| !p.reserved());
+        let mut paced = self.sent.iter().filter(|s| !s.priority.reserved());
         if paced.clone().count() >= self.limits.pool() as usize {
-            let until = paced.next().map_or(now + WINDOW, |(at, _)| *at + WINDOW);
+            let until = paced.next().map_or(now + WINDOW, |s| s.at + WINDOW);
             return Err(Denied::Paced { until });
         }
         if !check_pace {
@@ -223,8 +294,8 @@ impl RequestWindow {
     pub fn minutes(&mut self, now: Timestamp) -> Minutes {
         self.forget_before(now);
         let mut out = Minutes::new();
-        for (at, _) in &self.sent {
-            *out.entry(minute_of(*at)).or_default() += 1;
+        for sent in &self.sent {
+            *out.entry(minute_of(sent.at)).or_default() += 1;
         }
         out
     }
@@ -235,13 +306,15 @@ impl RequestWindow {
     /// priorities: they count as background, so the reserve for people is never overspent.
     pub fn absorb(&mut self, record: &Minutes, now: Timestamp) {
         let ours = self.minutes(now);
-        let mut sent: Vec<(Timestamp, Priority)> = self.sent.drain(..).collect();
+        let mut sent: Vec<Sent> = self.sent.drain(..).collect();
         for (minute, count) in record {
             let missing = count.saturating_sub(ours.get(minute).copied().unwrap_or(0));
-            sent.extend(std::iter::repeat_n(
-                (end_of(*minute), Priority::Background),
-                missing as usize,
-            ));
+            let theirs = Sent {
+                at: end_of(*minute),
+                priority: Priority::Background,
+                budget: String::new(),
+            };
+            sent.extend(std::iter::repeat_n(theirs, missing as usize));
         }
         sent.sort();
         self.sent = sent.into();
@@ -249,7 +322,7 @@ impl RequestWindow {
     }
 
     fn forget_before(&mut self, now: Timestamp) {
-        while self.sent.front().is_some_and(|(t, _)| *t + WINDOW <= now) {
+        while self.sent.front().is_some_and(|s| s.at + WINDOW <= now) {
             self.sent.pop_front();
         }
     }

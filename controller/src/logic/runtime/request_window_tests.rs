@@ -229,3 +229,54 @@ fn a_write_follows_its_read_and_the_pace_counts_both() {
     ));
     assert_eq!(full.try_acquire_write(at(10), Priority::Approved), Ok(()));
 }
+
+/// Two Budgets share a token, both with more work than the pace lets out, each coming back at
+/// the time it was told; the busy one always asks first. Without turns it takes every one;
+/// with them, the hour's paced requests split evenly. A Budget asking for people is never held.
+#[test]
+fn budgets_sharing_a_token_take_turns_at_the_paced_share() {
+    let limits = Limits {
+        per_hour: 180,
+        reserved_percent: 25,
+    };
+    let mut w = RequestWindow::with(limits);
+    let mut next = [at(0), at(0)];
+    let mut got = [0u32, 0];
+    let budgets = ["ns/busy", "ns/quiet"];
+    for second in 0..3600 {
+        let now = at(second);
+        for i in 0..2 {
+            if next[i] > now {
+                continue;
+            }
+            let claim = Claim {
+                priority: Priority::Background,
+                budget: budgets[i],
+            };
+            match w.try_acquire(now, claim) {
+                Ok(()) => got[i] += 1,
+                Err(denied) => next[i] = denied.until(),
+            }
+        }
+    }
+    let total = got[0] + got[1];
+    assert!(
+        total <= limits.pool() && total + 2 >= limits.pool(),
+        "{got:?}"
+    );
+    assert!(got[0].abs_diff(got[1]) <= 1, "{got:?}");
+
+    let people = Claim {
+        priority: Priority::Approved,
+        budget: "ns/busy",
+    };
+    assert_eq!(w.try_acquire(at(3599), people), Ok(()));
+    // Each Budget's status shows its own share of the token's hour.
+    let busy = w.request_use(at(3599), "ns/busy");
+    assert_eq!(busy.for_this_budget, Some(got[0] + 1));
+    assert_eq!(
+        w.request_use(at(3599), "ns/quiet").for_this_budget,
+        Some(got[1])
+    );
+    assert_eq!(busy.used_last_hour, got[0] + got[1] + 1);
+}

@@ -63,6 +63,7 @@ pub const MEMORY: &str = "memory-unbounded";
 pub const UNJOURNALED: &str = "write-not-journaled";
 pub const POWERLESS: &str = "decided-without-the-power";
 pub const RESENT: &str = "resent-after-landing";
+pub const SILENT: &str = "silent-while-waiting";
 
 /// One controller write or person edit of one transaction, in journal order.
 struct Change<'a> {
@@ -99,6 +100,9 @@ pub fn check(history: &History) -> Verdict {
     verdict.violations.extend(over_budget(history));
     verdict.violations.extend(stuck(history));
     verdict.violations.extend(memory(history));
+    verdict
+        .violations
+        .extend(super::pace::silent_while_waiting(history));
     verdict
 }
 

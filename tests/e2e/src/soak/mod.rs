@@ -12,6 +12,7 @@ pub mod checker;
 pub mod collect;
 pub mod faults;
 pub mod history;
+pub mod pace;
 pub mod rng;
 pub mod setup;
 
@@ -139,6 +140,15 @@ impl fmt::Display for Report {
             f,
             "  {} controller writes checked, {} edits by a person, {} races (edit between read and write, not blamed)",
             v.writes, v.edits, v.races
+        )?;
+        let spans = pace::spans(&self.history);
+        let shown: Vec<String> = spans.iter().map(u64::to_string).collect();
+        writeln!(
+            f,
+            "  {} YNAB requests, per 5-minute span: {}; {} transactions written",
+            spans.iter().sum::<u64>(),
+            shown.join(" "),
+            pace::written(&self.history)
         )?;
         writeln!(f, "  actions: {:?}", self.actions)?;
         writeln!(f, "  violations: {}", v.violations.len())?;
