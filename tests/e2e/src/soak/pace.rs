@@ -16,11 +16,10 @@ pub const SPAN_MS: u64 = 300_000;
 /// The controller's requests per span, from its first request to the end of the journal (the
 /// last span may be partial).
 pub fn spans(history: &History) -> Vec<u64> {
-    let came = requests(history);
-    let (Some(&first), Some(end)) = (came.first(), history.journal.last().map(|e| e.at_ms)) else {
+    let Some((came, first, end)) = requests(history) else {
         return Vec::new();
     };
-    let mut spans = vec![0; ((end.max(first) - first) / SPAN_MS + 1) as usize];
+    let mut spans = vec![0; ((end - first) / SPAN_MS + 1) as usize];
     for at in came {
         spans[((at - first) / SPAN_MS) as usize] += 1;
     }
@@ -41,13 +40,12 @@ pub fn written(history: &History) -> usize {
 /// at the end (`Pending`, `Writing`, `Applying`, `Interrupted`). A proposal waiting on a person,
 /// or refused, waits on nobody's request.
 pub fn silent_while_waiting(history: &History) -> Vec<Violation> {
-    let came = requests(history);
-    let (Some(&first), Some(end)) = (came.first(), history.journal.last().map(|e| e.at_ms)) else {
+    let Some((came, first, end)) = requests(history) else {
         return Vec::new();
     };
-    let mut first_write: HashMap<&str, Vec<u64>> = HashMap::new();
+    let mut writes_of: HashMap<&str, Vec<u64>> = HashMap::new();
     for (id, at) in api_writes(history) {
-        first_write.entry(id).or_default().push(at);
+        writes_of.entry(id).or_default().push(at);
     }
     let left_waiting = |subject: &str| {
         history.settled.iter().any(|s| {
@@ -65,7 +63,7 @@ pub fn silent_while_waiting(history: &History) -> Vec<Violation> {
             let written = intent
                 .targets
                 .keys()
-                .filter_map(|id| first_write.get(id.as_str()))
+                .filter_map(|id| writes_of.get(id.as_str()))
                 .flatten()
                 .filter(|at| **at >= intent.at_ms)
                 .min()
@@ -102,8 +100,9 @@ pub fn silent_while_waiting(history: &History) -> Vec<Violation> {
     out
 }
 
-/// When each of the controller's requests came, in order.
-fn requests(history: &History) -> Vec<u64> {
+/// When each of the controller's requests came, in order, with the first of them and the end of
+/// the journal; `None` when it made none.
+fn requests(history: &History) -> Option<(Vec<u64>, u64, u64)> {
     let mut came: Vec<u64> = history
         .journal
         .iter()
@@ -113,7 +112,9 @@ fn requests(history: &History) -> Vec<u64> {
         })
         .collect();
     came.sort_unstable();
-    came
+    let first = *came.first()?;
+    let end = history.journal.last()?.at_ms.max(first);
+    Some((came, first, end))
 }
 
 /// Every transaction the controller's requests changed, with when.
