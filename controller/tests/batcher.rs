@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ledgerops::logic::budget::api_url::ApiUrlAllowlist;
+use ledgerops::logic::runtime::pacing::Limits;
 use ledgerops::logic::runtime::request_priority::Priority;
 use ledgerops::logic::runtime::request_window::RequestWindow;
 use ledgerops::logic::transaction::batch::{
@@ -49,7 +50,7 @@ async fn rig(window: Duration, max_batch: usize) -> Rig {
     let client = YnabClient::new(
         &url,
         Token::new(demo::TOKEN),
-        Arc::new(Mutex::new(RequestWindow::new(10_000))),
+        Arc::new(Mutex::new(RequestWindow::with(Limits::unreserved(10_000)))),
         Arc::new(Metrics::default()),
     )
     .unwrap();

@@ -9,6 +9,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use k8s_openapi::jiff::Timestamp;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
@@ -182,9 +183,10 @@ fn spawn_worker() -> mpsc::UnboundedSender<Job> {
             let mut batch = first.waiting;
             // Gather until the queue is quiet for a window, `REQUESTS_PER_BATCH` full requests'
             // worth of items are waiting, or the batch is old enough. A person waits on a write
-            // they approved: that batch takes only what is queued already.
+            // they approved: that batch takes only what is queued already, unless it would
+            // wait for its turn anyway (then it gathers, so the turn carries more).
             while items_in(&batch) < max_items {
-                let job = if batch.iter().any(|w| !w.submission.priority.gathers()) {
+                let job = if urgent(&batch, &destination) {
                     rx.try_recv().ok()
                 } else {
                     let wait = window.min(deadline - Instant::now());
@@ -201,6 +203,21 @@ fn spawn_worker() -> mpsc::UnboundedSender<Job> {
         }
     });
     tx
+}
+
+/// Whether `batch` goes out with what is queued now: it holds a write a person waits on, and
+/// the token's window would let its read go now.
+fn urgent(batch: &[Waiting], destination: &Destination) -> bool {
+    let Some(first) = batch
+        .iter()
+        .map(|w| w.submission.priority)
+        .filter(|p| !p.gathers())
+        .min()
+    else {
+        return false;
+    };
+    let mut window = destination.client.window().lock().expect("window lock");
+    window.would_admit(Timestamp::now(), first)
 }
 
 fn items_in(batch: &[Waiting]) -> usize {

@@ -43,7 +43,9 @@ async fn main() {
         s.create_budget(
             "household",
             ynab_sim::demo::TOKEN,
-            json!({"writes": {"enabled": true}, "requestsPerHour": 200}),
+            // 50 approvals on the token, each a read and a bulk update: all kept for people, so
+            // none waits for the pace.
+            json!({"writes": {"enabled": true}, "requestsPerHour": 200, "reservedRequestsPercent": 90}),
         )
         .await;
         s.wait_budget("household", BudgetPhase::Ready).await;

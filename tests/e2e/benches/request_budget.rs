@@ -85,7 +85,7 @@ struct Run {
 impl Run {
     fn new(first_come: bool) -> Self {
         let limits = if first_come {
-            Limits::unreserved(PER_HOUR)
+            Limits::unpaced(PER_HOUR)
         } else {
             Limits {
                 per_hour: PER_HOUR,

@@ -1,12 +1,15 @@
-//! Turns at the paced share of a token's hour between the Budgets that share the token (one
-//! household, several plans). The pace gives the token one request nobody waits for at a time;
-//! without turns, whichever Budget asks first at each turn takes it, and a Budget with a busy
-//! day keeps the others waiting for the whole hour. A Budget whose turn has come while another
-//! that has used fewer of the hour's paced requests waits for the same turn steps aside briefly.
+//! Turns at the paced share of a token's hour. The pace lets one request out at a time; without
+//! turns, whichever asks first at each turn takes it. A request steps aside briefly for one
+//! whose turn has come too and that goes first: a higher priority (a person's approved write
+//! before a periodic sync), or, at the same priority, another Budget sharing the token (one
+//! household, several plans) that has used fewer of the hour's paced requests, so that a Budget
+//! with a busy day does not keep the others waiting for the whole hour.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
+
+use super::request_priority::Priority;
 
 /// How long a Budget that steps aside waits before it asks again: long enough for the one it
 /// stepped aside for to come back for its turn.
@@ -15,38 +18,40 @@ pub const STEP_ASIDE: SignedDuration = SignedDuration::from_secs(5);
 /// then is no longer waited for (its work was done another way, or it was deleted).
 pub const EXPECTED_FOR: SignedDuration = SignedDuration::from_secs(30);
 
-/// The Budgets told to come back for a turn, and when.
+/// The requests told to come back for a turn, by Budget and priority, and when.
 #[derive(Debug, Clone, Default)]
 pub struct Turns {
-    waiting: BTreeMap<String, Timestamp>,
+    waiting: BTreeMap<(String, Priority), Timestamp>,
 }
 
 impl Turns {
-    /// `budget` was held back until `until`.
-    pub fn wait(&mut self, budget: &str, until: Timestamp) {
-        self.waiting.insert(budget.to_owned(), until);
+    /// A request of `budget` at `priority` was held back until `until`.
+    pub fn wait(&mut self, budget: &str, priority: Priority, until: Timestamp) {
+        self.waiting.insert((budget.to_owned(), priority), until);
     }
 
-    /// `budget` took a turn.
-    pub fn served(&mut self, budget: &str) {
-        self.waiting.remove(budget);
+    /// A request of `budget` at `priority` took a turn.
+    pub fn served(&mut self, budget: &str, priority: Priority) {
+        self.waiting.remove(&(budget.to_owned(), priority));
     }
 
-    /// Whether `budget`, which the pace lets go at `now`, steps aside (and until when) for a
-    /// Budget whose turn has come too and that has used fewer paced requests (`used`).
+    /// Whether a request of `budget` at `priority`, which the pace lets go at `now`, steps aside
+    /// (and until when) for one whose turn has come too and goes first: a higher priority, or
+    /// the same from a Budget that has used fewer paced requests (`used`).
     pub fn step_aside(
         &mut self,
         now: Timestamp,
         budget: &str,
+        priority: Priority,
         used: impl Fn(&str) -> usize,
     ) -> Option<Timestamp> {
         self.waiting.retain(|_, until| *until + EXPECTED_FOR > now);
         let mine = used(budget);
-        let fairer = self
-            .waiting
-            .iter()
-            .any(|(other, until)| other != budget && *until <= now && used(other) < mine);
-        fairer.then(|| now + STEP_ASIDE)
+        let first = self.waiting.iter().any(|((other, p), until)| {
+            *until <= now
+                && (*p < priority || (*p == priority && other != budget && used(other) < mine))
+        });
+        first.then(|| now + STEP_ASIDE)
     }
 }
 

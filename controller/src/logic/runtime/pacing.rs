@@ -34,6 +34,14 @@ impl Limits {
         }
     }
 
+    /// `per_hour`, all kept for what people wait for (the rest is never sent).
+    pub fn unpaced(per_hour: u32) -> Self {
+        Self {
+            per_hour,
+            reserved_percent: 100,
+        }
+    }
+
     /// A Budget's limits, from its spec.
     pub fn of(spec: &BudgetSpec) -> Self {
         Self {

@@ -41,6 +41,13 @@ pub struct RequestWindow {
     consecutive_429: u32,
 }
 
+/// Which share of the hour a request is taken from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Take {
+    Reserve,
+    Pool,
+}
+
 /// A request in the window.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct Sent {
@@ -48,6 +55,8 @@ struct Sent {
     priority: Priority,
     /// The Budget it went out for (`namespace/name`; empty when not told).
     budget: String,
+    /// Taken from the paced share (the pool), not the reserve kept for people.
+    pooled: bool,
 }
 
 /// A request asking for a place: why it goes out, and for which Budget (`namespace/name`),
@@ -97,9 +106,10 @@ impl Denied {
 }
 
 impl RequestWindow {
-    /// A window allowing `limit` requests per rolling hour, none of them kept back.
+    /// A window allowing `limit` requests per rolling hour, all of them kept for what people
+    /// wait for: nothing of theirs is paced.
     pub fn new(limit: u32) -> Self {
-        Self::with(Limits::unreserved(limit))
+        Self::with(Limits::unpaced(limit))
     }
 
     /// A window with `limits`.
@@ -147,8 +157,10 @@ impl RequestWindow {
 
     /// Records a request at `now` with `priority` if the budget allows it: every request counts
     /// against the hour's limit; one nobody waits for may not spend the reserve, and is paced.
-    /// Between Budgets sharing the token, one whose turn comes while another that has used
-    /// fewer waits for it steps aside.
+    /// What people wait for spends the reserve at once, then the paced share at its pace,
+    /// ahead of the rest: a backlog of approvals cannot spend the token's hour in minutes
+    /// either. Between Budgets sharing the token, one whose turn comes while another that has
+    /// used fewer waits for it steps aside.
     pub fn try_acquire<'a>(
         &mut self,
         now: Timestamp,
@@ -177,29 +189,26 @@ impl RequestWindow {
     ) -> Result<(), Denied> {
         let Claim { priority, budget } = claim;
         let mut admitted = self.admits(now, priority, check_pace);
-        if admitted.is_ok() && check_pace && !priority.reserved() {
+        if matches!(admitted, Ok(Take::Pool)) && check_pace {
             let sent = &self.sent;
-            let used = |b: &str| {
-                sent.iter()
-                    .filter(|s| !s.priority.reserved() && s.budget == b)
-                    .count()
-            };
-            if let Some(until) = self.turns.step_aside(now, budget, used) {
+            let used = |b: &str| sent.iter().filter(|s| s.pooled && s.budget == b).count();
+            if let Some(until) = self.turns.step_aside(now, budget, priority, used) {
                 admitted = Err(Denied::Paced { until });
             }
         }
         if let Err(Denied::Paced { until }) = admitted {
-            self.turns.wait(budget, until);
+            self.turns.wait(budget, priority, until);
         }
-        admitted?;
-        if !priority.reserved() {
+        let pooled = admitted? == Take::Pool;
+        if pooled {
             self.pace.take(now, self.limits);
-            self.turns.served(budget);
+            self.turns.served(budget, priority);
         }
         self.sent.push_back(Sent {
             at: now,
             priority,
             budget: budget.to_owned(),
+            pooled,
         });
         Ok(())
     }
@@ -234,12 +243,17 @@ impl RequestWindow {
             .map(Denied::until)
     }
 
+    /// Whether a request at `priority` would go out at `now` (turns aside).
+    pub fn would_admit(&mut self, now: Timestamp, priority: Priority) -> bool {
+        self.admits(now, priority, true).is_ok()
+    }
+
     fn admits(
         &mut self,
         now: Timestamp,
         priority: Priority,
         check_pace: bool,
-    ) -> Result<(), Denied> {
+    ) -> Result<Take, Denied> {
         if let Some(until) = self.paused_until {
             if now < until {
                 return Err(Denied::RateLimited { until });
@@ -253,19 +267,21 @@ impl RequestWindow {
                 until: oldest + WINDOW,
             });
         }
-        if priority.reserved() {
-            return Ok(());
+        let kept = self.sent.iter().filter(|s| !s.pooled).count();
+        if priority.reserved() && kept < self.limits.reserved() as usize {
+            return Ok(Take::Reserve);
         }
-        let mut paced = self.sent.iter().filter(|s| !s.priority.reserved());
-        if paced.clone().count() >= self.limits.pool() as usize {
-            let until = paced.next().map_or(now + WINDOW, |s| s.at + WINDOW);
+        let mut pooled = self.sent.iter().filter(|s| s.pooled);
+        if pooled.clone().count() >= self.limits.pool() as usize {
+            let until = pooled.next().map_or(now + WINDOW, |s| s.at + WINDOW);
             return Err(Denied::Paced { until });
         }
         if !check_pace {
-            return Ok(());
+            return Ok(Take::Pool);
         }
         self.pace
             .check(now, self.limits)
+            .map(|()| Take::Pool)
             .map_err(|until| Denied::Paced { until })
     }
 
@@ -313,6 +329,7 @@ impl RequestWindow {
                 at: end_of(*minute),
                 priority: Priority::Background,
                 budget: String::new(),
+                pooled: true,
             };
             sent.extend(std::iter::repeat_n(theirs, missing as usize));
         }

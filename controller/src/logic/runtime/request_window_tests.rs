@@ -127,7 +127,12 @@ fn background_work_never_spends_the_reserve_and_is_paced() {
     assert_eq!(w.next_paced(at(0)), Some(until));
     assert_eq!(w.try_acquire(at(0), Priority::Approved), Ok(()));
     assert_eq!(w.try_acquire(at(0), Priority::Asked), Ok(()));
-    assert_eq!(w.try_acquire(until, Priority::Background), Ok(()));
+    // The unasked write told to wait goes first at its turn; the background steps aside.
+    assert!(matches!(
+        w.try_acquire(until, Priority::Background),
+        Err(Denied::Paced { .. })
+    ));
+    assert_eq!(w.try_acquire(until, Priority::Unasked), Ok(()));
     // An hour's greedy background: the burst, then one every 3600/102 s, 134 before the
     // hour ends; the reserve stays.
     let mut now = until;
@@ -143,33 +148,54 @@ fn background_work_never_spends_the_reserve_and_is_paced() {
         [
             (Priority::Approved, 1),
             (Priority::Asked, 1),
-            (Priority::Unasked, 0),
-            (Priority::Background, 134)
+            (Priority::Unasked, 1),
+            (Priority::Background, 133)
         ]
     );
     assert!(w.next_paced(at(3599)).is_some());
+    // People spend the rest of the reserve at once, then wait for the pace like the rest.
     while w.try_acquire(at(3599), Priority::Approved).is_ok() {}
-    assert_eq!(w.used(at(3599)), 180);
-    assert_eq!(
+    assert_eq!(w.used_by(at(3599))[0], (Priority::Approved, 1 + 43));
+    assert!(matches!(
         w.try_acquire(at(3599), Priority::Approved),
-        Err(Denied::BudgetSpent { until: at(3600) })
-    );
+        Err(Denied::Paced { .. })
+    ));
 }
 
-/// People may spend the whole hour: the reserve is a floor for them, not a ceiling.
+/// People may spend what the background left: the reserve is a floor for them, not a ceiling.
+/// Beyond it they are paced too, so a backlog of approvals (a person answering a hundred
+/// requests in the morning, or automation holding `approve`) does not spend the token's hour in
+/// minutes and leave it silent for the rest.
 #[test]
-fn people_may_spend_what_the_background_left() {
-    let mut w = RequestWindow::with(Limits {
+fn people_spend_the_reserve_at_once_and_the_rest_at_its_pace() {
+    let limits = Limits {
         per_hour: 8,
         reserved_percent: 25,
-    });
-    for s in 0..8 {
-        assert_eq!(w.try_acquire(at(s), Priority::Approved), Ok(()));
+    };
+    let mut w = RequestWindow::with(limits);
+    let mut sent = 0;
+    while w.try_acquire(at(0), Priority::Approved).is_ok() {
+        sent += 1;
     }
-    assert!(matches!(
-        w.try_acquire(at(9), Priority::Background),
-        Err(Denied::BudgetSpent { .. })
-    ));
+    assert_eq!(
+        sent,
+        limits.reserved() + limits.burst(),
+        "the reserve, then the burst"
+    );
+    let mut now = at(0);
+    let mut times = Vec::new();
+    while now < at(3600) {
+        match w.try_acquire(now, Priority::Approved) {
+            Ok(()) => times.push(now),
+            Err(denied) => now = denied.until(),
+        }
+    }
+    // The reserve and the burst at once, then one every 12 minutes: 7 of the 8 in the hour.
+    assert_eq!(w.used(at(3599)), 7, "the hour, spread: {times:?}");
+    assert!(
+        times.iter().all(|t| *t > at(600)),
+        "no burst after the first: {times:?}"
+    );
 }
 
 /// What a process before this one recorded counts as background: after a restart, the reserve
@@ -180,7 +206,7 @@ fn recorded_requests_count_against_the_pool() {
         per_hour: 8,
         reserved_percent: 25,
     };
-    let mut before = RequestWindow::with(limits);
+    let mut before = RequestWindow::new(8);
     for s in 0..6 {
         before.try_acquire(at(s), Priority::Approved).unwrap();
     }
