@@ -4,6 +4,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use k8s_openapi::jiff::Timestamp;
+
 use ledgerops::logic::budget::api_url::ApiUrlAllowlist;
 use ledgerops::logic::runtime::pacing::Limits;
 use ledgerops::logic::runtime::request_priority::Priority;
@@ -36,6 +38,10 @@ struct Rig {
 }
 
 async fn rig(window: Duration, max_batch: usize) -> Rig {
+    rig_with(window, max_batch, Limits::unreserved(10_000)).await
+}
+
+async fn rig_with(window: Duration, max_batch: usize, limits: Limits) -> Rig {
     let sim = Simulator::start(SimConfig {
         fixture: Some(demo::generate()),
         rate_limit: 10_000,
@@ -50,7 +56,7 @@ async fn rig(window: Duration, max_batch: usize) -> Rig {
     let client = YnabClient::new(
         &url,
         Token::new(demo::TOKEN),
-        Arc::new(Mutex::new(RequestWindow::with(Limits::unreserved(10_000)))),
+        Arc::new(Mutex::new(RequestWindow::with(limits))),
         Arc::new(Metrics::default()),
     )
     .unwrap();
@@ -258,6 +264,50 @@ async fn an_approved_write_does_not_wait_the_window_and_takes_what_is_queued() {
     );
     let unasked = unasked_answer.await.unwrap().unwrap();
     assert_eq!(unasked, [Outcome::Written], "it rode along");
+    assert_eq!(rig.requests(READ).await, 1, "one read for both");
+    assert_eq!(rig.requests(PATCH).await, 1, "one bulk update for both");
+}
+
+/// An approved write whose read would wait for the token's pace anyway gathers until its turn:
+/// an unasked write queued meanwhile rides along in the same read and bulk update, and the
+/// person waits only for the turn, not the (hour-long) window.
+#[tokio::test]
+async fn an_approved_write_waiting_for_its_turn_gathers_until_then() {
+    // No reserve: every request is paced, one every 2.4 s after a burst of 500.
+    let rig = rig_with(Duration::from_secs(3600), 100, Limits::unreserved(2_000)).await;
+    let turn = {
+        let mut window = rig.destination.client.window().lock().unwrap();
+        let now = Timestamp::now();
+        while window.try_acquire(now, Priority::Background).is_ok() {}
+        window.next_turn(now, Priority::Approved)
+    };
+    assert!(
+        turn.is_some(),
+        "the burst is spent: the approved read waits"
+    );
+    let key = BudgetKey::new("ns", "household");
+    let mut approved = rig.recategorise("tx-049", "Transport", false).await;
+    approved.priority = Priority::Approved;
+    let person = {
+        let (batcher, destination, key) =
+            (rig.batcher.clone(), rig.destination.clone(), key.clone());
+        tokio::spawn(async move { batcher.submit_all(&key, &destination, vec![approved]).await })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let unasked = rig.recategorise("tx-048", "Groceries", false).await;
+    let (sender, unasked_answer) = tokio::sync::oneshot::channel();
+    let reply = Reply::to(move |answer| drop(sender.send(answer)));
+    rig.batcher
+        .hand_off(key, rig.destination.clone(), unasked, reply);
+    let answers = tokio::time::timeout(Duration::from_secs(30), person)
+        .await
+        .expect("the approved write waited for its turn, not the window")
+        .unwrap();
+    assert_eq!(
+        answers.into_iter().next().unwrap().unwrap(),
+        [Outcome::Written]
+    );
+    assert_eq!(unasked_answer.await.unwrap().unwrap(), [Outcome::Written]);
     assert_eq!(rig.requests(READ).await, 1, "one read for both");
     assert_eq!(rig.requests(PATCH).await, 1, "one bulk update for both");
 }

@@ -69,8 +69,9 @@ pub struct BudgetSpec {
     #[schemars(range(min = 1, max = 200))]
     pub requests_per_hour: u32,
     /// The percentage of `requestsPerHour` kept for what a person waits for: the writes of a
-    /// change a person approved, undos, and syncs asked for. Periodic syncs, the policy's and
-    /// the autopilot's own writes and a ConfigRepo's converges never spend it, and are spread
+    /// change a person approved, undos, and syncs asked for; they spend it at once, and beyond
+    /// it take the paced share ahead of the rest. Periodic syncs, the policy's and the
+    /// autopilot's own writes and a ConfigRepo's converges never spend it, and are spread
     /// across the hour rather than sent in one burst.
     #[serde(default = "default_reserved_requests_percent")]
     #[schemars(range(min = 0, max = 90))]

@@ -183,13 +183,14 @@ fn spawn_worker() -> mpsc::UnboundedSender<Job> {
             let mut batch = first.waiting;
             // Gather until the queue is quiet for a window, `REQUESTS_PER_BATCH` full requests'
             // worth of items are waiting, or the batch is old enough. A person waits on a write
-            // they approved: that batch takes only what is queued already, unless it would
-            // wait for its turn anyway (then it gathers, so the turn carries more).
+            // they approved: that batch takes only what is queued already, unless its read
+            // would wait for its turn anyway (then it gathers until the turn, so the turn
+            // carries more).
             while items_in(&batch) < max_items {
-                let job = if urgent(&batch, &destination) {
+                let wait = gather_for(&batch, &destination).min(deadline - Instant::now());
+                let job = if wait.is_zero() {
                     rx.try_recv().ok()
                 } else {
-                    let wait = window.min(deadline - Instant::now());
                     tokio::time::timeout(wait, rx.recv()).await.ok().flatten()
                 };
                 let Some(job) = job else { break };
@@ -205,19 +206,22 @@ fn spawn_worker() -> mpsc::UnboundedSender<Job> {
     tx
 }
 
-/// Whether `batch` goes out with what is queued now: it holds a write a person waits on, and
-/// the token's window would let its read go now.
-fn urgent(batch: &[Waiting], destination: &Destination) -> bool {
+/// How long `batch` may wait for more: a window, or, when it holds a write a person waits on,
+/// only until its read's turn (none when that is now).
+fn gather_for(batch: &[Waiting], destination: &Destination) -> Duration {
     let Some(first) = batch
         .iter()
         .map(|w| w.submission.priority)
         .filter(|p| !p.gathers())
         .min()
     else {
-        return false;
+        return destination.window;
     };
+    let now = Timestamp::now();
     let mut window = destination.client.window().lock().expect("window lock");
-    window.would_admit(Timestamp::now(), first)
+    window.next_turn(now, first).map_or(Duration::ZERO, |turn| {
+        turn.duration_since(now).try_into().unwrap_or_default()
+    })
 }
 
 fn items_in(batch: &[Waiting]) -> usize {

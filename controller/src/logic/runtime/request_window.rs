@@ -238,14 +238,13 @@ impl RequestWindow {
 
     /// When a request nobody waits for could go out, if not at `now`.
     pub fn next_paced(&mut self, now: Timestamp) -> Option<Timestamp> {
-        self.admits(now, Priority::Background, true)
-            .err()
-            .map(Denied::until)
+        self.next_turn(now, Priority::Background)
     }
 
-    /// Whether a request at `priority` would go out at `now` (turns aside).
-    pub fn would_admit(&mut self, now: Timestamp, priority: Priority) -> bool {
-        self.admits(now, priority, true).is_ok()
+    /// When a request at `priority` could go out, if not at `now` (turns between Budgets
+    /// aside).
+    pub fn next_turn(&mut self, now: Timestamp, priority: Priority) -> Option<Timestamp> {
+        self.admits(now, priority, true).err().map(Denied::until)
     }
 
     fn admits(
