@@ -101,6 +101,17 @@ impl Pace {
         let from = self.due.map_or(now, |due| due.max(now));
         self.due = Some(from + limits.interval());
     }
+
+    /// This pace, or the one `sent` (paced requests, oldest first) leaves, whichever holds the
+    /// next request back longer: a process that takes over from another (a restart, a new
+    /// leader) goes on at the pace rather than with a fresh burst.
+    pub fn replayed(self, sent: impl IntoIterator<Item = Timestamp>, limits: Limits) -> Self {
+        let mut replay = Self::default();
+        for at in sent {
+            replay.take(at, limits);
+        }
+        if replay.due > self.due { replay } else { self }
+    }
 }
 
 #[cfg(test)]

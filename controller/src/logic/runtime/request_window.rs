@@ -318,23 +318,32 @@ impl RequestWindow {
     /// Counts what `record` says went out (from this process or one before it) and this window
     /// does not hold yet: each minute's excess at the last second of that minute, the latest it
     /// could have gone out, so none leaves the window before YNAB lets it go. The record keeps no
-    /// priorities: they count as background, so the reserve for people is never overspent.
+    /// priorities: what it adds spends the reserve first, then the paced share, and the pace goes
+    /// on from it. A restart (the soak kills the leader every few minutes) gives neither a fresh
+    /// reserve nor a fresh burst, so it cannot spend the hour in minutes.
     pub fn absorb(&mut self, record: &Minutes, now: Timestamp) {
         let ours = self.minutes(now);
+        let mut kept = self.sent.iter().filter(|s| !s.pooled).count();
+        let reserved = self.limits.reserved() as usize;
         let mut sent: Vec<Sent> = self.sent.drain(..).collect();
         for (minute, count) in record {
             let missing = count.saturating_sub(ours.get(minute).copied().unwrap_or(0));
-            let theirs = Sent {
-                at: end_of(*minute),
-                priority: Priority::Background,
-                budget: String::new(),
-                pooled: true,
-            };
-            sent.extend(std::iter::repeat_n(theirs, missing as usize));
+            for _ in 0..missing {
+                let pooled = kept >= reserved;
+                kept += usize::from(!pooled);
+                sent.push(Sent {
+                    at: end_of(*minute),
+                    priority: Priority::Background,
+                    budget: String::new(),
+                    pooled,
+                });
+            }
         }
         sent.sort();
         self.sent = sent.into();
         self.forget_before(now);
+        let paced = self.sent.iter().filter(|s| s.pooled).map(|s| s.at);
+        self.pace = std::mem::take(&mut self.pace).replayed(paced, self.limits);
     }
 
     fn forget_before(&mut self, now: Timestamp) {

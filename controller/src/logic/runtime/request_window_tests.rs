@@ -1,6 +1,8 @@
 //! Unit tests of `logic/runtime/request_window.rs`.
 
 use super::*;
+use k8s_openapi::jiff::SignedDuration;
+
 use crate::logic::runtime::pacing::Limits;
 
 fn at(secs: i64) -> Timestamp {
@@ -198,25 +200,54 @@ fn people_spend_the_reserve_at_once_and_the_rest_at_its_pace() {
     );
 }
 
-/// What a process before this one recorded counts as background: after a restart, the reserve
-/// is not assumed unspent by the background.
+/// What a process before this one recorded spends the reserve first, then the paced share, and
+/// the pace goes on from it: a restart (or a new leader) gives neither a fresh reserve nor a
+/// fresh burst. Before, the soak's leader kills each brought both, and the hour was spent in
+/// its first five minutes.
 #[test]
-fn recorded_requests_count_against_the_pool() {
+fn recorded_requests_spend_the_reserve_first_and_the_pace_goes_on() {
     let limits = Limits {
-        per_hour: 8,
+        per_hour: 200,
         reserved_percent: 25,
     };
-    let mut before = RequestWindow::new(8);
-    for s in 0..6 {
-        before.try_acquire(at(s), Priority::Approved).unwrap();
+    let mut before = RequestWindow::with(limits);
+    let burst = limits.burst() as usize;
+    for _ in 0..burst {
+        before.try_acquire(at(0), Priority::Background).unwrap();
     }
+    for _ in 0..limits.reserved() {
+        before.try_acquire(at(0), Priority::Approved).unwrap();
+    }
+    let paced =
+        |w: &mut RequestWindow, p| matches!(w.try_acquire(at(10), p), Err(Denied::Paced { .. }));
+    assert!(paced(&mut before, Priority::Background));
+    assert!(paced(&mut before, Priority::Approved));
+
     let mut after = RequestWindow::with(limits);
     after.absorb(&before.minutes(at(10)), at(10));
-    assert!(matches!(
-        after.try_acquire(at(10), Priority::Background),
-        Err(Denied::Paced { .. })
-    ));
-    assert_eq!(after.try_acquire(at(10), Priority::Asked), Ok(()));
+    assert_eq!(after.used(at(10)), 37 + 50);
+    assert!(paced(&mut after, Priority::Background), "no fresh burst");
+    assert!(paced(&mut after, Priority::Approved), "no fresh reserve");
+    // The pace goes on: the next paced request goes at its turn, people's first.
+    let turn = after.next_turn(at(10), Priority::Approved).unwrap();
+    assert!(turn <= at(60) + limits_interval(limits), "{turn}");
+    assert_eq!(after.try_acquire(turn, Priority::Approved), Ok(()));
+
+    // Fewer than the reserve recorded: they spend it, and the paced share is untouched.
+    let mut quiet = RequestWindow::new(200);
+    for _ in 0..3 {
+        quiet.try_acquire(at(0), Priority::Approved).unwrap();
+    }
+    let mut after = RequestWindow::with(limits);
+    after.absorb(&quiet.minutes(at(10)), at(10));
+    assert_eq!(after.try_acquire(at(10), Priority::Background), Ok(()));
+    assert_eq!(after.try_acquire(at(10), Priority::Approved), Ok(()));
+}
+
+/// The steady interval of `limits`, from the pace itself: two paced requests at once are that
+/// far apart once the burst is spent.
+fn limits_interval(limits: Limits) -> SignedDuration {
+    SignedDuration::from_secs(3600 / i64::from(limits.pool() - limits.burst()))
 }
 
 /// Once the burst is spent, a background batch's fresh read waits for its turn, and the bulk
@@ -247,8 +278,10 @@ fn a_write_follows_its_read_and_the_pace_counts_both() {
         per_hour: 8,
         reserved_percent: 25,
     });
-    // Six recorded by a process before this one: the pool of six is spent.
-    full.absorb(&[(minute_of(at(0)), 6)].into_iter().collect(), at(6));
+    // Six writes that followed their reads: the pool of six is spent.
+    for _ in 0..6 {
+        full.try_acquire_write(at(0), Priority::Background).unwrap();
+    }
     assert!(matches!(
         full.try_acquire_write(at(10), Priority::Unasked),
         Err(Denied::Paced { .. })

@@ -1,7 +1,7 @@
 //! Deciding a batch of writes against a freshly synced mirror, and settling them afterwards.
 //! Shared by Transactions (one item, converge semantics) and plans (many items, all or nothing).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use k8s_openapi::jiff::Timestamp;
 
@@ -132,10 +132,54 @@ pub fn decide_all<'a>(
     submissions: impl IntoIterator<Item = &'a Submission>,
 ) -> Vec<Vec<Plan>> {
     let mut checked = Checked::new();
+    let mut claimed = HashSet::new();
     submissions
         .into_iter()
-        .map(|s| decide_checked(mirror, closed_through, s, &mut checked))
+        .map(|s| {
+            let mut plans = decide_checked(mirror, closed_through, s, &mut checked);
+            defer_second_writes(s, &mut plans, &mut claimed);
+            plans
+        })
         .collect()
+}
+
+/// Why a write waits for the next batch: see [`defer_second_writes`].
+pub const WRITTEN_FIRST: &str = "another change to this transaction goes first in the same bulk update: this one waits for the next, to be decided on what YNAB holds then";
+
+/// One write per transaction per batch. Every item is decided on the state read before the
+/// batch, but YNAB applies a bulk update's entries in order: a second entry for the same
+/// transaction would land on the state the first left, which nobody approved it from (found by
+/// the hour-long soak, where approvals gathered while waiting for their turn). A later one
+/// (the whole submission when it is all or nothing) is not sent, and is decided again on fresh
+/// state with the next batch.
+fn defer_second_writes<'a>(
+    submission: &'a Submission,
+    plans: &mut [Plan],
+    claimed: &mut HashSet<&'a str>,
+) {
+    let mut mine = HashSet::new();
+    let clashes: Vec<bool> = submission
+        .items
+        .iter()
+        .zip(plans.iter())
+        .map(|(item, plan)| {
+            let id = item.transaction_id.as_str();
+            *plan == Plan::Write && (claimed.contains(id) || !mine.insert(id))
+        })
+        .collect();
+    if clashes.contains(&true) {
+        for (plan, clash) in plans.iter_mut().zip(clashes) {
+            if *plan == Plan::Write && (clash || submission.all_or_nothing) {
+                *plan = Plan::Done(Outcome::NotLanded(WRITTEN_FIRST.into()));
+            }
+        }
+    }
+    let written = submission.items.iter().zip(plans.iter());
+    claimed.extend(
+        written
+            .filter(|(_, plan)| **plan == Plan::Write)
+            .map(|(item, _)| item.transaction_id.as_str()),
+    );
 }
 
 /// The plan authorizations already checked on this state, by operation and approved hash.

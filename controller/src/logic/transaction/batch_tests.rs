@@ -349,3 +349,73 @@ fn every_chunk_of_a_plan_is_checked_against_the_whole_approved_preview() {
     );
     assert_eq!(plans[1], [Plan::Done(Outcome::Diverged)]);
 }
+
+/// YNAB applies a bulk update's entries in order: a second write to one transaction in the same
+/// batch would land on what the first left, a state nobody approved it from. The first in the
+/// queue is written; a later one (its whole submission when all or nothing) waits for the next
+/// batch.
+#[test]
+fn a_transaction_is_written_once_per_batch_and_a_later_write_waits_for_the_next() {
+    use crate::logic::plan::fixtures::{approved, assign, mirror};
+    use crate::logic::plan::{Basis, operation};
+    let m = mirror();
+    // A plan's submission moving each of `moves`, approved on `m`.
+    let sub = |name: &str, moves: &[(&str, &str)], all_or_nothing: bool| {
+        let basis = Basis::Assignments(moves.iter().map(|(t, c)| assign(t, c)).collect());
+        let approved = approved(&m, basis);
+        Submission {
+            items: approved.changes.iter().map(operation::write_item).collect(),
+            all_or_nothing,
+            authorized: Authorized::Plan(approved),
+            operation: Some(name.into()),
+            priority: Priority::Approved,
+        }
+    };
+    let (a, b) = ("tx-048", "tx-049");
+    let later = Plan::Done(Outcome::NotLanded(WRITTEN_FIRST.into()));
+    let w = Plan::Write;
+    // (submissions in queue order) → their items' plans
+    type Case = (Vec<Submission>, Vec<Vec<Plan>>);
+    let cases: Vec<Case> = vec![
+        (
+            vec![
+                sub("p1", &[(a, "cat-groceries")], false),
+                sub("p2", &[(b, "cat-groceries")], false),
+            ],
+            vec![vec![w.clone()], vec![w.clone()]],
+        ),
+        (
+            vec![
+                sub("p1", &[(a, "cat-groceries")], false),
+                sub("p2", &[(a, "cat-transport")], false),
+            ],
+            vec![vec![w.clone()], vec![later.clone()]],
+        ),
+        (
+            vec![
+                sub("p1", &[(a, "cat-groceries")], false),
+                sub("p2", &[(a, "cat-transport"), (b, "cat-transport")], false),
+            ],
+            vec![vec![w.clone()], vec![later.clone(), w.clone()]],
+        ),
+        (
+            vec![
+                sub("p1", &[(a, "cat-groceries")], true),
+                sub("p2", &[(a, "cat-transport"), (b, "cat-transport")], true),
+                sub("p3", &[(b, "cat-groceries")], true),
+            ],
+            vec![
+                vec![w.clone()],
+                vec![later.clone(), later.clone()],
+                vec![w.clone()],
+            ],
+        ),
+    ];
+    for (submissions, want) in cases {
+        assert_eq!(decide_all(&m, None, &submissions), want, "{submissions:?}");
+    }
+    // Within one submission too: the second item for a transaction waits.
+    let mut twice = sub("p1", &[(a, "cat-groceries")], false);
+    twice.items.push(twice.items[0].clone());
+    assert_eq!(decide_all(&m, None, &[twice]), [vec![w.clone(), later]]);
+}
