@@ -7,10 +7,16 @@ use serde::{Deserialize, Serialize};
 use super::common::Amount;
 use kube::KubeSchema;
 
-/// Marks the plans the autopilot makes (value: the Budget's name). A label anyone could set: it
-/// gives no authority. It keeps the autopilot from proposing the same transactions twice, and a
-/// plan of its own that the policy ran unasked from teaching the rules that made it.
+/// Marks the plans the autopilot makes (value: the Budget's name), for people to select them
+/// with (`kubectl get categorizationplans -l ledgerops.dev/autopilot`). A label anyone with
+/// `edit` could set or remove: ledgerops never reads it. It knows its own plans by
+/// [`AUTOPILOT_PROPOSER`] in their lineage.
 pub const AUTOPILOT_LABEL: &str = "ledgerops.dev/autopilot";
+
+/// The name the autopilot signs its plans' lineage (`ledgerops.dev/proposed-by`) with. Admission
+/// lets nobody but the controller add a name other than their own to a lineage, nor remove one,
+/// so a plan whose lineage holds it was made by the autopilot, and every plan it made holds it.
+pub const AUTOPILOT_PROPOSER: &str = "ledgerops:autopilot";
 
 /// Whether, and how much, the autopilot may propose (`spec.autopilot`). Off by default.
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]

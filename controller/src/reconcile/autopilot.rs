@@ -12,7 +12,7 @@ use kube::{Api, ResourceExt};
 use serde_json::json;
 
 use super::{Context, Error};
-use crate::api::autopilot::AUTOPILOT_LABEL;
+use crate::api::autopilot::{AUTOPILOT_LABEL, AUTOPILOT_PROPOSER};
 use crate::api::budget::Budget;
 use crate::api::common::LocalRef;
 use crate::api::common::PROPOSED_BY;
@@ -101,7 +101,7 @@ pub async fn pass(ctx: &Context, input: Inputs<'_>) -> Result<(), Error> {
     }
     if let Some(plan) = next.plan {
         // Whoever blessed the rules behind its lines shaped it: none of them approves it.
-        let mut lineage = vec!["ledgerops:autopilot".to_owned()];
+        let mut lineage = vec![AUTOPILOT_PROPOSER.to_owned()];
         lineage::extend(
             &mut lineage,
             input

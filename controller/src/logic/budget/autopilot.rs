@@ -5,13 +5,11 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use kube::ResourceExt;
-
-use crate::api::autopilot::AUTOPILOT_LABEL;
-use crate::api::autopilot::{AutopilotStatus, Disagreement};
+use crate::api::autopilot::{AUTOPILOT_PROPOSER, AutopilotStatus, Disagreement};
 use crate::api::common::Amount;
 use crate::api::plan::{Assignment, CategorizationPlan};
 use crate::api::transaction::Transaction;
+use crate::logic::approval::lineage;
 use crate::logic::budget::mirror::Mirror;
 use crate::logic::plan::status as plan_status;
 use crate::logic::rule::{Facts, RuleBook, Verdict};
@@ -203,6 +201,14 @@ pub fn announcements(
     out
 }
 
+/// Whether the autopilot made `plan`: its lineage, which admission keeps truthful, holds the
+/// autopilot's name (a label anyone could set or remove is not asked).
+pub fn made_by_autopilot(plan: &CategorizationPlan) -> bool {
+    lineage::of(plan.metadata.annotations.as_ref())
+        .iter()
+        .any(|n| n == AUTOPILOT_PROPOSER)
+}
+
 /// The transactions the autopilot leaves alone: those of a plan not settled yet, of any plan it
 /// made before (a person may have rejected it), and those a Transaction declares.
 pub fn held<'a>(
@@ -218,8 +224,7 @@ pub fn held<'a>(
             .status
             .as_ref()
             .is_some_and(|s| plan_status::settled(s, p.metadata.generation));
-        let made_here = p.labels().contains_key(AUTOPILOT_LABEL);
-        if made_here || !settled {
+        if made_by_autopilot(p) || !settled {
             held.extend(
                 p.spec
                     .assignments

@@ -256,6 +256,9 @@ mod selection {
     use std::collections::HashSet;
 
     use super::*;
+    use crate::api::autopilot::AUTOPILOT_LABEL;
+    use crate::api::common::PROPOSED_BY;
+    use crate::api::plan::{CategorizationPlanStatus, PlanPhase};
     use crate::api::transaction::{Transaction, TransactionSpec};
     use crate::logic::plan::fixtures::mirror;
     use crate::logic::rule::fixtures::{merchant, spec};
@@ -299,15 +302,47 @@ mod selection {
             }))
             .unwrap(),
         );
-        let pending = CategorizationPlan::new(
-            "p",
-            serde_json::from_value(serde_json::json!({
-                "budgetRef": {"name": "b"},
-                "assignments": [{"transactionId": "tx-048", "categoryId": "cat-groceries"}]
-            }))
-            .unwrap(),
-        );
-        let held = held([&pending], [&tx]);
-        assert_eq!(held, HashSet::from(["tx-066", "tx-048"]));
+        // (settled, label, lineage) → its transaction held. The autopilot is known by its name
+        // in the lineage admission keeps, never by the label anyone with edit sets or removes.
+        type Case = (bool, bool, &'static str, bool);
+        let cases: [Case; 6] = [
+            (false, false, "alice", true),
+            (true, false, "alice", false),
+            (true, true, "alice", false),
+            (true, false, "ledgerops:autopilot,carol", true),
+            (true, true, "ledgerops:autopilot", true),
+            (true, false, "alice,ledgerops:autopilotx", false),
+        ];
+        for (settled, label, lineage, want) in cases {
+            let mut plan = CategorizationPlan::new(
+                "p",
+                serde_json::from_value(serde_json::json!({
+                    "budgetRef": {"name": "b"},
+                    "assignments": [{"transactionId": "tx-048", "categoryId": "cat-groceries"}]
+                }))
+                .unwrap(),
+            );
+            plan.metadata.generation = Some(1);
+            plan.metadata.annotations = Some([(PROPOSED_BY.to_owned(), lineage.to_owned())].into());
+            if label {
+                plan.metadata.labels = Some([(AUTOPILOT_LABEL.to_owned(), "b".into())].into());
+            }
+            if settled {
+                plan.status = Some(CategorizationPlanStatus {
+                    phase: Some(PlanPhase::Applied),
+                    finished_generation: Some(1),
+                    ..CategorizationPlanStatus::default()
+                });
+            }
+            let mut want_held = HashSet::from(["tx-066"]);
+            if want {
+                want_held.insert("tx-048");
+            }
+            assert_eq!(
+                held([&plan], [&tx]),
+                want_held,
+                "{settled} {label} {lineage}"
+            );
+        }
     }
 }

@@ -7,13 +7,11 @@ use std::collections::HashSet;
 
 use k8s_openapi::jiff::Timestamp;
 
-use kube::ResourceExt;
-
 use super::learn::{Decision, Now};
-use crate::api::autopilot::AUTOPILOT_LABEL;
 use crate::api::common::Edits;
 use crate::api::plan::{Assignment, CategorizationPlan, PlanPhase};
 use crate::api::transaction::Transaction;
+use crate::logic::budget::autopilot::made_by_autopilot;
 use crate::logic::budget::mirror::Mirror;
 use crate::logic::plan::status as plan_status;
 use crate::logic::plan::{Basis, edit};
@@ -94,7 +92,7 @@ pub fn of_plans(
             continue;
         }
         // The autopilot's own plan, run by the policy unasked: nobody judged the rules there.
-        let teaches = !(p.labels().contains_key(AUTOPILOT_LABEL) && decision.by == "policy");
+        let teaches = !(made_by_autopilot(p) && decision.by == "policy");
         // What was written: the assignments as the approver edited them.
         let Some(assignments) = as_written(assignments, decision.edits.as_ref()) else {
             continue;

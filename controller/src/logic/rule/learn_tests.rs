@@ -4,9 +4,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
 use super::*;
-use crate::api::autopilot::AUTOPILOT_LABEL;
-use crate::api::common::WriteIntent;
+use crate::api::autopilot::{AUTOPILOT_LABEL, AUTOPILOT_PROPOSER};
 use crate::api::common::{CategoryEdit, DecisionRecord, Edits, LocalRef};
+use crate::api::common::{PROPOSED_BY, WriteIntent};
 use crate::api::plan::{
     Assignment, CategorizationPlan, CategorizationPlanSpec, CategorizationPlanStatus, PlanPhase,
 };
@@ -504,10 +504,18 @@ fn only_applied_plans_at_their_generation_and_not_undone_are_decisions() {
         PlanPhase::Applied,
         None,
     );
-    own.metadata.labels = Some([(AUTOPILOT_LABEL.to_owned(), "household".to_owned())].into());
     let teaches =
         |p: &CategorizationPlan| decisions::of_plans(&[p], &m, &Default::default())[0].teaches;
     own.status.as_mut().unwrap().decision.as_mut().unwrap().by = "policy".into();
+    // The label anyone with edit can set or remove is not asked; the lineage admission keeps is.
+    own.metadata.labels = Some([(AUTOPILOT_LABEL.to_owned(), "household".to_owned())].into());
+    assert!(
+        teaches(&own),
+        "a label alone does not make a plan the autopilot's"
+    );
+    own.metadata.labels = None;
+    let lineage = format!("{AUTOPILOT_PROPOSER},carol");
+    own.metadata.annotations = Some([(PROPOSED_BY.to_owned(), lineage)].into());
     assert!(!teaches(&own), "the autopilot's plan, run by the policy");
     own.status.as_mut().unwrap().decision.as_mut().unwrap().by = "gitea:alice".into();
     assert!(teaches(&own), "a person approved it");
