@@ -67,7 +67,7 @@ impl Limits {
     }
 
     /// The steady pace after a burst: the rest of the pool, evenly over the hour.
-    fn interval(self) -> SignedDuration {
+    pub fn interval(self) -> SignedDuration {
         let steady = self.pool().saturating_sub(self.burst()).max(1);
         WINDOW / i32::try_from(steady).unwrap_or(i32::MAX)
     }

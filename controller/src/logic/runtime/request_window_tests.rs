@@ -1,8 +1,6 @@
 //! Unit tests of `logic/runtime/request_window.rs`.
 
 use super::*;
-use k8s_openapi::jiff::SignedDuration;
-
 use crate::logic::runtime::pacing::Limits;
 
 fn at(secs: i64) -> Timestamp {
@@ -230,7 +228,7 @@ fn recorded_requests_spend_the_reserve_first_and_the_pace_goes_on() {
     assert!(paced(&mut after, Priority::Approved), "no fresh reserve");
     // The pace goes on: the next paced request goes at its turn, people's first.
     let turn = after.next_turn(at(10), Priority::Approved).unwrap();
-    assert!(turn <= at(60) + limits_interval(limits), "{turn}");
+    assert!(turn <= at(60) + limits.interval(), "{turn}");
     assert_eq!(after.try_acquire(turn, Priority::Approved), Ok(()));
 
     // Fewer than the reserve recorded: they spend it, and the paced share is untouched.
@@ -242,12 +240,6 @@ fn recorded_requests_spend_the_reserve_first_and_the_pace_goes_on() {
     after.absorb(&quiet.minutes(at(10)), at(10));
     assert_eq!(after.try_acquire(at(10), Priority::Background), Ok(()));
     assert_eq!(after.try_acquire(at(10), Priority::Approved), Ok(()));
-}
-
-/// The steady interval of `limits`, from the pace itself: two paced requests at once are that
-/// far apart once the burst is spent.
-fn limits_interval(limits: Limits) -> SignedDuration {
-    SignedDuration::from_secs(3600 / i64::from(limits.pool() - limits.burst()))
 }
 
 /// Once the burst is spent, a background batch's fresh read waits for its turn, and the bulk
