@@ -245,15 +245,18 @@ async fn decide(w: &World, rng: &mut Rng, rec: &mut Recorder) {
     let Ok(list) = api.list(&ListParams::default()).await else {
         return;
     };
+    // One look in ten is at a request that already expired; drawn per look, not per request,
+    // so the expired ones piling up do not crowd out the pending.
+    let wanted = if rng.percent(10) {
+        ApprovalPhase::Expired
+    } else {
+        ApprovalPhase::Pending
+    };
     let open: Vec<&ApprovalRequest> = list
         .items
         .iter()
         .filter(|r| r.spec.decision.is_none())
-        .filter(|r| {
-            let phase = r.status.as_ref().and_then(|s| s.phase);
-            phase == Some(ApprovalPhase::Pending)
-                || (phase == Some(ApprovalPhase::Expired) && rng.percent(10))
-        })
+        .filter(|r| r.status.as_ref().and_then(|s| s.phase) == Some(wanted))
         .collect();
     if open.is_empty() {
         return;

@@ -55,40 +55,46 @@ pub async fn inject(w: &mut World, rng: &mut Rng, rec: &mut Recorder) {
             let took = w.restart_store().await;
             format!("kill -9 of the API server's store, ready again after {took:?}")
         }
-        33..60 => {
-            let status = *rng.pick(&[429u16, 500, 503]);
-            let count = u32::try_from(rng.below(1, 6)).unwrap_or(1);
-            let method = rng
-                .pick(&[None, Some("GET"), Some("PATCH")])
-                .map(String::from);
-            let fault = StatusFault {
-                status,
-                count,
-                detail: None,
-                only: RequestMatch {
-                    method: method.clone(),
-                    ..Default::default()
-                },
-            };
-            control.inject_status(&fault).await.expect("a status fault");
-            format!("YNAB answers {status} to the next {count} {method:?} requests")
-        }
-        60..85 => {
-            let hold_ms = rng.below(0, 3_000);
-            let fault = DropFault {
-                count: 1,
-                hold_ms,
-                only: RequestMatch {
-                    method: Some("PATCH".into()),
-                    ..Default::default()
-                },
-            };
-            control
-                .drop_after_write(&fault)
-                .await
-                .expect("a drop fault");
-            format!("the next bulk update lands, its connection dropped after {hold_ms} ms")
-        }
+        33..60 => match pending(&control).await {
+            Some(left) => format!("no new YNAB fault: {left} still pending"),
+            None => {
+                let status = *rng.pick(&[429u16, 500, 503]);
+                let count = u32::try_from(rng.below(1, 4)).unwrap_or(1);
+                let method = rng
+                    .pick(&[None, Some("GET"), Some("PATCH")])
+                    .map(String::from);
+                let fault = StatusFault {
+                    status,
+                    count,
+                    detail: None,
+                    only: RequestMatch {
+                        method: method.clone(),
+                        ..Default::default()
+                    },
+                };
+                control.inject_status(&fault).await.expect("a status fault");
+                format!("YNAB answers {status} to the next {count} {method:?} requests")
+            }
+        },
+        60..85 => match pending(&control).await {
+            Some(left) => format!("no new YNAB fault: {left} still pending"),
+            None => {
+                let hold_ms = rng.below(0, 3_000);
+                let fault = DropFault {
+                    count: 1,
+                    hold_ms,
+                    only: RequestMatch {
+                        method: Some("PATCH".into()),
+                        ..Default::default()
+                    },
+                };
+                control
+                    .drop_after_write(&fault)
+                    .await
+                    .expect("a drop fault");
+                format!("the next bulk update lands, its connection dropped after {hold_ms} ms")
+            }
+        },
         85..89 => {
             // The controller's Gitea calls (job comments, permission checks) hang meanwhile;
             // the people wait too, as they would for a server that does not answer.
@@ -117,6 +123,17 @@ pub async fn inject(w: &mut World, rng: &mut Rng, rec: &mut Recorder) {
         what,
         planned: true,
     });
+}
+
+/// The YNAB faults armed and not yet used up, said for the report; `None` when there are none.
+/// A fault is armed only when the last one is used up: faults counted in requests would
+/// otherwise queue faster than a paced controller sends requests, and it would meet nothing
+/// but failures.
+async fn pending(control: &ynab_sim::SimControl) -> Option<String> {
+    let faults = control.faults().await.expect("the pending faults");
+    let statuses: u32 = faults.statuses.iter().map(|f| f.count).sum();
+    let drops: u32 = faults.drops.iter().map(|f| f.count).sum();
+    (statuses + drops > 0).then(|| format!("{statuses} failing answers and {drops} dropped writes"))
 }
 
 /// Starts the store again if it exited on its own, and records that as a fault nobody planned:
