@@ -14,6 +14,8 @@ COPY Cargo.toml Cargo.lock ./
 COPY controller controller
 COPY plugin plugin
 COPY tests tests
+# `ledgerops_build_info{commit}`: docker build --build-arg LEDGEROPS_COMMIT="$(git rev-parse HEAD)"
+ARG LEDGEROPS_COMMIT=unknown
 # The binary is copied out of the cache mount into the stage's own layer (/src), where the stage
 # below takes it from.
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
@@ -31,6 +33,7 @@ USER 65532:65532
 # glibc gives each busy thread its own malloc arena and keeps what they freed: at 10,000
 # Transactions two arenas hold the controller at 205 MiB RSS instead of 263 MiB (converge bench).
 ENV MALLOC_ARENA_MAX=2
-EXPOSE 8080
+# 8080: /healthz, /readyz, /metrics; 8081: the Gitea webhook (only with Gitea configured).
+EXPOSE 8080 8081
 ENTRYPOINT ["/usr/local/bin/ledgerops"]
 CMD ["run"]

@@ -28,6 +28,10 @@ enum Cmd {
         /// Address for /healthz, /readyz and /metrics.
         #[arg(long, env = "LEDGEROPS_LISTEN", default_value = "0.0.0.0:8080")]
         listen: SocketAddr,
+        /// Address for the Gitea webhook (`POST /webhooks/gitea`), apart from the metrics so
+        /// that exposing one does not expose the other. Served only when Gitea is configured.
+        #[arg(long, env = "LEDGEROPS_WEBHOOK_LISTEN", default_value = "0.0.0.0:8081")]
+        webhook_listen: SocketAddr,
         /// Log as JSON lines instead of text.
         #[arg(long, env = "LEDGEROPS_LOG_JSON")]
         log_json: bool,
@@ -173,6 +177,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     match Cli::parse_from(args).command {
         Cmd::Run {
             listen,
+            webhook_listen,
             log_json,
             ynab_api_url_allow,
             approval_request_retention,
@@ -228,6 +233,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
             match runtime.block_on(crate::run::run(crate::run::Options {
                 listen,
+                webhook_listen,
                 api_urls,
                 agent,
                 approval_retention,

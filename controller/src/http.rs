@@ -17,22 +17,15 @@ pub struct Probe {
     pub metrics: Arc<Metrics>,
     /// Set once the controllers run: the API server answered and the CRDs are installed.
     pub ready: Arc<AtomicBool>,
-    /// `POST /webhooks/gitea`, when Gitea is configured.
-    pub webhook: Option<crate::webhook::Webhook>,
 }
 
-/// The router for the endpoints.
+/// The router for the endpoints (the Gitea webhook has a listener of its own: `crate::webhook`).
 pub fn router(probe: Probe) -> Router {
-    let webhook = probe.webhook.clone();
-    let router = Router::new()
+    Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
-        .with_state(probe);
-    match webhook {
-        Some(w) => router.merge(crate::webhook::router(w)),
-        None => router,
-    }
+        .with_state(probe)
 }
 
 async fn readyz(State(probe): State<Probe>) -> impl IntoResponse {

@@ -14,6 +14,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 
 use crate::logic::status::alerts::BudgetGauges;
@@ -52,6 +53,14 @@ pub struct StepLabels {
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct HubDropLabels {
     pub reason: &'static str,
+}
+
+/// What this binary is: its version, and the commit it was built from (`LEDGEROPS_COMMIT` at
+/// build time, as the image's `--build-arg`; `unknown` without it).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct BuildLabels {
+    version: &'static str,
+    commit: &'static str,
 }
 
 /// Every metric ledgerops exports.
@@ -127,6 +136,14 @@ impl Default for Metrics {
             "hub_events_dropped",
             "Events never posted to the notification hub, by reason",
             hub_events_dropped.clone(),
+        );
+        registry.register(
+            "build",
+            "The version and commit of this ledgerops binary (value 1)",
+            Info::new(BuildLabels {
+                version: env!("CARGO_PKG_VERSION"),
+                commit: option_env!("LEDGEROPS_COMMIT").unwrap_or("unknown"),
+            }),
         );
         let state = StateGauges::default();
         registry.register_collector(Box::new(state.clone()));

@@ -117,3 +117,125 @@ fn a_stopwatch_reports_only_the_steps_a_person_waits_on() {
         );
     }
 }
+
+#[test]
+fn the_build_is_named_by_version_and_commit() {
+    let text = Metrics::default().render();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("ledgerops_build_info{"))
+        .unwrap_or_else(|| panic!("no ledgerops_build_info in {text}"));
+    assert!(
+        line.starts_with(&format!(
+            r#"ledgerops_build_info{{version="{}",commit=""#,
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{line}"
+    );
+    assert!(line.ends_with("} 1"), "{line}");
+    assert!(text.contains("# TYPE ledgerops_build info"), "{text}");
+}
+
+/// Metrics in which every family has a sample (a family nobody used yet is not rendered).
+fn every_family_used() -> Metrics {
+    let m = Metrics::default();
+    m.ynab_requests
+        .get_or_create(&RequestLabels {
+            endpoint: "GET /plans/{plan_id}",
+            status: "200".into(),
+            priority: "background",
+        })
+        .inc();
+    m.reconcile_errors
+        .get_or_create(&ErrorLabels {
+            kind: "Budget",
+            reason: "Unauthorized",
+        })
+        .inc();
+    m.hub_events_dropped
+        .get_or_create(&HubDropLabels {
+            reason: "queue_full",
+        })
+        .inc();
+    m.reconciles
+        .get_or_create(&KindLabels { kind: "Budget" })
+        .inc();
+    m.reconcile_duration
+        .get_or_create(&KindLabels { kind: "Budget" })
+        .observe(0.1);
+    m.approved_write_steps
+        .get_or_create(&StepLabels { step: "ynab" })
+        .observe(0.1);
+    m.observe_state(Box::new(|_| {
+        vec![BudgetGauges {
+            namespace: "home".into(),
+            budget: "family".into(),
+            ready: true,
+            suspended: false,
+            autopilot_stopped: false,
+            waiting: 0,
+            oldest_waiting_seconds: 0.0,
+            expired_unanswered: 0,
+            last_sync_seconds: Some(1),
+            requests: Some(crate::logic::status::alerts::RequestUse {
+                used: 1,
+                limit: 180,
+            }),
+        }]
+    }));
+    m
+}
+
+/// The `ledgerops_…` names in `text`.
+fn metric_names(text: &str) -> std::collections::BTreeSet<&str> {
+    let mut names = std::collections::BTreeSet::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("ledgerops_") {
+        let tail = &rest[at..];
+        let end = tail
+            .find(|c: char| !(c.is_ascii_lowercase() || c == '_'))
+            .unwrap_or(tail.len());
+        names.insert(&tail[..end]);
+        rest = &tail[end..];
+    }
+    names
+}
+
+#[test]
+fn the_charts_dashboard_and_alerts_name_only_exposed_metrics() {
+    // The sample names each family allows, from its `# TYPE` line.
+    let text = every_family_used().render();
+    let mut exposed = Vec::new();
+    for line in text.lines() {
+        let Some((name, kind)) = line.strip_prefix("# TYPE ").and_then(|t| t.split_once(' '))
+        else {
+            continue;
+        };
+        let suffixes: &[&str] = match kind {
+            "counter" => &["_total"],
+            "histogram" => &["_bucket", "_sum", "_count"],
+            "info" => &["_info"],
+            _ => &[""],
+        };
+        exposed.extend(suffixes.iter().map(|s| format!("{name}{s}")));
+    }
+    for (file, text) in [
+        (
+            "dashboards/ledgerops.json",
+            include_str!("../../charts/ledgerops/dashboards/ledgerops.json"),
+        ),
+        (
+            "templates/prometheusrule.yaml",
+            include_str!("../../charts/ledgerops/templates/prometheusrule.yaml"),
+        ),
+    ] {
+        let named = metric_names(text);
+        assert!(named.len() >= 7, "{file}: {named:?}");
+        for name in named {
+            assert!(
+                exposed.iter().any(|e| e == name),
+                "{file} queries {name}, which ledgerops does not expose: {exposed:?}"
+            );
+        }
+    }
+}

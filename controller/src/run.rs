@@ -56,6 +56,8 @@ pub enum RunError {
 /// What `ledgerops run` was told.
 pub struct Options {
     pub listen: SocketAddr,
+    /// Where the Gitea webhook is served, when Gitea is configured.
+    pub webhook_listen: SocketAddr,
     pub api_urls: ApiUrlAllowlist,
     pub agent: Option<crate::agent::options::AgentOptions>,
     /// Settled ApprovalRequests that a newer one replaced are deleted this long after they
@@ -78,6 +80,7 @@ pub struct Options {
 pub async fn run(options: Options) -> Result<(), RunError> {
     let Options {
         listen,
+        webhook_listen,
         api_urls,
         agent,
         approval_retention,
@@ -105,12 +108,7 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         None => None,
     };
     let ready = Arc::new(AtomicBool::new(false));
-    let listener = tokio::net::TcpListener::bind(listen)
-        .await
-        .map_err(|source| RunError::Listen {
-            addr: listen,
-            source,
-        })?;
+    let listener = bind(listen).await?;
     tracing::info!(addr = %listener.local_addr().unwrap_or(listen), "serving /healthz, /readyz and /metrics");
     let webhook = agent.as_ref().map(|a| {
         crate::webhook::Webhook::new(
@@ -122,11 +120,22 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     let router = http::router(Probe {
         metrics: metrics.clone(),
         ready: ready.clone(),
-        webhook: webhook.clone(),
     });
     let server = tokio::spawn(
         async move { axum::serve(listener, router).await }.instrument(info_span!("http")),
     );
+    let webhook_server = match &webhook {
+        Some(w) => {
+            let listener = bind(webhook_listen).await?;
+            tracing::info!(addr = %listener.local_addr().unwrap_or(webhook_listen), path = crate::webhook::PATH, "serving the Gitea webhook");
+            let router = crate::webhook::router(w.clone());
+            Some(tokio::spawn(
+                async move { axum::serve(listener, router).await }
+                    .instrument(info_span!("webhook")),
+            ))
+        }
+        None => None,
+    };
 
     let kube_config = kube::Config::infer()
         .await
@@ -292,5 +301,14 @@ pub async fn run(options: Options) -> Result<(), RunError> {
     }
     metrics.leader.set(0);
     server.abort();
+    webhook_server
+        .iter()
+        .for_each(tokio::task::JoinHandle::abort);
     outcome
+}
+
+async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, RunError> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| RunError::Listen { addr, source })
 }

@@ -84,7 +84,7 @@ async fn scenario(plane: &ControlPlane, duplicate_every: Option<usize>) -> Figur
         ],
     )
     .await;
-    let url = format!("{}/webhooks/gitea", controller.url());
+    let url = controller.webhook_url().to_owned();
     // Delivery i repeats delivery i-7 when it is a duplicate (same comment, same delivery id).
     let plan: Vec<(String, i64)> = (0..DELIVERIES)
         .map(|i| match duplicate_every {

@@ -65,7 +65,7 @@ pub async fn start(
 
 /// Sends `repo`'s `events` to `controller`'s webhook endpoint, signed with [`SECRET`].
 pub async fn hook(repo: &str, controller: &Ledgerops, events: &[&str]) {
-    let url = format!("{}/webhooks/gitea", controller.url());
+    let url = controller.webhook_url().to_owned();
     gitea_api::add_hook(repo, &url, SECRET, events).await;
 }
 

@@ -149,6 +149,7 @@ const READY_WITHIN: Duration = Duration::from_secs(60);
 pub struct Ledgerops {
     process: Guarded,
     probe: String,
+    webhook: String,
     log: PathBuf,
 }
 
@@ -180,6 +181,14 @@ impl Ledgerops {
             .clone()
             .unwrap_or_else(|| format!("127.0.0.1:{}", free_port().expect("a free port")));
         let port = listen.rsplit(':').next().unwrap_or_default().to_owned();
+        // The Gitea webhook has its own port; `--webhook-listen` in `extra_args` wins too.
+        let given_webhook = extra_args
+            .windows(2)
+            .find(|w| w[0] == "--webhook-listen")
+            .map(|w| w[1].to_owned());
+        let webhook_listen = given_webhook
+            .clone()
+            .unwrap_or_else(|| format!("127.0.0.1:{}", free_port().expect("a free port")));
         let log = plane.dir().join(format!("ledgerops-{port}.log"));
         // `LEDGEROPS_E2E_WRAPPER="heaptrack -o /tmp/ht"` runs the controller under a profiler
         // (the pid, for RSS and kills, is then the wrapper's).
@@ -196,6 +205,9 @@ impl Ledgerops {
         cmd.arg("run");
         if given.is_none() {
             cmd.args(["--listen", &listen]);
+        }
+        if given_webhook.is_none() {
+            cmd.args(["--webhook-listen", &webhook_listen]);
         }
         let own_allowlist = extra_args.contains(&"--ynab-api-url-allow")
             || extra_env
@@ -217,6 +229,7 @@ impl Ledgerops {
         let me = Self {
             process,
             probe: format!("http://127.0.0.1:{port}"),
+            webhook: format!("http://{webhook_listen}/webhooks/gitea"),
             log,
         };
         me.wait_ready(ready_within).await;
@@ -226,6 +239,12 @@ impl Ledgerops {
     /// Base URL of the controller's HTTP endpoints, e.g. `http://127.0.0.1:40123`.
     pub fn url(&self) -> &str {
         &self.probe
+    }
+
+    /// The URL of the controller's Gitea webhook (its own port), e.g.
+    /// `http://127.0.0.1:40124/webhooks/gitea`; it answers only when Gitea is configured.
+    pub fn webhook_url(&self) -> &str {
+        &self.webhook
     }
 
     /// Starts the controller against `plane` and waits until `/readyz` answers.

@@ -16,8 +16,17 @@ pub fn binary() -> &'static Path {
 
 /// `promtool check metrics` of an exposition: its complaints, or Ok.
 pub fn check_metrics(exposition: &str) -> Result<(), String> {
+    check(&["check", "metrics"], exposition)
+}
+
+/// `promtool check rules` of a rule file's text (on standard input): its complaints, or Ok.
+pub fn check_rules(rules: &str) -> Result<(), String> {
+    check(&["check", "rules"], rules)
+}
+
+fn check(args: &[&str], input: &str) -> Result<(), String> {
     let mut child = Command::new(binary())
-        .args(["check", "metrics"])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -27,7 +36,7 @@ pub fn check_metrics(exposition: &str) -> Result<(), String> {
         .stdin
         .take()
         .expect("stdin")
-        .write_all(exposition.as_bytes())
+        .write_all(input.as_bytes())
         .expect("writing to promtool");
     let out = child.wait_with_output().expect("promtool's answer");
     if out.status.success() {

@@ -230,7 +230,7 @@ async fn bad_deliveries_are_refused_and_persist_nothing() {
     );
     // A valid signature over other bytes is a forgery too.
     let resp = reqwest::Client::new()
-        .post(format!("{}/webhooks/gitea", w.controller().url()))
+        .post(w.controller().webhook_url())
         .header("X-Gitea-Event", "issue_comment")
         .header("X-Gitea-Delivery", "d-tampered")
         .header("X-Gitea-Signature", sign(SECRET.as_bytes(), b"{}"))
@@ -849,8 +849,8 @@ async fn a_permission_check_that_keeps_failing_rejects_after_the_bound_and_later
     let members = [(w.gitea().bot(), "read"), (w.gitea().writer(), "write")];
     let read_only = gitea_api::create_repo(&format!("{}-ro", w.sc.ns), &members).await;
     w.agent_mut().obey_also(&read_only).await;
-    let hook = format!("{}/webhooks/gitea", w.controller().url());
-    gitea_api::add_hook(&read_only, &hook, SECRET, &["issue_comment"]).await;
+    let hook = w.controller().webhook_url();
+    gitea_api::add_hook(&read_only, hook, SECRET, &["issue_comment"]).await;
     let issue = gitea_api::open_issue(&read_only, "bot without rights").await;
     let stuck = gitea_api::comment(&read_only, w.gitea().writer(), issue, "/agent help").await;
     let stuck_name = Incoming {

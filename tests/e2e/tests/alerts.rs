@@ -84,6 +84,7 @@ async fn the_alert_metrics_follow_the_budgets_and_requests_and_pass_promtool() {
         "{gauges}"
     );
     promtool::check_metrics(&gauges).unwrap_or_else(|e| panic!("promtool: {e}\n{gauges}"));
+    check_dashboard();
     assert_eq!(
         sample(&text, "ledgerops_budget_ready", &household),
         Some(1.0)
@@ -149,4 +150,34 @@ async fn the_alert_metrics_follow_the_budgets_and_requests_and_pass_promtool() {
         Some(0.0)
     );
     assert_eq!(s.requests(PATCH).await, 0);
+}
+
+/// The chart's Grafana dashboard: every query is PromQL that promtool accepts, Grafana's
+/// variables given values as Grafana would (that it names only metrics ledgerops exposes is the
+/// controller's unit test `metrics_tests::the_charts_dashboard_and_alerts_name_only_exposed_metrics`).
+fn check_dashboard() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../charts/ledgerops/dashboards/ledgerops.json"
+    );
+    let text = std::fs::read_to_string(path).expect("the chart's dashboard");
+    let dashboard: serde_json::Value = serde_json::from_str(&text).expect("dashboard JSON");
+    let mut rules = String::from("groups:\n  - name: dashboard\n    rules:\n");
+    let mut queries = 0;
+    for panel in dashboard["panels"].as_array().expect("panels") {
+        for target in panel["targets"].as_array().into_iter().flatten() {
+            let expr = target["expr"].as_str().expect("an expr");
+            let expr = expr
+                .replace("$__rate_interval", "5m")
+                .replace("$namespace", ".*")
+                .replace("$budget", ".*");
+            queries += 1;
+            rules.push_str(&format!(
+                "      - record: dashboard:query{queries}\n        expr: {}\n",
+                serde_json::to_string(&expr).unwrap()
+            ));
+        }
+    }
+    assert!(queries >= 15, "{queries} queries in the dashboard");
+    promtool::check_rules(&rules).unwrap_or_else(|e| panic!("promtool: {e}\n{rules}"));
 }

@@ -661,13 +661,7 @@ async fn gitea_over_http_with_a_token_push_webhook_force_push_and_deleted_branch
         ],
         false,
     );
-    gitea_api::add_hook(
-        &repo,
-        &format!("{}/webhooks/gitea", w.controller().url()),
-        SECRET,
-        &["push"],
-    )
-    .await;
+    gitea_api::add_hook(&repo, w.controller().webhook_url(), SECRET, &["push"]).await;
 
     // A private repository: without credentials, or with a Secret that did not opt in, nothing.
     let secret: Secret = serde_json::from_value(json!({

@@ -234,7 +234,8 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                     "--set=metrics.serviceMonitor.enabled=true",
                     "--set=metrics.prometheusRule.enabled=true",
                     "--set=networkPolicy.enabled=true",
-                    "--set=networkPolicy.ingressFrom[0].namespaceSelector.matchLabels.team=gitea",
+                    "--set=networkPolicy.webhookFrom[0].namespaceSelector.matchLabels.team=gitea",
+                    "--set=networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.team=monitoring",
                     "--set=podDisruptionBudget.enabled=false",
                     "--set=serviceAccount.name=budget-bot",
                     "--set=ynab.apiUrlAllow={https://api.ynab.com/v1,http://ynab-sim.test:8080/v1}",
@@ -463,7 +464,30 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                         "LedgeropsControllerDown"
                     ]
                 );
-                assert_eq!(kind(&docs, "NetworkPolicy").len(), 1);
+                // The webhook and the metrics on ports of their own, each open to its own peers.
+                let policy = kind(&docs, "NetworkPolicy");
+                assert_eq!(policy.len(), 1);
+                let ingress = policy[0]["spec"]["ingress"].as_array().unwrap();
+                let peers: Vec<(&str, &str)> = ingress
+                    .iter()
+                    .map(|rule| {
+                        (
+                            rule["ports"][0]["port"].as_str().unwrap(),
+                            rule["from"][0]["namespaceSelector"]["matchLabels"]["team"]
+                                .as_str()
+                                .unwrap(),
+                        )
+                    })
+                    .collect();
+                assert_eq!(peers, [("http", "monitoring"), ("webhook", "gitea")]);
+                let ports: Vec<(&str, i64)> = kind(&docs, "Service")[0]["spec"]["ports"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| (p["name"].as_str().unwrap(), p["port"].as_i64().unwrap()))
+                    .collect();
+                assert_eq!(ports, [("http", 8080), ("webhook", 8081)]);
+                assert!(args.contains(&"--webhook-listen=0.0.0.0:8081".into()));
                 assert_eq!(deployment["spec"]["replicas"], 3);
                 assert!(leader_role.is_some());
                 assert!(args.contains(&"--leader-elect-lease-duration=30s".into()));
@@ -504,6 +528,17 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
         (
             [&gitea[..], &["--set=budgetNamespaces={budgets-a}"][..]].concat(),
             "must be one of budgetNamespaces",
+        ),
+        (
+            [
+                &gitea[..],
+                &[
+                    "--set=budgetNamespaces={budgets-b}",
+                    "--set=service.webhookPort=8080",
+                ][..],
+            ]
+            .concat(),
+            "service.webhookPort must differ from service.port",
         ),
         (vec!["--set=ynab.apiUrlAllow={ftp://x}"], "apiUrlAllow"),
         (vec!["--set=replicas=1"], "replicas"),
@@ -570,6 +605,7 @@ async fn chart_args(admin: &Client) -> Vec<String> {
     let args = pod.containers[0].args.clone().unwrap();
     let pod_only = [
         "--listen=",
+        "--webhook-listen=",
         "--gitea-token-file=",
         "--gitea-webhook-secret-file=",
         "--ynab-api-url-allow=",
@@ -1020,8 +1056,8 @@ async fn ledgerops_runs_as_the_charts_service_account_and_may_do_no_more() {
     assert_eq!(s.ynab_category("tx-048").await, Some(category("Groceries")));
 
     // An /agent command, end to end: stored, authorized through Gitea, run, one comment.
-    let hook = format!("{}/webhooks/gitea", ledgerops.url());
-    gitea_api::add_hook(&repo, &hook, WEBHOOK_SECRET, &["issue_comment"]).await;
+    let hook = ledgerops.webhook_url();
+    gitea_api::add_hook(&repo, hook, WEBHOOK_SECRET, &["issue_comment"]).await;
     let issue = gitea_api::open_issue(&repo, "status as the chart").await;
     let comment = gitea_api::comment(&repo, gitea.writer(), issue, "/agent status").await;
     let job = gitea_api::job_name(&repo, issue, comment);

@@ -97,7 +97,7 @@ impl World {
     /// id `delivery` (when given), signed with `secret`; the HTTP status.
     pub async fn deliver(&self, delivery: Option<&str>, body: &[u8], secret: &str) -> u16 {
         let mut req = reqwest::Client::new()
-            .post(format!("{}/webhooks/gitea", self.controller().url()))
+            .post(self.controller().webhook_url())
             .header("Content-Type", "application/json")
             .header("X-Gitea-Event", "issue_comment")
             .header("X-Gitea-Event-Type", "issue_comment")

@@ -261,7 +261,7 @@ async fn a_delivery_from_a_repository_not_allowed_is_refused_and_stores_nothing(
         }))
         .unwrap();
         let status = reqwest::Client::new()
-            .post(format!("{}/webhooks/gitea", w.controller().url()))
+            .post(w.controller().webhook_url())
             .header("X-Gitea-Event", "issue_comment")
             .header("X-Gitea-Event-Type", "issue_comment")
             .header("X-Gitea-Delivery", format!("d-{repo}"))
