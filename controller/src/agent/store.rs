@@ -432,7 +432,7 @@ impl JobStore {
                 .await
             {
                 Ok(written) => {
-                    tracing::debug!(job = name, event = event.kind.name(), id = %event.id, version = t.state.version, "applied");
+                    tracing::debug!(job = name, event = event.kind.name(), id = %event.id, "applied");
                     latest.keep(written);
                     return Ok(Evolved {
                         state: t.state,

@@ -116,9 +116,6 @@ pub struct AgentJobStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = ListMerge::Set)]
     pub applied_events: Vec<String>,
-    /// Incremented by every applied event.
-    #[serde(default)]
-    pub version: i64,
     /// When execution started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<Time>,

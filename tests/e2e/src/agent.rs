@@ -70,12 +70,13 @@ pub async fn hook(repo: &str, controller: &Ledgerops, events: &[&str]) {
 }
 
 /// A Gitea repository of its own ([`team_repo`]) and the `ledgerops run` obeying its `/agent`
-/// comments, storing jobs in namespace `ns`. The controller listens on a port fixed for the
+/// comments, storing jobs in namespace `ns`. The controller listens on ports fixed for the
 /// agent's life, so Gitea's webhook keeps reaching it across restarts.
 pub struct Agent {
     pub ns: String,
     pub repo: String,
     port: u16,
+    webhook_port: u16,
     /// More `ledgerops run` arguments, given at every start.
     args: Vec<String>,
     /// More repositories the controller obeys ([`Agent::obey_also`]).
@@ -87,10 +88,12 @@ impl Agent {
     /// Creates the repository, starts the controller with `args` (and `LEDGEROPS_TEST_PAUSE` set
     /// to `pause`, when given), and has Gitea send it the repository's `events` (none: no hook).
     pub async fn start(ns: &str, events: &[&str], args: Vec<String>, pause: Option<&str>) -> Agent {
+        let [port, webhook_port] = ledgerops_testenv::free_ports::<2>().expect("two free ports");
         let mut agent = Agent {
             ns: ns.to_owned(),
             repo: team_repo(ns).await,
-            port: ledgerops_testenv::free_port().expect("a free port"),
+            port,
+            webhook_port,
             args,
             also: Vec::new(),
             controller: None,
@@ -115,11 +118,17 @@ impl Agent {
     pub async fn start_controller(&mut self, pause: Option<&str>) {
         self.controller = None;
         let listen = format!("127.0.0.1:{}", self.port);
+        let webhook_listen = format!("127.0.0.1:{}", self.webhook_port);
         let env: Vec<(&str, &str)> = pause
             .map(|p| ("LEDGEROPS_TEST_PAUSE", p))
             .into_iter()
             .collect();
-        let mut args = vec!["--listen", listen.as_str()];
+        let mut args = vec![
+            "--listen",
+            listen.as_str(),
+            "--webhook-listen",
+            webhook_listen.as_str(),
+        ];
         args.extend(self.args.iter().map(String::as_str));
         for repo in &self.also {
             args.extend(["--gitea-repository", repo.as_str()]);

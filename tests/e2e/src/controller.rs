@@ -5,7 +5,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use ledgerops_testenv::{ControlPlane, Guarded, free_port};
+use ledgerops_testenv::{ControlPlane, Guarded, free_ports};
 
 /// The name that starts the suites' multi-call binary as the controller.
 const CONTROLLER: &str = "ledgerops";
@@ -177,9 +177,9 @@ impl Ledgerops {
             .windows(2)
             .find(|w| w[0] == "--listen")
             .map(|w| w[1].to_owned());
-        let listen = given
-            .clone()
-            .unwrap_or_else(|| format!("127.0.0.1:{}", free_port().expect("a free port")));
+        // Both held at once when picked, so that they differ.
+        let [free, free_webhook] = free_ports::<2>().expect("two free ports");
+        let listen = given.clone().unwrap_or_else(|| format!("127.0.0.1:{free}"));
         let port = listen.rsplit(':').next().unwrap_or_default().to_owned();
         // The Gitea webhook has its own port; `--webhook-listen` in `extra_args` wins too.
         let given_webhook = extra_args
@@ -188,7 +188,7 @@ impl Ledgerops {
             .map(|w| w[1].to_owned());
         let webhook_listen = given_webhook
             .clone()
-            .unwrap_or_else(|| format!("127.0.0.1:{}", free_port().expect("a free port")));
+            .unwrap_or_else(|| format!("127.0.0.1:{free_webhook}"));
         let log = plane.dir().join(format!("ledgerops-{port}.log"));
         // `LEDGEROPS_E2E_WRAPPER="heaptrack -o /tmp/ht"` runs the controller under a profiler
         // (the pid, for RSS and kills, is then the wrapper's).

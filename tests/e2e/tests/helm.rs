@@ -69,12 +69,12 @@ fn files(dir: &Path, prefix: &str) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn the_chart_ships_the_generated_crds_and_policies_and_the_people_roles_byte_for_byte() {
-    let fix = "cp crds/ledgerops.dev_*.yaml charts/ledgerops/crds/ && cp crds/admission-*.yaml charts/ledgerops/files/";
+    let fix = "cp crds/ledgerops.dev_*.yaml charts/ledgerops/files/crds/ && cp crds/admission-*.yaml charts/ledgerops/files/";
     let crds = files(&repo("crds"), "ledgerops.dev_");
     assert!(!crds.is_empty());
     assert!(
-        files(&chart().join("crds"), "") == crds,
-        "charts/ledgerops/crds differs from crds/ (run `ledgerops crdgen --out crds`, then {fix})"
+        files(&chart().join("files/crds"), "") == crds,
+        "charts/ledgerops/files/crds differs from crds/ (run `ledgerops crdgen --out crds`, then {fix})"
     );
     let policies = files(&repo("crds"), "admission-");
     assert_eq!(policies.len(), ledgerops::api::admission::policies().len());
@@ -142,7 +142,7 @@ fn template(plane: &ControlPlane, namespace: &str, args: &[&str]) -> Result<Stri
     let mut cmd = helm(plane);
     cmd.args(["template", RELEASE])
         .arg(chart())
-        .args(["--namespace", namespace, "--include-crds"])
+        .args(["--namespace", namespace])
         .args(args);
     output(cmd)
 }
@@ -248,11 +248,12 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
             .concat(),
         ),
         (
-            "every namespace, no policies, no people roles, no election, scaled to zero, text logs",
+            "every namespace, no CRDs, no policies, no people roles, no election, scaled to zero, text logs",
             PARAMS_NAMESPACE,
             vec![
                 "--set=budgetNamespaces={*}",
                 "--set=leaderElection.enabled=false",
+                "--set=crds.install=false",
                 "--set=admission.enabled=false",
                 "--set=peopleRoles.enabled=false",
                 "--set=replicaCount=0",
@@ -359,17 +360,22 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                     kind(&docs, "ValidatingAdmissionPolicyBinding").len(),
                     bindings
                 );
-                assert_eq!(
-                    kind(&docs, "CustomResourceDefinition").len(),
-                    ledgerops::api::crds().len()
-                );
+                let crds = kind(&docs, "CustomResourceDefinition");
+                assert_eq!(crds.len(), ledgerops::api::crds().len());
+                for crd in crds {
+                    assert_eq!(
+                        crd["metadata"]["annotations"]["helm.sh/resource-policy"], "keep",
+                        "crds.keep: {}",
+                        crd["metadata"]["name"]
+                    );
+                }
                 assert!(kind(&docs, "ServiceMonitor").is_empty());
                 assert!(kind(&docs, "PrometheusRule").is_empty());
                 assert_eq!(kind(&docs, "PodDisruptionBudget").len(), 1);
                 assert!(!args.iter().any(|a| a.starts_with("--gitea")));
                 assert!(!args.iter().any(|a| a.starts_with("--events-address")));
             }
-            "every namespace, no policies, no people roles, no election, scaled to zero, text logs" =>
+            "every namespace, no CRDs, no policies, no people roles, no election, scaled to zero, text logs" =>
             {
                 assert_eq!(deployment["spec"]["strategy"]["type"], "Recreate");
                 assert!(!args.iter().any(|a| a.starts_with("--leader-elect")));
@@ -379,6 +385,7 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
                     "{args:?}"
                 );
                 assert!(!args.contains(&"--log-json".into()));
+                assert!(kind(&docs, "CustomResourceDefinition").is_empty());
                 assert!(kind(&docs, "ValidatingAdmissionPolicy").is_empty() && params.is_empty());
                 let bindings = kind(&docs, "ClusterRoleBinding");
                 for role in ["ledgerops-budget-namespace", "ledgerops-token-namespace"] {

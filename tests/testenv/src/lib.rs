@@ -618,7 +618,7 @@ fn write_kubeconfig(path: &Path, cluster: &Cluster, users: Vec<NamedAuthInfo>) -
 
 /// `N` distinct TCP ports on 127.0.0.1 that nothing listens on right now: all are held at once,
 /// so none is handed out twice.
-pub(crate) fn free_ports<const N: usize>() -> Result<[u16; N]> {
+pub fn free_ports<const N: usize>() -> Result<[u16; N]> {
     let listeners = (0..N)
         .map(|_| TcpListener::bind("127.0.0.1:0"))
         .collect::<std::io::Result<Vec<_>>>()

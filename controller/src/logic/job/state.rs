@@ -51,7 +51,6 @@ pub struct JobState {
     /// What became of the branch (and pull request) of a job that did not succeed.
     pub cleanup: Option<String>,
     pub applied_events: Vec<String>,
-    pub version: i64,
     pub received_at: Timestamp,
     pub started_at: Option<Timestamp>,
     pub finished_at: Option<Timestamp>,
@@ -136,7 +135,6 @@ pub fn next_state(
                     pull_request_url: None,
                     cleanup: None,
                     applied_events: Vec::new(),
-                    version: 0,
                     received_at: event.at,
                     started_at: None,
                     finished_at: None,
@@ -162,7 +160,6 @@ pub fn next_state(
         }
         let mut s = current.clone();
         s.last_error = Some((error, event.at));
-        s.version += 1;
         return Ok(Transition {
             state: s,
             effects: vec![],
@@ -368,7 +365,6 @@ fn ready(s: &JobState, status: Status, reason: &'static str, at: Timestamp) -> V
 
 fn applied(mut s: JobState, event: &JobEvent, effects: Vec<Effect>) -> Transition {
     s.applied_events.push(event.id.clone());
-    s.version += 1;
     Transition {
         state: s,
         effects,

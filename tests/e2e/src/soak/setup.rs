@@ -12,7 +12,7 @@ use kube::api::PostParams;
 use kube::{Api, Client};
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops_testenv::gitea::Gitea;
-use ledgerops_testenv::{ControlPlane, Storage, free_port};
+use ledgerops_testenv::{ControlPlane, Storage, free_ports};
 use serde_json::json;
 use ynab_sim::{DropFault, RequestMatch, demo};
 
@@ -63,10 +63,10 @@ pub struct World {
     /// people comment on.
     pub repo: String,
     pub issue: i64,
-    /// The replicas, by index; `None` while killed. Each keeps its port across restarts, so
-    /// Gitea's webhook to it reaches the new process.
+    /// The replicas, by index; `None` while killed. Each keeps its ports (probes and metrics,
+    /// webhook) across restarts, so Gitea's webhook to it reaches the new process.
     controllers: Vec<Option<Ledgerops>>,
-    ports: Vec<u16>,
+    ports: Vec<[u16; 2]>,
     env: Vec<(String, String)>,
 }
 
@@ -120,8 +120,10 @@ impl World {
             repo,
             issue,
             controllers: (0..REPLICAS).map(|_| None).collect(),
-            ports: (0..REPLICAS)
-                .map(|_| free_port().expect("a free port"))
+            ports: free_ports::<{ 2 * REPLICAS }>()
+                .expect("free ports")
+                .chunks(2)
+                .map(|p| [p[0], p[1]])
                 .collect(),
             env,
         };
@@ -228,11 +230,15 @@ impl World {
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
         env.extend(agent::env());
-        let listen = format!("127.0.0.1:{}", self.ports[replica]);
+        let [port, webhook_port] = self.ports[replica];
+        let listen = format!("127.0.0.1:{port}");
+        let webhook_listen = format!("127.0.0.1:{webhook_port}");
         let identity = identity(replica);
         let mut args = vec![
             "--listen",
             &listen,
+            "--webhook-listen",
+            &webhook_listen,
             "--leader-elect",
             "--leader-elect-identity",
             &identity,
