@@ -112,6 +112,15 @@ pub enum Command {
     },
     /// Budgets, request budget use, Transactions that need a person, waiting requests.
     Status,
+    /// Whether ledgerops can work here: its CRDs and admission policies installed as this
+    /// version ships them, the controller running (its leader Lease, or the Budgets here
+    /// syncing), and what you may do in this namespace. Exits 0 when all is well, else the sum
+    /// of 8 (CRDs), 16 (policies) and 32 (controller) for what failed.
+    ///
+    /// Examples:
+    ///   kubectl ledgerops check
+    ///   kubectl ledgerops check -n household -o json
+    Check,
     /// Print a shell completion script for `kubectl-ledgerops` (`source <(kubectl-ledgerops
     /// completion bash)`); `kubectl ledgerops` completes through `kubectl_complete-ledgerops`.
     Completion { shell: clap_complete::Shell },

@@ -63,6 +63,11 @@ impl Cluster {
         &self.namespace
     }
 
+    /// The client, for the reads of `cluster_check`.
+    pub fn client(&self) -> Client {
+        self.client.clone()
+    }
+
     fn api<K>(&self) -> Api<K>
     where
         K: Resource<DynamicType = (), Scope = NamespaceResourceScope>,

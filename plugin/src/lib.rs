@@ -5,6 +5,7 @@
 
 mod cli;
 mod cluster;
+mod cluster_check;
 mod commands;
 mod completer;
 mod error;
@@ -94,6 +95,7 @@ async fn run(cli: Cli) -> Result<u8, PluginError> {
         Command::Queue => commands::queue::queue(&cluster, &out, all).await,
         Command::Apply { files } => commands::apply::apply(&cluster, &out, &files).await,
         Command::Status => commands::status::status(&cluster, &out).await,
+        Command::Check => commands::check::check(&cluster, &out).await,
         Command::Show { name } => commands::show::show(&cluster, &out, &name).await,
         Command::Diff { plan } => commands::show::diff(&cluster, &out, &plan).await,
         Command::Approve {

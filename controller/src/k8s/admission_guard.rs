@@ -37,25 +37,11 @@ impl Default for AdmissionGuard {
         let (state, _) = watch::channel(Err(
             "ledgerops has not checked its admission policies yet; it applies no approval until it has".to_owned(),
         ));
-        let sets = admission::policies();
-        let spec = |value: Value| value["spec"].clone();
+        let (policies, bindings) = admission::shipped_specs();
         Self {
             state,
-            policies: sets
-                .iter()
-                .map(|s| {
-                    let value = serde_json::to_value(&s.policy).expect("a policy serializes");
-                    (s.name.to_owned(), spec(value))
-                })
-                .collect(),
-            bindings: sets
-                .iter()
-                .flat_map(|s| &s.bindings)
-                .map(|b| {
-                    let value = serde_json::to_value(b).expect("a binding serializes");
-                    (b.metadata.name.clone().unwrap_or_default(), spec(value))
-                })
-                .collect(),
+            policies,
+            bindings,
         }
     }
 }

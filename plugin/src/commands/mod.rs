@@ -2,6 +2,7 @@
 //! print through the printer.
 
 pub mod apply;
+pub mod check;
 pub mod decide;
 pub mod nudge;
 pub mod queue;

@@ -4,6 +4,7 @@
 
 pub mod api_error;
 pub mod approvable;
+pub mod check;
 pub mod complete;
 pub mod describe;
 pub mod difference;

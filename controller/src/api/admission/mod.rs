@@ -135,6 +135,32 @@ impl PolicySet {
 }
 
 /// Every policy this version ships, with its bindings.
+/// The `spec` of every policy, then of every binding, by name, as this version ships them: what
+/// the controller's guard and the plugin's `check` compare the live ones with.
+pub fn shipped_specs() -> (
+    Vec<(String, serde_json::Value)>,
+    Vec<(String, serde_json::Value)>,
+) {
+    let sets = policies();
+    let spec = |value: serde_json::Value| value["spec"].clone();
+    let policies = sets
+        .iter()
+        .map(|s| {
+            let value = serde_json::to_value(&s.policy).expect("a policy serializes");
+            (s.name.to_owned(), spec(value))
+        })
+        .collect();
+    let bindings = sets
+        .iter()
+        .flat_map(|s| &s.bindings)
+        .map(|b| {
+            let value = serde_json::to_value(b).expect("a binding serializes");
+            (b.metadata.name.clone().unwrap_or_default(), spec(value))
+        })
+        .collect();
+    (policies, bindings)
+}
+
 pub fn policies() -> Vec<PolicySet> {
     definitions()
         .into_iter()

@@ -1,0 +1,142 @@
+//! `kubectl ledgerops check` on a real API server: where ledgerops runs (the shared plane with
+//! its CRDs, policies, controller and a synced Budget) all is well and it says what you may do;
+//! on a cluster without ledgerops it fails with the CRDs' and the policies' bits and says what
+//! to install.
+
+use std::path::Path;
+use std::process::Output;
+
+use ledgerops_e2e::attacker::{approver, editor};
+use ledgerops_e2e::controller::plugin_binary;
+use ledgerops_e2e::scenario::household;
+use ledgerops_testenv::ControlPlane;
+use serde_json::{Value, json};
+
+async fn check(kubeconfig: &Path, args: &[&str]) -> Output {
+    tokio::process::Command::new(plugin_binary())
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .arg("check")
+        .args(args)
+        .output()
+        .await
+        .expect("running kubectl-ledgerops")
+}
+
+fn messages(json: &Value, level: &str) -> Vec<String> {
+    json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["level"] == level)
+        .map(|f| f["message"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn where_ledgerops_runs_check_says_all_is_well_and_what_you_may_do() {
+    let s = household("plugin-check", json!({})).await;
+    let plane = ControlPlane::shared();
+    // A cluster admin sees everything.
+    let out = check(plane.kubeconfig(), &["--context", "admin", "-n", &s.ns]).await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("ledgerops can work here."), "{stdout}");
+    for line in [
+        "all 7 CRDs installed as this version ships them",
+        "admission policies and",
+        "bindings in force; the controller is admin",
+        "the controller runs: each of the 1 Budgets here synced within its interval",
+    ] {
+        assert!(stdout.contains(line), "{line:?} in\n{stdout}");
+    }
+    // An approver's rights do not reach the cluster-scoped objects: said once, not a failure.
+    approver(plane, &s.ns, "bob").await;
+    editor(plane, &s.ns, "alice").await;
+    let bob = check(
+        plane.kubeconfig(),
+        &["--context", "bob", "-n", &s.ns, "-o", "json"],
+    )
+    .await;
+    let parsed: Value = serde_json::from_slice(&bob.stdout).expect("JSON");
+    assert_eq!(bob.status.code(), Some(0), "{parsed}");
+    let ok = messages(&parsed, "Ok");
+    for line in [
+        "you may approve (approve approvalrequests) here",
+        "you may not govern (govern budgets) here",
+    ] {
+        assert!(ok.iter().any(|m| m == line), "{line:?} in {ok:#?}");
+    }
+    let warned = messages(&parsed, "Warn");
+    assert!(
+        warned
+            .iter()
+            .any(|m| m.starts_with("cannot check 7 object(s) with your rights, e.g. CRD")),
+        "{warned:#?}"
+    );
+    let alice = check(
+        plane.kubeconfig(),
+        &["--context", "alice", "-n", &s.ns, "-o", "json"],
+    )
+    .await;
+    let parsed: Value = serde_json::from_slice(&alice.stdout).expect("JSON");
+    assert!(
+        messages(&parsed, "Ok")
+            .iter()
+            .any(|m| m == "you may not approve (approve approvalrequests) here"),
+        "alice proposes, she does not approve: {parsed}"
+    );
+}
+
+#[tokio::test]
+async fn on_a_cluster_without_ledgerops_check_fails_and_says_what_to_install() {
+    let plane = ControlPlane::start().await.unwrap();
+    let out = check(plane.kubeconfig(), &["-o", "json"]).await;
+    // 8 (CRDs) + 16 (policies); whether a controller runs cannot be told (no Lease, no Budget).
+    assert_eq!(
+        out.status.code(),
+        Some(24),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let parsed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let failed = messages(&parsed, "Fail");
+    assert!(
+        failed
+            .iter()
+            .any(|m| m.starts_with("CRD budgets.ledgerops.dev is not installed")),
+        "{failed:#?}"
+    );
+    assert!(
+        failed
+            .iter()
+            .any(|m| m.contains("ConfigMap ledgerops-system/ledgerops-admission")),
+        "{failed:#?}"
+    );
+    assert!(
+        failed
+            .iter()
+            .all(|m| m.contains("helm upgrade --install ledgerops")
+                && m.contains("ledgerops crdgen")),
+        "each failure says what to install: {failed:#?}"
+    );
+    assert_eq!(
+        messages(&parsed, "Warn")
+            .iter()
+            .filter(|m| m.starts_with("cannot tell whether the controller runs"))
+            .count(),
+        1,
+        "{parsed}"
+    );
+    let table = check(plane.kubeconfig(), &[]).await;
+    let stdout = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        stdout.contains("ledgerops cannot work here until the FAIL lines are fixed."),
+        "{stdout}"
+    );
+}
