@@ -135,12 +135,12 @@ impl PolicySet {
 }
 
 /// Every policy this version ships, with its bindings.
+/// Objects' `spec`s by name.
+pub type Specs = Vec<(String, serde_json::Value)>;
+
 /// The `spec` of every policy, then of every binding, by name, as this version ships them: what
 /// the controller's guard and the plugin's `check` compare the live ones with.
-pub fn shipped_specs() -> (
-    Vec<(String, serde_json::Value)>,
-    Vec<(String, serde_json::Value)>,
-) {
+pub fn shipped_specs() -> (Specs, Specs) {
     let sets = policies();
     let spec = |value: serde_json::Value| value["spec"].clone();
     let policies = sets
