@@ -6,7 +6,7 @@ use ledgerops::logic::values::money::{self, MoneyError};
 
 use super::table::{self, Style};
 
-/// Longest payee shown in a table, in characters; the rest is cut with `…`.
+/// Longest payee shown in a table, in terminal columns; the rest is cut with `…`.
 const PAYEE_WIDTH: usize = 64;
 
 /// The payee between quotes with control characters escaped, so bank text can neither pose as
@@ -16,10 +16,18 @@ pub fn quote_payee(payee: Option<&str>) -> String {
         return "(no payee)".to_owned();
     };
     let quoted = format!("{text:?}");
-    if quoted.chars().count() <= PAYEE_WIDTH {
+    if table::display_width(&quoted) <= PAYEE_WIDTH {
         return quoted;
     }
-    let cut: String = quoted.chars().take(PAYEE_WIDTH - 2).collect();
+    // Cut by terminal columns, so a wide payee takes no more room than a narrow one.
+    let mut width = 0;
+    let cut: String = quoted
+        .chars()
+        .take_while(|c| {
+            width += unicode_width::UnicodeWidthChar::width(*c).unwrap_or(0);
+            width <= PAYEE_WIDTH - 2
+        })
+        .collect();
     format!("{cut}…\"")
 }
 
@@ -159,7 +167,8 @@ pub(crate) mod tests {
     #[test]
     fn quotes_payees_as_data() {
         let long = "A".repeat(70);
-        let cases: [(Option<&str>, String); 5] = [
+        let wide = "東".repeat(40);
+        let cases: [(Option<&str>, String); 6] = [
             (None, "(no payee)".into()),
             (Some("CB BOULANGERIE"), "\"CB BOULANGERIE\"".into()),
             (
@@ -168,6 +177,8 @@ pub(crate) mod tests {
             ),
             (Some("say \"yes\""), "\"say \\\"yes\\\"\"".into()),
             (Some(&long), format!("\"{}…\"", "A".repeat(61))),
+            // Two columns each: cut at half as many characters.
+            (Some(&wide), format!("\"{}…\"", "東".repeat(30))),
         ];
         for (payee, want) in cases {
             assert_eq!(quote_payee(payee), want, "{payee:?}");

@@ -1,6 +1,8 @@
 //! Plain-text tables in kubectl's style (upper-case headers, columns three spaces apart), with
 //! colour only where the caller says a terminal shows it.
 
+use unicode_width::UnicodeWidthStr;
+
 /// Whether to colour output: only on a terminal, and never when `NO_COLOR` is set
 /// (<https://no-color.org>).
 pub fn colour_enabled(on_terminal: bool, no_color_set: bool) -> bool {
@@ -32,13 +34,26 @@ impl Style {
     }
 }
 
-/// Lays out `rows` under `headers`, each column as wide as its widest cell (counted in
-/// characters, so payees in any script line up); trailing spaces are trimmed.
+/// How many terminal columns `text` takes: East Asian wide characters and emoji take two,
+/// combining marks none, and colour escapes (`\x1b[…m`) nothing.
+pub fn display_width(text: &str) -> usize {
+    let mut width = 0;
+    let mut rest = text;
+    while let Some(at) = rest.find('\x1b') {
+        width += UnicodeWidthStr::width(&rest[..at]);
+        let escape = &rest[at..];
+        rest = escape.find('m').map_or("", |end| &escape[end + 1..]);
+    }
+    width + UnicodeWidthStr::width(rest)
+}
+
+/// Lays out `rows` under `headers`, each column as wide as its widest cell (measured in
+/// terminal columns, so payees in any script line up); trailing spaces are trimmed.
 pub fn render(headers: &[&str], rows: &[Vec<String>], style: Style) -> String {
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    let mut widths: Vec<usize> = headers.iter().map(|h| display_width(h)).collect();
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
+            *w = (*w).max(display_width(cell));
         }
     }
     let line = |cells: Vec<&str>| {
@@ -48,7 +63,7 @@ pub fn render(headers: &[&str], rows: &[Vec<String>], style: Style) -> String {
                 out.push_str("   ");
             }
             out.push_str(cell);
-            out.extend(std::iter::repeat_n(' ', w - cell.chars().count()));
+            out.extend(std::iter::repeat_n(' ', w - display_width(cell)));
         }
         out.trim_end().to_owned()
     };
@@ -78,6 +93,22 @@ mod tests {
             text,
             "NAME        PAYEE    N\na           \"CAFÉ\"   1\nlong-name   x\n"
         );
+    }
+
+    #[test]
+    fn aligns_wide_and_combining_characters_and_colour_by_display_width() {
+        let rows = vec![
+            vec!["東京ラーメン".to_owned(), "1".to_owned()],
+            vec!["Cafe\u{301}".to_owned(), "2".to_owned()],
+            vec![Style { colour: true }.good("ok"), "3".to_owned()],
+        ];
+        let text = render(&["PAYEE", "N"], &rows, PLAIN);
+        assert_eq!(
+            text,
+            "PAYEE          N\n東京ラーメン   1\nCafe\u{301}           2\n\x1b[32mok\x1b[0m             3\n"
+        );
+        assert_eq!(display_width("東京"), 4);
+        assert_eq!(display_width("\x1b[1mNAME\x1b[0m"), 4);
     }
 
     #[test]
