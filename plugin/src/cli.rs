@@ -112,6 +112,19 @@ pub enum Command {
     },
     /// Budgets, request budget use, Transactions that need a person, waiting requests.
     Status,
+    /// Stop ledgerops acting on a Budget (no sync, no write) or a ConfigRepo (no fetch, no
+    /// apply) until `resume`. Governed: a Budget needs the ledgerops-owner role here, and so
+    /// does a ConfigRepo with authority Govern; you are added to its lineage.
+    ///
+    /// Examples:
+    ///   kubectl ledgerops suspend budget household -n home
+    ///   kubectl ledgerops suspend configrepo household-config
+    Suspend { kind: Suspendable, name: String },
+    /// Let ledgerops act on a suspended Budget or ConfigRepo again (governed as `suspend`).
+    ///
+    /// Examples:
+    ///   kubectl ledgerops resume budget household -n home
+    Resume { kind: Suspendable, name: String },
     /// Whether ledgerops can work here: its CRDs and admission policies installed as this
     /// version ships them, the controller running (its leader Lease, or the Budgets here
     /// syncing), and what you may do in this namespace. Exits 0 when all is well, else the sum
@@ -124,6 +137,13 @@ pub enum Command {
     /// Print a shell completion script for `kubectl-ledgerops` (`source <(kubectl-ledgerops
     /// completion bash)`); `kubectl ledgerops` completes through `kubectl_complete-ledgerops`.
     Completion { shell: clap_complete::Shell },
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Suspendable {
+    Budget,
+    #[value(name = "configrepo")]
+    ConfigRepo,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

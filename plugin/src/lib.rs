@@ -96,6 +96,12 @@ async fn run(cli: Cli) -> Result<u8, PluginError> {
         Command::Apply { files } => commands::apply::apply(&cluster, &out, &files).await,
         Command::Status => commands::status::status(&cluster, &out).await,
         Command::Check => commands::check::check(&cluster, &out).await,
+        Command::Suspend { kind, name } => {
+            commands::suspend::set(&cluster, &out, kind, &name, true).await
+        }
+        Command::Resume { kind, name } => {
+            commands::suspend::set(&cluster, &out, kind, &name, false).await
+        }
         Command::Show { name } => commands::show::show(&cluster, &out, &name).await,
         Command::Diff { plan } => commands::show::diff(&cluster, &out, &plan).await,
         Command::Approve {

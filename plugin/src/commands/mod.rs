@@ -8,6 +8,7 @@ pub mod nudge;
 pub mod queue;
 pub mod show;
 pub mod status;
+pub mod suspend;
 pub mod undo;
 
 use std::time::Duration;

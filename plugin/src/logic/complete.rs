@@ -343,7 +343,7 @@ mod tests {
 
     #[test]
     fn what_is_typed_filters_the_candidates() {
-        assert_eq!(offered(&["re"]), ["reject", "resolve", ":4"]);
+        assert_eq!(offered(&["re"]), ["reject", "resolve", "resume", ":4"]);
         assert_eq!(offered(&["approve", "--y"]), ["--yes", ":4"]);
     }
 

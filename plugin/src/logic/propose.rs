@@ -112,9 +112,36 @@ pub fn with_lineage(p: &mut Proposal, live: Option<&str>, user: &str) -> String 
     value
 }
 
+/// The merge patch that sets `spec.suspend` to `suspend`, with `user` added to the lineage
+/// `live` (a change of the spec is a change of what the object proposes), guarded by the
+/// `resource_version` read, so a change made meanwhile is not overwritten unseen.
+pub fn suspension(live: Option<&str>, user: &str, suspend: bool, resource_version: &str) -> Value {
+    let mut names = live.map(lineage::parse).unwrap_or_default();
+    lineage::extend(&mut names, [user.to_owned()]);
+    json!({
+        "metadata": {
+            "resourceVersion": resource_version,
+            "annotations": {PROPOSED_BY: lineage::render(&names)},
+        },
+        "spec": {"suspend": suspend},
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_suspension_adds_the_sender_to_the_lineage_once_and_keeps_the_version() {
+        let patch = suspension(Some("alice, carol"), "carol", true, "42");
+        assert_eq!(
+            patch,
+            json!({"metadata": {"resourceVersion": "42", "annotations": {PROPOSED_BY: "alice,carol"}}, "spec": {"suspend": true}})
+        );
+        let patch = suspension(None, "carol", false, "7");
+        assert_eq!(patch["metadata"]["annotations"][PROPOSED_BY], "carol");
+        assert_eq!(patch["spec"]["suspend"], false);
+    }
 
     const PLAN: &str = "apiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationPlan\nmetadata:\n  name: september\nspec:\n  budgetRef:\n    name: household\n";
 

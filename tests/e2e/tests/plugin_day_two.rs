@@ -1,22 +1,28 @@
-//! `kubectl ledgerops check` on a real API server: where ledgerops runs (the shared plane with
-//! its CRDs, policies, controller and a synced Budget) all is well and it says what you may do;
-//! on a cluster without ledgerops it fails with the CRDs' and the policies' bits and says what
-//! to install.
+//! The plugin's day-two commands on a real API server. `check`: where ledgerops runs (the shared
+//! plane with its CRDs, policies, controller and a synced Budget) all is well and it says what
+//! you may do; on a cluster without ledgerops it fails with the CRDs' and the policies' bits and
+//! says what to install. `suspend` and `resume`: governed, refused an editor with the role it
+//! needs and nothing changed, done by an owner in their name.
 
 use std::path::Path;
 use std::process::Output;
 
-use ledgerops_e2e::attacker::{approver, editor};
+use ledgerops::api::budget::{Budget, BudgetPhase};
+use ledgerops::api::common::PROPOSED_BY;
+use ledgerops_e2e::attacker::{approver, editor, owner};
 use ledgerops_e2e::controller::plugin_binary;
 use ledgerops_e2e::scenario::household;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
 
 async fn check(kubeconfig: &Path, args: &[&str]) -> Output {
+    plugin(kubeconfig, &[&["check"], args].concat()).await
+}
+
+async fn plugin(kubeconfig: &Path, args: &[&str]) -> Output {
     tokio::process::Command::new(plugin_binary())
         .arg("--kubeconfig")
         .arg(kubeconfig)
-        .arg("check")
         .args(args)
         .output()
         .await
@@ -138,5 +144,59 @@ async fn on_a_cluster_without_ledgerops_check_fails_and_says_what_to_install() {
     assert!(
         stdout.contains("ledgerops cannot work here until the FAIL lines are fixed."),
         "{stdout}"
+    );
+}
+
+#[tokio::test]
+async fn suspend_and_resume_are_an_owners_and_said_so_to_an_editor() {
+    let s = household("plugin-suspend", json!({"writes": {"enabled": true}})).await;
+    let plane = ControlPlane::shared();
+    editor(plane, &s.ns, "alice").await;
+    owner(plane, &s.ns, "carol").await;
+    let as_user = |user: &'static str, verb: &'static str| {
+        let ns = s.ns.clone();
+        async move {
+            plugin(
+                plane.kubeconfig(),
+                &["--context", user, "-n", &ns, verb, "budget", "household"],
+            )
+            .await
+        }
+    };
+    let writes = s.writes().await;
+
+    let refused = as_user("alice", "suspend").await;
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("govern") && stderr.contains("ledgerops-owner"),
+        "says which role it needs: {stderr}"
+    );
+    let budget = s.api::<Budget>().get("household").await.unwrap();
+    assert!(!budget.spec.suspend, "nothing changed");
+
+    let done = as_user("carol", "suspend").await;
+    assert_eq!(
+        done.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&done.stdout).contains("budget.ledgerops.dev/household suspended")
+    );
+    let suspended = s.wait_budget("household", BudgetPhase::Suspended).await;
+    let lineage = &suspended.metadata.annotations.as_ref().unwrap()[PROPOSED_BY];
+    assert!(lineage.split(',').any(|p| p.trim() == "carol"), "{lineage}");
+    let again = as_user("carol", "suspend").await;
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already suspended"));
+
+    let resumed = as_user("carol", "resume").await;
+    assert_eq!(resumed.status.code(), Some(0));
+    s.wait_budget("household", BudgetPhase::Ready).await;
+    assert_eq!(
+        s.writes().await,
+        writes,
+        "suspending writes nothing to YNAB"
     );
 }
