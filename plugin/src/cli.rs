@@ -112,6 +112,17 @@ pub enum Command {
     },
     /// Budgets, request budget use, Transactions that need a person, waiting requests.
     Status,
+    /// The versions of this plugin and of the controller (as the Budgets' status names it),
+    /// and whether the CRDs and admission policies are this version's.
+    ///
+    /// Examples:
+    ///   kubectl ledgerops version
+    ///   kubectl ledgerops version --client
+    Version {
+        /// Only this plugin's version, without reading the cluster.
+        #[arg(long)]
+        client: bool,
+    },
     /// Stop ledgerops acting on a Budget (no sync, no write) or a ConfigRepo (no fetch, no
     /// apply) until `resume`. Governed: a Budget needs the ledgerops-owner role here, and so
     /// does a ConfigRepo with authority Govern; you are added to its lineage.

@@ -36,6 +36,7 @@ impl Cluster {
     pub async fn observe(&self, now: Timestamp) -> Observed {
         let (policies, bindings) = admission::shipped_specs();
         Observed {
+            plugin_version: env!("CARGO_PKG_VERSION").to_owned(),
             crds: self.crds().await,
             policies: self.compared::<ValidatingAdmissionPolicy>(&policies).await,
             bindings: self
@@ -139,6 +140,7 @@ impl Cluster {
                 interval_seconds: duration::parse(&b.spec.sync_interval.0)
                     .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
                     .unwrap_or(300),
+                controller_version: b.status.as_ref().and_then(|s| s.controller_version.clone()),
             })
             .collect())
     }

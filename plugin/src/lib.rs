@@ -89,6 +89,9 @@ async fn run(cli: Cli) -> Result<u8, PluginError> {
         return Ok(0);
     }
     let out = Printer::new(cli.global.output);
+    if let Command::Version { client: true } = cli.command {
+        return commands::version::client(&out);
+    }
     let cluster = Cluster::connect(&cli.global).await?;
     let all = cli.global.all_namespaces;
     match cli.command {
@@ -96,6 +99,7 @@ async fn run(cli: Cli) -> Result<u8, PluginError> {
         Command::Apply { files } => commands::apply::apply(&cluster, &out, &files).await,
         Command::Status => commands::status::status(&cluster, &out).await,
         Command::Check => commands::check::check(&cluster, &out).await,
+        Command::Version { .. } => commands::version::version(&cluster, &out).await,
         Command::Suspend { kind, name } => {
             commands::suspend::set(&cluster, &out, kind, &name, true).await
         }

@@ -339,6 +339,10 @@ pub struct BudgetStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 1000))]
     pub categories: Vec<NamedCategory>,
+    /// The version of the ledgerops controller that last wrote this status: `kubectl ledgerops
+    /// version` and `check` compare it with their own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller_version: Option<String>,
 }
 
 /// A category as a person names it.

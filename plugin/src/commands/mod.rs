@@ -10,6 +10,7 @@ pub mod show;
 pub mod status;
 pub mod suspend;
 pub mod undo;
+pub mod version;
 
 use std::time::Duration;
 

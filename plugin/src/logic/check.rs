@@ -77,11 +77,15 @@ pub struct BudgetSeen {
     pub name: String,
     pub synced_seconds_ago: Option<i64>,
     pub interval_seconds: i64,
+    /// The version of the controller that last wrote its status.
+    pub controller_version: Option<String>,
 }
 
 /// Everything `check` read.
 #[derive(Clone, Debug)]
 pub struct Observed {
+    /// This plugin's version.
+    pub plugin_version: String,
     pub crds: Vec<CrdSeen>,
     pub policies: Vec<Compared>,
     pub bindings: Vec<Compared>,
@@ -101,6 +105,7 @@ pub fn findings(o: &Observed) -> Vec<Finding> {
     let mut out = crds(&o.crds);
     out.extend(policies(o));
     out.push(controller(o));
+    out.extend(versions(o));
     out.extend(powers(&o.powers));
     out
 }
@@ -302,6 +307,45 @@ fn controller(o: &Observed) -> Finding {
             },
         ),
     }
+}
+
+/// The controller versions the Budgets here name, each once, in order.
+pub fn controller_versions(o: &Observed) -> Vec<String> {
+    let mut seen: Vec<String> = o
+        .budgets
+        .iter()
+        .flatten()
+        .filter_map(|b| b.controller_version.clone())
+        .collect();
+    seen.sort();
+    seen.dedup();
+    seen
+}
+
+/// Whether the controller (as the Budgets' status names it) is this plugin's version: a skew
+/// works, but the two may read fields differently, so it is said.
+fn versions(o: &Observed) -> Option<Finding> {
+    let seen = controller_versions(o);
+    if seen.is_empty() {
+        return None;
+    }
+    let plugin = &o.plugin_version;
+    Some(if seen.iter().all(|v| v == plugin) {
+        finding(
+            Area::Controller,
+            Level::Ok,
+            format!("the controller's version is this plugin's ({plugin})"),
+        )
+    } else {
+        finding(
+            Area::Controller,
+            Level::Warn,
+            format!(
+                "the controller is version {}, this plugin {plugin}: upgrade the one behind (the chart, or the plugin with `kubectl krew upgrade ledgerops`)",
+                seen.join(" and ")
+            ),
+        )
+    })
 }
 
 fn powers(powers: &[(String, Result<bool, String>)]) -> Vec<Finding> {

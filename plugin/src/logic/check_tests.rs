@@ -23,6 +23,7 @@ fn compared(name: &str, live: Result<Option<Value>, String>) -> Compared {
 /// controller, a live Lease, you allowed to propose and not to approve.
 fn healthy() -> Observed {
     Observed {
+        plugin_version: "0.2.0".into(),
         crds: vec![CrdSeen {
             name: "budgets.ledgerops.dev".into(),
             expected: schema(),
@@ -151,6 +152,7 @@ fn each_area_fails_with_its_own_bit_and_says_what_to_install() {
                     name: "household".into(),
                     synced_seconds_ago: Some(3_600),
                     interval_seconds: 300,
+                    controller_version: None,
                 }]);
             },
             32,
@@ -213,6 +215,7 @@ fn without_a_live_lease_the_budgets_tell_whether_the_controller_runs() {
         name: "household".into(),
         synced_seconds_ago: ago,
         interval_seconds: 300,
+        controller_version: None,
     };
     let cases = [
         (Ok(vec![]), Level::Warn),
@@ -252,4 +255,28 @@ fn your_powers_inform_and_never_fail() {
     let f = findings(&o);
     assert_eq!(exit_code(&f), 0);
     assert_eq!(levels(&o, Area::You), [Level::Ok, Level::Warn]);
+}
+
+#[test]
+fn a_controller_of_another_version_is_said_not_failed() {
+    let budget = |version: &str| BudgetSeen {
+        name: "household".into(),
+        synced_seconds_ago: Some(10),
+        interval_seconds: 300,
+        controller_version: Some(version.into()),
+    };
+    let mut o = healthy();
+    o.budgets = Ok(vec![budget("0.2.0")]);
+    let f = findings(&o);
+    assert!(f.iter().any(|f| f.level == Level::Ok
+        && f.message == "the controller's version is this plugin's (0.2.0)"));
+    o.budgets = Ok(vec![budget("0.1.0"), budget("0.2.0"), budget("0.1.0")]);
+    assert_eq!(controller_versions(&o), ["0.1.0", "0.2.0"]);
+    let f = findings(&o);
+    assert_eq!(exit_code(&f), 0);
+    assert!(f.iter().any(|f| {
+        f.level == Level::Warn
+            && f.message
+                .starts_with("the controller is version 0.1.0 and 0.2.0, this plugin 0.2.0")
+    }));
 }

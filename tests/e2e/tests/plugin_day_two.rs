@@ -15,6 +15,9 @@ use ledgerops_e2e::scenario::household;
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
 
+/// The workspace's version: the plugin's and the controller's.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 async fn check(kubeconfig: &Path, args: &[&str]) -> Output {
     plugin(kubeconfig, &[&["check"], args].concat()).await
 }
@@ -58,9 +61,29 @@ async fn where_ledgerops_runs_check_says_all_is_well_and_what_you_may_do() {
         "admission policies and",
         "bindings in force; the controller is admin",
         "the controller runs: each of the 1 Budgets here synced within its interval",
+        &format!("the controller's version is this plugin's ({VERSION})"),
     ] {
         assert!(stdout.contains(line), "{line:?} in\n{stdout}");
     }
+    let version = plugin(
+        plane.kubeconfig(),
+        &["--context", "admin", "-n", &s.ns, "version", "-o", "json"],
+    )
+    .await;
+    let parsed: Value = serde_json::from_slice(&version.stdout).expect("JSON");
+    assert_eq!(parsed["plugin"], VERSION);
+    assert_eq!(parsed["controller"], json!([VERSION]));
+    assert_eq!(
+        parsed["crds"],
+        "all 7 CRDs installed as this version ships them"
+    );
+    // Without a cluster at all: the plugin's own.
+    let client = plugin(Path::new("/nonexistent"), &["version", "--client"]).await;
+    assert_eq!(client.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&client.stdout),
+        format!("plugin   {VERSION}\n")
+    );
     // An approver's rights do not reach the cluster-scoped objects: said once, not a failure.
     approver(plane, &s.ns, "bob").await;
     editor(plane, &s.ns, "alice").await;

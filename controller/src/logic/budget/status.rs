@@ -169,8 +169,12 @@ pub fn next(previous: &BudgetStatus, report: &SyncReport<'_>) -> BudgetStatus {
             .mirror
             .map(category_name::assignable)
             .unwrap_or_else(|| previous.categories.clone()),
+        controller_version: Some(VERSION.to_owned()),
     }
 }
+
+/// This controller's version, as its status says it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The Event for a change of phase, or `None` when the phase held.
 pub fn announcement(previous: &BudgetStatus, next: &BudgetStatus) -> Option<Announcement> {
