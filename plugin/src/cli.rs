@@ -48,7 +48,16 @@ pub enum Format {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// The ApprovalRequests waiting for a person, oldest first.
-    Queue,
+    ///
+    /// Examples:
+    ///   kubectl ledgerops queue -A
+    ///   kubectl ledgerops queue --watch     # print again whenever the queue changes; Ctrl-C ends
+    Queue {
+        /// After the queue, watch it and print it again each time it changes (a request comes,
+        /// is decided or expires elsewhere).
+        #[arg(short = 'w', long)]
+        watch: bool,
+    },
     /// Propose what the files declare (Transactions, plans, rules, Budgets, ConfigRepos), in your
     /// own name: each gets `ledgerops.dev/proposed-by: <you>`, which admission requires.
     Apply {

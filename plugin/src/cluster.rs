@@ -10,6 +10,7 @@ use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::core::NamespaceResourceScope;
 use kube::{Client, Config, Resource};
+use ledgerops::api::approval::ApprovalRequest;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -114,6 +115,38 @@ impl Cluster {
             .await
             .map_err(PluginError::kube(format!("list {what} in {place}")))?
             .items)
+    }
+
+    /// A cache of the ApprovalRequests here (or everywhere with `-A`) and a stream that yields
+    /// once per change of it once the first listing is complete (not for each object of a
+    /// listing); the stream retries a failed watch with backoff.
+    pub fn watch_requests(
+        &self,
+    ) -> (
+        kube::runtime::reflector::Store<ApprovalRequest>,
+        futures::stream::BoxStream<'static, ()>,
+    ) {
+        use futures::StreamExt;
+        use kube::runtime::{WatchStreamExt, reflector, watcher};
+        let api: Api<ApprovalRequest> = if self.all_namespaces {
+            Api::all(self.client.clone())
+        } else {
+            self.api()
+        };
+        let (reader, writer) = reflector::store();
+        let changes = reflector(writer, watcher(api, watcher::Config::default()))
+            .default_backoff()
+            .filter_map(|event| {
+                let changed = matches!(
+                    event,
+                    Ok(watcher::Event::InitDone
+                        | watcher::Event::Apply(_)
+                        | watcher::Event::Delete(_))
+                );
+                std::future::ready(changed.then_some(()))
+            })
+            .boxed();
+        (reader, changes)
     }
 
     /// The names of the namespaces you may list.

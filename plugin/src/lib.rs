@@ -95,7 +95,7 @@ async fn run(cli: Cli) -> Result<u8, PluginError> {
     let cluster = Cluster::connect(&cli.global).await?;
     let all = cli.global.all_namespaces;
     match cli.command {
-        Command::Queue => commands::queue::queue(&cluster, &out, all).await,
+        Command::Queue { watch } => commands::queue::queue(&cluster, &out, all, watch).await,
         Command::Apply { files } => commands::apply::apply(&cluster, &out, &files).await,
         Command::Status => commands::status::status(&cluster, &out).await,
         Command::Check => commands::check::check(&cluster, &out).await,

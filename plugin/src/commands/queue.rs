@@ -1,5 +1,8 @@
-//! `queue`: the waiting ApprovalRequests, oldest first.
+//! `queue`: the waiting ApprovalRequests, oldest first; with `--watch`, again at each change.
 
+use std::time::Duration;
+
+use futures::StreamExt;
 use ledgerops::api::approval::ApprovalRequest;
 
 use crate::cluster::Cluster;
@@ -7,8 +10,59 @@ use crate::error::PluginError;
 use crate::logic::{queue, table};
 use crate::output::Printer;
 
-pub async fn queue(cluster: &Cluster, out: &Printer, all: bool) -> Result<u8, PluginError> {
-    let requests: Vec<ApprovalRequest> = cluster.list("ApprovalRequests").await?;
+/// Changes closer together than this are printed once (a decision and its status write).
+const SETTLE: Duration = Duration::from_millis(300);
+
+pub async fn queue(
+    cluster: &Cluster,
+    out: &Printer,
+    all: bool,
+    watch: bool,
+) -> Result<u8, PluginError> {
+    if !watch {
+        let requests: Vec<ApprovalRequest> = cluster.list("ApprovalRequests").await?;
+        print(cluster, out, all, requests)?;
+        return Ok(0);
+    }
+    let (store, mut changes) = cluster.watch_requests();
+    let mut shown: Option<Vec<String>> = None;
+    loop {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => return Ok(0),
+            change = changes.next() => {
+                if change.is_none() {
+                    return Err(PluginError::Failed("the watch of ApprovalRequests ended".into()));
+                }
+            }
+        }
+        tokio::time::sleep(SETTLE).await;
+        while let Some(Some(())) = futures::FutureExt::now_or_never(changes.next()) {}
+        let requests: Vec<ApprovalRequest> = store.state().iter().map(|r| (**r).clone()).collect();
+        // Printed again only when what a person sees changed: the rows, not their ages.
+        let names = waiting_names(&requests);
+        if shown.as_ref() != Some(&names) {
+            if shown.is_some() {
+                out.text("\n");
+            }
+            print(cluster, out, all, requests)?;
+            shown = Some(names);
+        }
+    }
+}
+
+fn waiting_names(requests: &[ApprovalRequest]) -> Vec<String> {
+    queue::waiting(requests.to_vec(), super::now())
+        .iter()
+        .filter_map(|r| r.metadata.name.clone())
+        .collect()
+}
+
+fn print(
+    cluster: &Cluster,
+    out: &Printer,
+    all: bool,
+    requests: Vec<ApprovalRequest>,
+) -> Result<(), PluginError> {
     let now = super::now();
     let rows: Vec<queue::Row> = queue::waiting(requests, now)
         .iter()
@@ -29,5 +83,5 @@ pub async fn queue(cluster: &Cluster, out: &Printer, all: bool) -> Result<u8, Pl
     }
     out.names("ApprovalRequest", rows.iter().map(|r| r.name.as_str()));
     out.value(&rows)?;
-    Ok(0)
+    Ok(())
 }

@@ -1,7 +1,8 @@
 //! The plugin's day-two commands on a real API server. `check`: where ledgerops runs (the shared
 //! plane with its CRDs, policies, controller and a synced Budget) all is well and it says what
 //! you may do; on a cluster without ledgerops it fails with the CRDs' and the policies' bits and
-//! says what to install. `suspend` and `resume`: governed, refused an editor with the role it
+//! says what to install. `queue --watch` prints the queue again as it changes. `suspend` and
+//! `resume`: governed, refused an editor with the role it
 //! needs and nothing changed, done by an owner in their name.
 
 use std::path::Path;
@@ -11,9 +12,11 @@ use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::common::PROPOSED_BY;
 use ledgerops_e2e::attacker::{approver, editor, owner};
 use ledgerops_e2e::controller::plugin_binary;
-use ledgerops_e2e::scenario::household;
+use ledgerops_e2e::scenario::{WAIT, bakery_and_train_plan, household};
 use ledgerops_testenv::ControlPlane;
 use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader, Lines};
+use tokio::process::ChildStdout;
 
 /// The workspace's version: the plugin's and the controller's.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -222,4 +225,52 @@ async fn suspend_and_resume_are_an_owners_and_said_so_to_an_editor() {
         writes,
         "suspending writes nothing to YNAB"
     );
+}
+
+/// Reads `lines` until one contains `text`, at most [`WAIT`]; all read so far on failure.
+async fn until_line(lines: &mut Lines<BufReader<ChildStdout>>, text: &str, seen: &mut String) {
+    let found = tokio::time::timeout(WAIT, async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            seen.push_str(&line);
+            seen.push('\n');
+            if line.contains(text) {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert!(
+        found == Ok(true),
+        "{text:?} never printed; printed:\n{seen}"
+    );
+}
+
+#[tokio::test]
+async fn queue_watch_prints_the_queue_again_as_requests_come_and_are_decided() {
+    let s = household("plugin-watch", json!({})).await;
+    let plane = ControlPlane::shared();
+    approver(plane, &s.ns, "bob").await;
+    let mut watching = tokio::process::Command::new(plugin_binary())
+        .arg("--kubeconfig")
+        .arg(plane.kubeconfig())
+        .args(["--context", "bob", "-n", &s.ns, "queue", "--watch"])
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("running kubectl-ledgerops");
+    let mut lines = BufReader::new(watching.stdout.take().unwrap()).lines();
+    let mut seen = String::new();
+    until_line(&mut lines, "No ApprovalRequest waits", &mut seen).await;
+    s.create_plan("september", "household", bakery_and_train_plan())
+        .await;
+    let request = s.plan_request("september").await;
+    until_line(&mut lines, &request, &mut seen).await;
+    s.decide(&request, "Reject", "not now").await;
+    until_line(&mut lines, "No ApprovalRequest waits", &mut seen).await;
+    assert!(
+        watching.try_wait().unwrap().is_none(),
+        "it keeps watching: {seen}"
+    );
+    watching.kill().await.unwrap();
 }
