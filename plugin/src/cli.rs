@@ -48,10 +48,9 @@ pub enum Format {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// The ApprovalRequests waiting for a person, oldest first.
-    ///
-    /// Examples:
-    ///   kubectl ledgerops queue -A
-    ///   kubectl ledgerops queue --watch     # print again whenever the queue changes; Ctrl-C ends
+    #[command(
+        after_help = "Examples:\n  kubectl ledgerops queue -A\n  kubectl ledgerops queue --watch     # print again whenever the queue changes; Ctrl-C ends"
+    )]
     Queue {
         /// After the queue, watch it and print it again each time it changes (a request comes,
         /// is decided or expires elsewhere).
@@ -60,14 +59,23 @@ pub enum Command {
     },
     /// Propose what the files declare (Transactions, plans, rules, Budgets, ConfigRepos), in your
     /// own name: each gets `ledgerops.dev/proposed-by: <you>`, which admission requires.
+    #[command(
+        after_help = "Examples:\n  kubectl ledgerops apply -f september-plan.yaml -n home\n  kubectl ledgerops apply -f rules.yaml -f budget.yaml"
+    )]
     Apply {
         /// A YAML file of one or more documents (repeatable).
         #[arg(short = 'f', long = "filename", required = true, value_name = "FILE")]
         files: Vec<String>,
     },
     /// The preview of an ApprovalRequest or a CategorizationPlan.
+    #[command(
+        after_help = "Examples:\n  kubectl ledgerops show september-7f3a2c\n  kubectl ledgerops show september -o json"
+    )]
     Show { name: String },
     /// Approve a request in your own name, after showing its preview.
+    #[command(
+        after_help = "Examples:\n  kubectl ledgerops approve september-7f3a2c -m \"looks right\"\n  kubectl ledgerops approve september-7f3a2c --drop tx-145 --set tx-146=Groceries --yes"
+    )]
     Approve {
         request: String,
         /// A comment kept with the decision.
@@ -88,6 +96,9 @@ pub enum Command {
         set: Vec<String>,
     },
     /// Reject a request in your own name, saying why.
+    #[command(
+        after_help = "Examples:\n  kubectl ledgerops reject september-7f3a2c -m \"the bakery is not groceries\""
+    )]
     Reject {
         request: String,
         /// Why (required).
@@ -96,8 +107,10 @@ pub enum Command {
     },
     /// What applying a plan would change now, without asking anybody. Exits 0 when nothing
     /// would change, 1 when something would (as `kubectl diff`), 2 or more on an error.
+    #[command(after_help = "Examples:\n  kubectl ledgerops diff september")]
     Diff { plan: String },
     /// Create the plan that reverts an applied plan, and show its preview and conflicts.
+    #[command(after_help = "Examples:\n  kubectl ledgerops undo september")]
     Undo {
         plan: String,
         /// How long to wait for the preview.
@@ -105,6 +118,9 @@ pub enum Command {
         wait: String,
     },
     /// Settle a Diverged Transaction: `ours` writes the spec over YNAB, `theirs` keeps YNAB's.
+    #[command(
+        after_help = "Examples:\n  kubectl ledgerops resolve bakery theirs\n  kubectl ledgerops resolve bakery ours --wait 2m"
+    )]
     Resolve {
         transaction: String,
         side: Side,
@@ -113,6 +129,7 @@ pub enum Command {
         wait: String,
     },
     /// Ask a Budget to sync now, and wait for it.
+    #[command(after_help = "Examples:\n  kubectl ledgerops sync household -n home")]
     Sync {
         budget: String,
         /// How long to wait for the sync.
@@ -120,13 +137,13 @@ pub enum Command {
         wait: String,
     },
     /// Budgets, request budget use, Transactions that need a person, waiting requests.
+    #[command(after_help = "Examples:\n  kubectl ledgerops status -A")]
     Status,
     /// The versions of this plugin and of the controller (as the Budgets' status names it),
     /// and whether the CRDs and admission policies are this version's.
-    ///
-    /// Examples:
-    ///   kubectl ledgerops version
-    ///   kubectl ledgerops version --client
+    #[command(
+        after_help = "Examples:\n  kubectl ledgerops version\n  kubectl ledgerops version --client"
+    )]
     Version {
         /// Only this plugin's version, without reading the cluster.
         #[arg(long)]
@@ -135,27 +152,24 @@ pub enum Command {
     /// Stop ledgerops acting on a Budget (no sync, no write) or a ConfigRepo (no fetch, no
     /// apply) until `resume`. Governed: a Budget needs the ledgerops-owner role here, and so
     /// does a ConfigRepo with authority Govern; you are added to its lineage.
-    ///
-    /// Examples:
-    ///   kubectl ledgerops suspend budget household -n home
-    ///   kubectl ledgerops suspend configrepo household-config
+    #[command(
+        after_help = "Examples:\n  kubectl ledgerops suspend budget household -n home\n  kubectl ledgerops suspend configrepo household-config"
+    )]
     Suspend { kind: Suspendable, name: String },
     /// Let ledgerops act on a suspended Budget or ConfigRepo again (governed as `suspend`).
-    ///
-    /// Examples:
-    ///   kubectl ledgerops resume budget household -n home
+    #[command(after_help = "Examples:\n  kubectl ledgerops resume budget household -n home")]
     Resume { kind: Suspendable, name: String },
     /// Whether ledgerops can work here: its CRDs and admission policies installed as this
     /// version ships them, the controller running (its leader Lease, or the Budgets here
     /// syncing), and what you may do in this namespace. Exits 0 when all is well, else the sum
     /// of 8 (CRDs), 16 (policies) and 32 (controller) for what failed.
-    ///
-    /// Examples:
-    ///   kubectl ledgerops check
-    ///   kubectl ledgerops check -n household -o json
+    #[command(
+        after_help = "Examples:\n  kubectl ledgerops check\n  kubectl ledgerops check -n household -o json"
+    )]
     Check,
     /// Print a shell completion script for `kubectl-ledgerops` (`source <(kubectl-ledgerops
     /// completion bash)`); `kubectl ledgerops` completes through `kubectl_complete-ledgerops`.
+    #[command(after_help = "Examples:\n  source <(kubectl-ledgerops completion bash)")]
     Completion { shell: clap_complete::Shell },
 }
 

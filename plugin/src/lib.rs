@@ -152,6 +152,21 @@ async fn run(cli: Cli) -> Result<u8, PluginError> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn every_command_shows_examples_in_its_help() {
+        let mut cli = Cli::command();
+        cli.build();
+        for sub in cli.get_subcommands().filter(|s| s.get_name() != "help") {
+            let help = sub.clone().render_long_help().to_string();
+            assert!(
+                help.contains("Examples:\n  kubectl ledgerops ")
+                    || help.contains("Examples:\n  source <(kubectl-ledgerops"),
+                "kubectl ledgerops {} --help shows no example:\n{help}",
+                sub.get_name()
+            );
+        }
+    }
+
     fn args(words: &[&str]) -> Vec<OsString> {
         std::iter::once("kubectl-ledgerops")
             .chain(words.iter().copied())
