@@ -261,31 +261,20 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
             ],
         ),
     ];
+    // The value sets of charts/ledgerops/ci (chart-testing's convention), each on its own.
+    let mut ci: Vec<PathBuf> = std::fs::read_dir(chart().join("ci"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    ci.sort();
+    assert!(ci.len() >= 3, "{ci:?}");
+    for file in &ci {
+        let values = format!("--values={}", file.display());
+        let docs = lint_render_accept(plane, &values, PARAMS_NAMESPACE, &[&values]);
+        assert_eq!(kind(&docs, "Deployment").len(), 1, "{values}");
+    }
     for (what, namespace, args) in &matrix {
-        let mut lint = helm(plane);
-        lint.args(["lint", "--strict", "--namespace", namespace])
-            .arg(chart())
-            .args(args);
-        output(lint).unwrap_or_else(|e| panic!("helm lint ({what}): {e}"));
-        let rendered = template(plane, namespace, args)
-            .unwrap_or_else(|e| panic!("helm template ({what}): {e}"));
-        let file = plane.dir().join("rendered.yaml");
-        std::fs::write(&file, &rendered).unwrap();
-        let applied = plane
-            .kubectl_ok(&[
-                "apply",
-                "--dry-run=server",
-                // No --namespace: every namespaced object of the chart names its own.
-                "-f",
-                file.to_str().unwrap(),
-            ])
-            .unwrap_or_else(|e| panic!("server-side dry run ({what}): {e}"));
-        let docs = documents(&rendered);
-        assert_eq!(
-            applied.lines().count(),
-            docs.len(),
-            "({what}) every object is accepted: {applied}"
-        );
+        let docs = lint_render_accept(plane, what, namespace, args);
         let args = container_args(&docs);
         let params = kind(&docs, "ConfigMap");
         let deployment = kind(&docs, "Deployment")[0];
@@ -556,6 +545,41 @@ async fn lint_and_every_values_set_renders_what_the_api_server_accepts() {
         };
         assert!(error.contains(message), "{args:?}: {message:?} in {error}");
     }
+}
+
+/// `helm lint --strict` and `helm template` of the chart with `args` into `namespace`, every
+/// object of the rendering accepted by a server-side dry run; the rendered documents.
+fn lint_render_accept(
+    plane: &ControlPlane,
+    what: &str,
+    namespace: &str,
+    args: &[&str],
+) -> Vec<Value> {
+    let mut lint = helm(plane);
+    lint.args(["lint", "--strict", "--namespace", namespace])
+        .arg(chart())
+        .args(args);
+    output(lint).unwrap_or_else(|e| panic!("helm lint ({what}): {e}"));
+    let rendered =
+        template(plane, namespace, args).unwrap_or_else(|e| panic!("helm template ({what}): {e}"));
+    let file = plane.dir().join("rendered.yaml");
+    std::fs::write(&file, &rendered).unwrap();
+    let applied = plane
+        .kubectl_ok(&[
+            "apply",
+            "--dry-run=server",
+            // No --namespace: every namespaced object of the chart names its own.
+            "-f",
+            file.to_str().unwrap(),
+        ])
+        .unwrap_or_else(|e| panic!("server-side dry run ({what}): {e}"));
+    let docs = documents(&rendered);
+    assert_eq!(
+        applied.lines().count(),
+        docs.len(),
+        "({what}) every object is accepted: {applied}"
+    );
+    docs
 }
 
 /// `helm install` (or `verb`) of the chart into ledgerops-system with `args`; returns how long
