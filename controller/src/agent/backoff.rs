@@ -1,27 +1,43 @@
-//! How long a failed reconcile waits before it is tried again: doubling from 250ms, capped at
-//! 30s, never giving up; each key's failures are counted in memory until it succeeds.
+//! How long a failed reconcile or write waits before it is tried again: from 250ms, doubling up
+//! to 20s, each delay with jitter of up to itself (so jobs and replicas that failed together do
+//! not retry in step), never giving up; each key's delays go on in memory until it succeeds.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-/// 250ms doubling per attempt, at most 30s.
-pub fn capped_backoff(attempt: u32) -> Duration {
-    let millis = 250u64.saturating_mul(1u64 << attempt.saturating_sub(1).min(10));
-    Duration::from_millis(millis.min(30_000))
+use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder};
+
+/// The first delay, before jitter.
+pub const FIRST: Duration = Duration::from_millis(250);
+/// The longest delay before jitter; with it, a delay stays under twice this.
+pub const LONGEST: Duration = Duration::from_secs(20);
+
+/// The delays of one thing being retried, endless.
+pub fn retries() -> ExponentialBackoff {
+    ExponentialBuilder::default()
+        .with_min_delay(FIRST)
+        .with_max_delay(LONGEST)
+        .with_factor(2.0)
+        .with_jitter()
+        .without_max_times()
+        .build()
 }
 
-/// The failures so far, by key (a job, or `<controller>/<object>`).
+/// The next of `delays`, never running out.
+pub fn next(delays: &mut ExponentialBackoff) -> Duration {
+    delays.next().unwrap_or(LONGEST)
+}
+
+/// The retry delays so far, by key (a job, or `<controller>/<object>`).
 #[derive(Default)]
-pub struct Attempts(Mutex<HashMap<String, u32>>);
+pub struct Attempts(Mutex<HashMap<String, ExponentialBackoff>>);
 
 impl Attempts {
     /// The next retry delay of `key`.
     pub fn backoff(&self, key: &str) -> Duration {
         let mut attempts = self.0.lock().expect("attempts lock");
-        let n = attempts.entry(key.to_owned()).or_insert(0);
-        *n = n.saturating_add(1);
-        capped_backoff(*n)
+        next(attempts.entry(key.to_owned()).or_insert_with(retries))
     }
 
     /// Forgets `key`'s failures after a success.

@@ -16,7 +16,7 @@ use std::time::Duration;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 
-use super::backoff::capped_backoff;
+use super::backoff;
 use super::commands::{self, Outcome, Reporter};
 use super::context::AgentContext;
 use super::error::StoreError;
@@ -71,9 +71,8 @@ async fn idle(ctx: &AgentContext) {
 
 /// Fails every job the previous process left Running.
 async fn recover(ctx: &AgentContext) {
-    let mut attempt = 0;
+    let mut delays = backoff::retries();
     loop {
-        attempt += 1;
         match recover_once(ctx).await {
             Ok(n) => {
                 if n > 0 {
@@ -82,7 +81,7 @@ async fn recover(ctx: &AgentContext) {
                 return;
             }
             Err(e) => {
-                let delay = capped_backoff(attempt);
+                let delay = backoff::next(&mut delays);
                 tracing::warn!(error = %e, retry_in = ?delay, "startup recovery failed");
                 tokio::time::sleep(delay).await;
             }
@@ -196,9 +195,8 @@ async fn execute(ctx: &AgentContext, name: &str) {
     };
     let event = JobEvent::new(id, Timestamp::now(), kind);
     // The outcome must be recorded; retry until it is (the id keeps it from applying twice).
-    let mut attempt = 0;
+    let mut delays = backoff::retries();
     loop {
-        attempt += 1;
         match ctx.store.evolve_latest(&latest, &event).await {
             Ok(_) => break,
             Err(StoreError::Invalid(e)) => {
@@ -206,7 +204,7 @@ async fn execute(ctx: &AgentContext, name: &str) {
                 break;
             }
             Err(e) => {
-                let delay = capped_backoff(attempt);
+                let delay = backoff::next(&mut delays);
                 tracing::warn!(job = name, error = %e, retry_in = ?delay, "could not record the outcome");
                 tokio::time::sleep(delay).await;
             }

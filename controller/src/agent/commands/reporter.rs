@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use k8s_openapi::jiff::Timestamp;
 
-use crate::agent::backoff::capped_backoff;
+use crate::agent::backoff;
 use crate::agent::context::AgentContext;
 use crate::agent::store::Latest;
 use crate::logic::job::event::{EventKind, JobEvent};
@@ -29,13 +29,13 @@ impl<'a> Reporter<'a> {
     /// Records `kind` under `id`, which keeps a retried write from applying twice.
     pub(super) async fn record(&self, id: String, kind: EventKind) -> Result<(), String> {
         let event = JobEvent::new(id, Timestamp::now(), kind);
-        let mut attempt = 0;
+        let (mut attempt, mut delays) = (0, backoff::retries());
         loop {
             attempt += 1;
             match self.ctx.store.evolve_latest(self.job, &event).await {
                 Ok(_) => return Ok(()),
                 Err(e) if attempt >= 5 => return Err(e.to_string()),
-                Err(_) => tokio::time::sleep(capped_backoff(attempt)).await,
+                Err(_) => tokio::time::sleep(backoff::next(&mut delays)).await,
             }
         }
     }
