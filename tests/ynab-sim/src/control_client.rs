@@ -1,6 +1,6 @@
 //! `SimControl`: a typed client for the `/__sim` controls, usable from any process.
 
-use chrono::{DateTime, Utc};
+use jiff::Timestamp;
 use ledgerops::ynab_model::{NewTransaction, TransactionData, TransactionDetail};
 use reqwest::{Method, RequestBuilder};
 use serde::Serialize;
@@ -100,7 +100,7 @@ impl SimControl {
         Self::call(self.request(Method::POST, "/clock").json(set)).await
     }
 
-    pub async fn set_now(&self, now: DateTime<Utc>) -> Result<ClockView, SimError> {
+    pub async fn set_now(&self, now: Timestamp) -> Result<ClockView, SimError> {
         self.set_clock(&ClockSet {
             now: Some(now),
             ..ClockSet::default()

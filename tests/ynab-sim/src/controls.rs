@@ -8,7 +8,7 @@ use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post, put};
-use chrono::{DateTime, Utc};
+use jiff::Timestamp;
 use ledgerops::ynab_model::{NewTransaction, TransactionData};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -31,7 +31,7 @@ type Done = Result<StatusCode, SimError>;
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ClockSet {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub now: Option<DateTime<Utc>>,
+    pub now: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub advance_seconds: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -40,7 +40,7 @@ pub struct ClockSet {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClockView {
-    pub now: DateTime<Utc>,
+    pub now: Timestamp,
     /// `YYYY-MM-DD`: what "today" means for `since_date` and future-date checks.
     pub today: String,
 }

@@ -107,10 +107,7 @@ impl Sim {
         render: impl FnOnce(&View, R, i64) -> O,
     ) -> Result<O, SimError> {
         let mut data = self.data.lock().unwrap();
-        let now = self
-            .clock
-            .now()
-            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let now = crate::clock::rfc3339_seconds(self.clock.now());
         let (result, knowledge, touched) = data.store.write(plan_id, &now, change)?;
         if !touched.is_empty() {
             self.journal.lock().unwrap().record(

@@ -1,7 +1,6 @@
 //! Renders stored records as YNAB returns them: balances, activity, budgeted amounts and names
 //! are derived here from the transactions and month assignments.
 
-use chrono::{Months, NaiveDate};
 use ledgerops::ynab_model::{
     Account, Category, CategoryGroupWithCategories, ClearedStatus, MonthDetail, MonthSummary,
     PlanDetail, PlanSummary, SubTransaction, TransactionDetail,
@@ -184,14 +183,14 @@ impl<'a> View<'a> {
             .unwrap_or_default()
             .max(self.month.clone());
         let mut out = Vec::new();
-        let mut cursor = NaiveDate::parse_from_str(&first.record.month, "%Y-%m-%d").ok();
+        let mut cursor = crate::clock::parse_date(&first.record.month).ok();
         while let Some(d) = cursor {
-            let m = d.format("%Y-%m-%d").to_string();
+            let m = d.to_string();
             if m > last {
                 break;
             }
             out.push(m);
-            cursor = d.checked_add_months(Months::new(1));
+            cursor = crate::clock::month_after(d);
         }
         out
     }

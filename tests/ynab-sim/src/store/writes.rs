@@ -2,7 +2,7 @@
 //! up and cannot be rewritten, tracking accounts and on-budget transfers carry no category, and
 //! Credit Card Payment categories are ignored.
 
-use chrono::NaiveDate;
+use jiff::civil::Date;
 use ledgerops::ynab_model::{
     ClearedStatus, NewTransaction, Payee, SaveSubTransaction, SaveTransactionWithOptionalFields,
     SubTransaction, TransactionDetail, TransactionSummary,
@@ -36,7 +36,7 @@ fn check_lengths(fields: &SaveTransactionWithOptionalFields) -> Result<(), SimEr
 }
 
 /// A date a transaction may carry: valid and not in the future.
-fn past_date(date: &str, today: NaiveDate) -> Result<String, SimError> {
+fn past_date(date: &str, today: Date) -> Result<String, SimError> {
     if parse_date(date)? > today {
         return Err(bad("date must not be in the future"));
     }
@@ -198,7 +198,7 @@ impl PlanState {
         &mut self,
         knowledge: i64,
         new: NewTransaction,
-        today: NaiveDate,
+        today: Date,
     ) -> Result<String, SimError> {
         let fields = new.fields;
         check_lengths(&fields)?;
@@ -331,7 +331,7 @@ impl PlanState {
         knowledge: i64,
         id: &str,
         fields: SaveTransactionWithOptionalFields,
-        today: NaiveDate,
+        today: Date,
     ) -> Result<(), SimError> {
         check_lengths(&fields)?;
         let before = self.live_transaction(id)?;
