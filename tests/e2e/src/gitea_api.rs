@@ -9,6 +9,18 @@ use serde_json::{Value, json};
 /// `method path` on the shared Gitea's `/api/v1` as `user`, with an optional JSON body; panics
 /// on anything but success, and returns the JSON answer (`Null` for an empty one).
 pub async fn call(method: Method, path: &str, user: &User, body: Option<Value>) -> Value {
+    try_call(method, path, user, body)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Like [`call`], the failure (a transport error or an answer other than success) returned.
+pub async fn try_call(
+    method: Method,
+    path: &str,
+    user: &User,
+    body: Option<Value>,
+) -> Result<Value, String> {
     let gitea = Gitea::shared();
     let mut req = reqwest::Client::new()
         .request(method.clone(), format!("{}/api/v1{path}", gitea.url()))
@@ -16,18 +28,23 @@ pub async fn call(method: Method, path: &str, user: &User, body: Option<Value>) 
     if let Some(b) = &body {
         req = req.json(b);
     }
-    let resp = req.send().await.expect("Gitea answers");
+    let resp = req
+        .send()
+        .await
+        .map_err(|e| format!("{method} {path}: {e}"))?;
     let status = resp.status();
-    let text = resp.text().await.unwrap();
-    assert!(
-        status.is_success(),
-        "{method} {path}: HTTP {status}: {text}"
-    );
-    if text.trim().is_empty() {
+    let text = resp
+        .text()
+        .await
+        .map_err(|e| format!("{method} {path}: {e}"))?;
+    if !status.is_success() {
+        return Err(format!("{method} {path}: HTTP {status}: {text}"));
+    }
+    Ok(if text.trim().is_empty() {
         Value::Null
     } else {
-        serde_json::from_str(&text).unwrap()
-    }
+        serde_json::from_str(&text).map_err(|e| format!("{method} {path}: {e}: {text}"))?
+    })
 }
 
 /// A comment as Gitea lists it.

@@ -147,17 +147,7 @@ async fn push_to_git(w: &World, rng: &mut Rng, rec: &mut Recorder) {
     let writer = Gitea::shared().writer();
     let content = base64::engine::general_purpose::STANDARD.encode(document);
     let at_ms = now_ms();
-    if declared {
-        let file = gitea_api::call(Method::GET, &path, writer, None).await;
-        let body = json!({"content": content, "sha": file["sha"], "message": format!("soak: {name}"), "branch": "main"});
-        gitea_api::call(Method::PUT, &path, writer, Some(body)).await;
-    } else {
-        let body =
-            json!({"content": content, "message": format!("soak: {name}"), "branch": "main"});
-        gitea_api::call(Method::POST, &path, writer, Some(body)).await;
-        rec.taken.push(i);
-        rec.pushed.push(i);
-    }
+    // The intent first: a push that timed out may still land, and its write must have one.
     rec.intents.push(Intent {
         subject: format!("Transaction/{name}"),
         proposer: GOVERNOR.into(),
@@ -165,8 +155,37 @@ async fn push_to_git(w: &World, rng: &mut Rng, rec: &mut Recorder) {
         targets: BTreeMap::from([(w.purchase(i), target)]),
         undo_of: None,
     });
-    rec.count("git-push");
+    if !declared {
+        rec.taken.push(i);
+        rec.pushed.push(i);
+    }
+    let push = async {
+        // Whether the file is there decides between an update and a create, whatever the
+        // pusher believed (a push that timed out may or may not have landed).
+        let body = match gitea_api::try_call(Method::GET, &path, writer, None).await {
+            Ok(file) => {
+                json!({"content": content, "sha": file["sha"], "message": format!("soak: {name}"), "branch": "main"})
+            }
+            Err(_) => {
+                json!({"content": content, "message": format!("soak: {name}"), "branch": "main"})
+            }
+        };
+        let method = if body.get("sha").is_some() {
+            Method::PUT
+        } else {
+            Method::POST
+        };
+        gitea_api::try_call(method, &path, writer, Some(body)).await
+    };
+    match tokio::time::timeout(GITEA_WITHIN, push).await {
+        Ok(Ok(_)) => rec.count("git-push"),
+        Ok(Err(_)) => rec.count("git-push-failed"),
+        Err(_) => rec.count("git-push-timed-out"),
+    }
 }
+
+/// How long an actor waits for Gitea before it moves on (a wedged Gitea must not stop the run).
+const GITEA_WITHIN: std::time::Duration = std::time::Duration::from_secs(60);
 
 async fn propose_plan(w: &World, rng: &mut Rng, rec: &mut Recorder) {
     let size = rng.below(1, 9);
@@ -293,7 +312,11 @@ async fn decide(w: &World, rng: &mut Rng, rec: &mut Recorder) {
 async fn comment_in_gitea(w: &World, user: &User, name: &str, command: &str, rec: &mut Recorder) {
     rec.sent
         .insert((name.to_string(), gitea_person(user)), now_ms());
-    gitea_api::comment(&w.repo, user, w.issue, command).await;
+    let path = format!("/repos/{}/issues/{}/comments", w.repo, w.issue);
+    let sent = gitea_api::try_call(Method::POST, &path, user, Some(json!({"body": command})));
+    if !matches!(tokio::time::timeout(GITEA_WITHIN, sent).await, Ok(Ok(_))) {
+        rec.count("gitea-comment-failed");
+    }
 }
 
 /// A person acting through Gitea, as the controller names them in a decision.

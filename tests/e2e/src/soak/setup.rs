@@ -70,6 +70,9 @@ pub struct World {
     env: Vec<(String, String)>,
 }
 
+/// How often the controller looks at a finished job's status comment (its default).
+const COMMENT_RESYNC: &str = "5m";
+
 /// Replicas of the controller, electing a leader as the chart's two-replica install does.
 pub const REPLICAS: usize = 2;
 /// The leader election's Lease, in the soak's namespace.
@@ -245,7 +248,16 @@ impl World {
             "--leader-elect-namespace",
             &self.s.ns,
         ];
-        args.extend(agent::args(&self.repo, &self.s.ns));
+        // Finished jobs' comments checked as a household's controller would, not every 2 s as
+        // the short suites do: an hour makes a thousand jobs, and Gitea would serve little else.
+        let mut agent_args = agent::args(&self.repo, &self.s.ns);
+        if let Some(at) = agent_args
+            .iter()
+            .position(|a| *a == "--agent-comment-resync")
+        {
+            agent_args[at + 1] = COMMENT_RESYNC;
+        }
+        args.extend(agent_args);
         let controller = Ledgerops::start_within(&self.plane, &args, &env, READY_WITHIN).await;
         self.controllers[replica] = Some(controller);
     }
