@@ -2,24 +2,11 @@ use super::*;
 
 #[test]
 fn renders_counters_with_their_labels() {
-    let m = Metrics::default();
-    m.ynab_requests
-        .get_or_create(&RequestLabels {
-            endpoint: "GET /plans/{plan_id}",
-            status: "200".into(),
-            priority: "approved",
-        })
-        .inc();
-    m.reconcile_errors
-        .get_or_create(&ErrorLabels {
-            kind: "Budget",
-            reason: "Unauthorized",
-        })
-        .inc();
+    let m = every_family_used();
     let text = m.render();
     assert!(
         text.contains(
-            r#"ledgerops_ynab_requests_total{endpoint="GET /plans/{plan_id}",status="200",priority="approved"} 1"#
+            r#"ledgerops_ynab_requests_total{endpoint="GET /plans/{plan_id}",status="200",priority="background"} 1"#
         ),
         "{text}"
     );

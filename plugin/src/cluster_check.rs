@@ -17,6 +17,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, PostParams};
 use ledgerops::api::admission::{self, PARAMS_NAME, PARAMS_NAMESPACE};
 use ledgerops::api::budget::Budget;
+use ledgerops::k8s::admission_guard;
 use ledgerops::logic::approval::admission::Compared;
 use ledgerops::logic::values::duration;
 use serde_json::Value;
@@ -84,15 +85,7 @@ impl Cluster {
         let api = Api::<DynamicObject>::all_with(self.client(), &ApiResource::erase::<K>(&()));
         let mut out = Vec::new();
         for (name, expected) in shipped {
-            out.push(Compared {
-                name: name.clone(),
-                expected: expected.clone(),
-                live: api
-                    .get_opt(name)
-                    .await
-                    .map(|o| o.map(|o| o.data.get("spec").cloned().unwrap_or(Value::Null)))
-                    .map_err(said),
-            });
+            out.push(admission_guard::compared(&api, name, expected).await);
         }
         out
     }

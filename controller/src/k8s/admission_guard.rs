@@ -161,7 +161,9 @@ fn changes_of(api: Api<DynamicObject>, config: watcher::Config) -> BoxStream<'st
         .boxed()
 }
 
-async fn compared(api: &Api<DynamicObject>, name: &str, expected: &Value) -> Compared {
+/// The live `spec` of object `name` beside the `expected` one (also what `kubectl ledgerops
+/// check` compares).
+pub async fn compared(api: &Api<DynamicObject>, name: &str, expected: &Value) -> Compared {
     Compared {
         name: name.to_owned(),
         expected: expected.clone(),
