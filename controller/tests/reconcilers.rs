@@ -7,12 +7,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::StreamExt;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{Api, Resource, ResourceExt};
+use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops::k8s::watches::Watches;
@@ -42,6 +44,12 @@ impl Drop for Rig {
 }
 
 async fn rig() -> Rig {
+    rig_after(0).await
+}
+
+/// A rig whose controllers start with `requests` ApprovalRequests already in the cluster, as
+/// after a restart of a controller that has been asking for a while.
+async fn rig_after(requests: usize) -> Rig {
     let plane = ControlPlane::start()
         .await
         .expect("the control plane starts");
@@ -60,6 +68,7 @@ async fn rig() -> Rig {
         .create(&PostParams::default(), &namespace)
         .await
         .unwrap();
+    create_requests(&client, requests).await;
     let sim = Simulator::start(SimConfig {
         fixture: Some(demo::generate()),
         ..SimConfig::default()
@@ -97,6 +106,38 @@ async fn install_crds(client: &kube::Client) {
             .expect("Established within 30 s")
             .unwrap();
     }
+}
+
+/// `count` ApprovalRequests in namespace `archive`, a few at a time.
+async fn create_requests(client: &kube::Client, count: usize) {
+    if count == 0 {
+        return;
+    }
+    let namespace: Namespace = from(json!({"metadata": {"name": "archive"}}));
+    Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &namespace)
+        .await
+        .unwrap();
+    let api: Api<ApprovalRequest> = Api::namespaced(client.clone(), "archive");
+    futures::stream::iter(0..count)
+        .for_each_concurrent(16, |i| {
+            let api = api.clone();
+            async move {
+                let request: ApprovalRequest = from(json!({
+                    "apiVersion": "ledgerops.dev/v1alpha1", "kind": "ApprovalRequest",
+                    "metadata": {"name": format!("old-{i}")},
+                    "spec": {
+                        "budgetRef": {"name": "household"},
+                        "subject": {"kind": "Transaction", "name": format!("gone-{i}")},
+                        "previewHash": "0123456789abcdef", "summary": "an old question",
+                        "reason": "at or above the auto-approve limit",
+                        "expiresAt": "2026-01-01T00:00:00Z"
+                    }
+                }));
+                api.create(&PostParams::default(), &request).await.unwrap();
+            }
+        })
+        .await;
 }
 
 fn from<T: DeserializeOwned>(value: Value) -> T {
@@ -300,4 +341,19 @@ async fn a_spec_changed_while_its_write_is_in_flight_is_written_next() {
     assert_eq!(in_ynab.summary.category_id, transport);
     let requests = rig.requests().await;
     assert_eq!(requests.get(PATCH), Some(&2), "{requests:?}");
+}
+
+/// A watch hands its listed objects to every subscriber, and the reconcilers read theirs only
+/// once the Budgets and ApprovalRequests are known: with more requests than a subscriber
+/// buffers, "known" must not wait for that hand-over, or a restarted controller waits on
+/// itself and nothing is reconciled again (the hour's soak found it after 1,100 requests).
+#[tokio::test]
+async fn a_restart_among_more_requests_than_a_watch_buffers_still_reconciles() {
+    let rig = rig_after(1_500).await;
+    rig.writing_budget().await;
+    rig.sim.control().reset_counters().await.unwrap();
+    rig.transaction("bakery", "household", "tx-048", "Groceries")
+        .await;
+    rig.phase_of("bakery", TransactionPhase::Converged).await;
+    assert_eq!(rig.requests().await.get(PATCH), Some(&1), "one bulk update");
 }

@@ -47,7 +47,10 @@ where
 
 /// Resolves once a watch's first full list is in its cache. Unlike kube's
 /// `Store::wait_until_ready`, any number of tasks may wait at once: that one wakes only the
-/// waiter that polled it last.
+/// waiter that polled it last. It resolves before the listed objects are handed to the
+/// subscribers, not after: a subscriber that is read only once another kind is listed holds
+/// up its own kind's watch when it falls `BUFFER` behind, and a restart with more objects than
+/// that (a household's year of ApprovalRequests) would otherwise wait on itself forever.
 #[derive(Clone)]
 pub struct Listed(tokio::sync::watch::Receiver<bool>);
 
@@ -125,31 +128,37 @@ where
     async fn watch(self) {
         let Self {
             api,
+            store,
             writer,
             on_event,
             listed,
-            ..
         } = self;
-        watcher(api, watcher::Config::default().any_semantic())
+        // The one waiter on kube's readiness, which the cache signals as it takes the list in.
+        let known = async {
+            #[expect(
+                clippy::disallowed_methods,
+                reason = "its one waiter, which `Listed` passes on to any number"
+            )]
+            let ready = store.wait_until_ready().await;
+            if ready.is_ok() {
+                tracing::debug!("listed");
+                listed.send_replace(true);
+            }
+        };
+        let watching = watcher(api, watcher::Config::default().any_semantic())
             .default_backoff()
             .modify(|o| o.meta_mut().managed_fields = None)
             .reflect_shared(writer)
             .for_each(|event| {
                 match &event {
-                    Ok(event) => {
-                        if matches!(event, watcher::Event::InitDone) {
-                            tracing::debug!("listed");
-                            listed.send_replace(true);
-                        }
-                        on_event.iter().for_each(|f| f(event));
-                    }
+                    Ok(event) => on_event.iter().for_each(|f| f(event)),
                     Err(error) => {
                         tracing::warn!(kind = %K::kind(&()), %error, "watch failed; retrying")
                     }
                 }
                 async {}
-            })
-            .await;
+            });
+        futures::join!(known, watching);
     }
 }
 
