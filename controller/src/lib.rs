@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod api;
+pub mod backoff;
 pub mod cli;
 pub mod crdgen;
 pub mod git;

@@ -9,12 +9,12 @@ use std::time::Duration;
 use kube::runtime::reflector::Store;
 use tokio::sync::Notify;
 
-use super::backoff::Attempts;
 use super::hooks::TestHooks;
 use super::store::JobStore;
 use crate::api::agent_job::AgentJob;
 use crate::api::budget::Budget;
 use crate::api::rule::CategorizationRule;
+use crate::backoff::Attempts;
 use crate::gitea::GiteaClient;
 use crate::k8s::watches::{Listed, Watch};
 use crate::logic::job::trust::Allowlist;

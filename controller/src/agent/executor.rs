@@ -16,7 +16,6 @@ use std::time::Duration;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 
-use super::backoff;
 use super::commands::{self, Outcome, Reporter};
 use super::context::AgentContext;
 use super::error::StoreError;
@@ -24,6 +23,7 @@ use super::hooks::Point;
 use super::store::Latest;
 use super::verify::{self, Decided};
 use crate::api::agent_job::JobPhase;
+use crate::backoff;
 use crate::logic::job::event::{EventKind, JobEvent, Refusal};
 use crate::logic::job::order::{Next, next_job};
 use crate::logic::job::persisted::from_persisted;

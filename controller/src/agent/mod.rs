@@ -6,7 +6,6 @@
 //! published. Execution is the exception: it starts only once JobStarted is durable, and a job
 //! found Running at startup is failed as Interrupted, never run again.
 
-pub mod backoff;
 mod cleanup;
 pub mod commands;
 pub mod context;

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::agent::backoff::Attempts;
 use crate::agent::options::AgentOptions;
+use crate::backoff::Attempts;
 use crate::gitea::GiteaClient;
 use crate::logic::job::trust::Allowlist;
 use crate::metrics::Metrics;

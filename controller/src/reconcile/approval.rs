@@ -41,7 +41,10 @@ pub fn run(
         listed: (watches.plans.listed(), watches.transactions.listed()),
     };
     let reconcile_one = move |request, ctx| reconcile(request, ctx, caches.clone(), retention);
-    super::drain(controller.run(reconcile_one, super::error_policy, ctx))
+    super::drain_forgetting(
+        controller.run(reconcile_one, super::error_policy, ctx.clone()),
+        ctx,
+    )
 }
 
 #[derive(Clone)]

@@ -71,7 +71,10 @@ pub fn run(ctx: Arc<Context>, watches: &mut Watches) -> impl Future<Output = ()>
     let controller = Controller::for_shared_stream(stream, reader)
         .watches_stream(secrets, move |secret| naming_secret(&naming, &secret))
         .graceful_shutdown_on(ctx.shutdown.requested());
-    super::drain(controller.run(reconcile, super::error_policy, ctx))
+    super::drain_forgetting(
+        controller.run(reconcile, super::error_policy, ctx.clone()),
+        ctx,
+    )
 }
 
 /// Forgets what was kept for a deleted Budget; one deleted while the watch was down shows up

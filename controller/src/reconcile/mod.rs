@@ -31,6 +31,7 @@ use kube::{Resource, ResourceExt};
 use crate::api::approval::ApprovalRequest;
 use crate::api::budget::Budget;
 use crate::api::config_repo::ConfigRepo;
+use crate::backoff::Attempts;
 use crate::k8s::admission_guard::AdmissionGuard;
 use crate::k8s::events::Events;
 use crate::k8s::watches::Watches;
@@ -80,6 +81,8 @@ pub struct Context {
     pub secret_readers: Arc<crate::k8s::secret_readers::SecretReaders>,
     /// The process's SIGTERM: every controller finishes its reconciles and stops.
     pub shutdown: Shutdown,
+    /// The retry delays of the objects whose last reconcile failed ([`error_policy`]).
+    pub failures: Attempts,
 }
 
 impl Context {
@@ -111,6 +114,7 @@ impl Context {
             authorizer: Arc::default(),
             secret_readers: Arc::default(),
             shutdown: Shutdown::never(),
+            failures: Attempts::default(),
         }
     }
 
@@ -179,9 +183,10 @@ pub fn measure<K: Resource<DynamicType = ()>>(ctx: &Context) -> Measure {
     Measure::start(&ctx.metrics, kind_label::<K>())
 }
 
-/// What every controller does with a failed reconcile: count it, log it, try again in 15 s.
+/// What every controller does with a failed reconcile: count it, log it, and try again after
+/// its object's next delay (see [`retry_after`]).
 pub fn error_policy<K: Resource<DynamicType = ()>>(
-    _object: Arc<K>,
+    object: Arc<K>,
     error: &Error,
     ctx: Arc<Context>,
 ) -> Action {
@@ -193,22 +198,40 @@ pub fn error_policy<K: Resource<DynamicType = ()>>(
             reason: error.reason(),
         })
         .inc();
-    if error.is_conflict() {
-        // Our cached copy was behind a write (ours, or another reconciler's on the same object,
-        // as the plan's and the request's on an approval just given): the watch catches up in
-        // milliseconds, and a status write of another reconciler wakes nobody here, so look
-        // again soon, at a random moment, or two that collided would collide again.
+    let conflict = error.is_conflict();
+    if conflict {
         tracing::debug!(%error, kind, "reconcile started from an outdated copy");
-        let draw = uuid::Uuid::new_v4().as_u64_pair().0;
-        return Action::requeue(CONFLICT_RETRY + Duration::from_millis(draw % CONFLICT_JITTER_MS));
+    } else {
+        tracing::warn!(%error, kind, "reconcile failed");
     }
-    tracing::warn!(%error, kind, "reconcile failed");
-    Action::requeue(Duration::from_secs(15))
+    let key = failure_key(&ObjectRef::from_obj(object.as_ref()));
+    let draw = uuid::Uuid::new_v4().as_u64_pair().0;
+    Action::requeue(retry_after(conflict, &ctx.failures, &key, draw))
+}
+
+/// How long a failed reconcile of `key` waits. A conflict: our cached copy was behind a write
+/// (ours, or another reconciler's on the same object, as the plan's and the request's on an
+/// approval just given); the watch catches up in milliseconds, and a status write of another
+/// reconciler wakes nobody here, so look again soon, at a random moment (`draw`), or two that
+/// collided would collide again. Anything else (the API server down, a journal write refused)
+/// backs off per object, with jitter, from 250 ms to about 20 s, so a thousand objects that
+/// failed together neither retry in step nor wait 15 s after a blip.
+pub fn retry_after(conflict: bool, failures: &Attempts, key: &str, draw: u64) -> Duration {
+    if conflict {
+        CONFLICT_RETRY + Duration::from_millis(draw % CONFLICT_JITTER_MS)
+    } else {
+        failures.backoff(key)
+    }
 }
 
 /// The least wait before a reconcile that met a conflict looks again, and the most added to it.
 const CONFLICT_RETRY: Duration = Duration::from_millis(30);
 const CONFLICT_JITTER_MS: u64 = 120;
+
+/// The key of an object's failures in [`Context::failures`].
+fn failure_key<K: Resource<DynamicType = ()>>(object: &ObjectRef<K>) -> String {
+    format!("{}/{object}", kind_label::<K>())
+}
 
 /// Runs a controller to its end, logging the reconciles that did not complete.
 pub async fn drain<K, E>(results: impl Stream<Item = Result<(ObjectRef<K>, Action), E>>)
@@ -225,7 +248,25 @@ where
         .await;
 }
 
-/// A reconcile that could not finish; the controller retries it with backoff.
+/// [`drain`], for a controller whose errors go through [`error_policy`]: a reconcile that
+/// completes forgets its object's failures, so the next one starts from the first delay.
+pub async fn drain_forgetting<K, E>(
+    results: impl Stream<Item = Result<(ObjectRef<K>, Action), E>>,
+    ctx: Arc<Context>,
+) where
+    K: Resource<DynamicType = ()>,
+    E: std::fmt::Display,
+{
+    let forgetting = results.inspect(|result| {
+        if let Ok((object, _)) = result {
+            ctx.failures.succeeded(&failure_key(object));
+        }
+    });
+    drain(forgetting).await;
+}
+
+/// A reconcile that could not finish; the controller retries it with backoff
+/// ([`retry_after`]).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("Kubernetes API: {0}")]
@@ -256,3 +297,7 @@ impl Error {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "retry_tests.rs"]
+mod tests;

@@ -37,7 +37,10 @@ pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + u
     };
     let controller = budget_scoped::controller(&ctx, &watches.plans, watches, concerns)
         .graceful_shutdown_on(ctx.shutdown.requested());
-    super::drain(controller.run(reconcile, super::error_policy, ctx))
+    super::drain_forgetting(
+        controller.run(reconcile, super::error_policy, ctx.clone()),
+        ctx,
+    )
 }
 
 impl budget_scoped::BudgetScoped for CategorizationPlan {

@@ -37,7 +37,10 @@ pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + u
         .reconcile_on(budgets)
         .reconcile_all_on(ctx.admission.verified_again())
         .graceful_shutdown_on(ctx.shutdown.requested());
-    super::drain(controller.run(reconcile, super::error_policy, ctx))
+    super::drain_forgetting(
+        controller.run(reconcile, super::error_policy, ctx.clone()),
+        ctx,
+    )
 }
 
 /// The rules of `budget`.

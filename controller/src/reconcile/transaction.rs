@@ -48,7 +48,10 @@ pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + u
         // and a burst of 10,000 waits in the queue as references, not as tasks.
         .with_config(Config::default().concurrency(CONCURRENCY))
         .graceful_shutdown_on(ctx.shutdown.requested());
-    super::drain(controller.run(reconcile, super::error_policy, ctx))
+    super::drain_forgetting(
+        controller.run(reconcile, super::error_policy, ctx.clone()),
+        ctx,
+    )
 }
 
 /// Transaction reconciles at once.

@@ -5,9 +5,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use k8s_openapi::jiff::Timestamp;
 
-use crate::agent::backoff;
 use crate::agent::context::AgentContext;
 use crate::agent::store::Latest;
+use crate::backoff;
 use crate::logic::job::event::{EventKind, JobEvent};
 
 /// Records a running command's progress as events, each with its own id.

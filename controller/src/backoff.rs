@@ -1,6 +1,7 @@
 //! How long a failed reconcile or write waits before it is tried again: from 250ms, doubling up
-//! to 20s, each delay with jitter of up to itself (so jobs and replicas that failed together do
-//! not retry in step), never giving up; each key's delays go on in memory until it succeeds.
+//! to 20s, each delay with jitter of up to itself (so objects, jobs and replicas that failed
+//! together do not retry in step), never giving up; each key's delays go on in memory until it
+//! succeeds. Every controller's retries and the agent's go through here.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
