@@ -88,6 +88,13 @@ async fn a_budget_reads_current_when_synced_failed_when_it_needs_a_fix_in_progre
         verdict.message.contains("spec.tokenSecretRef"),
         "{verdict:?}"
     );
+    // ...and where to read what to do: its row of the README's troubleshooting table.
+    assert!(
+        verdict
+            .message
+            .contains("README.md#stalled-budget-unauthorized"),
+        "{verdict:?}"
+    );
 
     // YNAB asks to wait: it will answer again on its own.
     let fault = StatusFault {

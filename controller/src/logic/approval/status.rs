@@ -141,7 +141,13 @@ pub fn next(
         generation,
         now,
     );
-    status.conditions = kstatus::summarize(&c, kstatus::approval(phase), generation, now);
+    status.conditions = kstatus::summarize(
+        &c,
+        "ApprovalRequest",
+        kstatus::approval(phase),
+        generation,
+        now,
+    );
     status.phase = Some(phase);
     status.observed_generation = generation;
     (status, escalation)
@@ -172,7 +178,7 @@ pub fn stale(
         now,
     );
     let health = kstatus::approval(ApprovalPhase::Stale);
-    status.conditions = kstatus::summarize(&c, health, generation, now);
+    status.conditions = kstatus::summarize(&c, "ApprovalRequest", health, generation, now);
     status.phase = Some(ApprovalPhase::Stale);
     status
 }

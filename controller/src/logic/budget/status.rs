@@ -132,7 +132,8 @@ pub fn next(previous: &BudgetStatus, report: &SyncReport<'_>) -> BudgetStatus {
         }
         None => conditions::remove(&conditions, RATE_LIMITED),
     };
-    let conditions = kstatus::summarize(&conditions, health, report.generation, report.now);
+    let conditions =
+        kstatus::summarize(&conditions, "Budget", health, report.generation, report.now);
     let synced = report.outcome == SyncOutcome::Synced;
     BudgetStatus {
         observed_generation: report.generation,

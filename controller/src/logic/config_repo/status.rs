@@ -188,7 +188,7 @@ pub fn next(
     let health = kstatus::config_repo(phase, &ready.reason);
     next.phase = Some(phase);
     let c = conditions::set(&previous.conditions, ready, generation, now);
-    next.conditions = kstatus::summarize(&c, health, generation, now);
+    next.conditions = kstatus::summarize(&c, "ConfigRepo", health, generation, now);
     next
 }
 

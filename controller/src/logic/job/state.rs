@@ -360,7 +360,7 @@ fn ready(s: &JobState, status: Status, reason: &'static str, at: Timestamp) -> V
         s.generation,
         at,
     );
-    kstatus::summarize(&c, kstatus::job(s.phase), s.generation, at)
+    kstatus::summarize(&c, "AgentJob", kstatus::job(s.phase), s.generation, at)
 }
 
 fn applied(mut s: JobState, event: &JobEvent, effects: Vec<Effect>) -> Transition {

@@ -157,7 +157,13 @@ pub fn apply(
         ),
     ];
     let c = conditions::set_flags(&c, &flags, generation, now);
-    status.conditions = kstatus::summarize(&c, kstatus::plan(phase), generation, now);
+    status.conditions = kstatus::summarize(
+        &c,
+        "CategorizationPlan",
+        kstatus::plan(phase),
+        generation,
+        now,
+    );
     status.phase = Some(phase);
     status.observed_generation = generation;
 }

@@ -144,7 +144,7 @@ pub fn status(
     let c = conditions::set(&previous.conditions, ready, generation, now);
     CategorizationRuleStatus {
         observed_generation: generation,
-        conditions: kstatus::summarize(&c, health, generation, now),
+        conditions: kstatus::summarize(&c, "CategorizationRule", health, generation, now),
         phase: Some(s.phase),
         payee: s.payee,
         learning: previous.learning.clone(),

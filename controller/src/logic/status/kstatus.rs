@@ -33,9 +33,11 @@ pub enum Health {
 
 /// Sets `Reconciling` or `Stalled` (present only while True, like the other abnormal-true
 /// conditions) from `health`, quoting the reason and message of `Ready`, which the caller has
-/// just set.
+/// just set. `Stalled` also links the row of the README's troubleshooting table that says what
+/// to do about `kind`'s reason ([`troubleshooting`]).
 pub fn summarize(
     current: &[Condition],
+    kind: &str,
     health: Health,
     generation: Option<i64>,
     now: Timestamp,
@@ -52,6 +54,10 @@ pub fn summarize(
         || ("Progressing".to_owned(), String::new()),
         |c| (c.reason.clone(), c.message.clone()),
     );
+    let message = match health {
+        Health::Failed => with_link(&message, &troubleshooting(kind, &reason)),
+        _ => message,
+    };
     let c = conditions::remove(current, off);
     conditions::set(
         &c,
@@ -59,6 +65,30 @@ pub fn summarize(
         generation,
         now,
     )
+}
+
+/// The README that ships with this version, where the troubleshooting table is.
+pub const README: &str = "https://github.com/ledgerops/ledgerops/blob/main/README.md";
+
+/// The address of the troubleshooting table's row for `kind`'s `Ready` reason `reason`: each
+/// row a stalled object can point at carries the anchor `stalled-<kind>-<reason>`, lower case.
+pub fn troubleshooting(kind: &str, reason: &str) -> String {
+    format!("{README}#{}", anchor(kind, reason))
+}
+
+/// The anchor of the troubleshooting row for `kind` and `reason`.
+pub fn anchor(kind: &str, reason: &str) -> String {
+    format!("stalled-{kind}-{reason}").to_ascii_lowercase()
+}
+
+/// `message`, then where to read what to do.
+fn with_link(message: &str, link: &str) -> String {
+    let message = message.trim_end();
+    if message.is_empty() {
+        format!("What to do: {link}")
+    } else {
+        format!("{message} (what to do: {link})")
+    }
 }
 
 /// A Budget, by the reason of its `Ready`.

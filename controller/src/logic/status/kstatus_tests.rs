@@ -25,6 +25,7 @@ fn types(c: &[Condition]) -> Vec<(&str, &str, &str)> {
 fn each_health_sets_exactly_its_condition_quoting_ready() {
     let c = summarize(
         &with_ready(false, "Unreachable"),
+        "Budget",
         Health::InProgress,
         Some(3),
         at(1),
@@ -38,7 +39,7 @@ fn each_health_sets_exactly_its_condition_quoting_ready() {
     );
     assert_eq!(c[1].message, "what it says");
     assert_eq!(c[1].observed_generation, Some(3));
-    let c = summarize(&c, Health::Failed, Some(3), at(2));
+    let c = summarize(&c, "Budget", Health::Failed, Some(3), at(2));
     assert_eq!(
         types(&c),
         [
@@ -46,19 +47,24 @@ fn each_health_sets_exactly_its_condition_quoting_ready() {
             ("Stalled", "True", "Unreachable")
         ]
     );
+    assert_eq!(
+        c[1].message,
+        "what it says (what to do: https://github.com/ledgerops/ledgerops/blob/main/README.md#stalled-budget-unreachable)",
+        "a stalled object links the row that says what to do"
+    );
     let ready = conditions::set(
         &c,
         Observed::new(READY, true, "Synced", "ok"),
         Some(3),
         at(3),
     );
-    let c = summarize(&ready, Health::Current, Some(3), at(3));
+    let c = summarize(&ready, "Budget", Health::Current, Some(3), at(3));
     assert_eq!(types(&c), [("Ready", "True", "Synced")]);
 }
 
 #[test]
 fn without_ready_it_says_progressing() {
-    let c = summarize(&[], Health::InProgress, Some(1), at(0));
+    let c = summarize(&[], "Budget", Health::InProgress, Some(1), at(0));
     assert_eq!(types(&c), [("Reconciling", "True", "Progressing")]);
 }
 
@@ -175,4 +181,39 @@ fn config_repo_phases() {
     ] {
         assert_eq!(config_repo(phase, reason), want, "{phase:?} {reason}");
     }
+}
+
+#[test]
+fn the_troubleshooting_anchor_is_the_kind_and_reason_in_lower_case() {
+    for (kind, reason, want) in [
+        ("Budget", "Unauthorized", "stalled-budget-unauthorized"),
+        (
+            "CategorizationPlan",
+            "GuardedTransaction",
+            "stalled-categorizationplan-guardedtransaction",
+        ),
+        (
+            "AgentJob",
+            "PermissionDenied",
+            "stalled-agentjob-permissiondenied",
+        ),
+    ] {
+        assert_eq!(anchor(kind, reason), want);
+        assert_eq!(troubleshooting(kind, reason), format!("{README}#{want}"));
+    }
+}
+
+#[test]
+fn a_stalled_object_without_a_message_still_gets_its_link() {
+    let c = summarize(
+        &conditions::set(&[], Observed::new(READY, false, "Invalid", ""), None, at(0)),
+        "CategorizationRule",
+        Health::Failed,
+        None,
+        at(0),
+    );
+    assert_eq!(
+        c[1].message,
+        format!("What to do: {README}#stalled-categorizationrule-invalid")
+    );
 }

@@ -169,7 +169,13 @@ pub fn apply(
         ),
     ];
     let c = conditions::set_flags(&c, &flags, generation, now);
-    status.conditions = kstatus::summarize(&c, kstatus::transaction(phase), generation, now);
+    status.conditions = kstatus::summarize(
+        &c,
+        "Transaction",
+        kstatus::transaction(phase),
+        generation,
+        now,
+    );
     status.phase = Some(phase);
     status.observed_generation = generation;
 }
