@@ -206,4 +206,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   fail "$from needs ${missing[*]}, which gcr.io/distroless/cc-debian12 does not provide: link it statically (as libz-sys' \"static\" feature does for zlib) or choose a runtime image that has it"
 fi
 echo "the image's binary needs only libraries the runtime image has: $(ldd "$binary" | awk '{ sub(/^.*\//, "", $1); printf "%s ", $1 }')"
+
+# The suites' test-only paths (the soak's planted bug, the agent's pause points) exist only with
+# the cargo feature test-hooks: the shipped binary must not even know their variables. The suites'
+# own binary, built with the feature, holds both (tests/e2e/tests/test_only_paths.rs), so their
+# absence here is the feature's absence, not a renamed variable.
+for marker in LEDGEROPS_TEST_PLANTED_BUG LEDGEROPS_TEST_PAUSE; do
+  if grep -aq "$marker" "$binary"; then
+    fail "the image's binary holds $marker: a test-only path is compiled in (is the feature test-hooks enabled in the build stage?)"
+  fi
+done
+echo "the image's binary holds no test-only path"
 echo "$binary"

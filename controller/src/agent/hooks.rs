@@ -1,6 +1,7 @@
 //! TEST-ONLY pause points, so that integration tests can kill the process at an exact moment.
-//! Compiled in only with the cargo feature `test-hooks` (the suites build the binary with it);
-//! a release build has no pause point and ignores the variable.
+//! Read from the environment only with the cargo feature `test-hooks` (the suites build the
+//! binary with it); without it no pause can be set, and the binary does not know the variable
+//! (the image's build checks).
 //!
 //! `LEDGEROPS_TEST_PAUSE` holds comma-separated `point=millis` or `point@text=millis` entries;
 //! `@text` limits the pause to commands containing `text`. Each pause logs
@@ -9,6 +10,7 @@
 use std::time::Duration;
 
 /// The environment variable, read once at start.
+#[cfg(feature = "test-hooks")]
 pub const ENV: &str = "LEDGEROPS_TEST_PAUSE";
 
 /// Where a job can be held.
@@ -56,20 +58,22 @@ pub struct TestHooks {
 }
 
 impl TestHooks {
-    /// The pauses `LEDGEROPS_TEST_PAUSE` asks for; none without the `test-hooks` feature.
+    /// The pauses `LEDGEROPS_TEST_PAUSE` asks for.
+    #[cfg(feature = "test-hooks")]
     pub fn from_env() -> Self {
-        Self::read(
-            cfg!(feature = "test-hooks"),
-            std::env::var(ENV).ok().as_deref(),
-        )
+        let hooks = std::env::var(ENV)
+            .ok()
+            .map_or_else(Self::default, |v| Self::parse(&v));
+        if !hooks.is_empty() {
+            tracing::warn!("{ENV} is set: test-only pauses are active");
+        }
+        hooks
     }
 
-    /// The pauses `value` asks for, if pauses are `compiled` in.
-    fn read(compiled: bool, value: Option<&str>) -> Self {
-        match value {
-            Some(v) if compiled => Self::parse(v),
-            _ => Self::default(),
-        }
+    /// None: this build has no pauses (see the module).
+    #[cfg(not(feature = "test-hooks"))]
+    pub fn from_env() -> Self {
+        Self::default()
     }
 
     /// Entries naming an unknown point or without a number are skipped.

@@ -26,10 +26,3 @@ fn every_point_is_found_by_its_name() {
         assert_eq!(Point::parse(p.name()), Some(p));
     }
 }
-
-#[test]
-fn the_variable_counts_only_where_pauses_are_compiled_in() {
-    assert!(TestHooks::read(false, Some("after-claim=100")).is_empty());
-    assert!(!TestHooks::read(true, Some("after-claim=100")).is_empty());
-    assert!(TestHooks::read(true, None).is_empty());
-}

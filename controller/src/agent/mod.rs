@@ -92,9 +92,6 @@ async fn run(
     jobs_changed: ReflectHandle<AgentJob>,
     reconciler: impl Future<Output = ()>,
 ) {
-    if !ctx.hooks.is_empty() {
-        tracing::warn!("{} is set: test-only pauses are active", hooks::ENV);
-    }
     let watch = tokio::spawn(jobs.run());
     // Any change of a job may make another runnable: the executor looks again.
     let waking = tokio::spawn({

@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 
 use super::error::YnabError;
 use super::permit::Permit;
+#[cfg(feature = "test-hooks")]
 use super::planted;
 use super::token::Token;
 use super::window_record::WindowRecord;
@@ -205,6 +206,7 @@ impl YnabClient {
             priority,
         };
         let result = self.execute(call()).await;
+        #[cfg(feature = "test-hooks")]
         if matches!(result, Err(YnabError::OutcomeUnknown { .. })) && planted::resend_after_drop() {
             return self.execute(call()).await;
         }

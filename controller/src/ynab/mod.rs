@@ -9,6 +9,7 @@ pub mod client;
 pub mod error;
 pub mod mirror_sync;
 pub mod permit;
+#[cfg(feature = "test-hooks")]
 pub mod planted;
 pub mod token;
 pub mod window_record;
