@@ -24,20 +24,13 @@ fn crds_dir_matches_the_types() {
 /// policy and bindings.
 #[test]
 fn admission_files_hold_each_policy_and_its_bindings() {
-    use serde::Deserialize;
-
     let files = render();
     for set in api::admission::policies() {
         let (_, yaml) = files
             .iter()
             .find(|(file, _)| *file == set.file())
             .expect("render() includes every admission file");
-        let docs: Vec<serde_json::Value> = serde_yaml::Deserializer::from_str(yaml)
-            .map(|doc| {
-                let value = serde_yaml::Value::deserialize(doc).expect("valid YAML");
-                serde_json::to_value(value).expect("YAML maps to JSON")
-            })
-            .collect();
+        let docs = crate::logic::config_repo::yaml::values(yaml).expect("valid YAML");
         let mut expected = vec![serde_json::to_value(&set.policy).unwrap()];
         expected.extend(
             set.bindings

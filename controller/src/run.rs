@@ -206,10 +206,11 @@ pub async fn run(options: Options) -> Result<(), RunError> {
         token_namespaces,
         leadership,
         shutdown,
-        budget_links: Arc::new(BudgetLinks::recording(RequestRecords::new(
+        // The YNAB windows record their requests in the Kubernetes adapter's ConfigMap.
+        budget_links: Arc::new(BudgetLinks::recording(Arc::new(RequestRecords::new(
             client.clone(),
             &record_namespace,
-        ))),
+        )))),
         events: reconcile::tell::Tell::new(crate::k8s::events::Events::new(client.clone()), hub),
         ..Context::new(client, kube_config, &watches, api_urls)
     });

@@ -14,12 +14,12 @@ use ledgerops::logic::transaction::batch::{
     Authorized, Outcome, Submission, WriteItem, current_of,
 };
 use ledgerops::logic::transaction::converge::{Allocation, EndState, Expect, approval_hash};
+use ledgerops::logic::values::token::Token;
 use ledgerops::metrics::Metrics;
 use ledgerops::ynab::batcher::{Batcher, Destination, Reply};
 use ledgerops::ynab::budget_links::{BudgetKey, BudgetLinks};
 use ledgerops::ynab::client::YnabClient;
 use ledgerops::ynab::mirror_sync::{self, MirrorKey};
-use ledgerops::ynab::token::Token;
 use serde_json::json;
 use ynab_sim::{
     DropFault, RecordKind, RequestMatch, RunningSim, SimConfig, Simulator, StatusFault, demo,

@@ -1,7 +1,7 @@
 //! The shape the code keeps, checked on the source tree: `logic/` grouped in a few folders, no
-//! file too long to read, pure logic that imports no adapter, no two files that import each
-//! other (directly or round a loop), and the small checks that drifted apart when they were
-//! written out in several places kept to their one home.
+//! file too long to read, pure logic that imports no adapter, no adapter that imports another,
+//! no two files that import each other (directly or round a loop), and the small checks that
+//! drifted apart when they were written out in several places kept to their one home.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -240,6 +240,35 @@ fn pure_logic_imports_no_adapter() {
         }
     }
     assert!(found.is_empty(), "{found:#?}");
+}
+
+/// The adapters: the only code that talks to the outside, each to one system.
+const ADAPTERS: [&str; 4] = ["k8s", "ynab", "git", "gitea"];
+
+#[test]
+fn no_adapter_imports_another() {
+    let all = modules();
+    let known: BTreeSet<String> = all.keys().cloned().collect();
+    let mut found = Vec::new();
+    for (module, (_, text)) in &all {
+        let layer = module.split("::").next().unwrap();
+        if !ADAPTERS.contains(&layer) {
+            continue;
+        }
+        for used in paths(text) {
+            let Some(target) = resolve(&used, module, &known) else {
+                continue;
+            };
+            let other = target.split("::").next().unwrap();
+            if other != layer && ADAPTERS.contains(&other) {
+                found.push(format!("{module} uses {target}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "an adapter imports another: what they share is a value or a trait in logic, wired in run: {found:#?}"
+    );
 }
 
 #[test]

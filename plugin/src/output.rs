@@ -3,6 +3,7 @@
 
 use std::io::{IsTerminal, Write};
 
+use ledgerops::logic::values::yaml_text;
 use serde::Serialize;
 
 use crate::cli::Format;
@@ -43,7 +44,7 @@ impl Printer {
                 .map(|t| t + "\n")
                 .map_err(|e| PluginError::Output(e.to_string()))?,
             Format::Yaml => {
-                serde_yaml::to_string(value).map_err(|e| PluginError::Output(e.to_string()))?
+                yaml_text::to_string(value).map_err(|e| PluginError::Output(e.to_string()))?
             }
         };
         print!("{text}");

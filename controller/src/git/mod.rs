@@ -16,9 +16,9 @@ mod read;
 
 use std::net::IpAddr;
 use std::path::Path;
-use std::sync::Arc;
 
 use crate::logic::config_repo::documents::File;
+use crate::logic::values::git_credentials::Credentials;
 use crate::logic::values::outside_text;
 
 pub use cache::forget_caches;
@@ -47,21 +47,6 @@ impl Default for Limits {
             tree_entries: 20_000,
             repo_bytes: options::DEFAULT_MAX_BYTES,
         }
-    }
-}
-
-/// HTTP basic-auth credentials from the ConfigRepo's Secret.
-#[derive(Clone)]
-pub struct Credentials {
-    pub username: String,
-    pub password: String,
-    /// Whether the credentials may be sent to a URL: asked of each URL libgit2 authenticates to.
-    pub serves: Arc<dyn Fn(&str) -> bool + Send + Sync>,
-}
-
-impl std::fmt::Debug for Credentials {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Credentials(<redacted>)")
     }
 }
 

@@ -3,9 +3,9 @@
 use kube::ResourceExt;
 
 use super::secrets::{OptedIn, read_opted_in};
-use crate::git::Credentials;
 use crate::logic::budget::token_grant::{self, NotGranted};
 use crate::logic::config_repo::url::{self, ScopeError};
+use crate::logic::values::git_credentials::Credentials;
 
 /// The label a Secret must carry, with the value `"true"`, before a ConfigRepo sends it to a Git
 /// server: without it, anyone who can create a ConfigRepo could send any Secret of the namespace

@@ -11,7 +11,10 @@ use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 use kube::api::PostParams;
 
-use crate::logic::runtime::request_record;
+use futures::FutureExt;
+use futures::future::BoxFuture;
+
+use crate::logic::runtime::request_record::{self, RecordStore};
 use crate::logic::runtime::request_window::Minutes;
 
 /// The ConfigMap holding the record.
@@ -136,5 +139,24 @@ impl RequestRecords {
             namespace: self.namespace.clone(),
             source,
         }
+    }
+}
+
+impl RecordStore for RequestRecords {
+    fn load<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Minutes, String>> {
+        RequestRecords::load(self, key)
+            .map(|r| r.map_err(|e| e.to_string()))
+            .boxed()
+    }
+
+    fn save<'a>(
+        &'a self,
+        key: &'a str,
+        ours: &'a Minutes,
+        now: Timestamp,
+    ) -> BoxFuture<'a, Result<(), String>> {
+        RequestRecords::save(self, key, ours, now)
+            .map(|r| r.map_err(|e| e.to_string()))
+            .boxed()
     }
 }

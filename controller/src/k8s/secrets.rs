@@ -5,7 +5,7 @@ use kube::Api;
 
 use crate::api::common::SecretKeyRef;
 use crate::logic::budget::token_grant::{self, ALLOWED_NAMESPACES, NotGranted};
-use crate::ynab::token::Token;
+use crate::logic::values::token::Token;
 
 /// The label a Secret must carry, with the value `"true"`, before ledgerops reads it as a YNAB
 /// token: a Budget cannot send just any Secret of its namespace somewhere.

@@ -29,11 +29,11 @@ use crate::logic::runtime::request_priority::{self, Priority};
 use crate::logic::runtime::request_window::{RequestWindow, budget_of};
 use crate::logic::status::conditions::{self, Observed};
 use crate::logic::values::duration;
+use crate::logic::values::token::Token;
 use crate::ynab::budget_links::{BudgetKey, Credentials, MirrorCell, MirrorSlot};
 use crate::ynab::client::SharedWindow;
 use crate::ynab::error::YnabError;
 use crate::ynab::mirror_sync::{self, MirrorKey};
-use crate::ynab::token::Token;
 
 /// Retry delay after an error that needs a person (bad token, unknown plan): slow enough never
 /// to storm YNAB, quick enough to notice a fixed Secret.

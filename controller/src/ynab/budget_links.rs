@@ -14,16 +14,16 @@ use tokio::sync::broadcast;
 use super::client::{self, SharedWindow, YnabClient};
 use super::error::YnabError;
 use super::permit::Permit;
-use super::token::Token;
 use super::window_record::WindowRecord;
 use crate::api::common::SecretKeyRef;
-use crate::k8s::request_record::RequestRecords;
 use crate::logic::budget::api_url::AllowedApiUrl;
 use crate::logic::budget::mirror::Mirror;
 use crate::logic::budget::sync_due::SyncedFor;
 use crate::logic::runtime::pacing::Limits;
+use crate::logic::runtime::request_record::RecordStore;
 use crate::logic::runtime::request_window::RequestWindow;
 use crate::logic::status::alerts::RequestUse;
+use crate::logic::values::token::Token;
 use crate::metrics::Metrics;
 
 /// A Budget's mirror and the plan it mirrors: a changed plan id or API URL starts afresh.
@@ -122,7 +122,7 @@ pub struct BudgetLinks {
     /// again.
     credentials: Mutex<HashMap<BudgetKey, Paired>>,
     /// Where every token's requests are recorded for the next process, if anywhere.
-    records: Option<RequestRecords>,
+    records: Option<Arc<dyn RecordStore>>,
 }
 
 impl Default for BudgetLinks {
@@ -140,7 +140,7 @@ impl Default for BudgetLinks {
 
 impl BudgetLinks {
     /// Links whose windows record their requests in `records` (and read them back first).
-    pub fn recording(records: RequestRecords) -> Self {
+    pub fn recording(records: Arc<dyn RecordStore>) -> Self {
         Self {
             records: Some(records),
             ..Self::default()

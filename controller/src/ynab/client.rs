@@ -13,15 +13,14 @@ use super::error::YnabError;
 use super::permit::Permit;
 #[cfg(feature = "test-hooks")]
 use super::planted;
-use super::token::Token;
 use super::window_record::WindowRecord;
-use crate::k8s::request_record::RecordError;
 use crate::leadership::Leadership;
 use crate::logic::budget::api_url::AllowedApiUrl;
 use crate::logic::runtime::request_priority::Priority;
 use crate::logic::runtime::request_window::{self, Claim, Denied, RequestWindow};
 use crate::logic::runtime::retry::{self, Failure, RequestKind};
 use crate::logic::values::outside_text;
+use crate::logic::values::token::Token;
 use crate::metrics::{Metrics, RequestLabels};
 use crate::ynab_model::{
     Envelope, ErrorResponse, PatchTransactionsWrapper, PlanData, SaveTransactionWithIdOrImportId,
@@ -254,10 +253,10 @@ impl YnabClient {
                 what: call.what.clone(),
             }));
         }
-        let uncounted = |e: RecordError| {
+        let uncounted = |reason: String| {
             Attempt::Final(YnabError::Uncounted {
                 what: call.what.clone(),
-                reason: e.to_string(),
+                reason,
             })
         };
         if let Some(record) = &self.record {

@@ -11,5 +11,4 @@ pub mod mirror_sync;
 pub mod permit;
 #[cfg(feature = "test-hooks")]
 pub mod planted;
-pub mod token;
 pub mod window_record;

@@ -5,7 +5,7 @@
 
 use ledgerops::api::common::{GROUP, PROPOSED_BY};
 use ledgerops::logic::approval::lineage;
-use serde::Deserialize;
+use ledgerops::logic::config_repo::yaml;
 use serde_json::{Map, Value, json};
 
 /// The kinds `apply` sends.
@@ -27,7 +27,9 @@ pub struct Proposal {
 }
 
 /// Every document of `text` (from `file`), stamped with `user` as proposer, in `namespace`
-/// unless a document names its own; an error names the file, the document and what to fix.
+/// unless a document names its own; an error names the file, the document and its line, and
+/// what to fix. The files are read within the limits a ConfigRepo's revision is (text, nodes,
+/// depth and aliases, aliases counted as what they expand to).
 pub fn proposals(
     file: &str,
     text: &str,
@@ -35,10 +37,17 @@ pub fn proposals(
     namespace: &str,
 ) -> Result<Vec<Proposal>, String> {
     let mut out = Vec::new();
-    for (i, document) in serde_yaml::Deserializer::from_str(text).enumerate() {
-        let at = format!("{file}, document {}", i + 1);
-        let yaml = serde_yaml::Value::deserialize(document).map_err(|e| format!("{at}: {e}"))?;
-        let value = serde_json::to_value(yaml).map_err(|e| format!("{at}: {e}"))?;
+    let mut allowance = yaml::Allowance::default();
+    for (i, part) in yaml::documents(text).enumerate() {
+        let at = format!("{file}, document {} (line {})", i + 1, part.line);
+        let (value, _) = yaml::read(&part, &mut allowance).map_err(|unread| {
+            let line = unread.line.unwrap_or(part.line);
+            format!(
+                "{file}, document {} (line {line}): {}",
+                i + 1,
+                unread.message
+            )
+        })?;
         if value.is_null() {
             continue;
         }
@@ -186,12 +195,22 @@ mod tests {
         }
     }
 
+    /// Nine levels of ten aliases each: a billion scalars from a few hundred bytes.
+    static ALIAS_BOMB: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for level in 1..=9 {
+            let refs = vec![format!("*a{}", level - 1); 10].join(", ");
+            text.push_str(&format!("a{level}: &a{level} [{refs}]\n"));
+        }
+        text
+    });
+
     #[test]
     fn anything_else_is_refused_naming_the_file_and_document() {
         let cases = [
             (
                 "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n",
-                "document 1: v1 Secret is not something",
+                "document 1 (line 1): v1 Secret is not something",
             ),
             (
                 "apiVersion: ledgerops.dev/v1alpha1\nkind: ApprovalRequest\nmetadata:\n  name: r\n",
@@ -207,6 +226,8 @@ mod tests {
             ),
             ("", "holds no document"),
             ("kind: [", "p.yaml"),
+            // An alias bomb costs what it expands to, and is refused at the limit.
+            (ALIAS_BOMB.as_str(), "document 1"),
         ];
         for (text, says) in cases {
             let err = proposals("p.yaml", text, "alice", "home").unwrap_err();

@@ -12,9 +12,9 @@ use ledgerops::logic::budget::api_url::ApiUrlAllowlist;
 use ledgerops::logic::budget::mirror::Mirror;
 use ledgerops::logic::runtime::request_priority::Priority;
 use ledgerops::logic::runtime::request_window::RequestWindow;
+use ledgerops::logic::values::token::Token;
 use ledgerops::metrics::Metrics;
 use ledgerops::ynab::client::YnabClient;
-use ledgerops::ynab::token::Token;
 use serde_json::json;
 use ynab_sim::{RecordKind, RunningSim, SimConfig, Simulator, demo};
 

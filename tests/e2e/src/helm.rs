@@ -45,12 +45,5 @@ pub fn output(mut cmd: Command) -> Result<String, String> {
 
 /// The documents of a multi-document YAML text, empty ones left out.
 pub fn documents(yaml: &str) -> Vec<serde_json::Value> {
-    use serde::Deserialize;
-    serde_yaml::Deserializer::from_str(yaml)
-        .map(|doc| {
-            serde_json::to_value(serde_yaml::Value::deserialize(doc).expect("valid YAML"))
-                .expect("YAML as JSON")
-        })
-        .filter(|v| !v.is_null())
-        .collect()
+    crate::yaml_documents(yaml)
 }

@@ -29,7 +29,6 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::Client;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::wait::{await_condition, conditions};
-use serde::Deserialize;
 
 /// The user the suites run the controller as: the parameter ConfigMap names it.
 pub const CONTROLLER_USER: &str = "admin";
@@ -109,10 +108,15 @@ pub fn example(file: &str) -> PathBuf {
 pub fn example_documents(file: &str) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(example(file))
         .unwrap_or_else(|e| panic!("reading examples/{file}: {e}"));
-    serde_yaml::Deserializer::from_str(&text)
-        .map(|doc| {
-            serde_json::to_value(serde_yaml::Value::deserialize(doc).expect("valid YAML"))
-                .expect("YAML maps to JSON")
-        })
+    yaml_documents(&text)
+}
+
+/// The documents of a multi-document YAML text, empty ones left out, read as a ConfigRepo reads
+/// a revision's files.
+pub fn yaml_documents(text: &str) -> Vec<serde_json::Value> {
+    ledgerops::logic::config_repo::yaml::values(text)
+        .unwrap_or_else(|e| panic!("valid YAML: {e:?}"))
+        .into_iter()
+        .filter(|v| !v.is_null())
         .collect()
 }

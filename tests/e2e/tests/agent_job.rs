@@ -560,7 +560,8 @@ async fn suggest_uses_blessed_rules_first_and_opens_a_pull_request_whose_file_is
             .unwrap(),
     )
     .unwrap();
-    let plan: CategorizationPlan = serde_yaml::from_str(&yaml).unwrap();
+    let plan: CategorizationPlan =
+        serde_json::from_value(ledgerops_e2e::yaml_documents(&yaml).remove(0)).unwrap();
     let assignments = plan.spec.assignments.clone().unwrap();
     assert!(!assignments.is_empty());
     assert_eq!(plan.spec.budget_ref.name, "home");
@@ -724,7 +725,8 @@ async fn undo_opens_a_pull_request_with_the_undo_plan() {
             .unwrap(),
     )
     .unwrap();
-    let undo: CategorizationPlan = serde_yaml::from_str(&yaml).unwrap();
+    let undo: CategorizationPlan =
+        serde_json::from_value(ledgerops_e2e::yaml_documents(&yaml).remove(0)).unwrap();
     assert_eq!(undo.spec.undo_of.as_deref(), Some("july-cleanup"));
     assert!(undo.spec.assignments.is_none());
     plans

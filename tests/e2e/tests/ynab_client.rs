@@ -9,10 +9,10 @@ use ledgerops::logic::budget::api_url::ApiUrlAllowlist;
 use ledgerops::logic::runtime::lease::Timing;
 use ledgerops::logic::runtime::request_priority::Priority;
 use ledgerops::logic::runtime::request_window::RequestWindow;
+use ledgerops::logic::values::token::Token;
 use ledgerops::metrics::Metrics;
 use ledgerops::ynab::client::YnabClient;
 use ledgerops::ynab::error::YnabError;
-use ledgerops::ynab::token::Token;
 use serde_json::json;
 use ynab_sim::{RecordKind, RequestMatch, RunningSim, SimConfig, Simulator, StatusFault, demo};
 

@@ -609,7 +609,8 @@ fn write_kubeconfig(path: &Path, cluster: &Cluster, users: Vec<NamedAuthInfo>) -
         kind: Some("Config".into()),
         ..Default::default()
     };
-    let yaml = serde_yaml::to_string(&config).map_err(|e| Error::Existing {
+    // JSON is YAML: kubectl and kube read it as any kubeconfig.
+    let yaml = serde_json::to_string_pretty(&config).map_err(|e| Error::Existing {
         path: path.to_owned(),
         problem: format!("cannot write it: {e}"),
     })?;

@@ -50,7 +50,7 @@ fn spec() -> &'static Spec {
     static SPEC_DOC: OnceLock<Spec> = OnceLock::new();
     SPEC_DOC.get_or_init(|| {
         let text = std::fs::read_to_string(SPEC).expect("the vendored YNAB spec");
-        let mut doc: Value = serde_yaml::from_str(&text).expect("spec parses");
+        let mut doc: Value = serde_saphyr::from_str(&text).expect("spec parses");
         lift_nullable(&mut doc);
         Spec {
             doc,

@@ -172,6 +172,15 @@ impl KeyLines {
     }
 }
 
+/// The value of every document of `text`, read within one revision's limits: what a ConfigRepo
+/// would make of a file (the plugin's `apply`, and the suites reading what ledgerops wrote).
+pub fn values(text: &str) -> Result<Vec<Value>, Unread> {
+    let mut allowance = Allowance::default();
+    documents(text)
+        .map(|part| read(&part, &mut allowance).map(|(value, _)| value))
+        .collect()
+}
+
 /// The value of the document `part` and the lines of its keys, charged to `allowance`. Parsing
 /// stops at the first node past a limit, so a refused document costs no more than the limit.
 pub fn read(part: &Part<'_>, allowance: &mut Allowance) -> Result<(Value, KeyLines), Unread> {

@@ -10,7 +10,7 @@ use super::report::cell;
 use super::state::truncate;
 use crate::api::common::LocalRef;
 use crate::api::plan::{Assignment, CategorizationPlan, CategorizationPlanSpec};
-use crate::logic::values::money;
+use crate::logic::values::{money, yaml_text};
 
 /// Plan `name` of `namespace` as the YAML file committed to the config repository.
 pub fn plan_yaml(
@@ -27,7 +27,7 @@ pub fn plan_yaml(
         spec: spec.clone(),
         status: None,
     };
-    serde_yaml::to_string(&plan).map_err(|e| e.to_string())
+    yaml_text::to_string(&plan).map_err(|e| e.to_string())
 }
 
 /// Where plan `name` goes in the config repository.

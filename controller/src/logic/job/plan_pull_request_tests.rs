@@ -90,7 +90,9 @@ fn a_plan_is_written_as_its_manifest_under_the_plans_directory() {
         "bob",
     );
     let yaml = plan_yaml("undo-p1", "money", &spec).unwrap();
-    let back: CategorizationPlan = serde_yaml::from_str(&yaml).unwrap();
+    // Read as the ConfigRepo that applies the pull request reads it.
+    let docs = crate::logic::config_repo::yaml::values(&yaml).unwrap();
+    let back: CategorizationPlan = serde_json::from_value(docs[0].clone()).unwrap();
     assert_eq!(back.metadata.name.as_deref(), Some("undo-p1"));
     assert_eq!(back.metadata.namespace.as_deref(), Some("money"));
     assert_eq!(back.spec, spec);

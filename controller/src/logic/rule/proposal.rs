@@ -8,6 +8,8 @@ use super::standing::is_demoted;
 use crate::api::config_repo::ConfigRepo;
 use crate::api::rule::{CategorizationRule, CategorizationRuleSpec, Proposal};
 use crate::logic::plan::hash::hex_sha256;
+use crate::logic::values::yaml_text;
+use serde_saphyr::SerializeError;
 
 /// What a proposal is about: the rule's budget, match and category.
 pub fn key(spec: &CategorizationRuleSpec) -> String {
@@ -101,7 +103,7 @@ pub fn file(repo_path: &str, rule: &str) -> String {
 }
 
 /// The rule's file: its name and spec without a blessing (the merge blesses it).
-pub fn manifest(rule: &CategorizationRule) -> Result<String, serde_yaml::Error> {
+pub fn manifest(rule: &CategorizationRule) -> Result<String, SerializeError> {
     let spec = CategorizationRuleSpec {
         blessing: None,
         ..rule.spec.clone()
@@ -114,7 +116,7 @@ pub fn manifest(rule: &CategorizationRule) -> Result<String, serde_yaml::Error> 
         spec,
         status: None,
     };
-    let yaml = serde_yaml::to_string(&object)?;
+    let yaml = yaml_text::to_string(&object)?;
     Ok(format!(
         "# Learned by ledgerops from approved decisions. Merging blesses it as\n# configrepo:<ConfigRepo name>; never write spec.blessing here.\n{yaml}"
     ))

@@ -3,6 +3,7 @@
 //! died, counts them before it sends anything, so the hour's budget holds across processes (the
 //! soak's `over-request-budget`: a new leader counted from zero and sent the 201st request).
 
+use futures::future::BoxFuture;
 use k8s_openapi::jiff::Timestamp;
 
 use super::request_window::{Minutes, WINDOW, end_of};
@@ -33,6 +34,22 @@ pub fn render(minutes: &Minutes) -> String {
 /// A stored record, or why it is not one.
 pub fn parse(text: &str) -> Result<Minutes, String> {
     serde_json::from_str(text).map_err(|e| e.to_string())
+}
+
+/// Where every token's record is kept. The YNAB adapter reads and writes it through this; the
+/// Kubernetes adapter keeps it (in a ConfigMap); `run` hands the one to the other, so neither
+/// imports the other. An error is said as the person fixing it reads it.
+pub trait RecordStore: Send + Sync {
+    /// What the record holds under `key` (one token and URL).
+    fn load<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Minutes, String>>;
+    /// Adds `ours` (the window of `key` at `now`) to the record: every minute keeps the larger
+    /// count, so writes of several processes, in any order, never lower it.
+    fn save<'a>(
+        &'a self,
+        key: &'a str,
+        ours: &'a Minutes,
+        now: Timestamp,
+    ) -> BoxFuture<'a, Result<(), String>>;
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ pub enum ProposalError {
     #[error("writing rule {rule} as YAML: {source}")]
     Yaml {
         rule: String,
-        source: serde_yaml::Error,
+        source: serde_saphyr::SerializeError,
     },
     #[error(
         "branch {branch} of {repository} holds something other than rule {rule}'s file alone (found: {found}): ledgerops does not propose what it did not write; delete the branch (closing its pull request) to let it propose the rule again"
