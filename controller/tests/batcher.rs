@@ -372,6 +372,75 @@ async fn a_lost_answer_is_settled_by_reading_again_never_by_writing_again() {
     );
 }
 
+/// A write lands, its answer is lost, and the read to settle it fails; then a person puts the
+/// transaction back where it was. The same authorization sent again finds its "before" and
+/// would hold, but YNAB showed the transaction changed since the lost answer: nothing is written
+/// over the person's edit (the hour's soak found it on a plan).
+#[tokio::test]
+async fn a_lost_answer_left_unsettled_is_not_sent_again_over_an_edit_made_since() {
+    let rig = rig(Duration::from_millis(100), 100).await;
+    let only = |method: &str| RequestMatch {
+        method: Some(method.into()),
+        path: None,
+        body_contains: None,
+    };
+    // Held a second before the connection drops: time to make the reads fail meanwhile.
+    let drop = DropFault {
+        count: 1,
+        hold_ms: 1_000,
+        only: only("PATCH"),
+    };
+    rig.sim.control().drop_after_write(&drop).await.unwrap();
+    let before = rig.ynab_category("tx-048").await;
+    let submission = rig.recategorise("tx-048", "Groceries", true).await;
+    // The write's fresh read goes through; every read after the write fails.
+    let first = tokio::spawn({
+        let (batcher, destination) = (rig.batcher.clone(), rig.destination.clone());
+        let submission = submission.clone();
+        async move {
+            let key = BudgetKey::new("ns", "household");
+            batcher
+                .submit_all(&key, &destination, vec![submission])
+                .await
+        }
+    });
+    while rig.requests(PATCH).await == 0 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let unreadable = StatusFault {
+        status: 500,
+        count: 100,
+        detail: None,
+        only: only("GET"),
+    };
+    rig.sim.control().inject_status(&unreadable).await.unwrap();
+    let outcome = first.await.unwrap().remove(0).unwrap().remove(0);
+    assert!(
+        matches!(&outcome, Outcome::NotLanded(why) if why.contains("re-reading failed")),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        rig.ynab_category("tx-048").await,
+        Some(category("Groceries"))
+    );
+
+    rig.sim.control().clear_faults().await.unwrap();
+    let back = json!({"category_id": before});
+    rig.sim
+        .control()
+        .edit(demo::PLAN_ID, RecordKind::Transaction, "tx-048", &back)
+        .await
+        .unwrap();
+    let again = rig.submit_all(vec![submission]).await;
+    assert_eq!(again, [Outcome::Diverged]);
+    assert_eq!(rig.requests(PATCH).await, 1, "written once, never again");
+    assert_eq!(
+        rig.ynab_category("tx-048").await,
+        before,
+        "the person's edit stands"
+    );
+}
+
 #[tokio::test]
 async fn a_refused_bulk_update_is_split_so_one_record_does_not_hold_back_the_others() {
     let rig = rig(Duration::from_millis(300), 100).await;

@@ -240,12 +240,18 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
     }
     let closed_through = destination.closed_through.as_deref();
     let mut plans: Vec<Vec<Plan>> = {
-        let slot = cell.state.read().await;
-        batch::decide_all(
+        let mut slot = cell.state.write().await;
+        let plans = batch::decide_all(
             &slot.mirror,
             closed_through,
             jobs.iter().map(|j| &j.submission),
-        )
+        );
+        // Decided on a read made after their lost answers: those answers are settled.
+        let decided = jobs.iter().flat_map(|j| &j.submission.items);
+        for item in decided {
+            slot.mirror.lost_answers.remove(&item.transaction_id);
+        }
+        plans
     };
     let mut stops = Stops::decide(jobs.iter().map(|j| &j.submission), &mut plans);
     // Each submission's items to write, as (job, item) keys.
@@ -263,7 +269,8 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
         .collect();
 
     let mut failed: HashMap<(usize, usize), Outcome> = HashMap::new();
-    let mut uncertain = false;
+    // The transactions of the requests whose answer was lost.
+    let mut uncertain: Vec<String> = Vec::new();
     let mut requests: VecDeque<_> = batch::pack(&groups, destination.max_batch).into();
     let mut splits_left = batch::MAX_SPLITS;
     while let Some(mut request) = requests.pop_front() {
@@ -300,7 +307,10 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
                 continue;
             }
             Err(YnabError::OutcomeUnknown { .. }) => {
-                uncertain = true;
+                uncertain.extend(
+                    keys.iter()
+                        .map(|&(j, i)| jobs[j].submission.items[i].transaction_id.clone()),
+                );
                 continue;
             }
             Err(e) => e,
@@ -330,11 +340,21 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
         keys.iter()
             .for_each(|&(j, _)| stops.stop(&jobs[j].submission));
     }
-    // An answer was lost: read YNAB again to learn which writes landed.
-    let settle_error = if uncertain {
-        sync(&destination, priority).await.err()
-    } else {
+    // An answer was lost: read YNAB again to learn which writes landed. Until a read settles
+    // them, the mirror remembers them (see `Mirror::lost_answers`).
+    let settle_error = if uncertain.is_empty() {
         None
+    } else {
+        let lost = uncertain.iter().map(|id| (id.clone(), false));
+        cell.state.write().await.mirror.lost_answers.extend(lost);
+        let settled = sync(&destination, priority).await;
+        if settled.is_ok() {
+            let mut slot = cell.state.write().await;
+            uncertain.iter().for_each(|id| {
+                slot.mirror.lost_answers.remove(id);
+            });
+        }
+        settled.err()
     };
     let slot = cell.state.read().await;
 

@@ -22,6 +22,11 @@ pub struct Mirror {
     pub transactions: HashMap<String, TransactionSummary>,
     /// Split lines, by the id of their transaction.
     pub subtransactions: HashMap<String, Vec<SubTransaction>>,
+    /// Transactions a write was sent to whose answer was lost, until a write is decided on a
+    /// read made after it: whether a delta since showed them changed. One that changed may hold
+    /// our write undone by someone (its "before" back): it is never written again on that
+    /// approval. One that did not change never got the write.
+    pub lost_answers: HashMap<String, bool>,
 }
 
 /// What one sync changed.
@@ -76,6 +81,9 @@ impl Mirror {
         for t in &plan.transactions {
             // A changed transaction comes with its current lines; stale ones must not linger.
             self.subtransactions.remove(&t.id);
+            if let Some(changed) = self.lost_answers.get_mut(&t.id) {
+                *changed = true;
+            }
         }
         merge(
             &mut self.transactions,

@@ -241,6 +241,10 @@ fn decide_item(mirror: &Mirror, closed_through: Option<&str>, item: &WriteItem) 
         Precommit::Diverged => Plan::Done(Outcome::Diverged),
         Precommit::Write => match converge::guard(tx, closed_through) {
             Some(blocked) => Plan::Done(Outcome::Blocked(blocked)),
+            // Its "before" is back after a write whose answer was lost: someone undid it.
+            None if mirror.lost_answers.get(&item.transaction_id) == Some(&true) => {
+                Plan::Done(Outcome::Diverged)
+            }
             None => Plan::Write,
         },
     }

@@ -419,3 +419,60 @@ fn a_transaction_is_written_once_per_batch_and_a_later_write_waits_for_the_next(
     twice.items.push(twice.items[0].clone());
     assert_eq!(decide_all(&m, None, &[twice]), [vec![w.clone(), later]]);
 }
+
+/// A write whose answer was lost and that no read settled: the next decision, on a fresh
+/// read, writes again only where YNAB shows no change since. The hour's soak found a plan's
+/// approved "before" back after a person undid the landed write, and the write sent again.
+#[test]
+fn a_write_whose_answer_was_lost_is_sent_again_only_if_nothing_changed_since() {
+    let write = item("a", "gifts", Expect::Exactly(cat("dining")));
+    let sub = |m: &Mirror| Submission {
+        items: vec![write.clone()],
+        all_or_nothing: false,
+        operation: None,
+        priority: Priority::Approved,
+        authorized: authorized(m, &write),
+    };
+    // (what YNAB shows now, whether a read since the lost answer showed it changed) → decision.
+    let cases = [
+        ("dining", Some(false), Plan::Write),
+        ("dining", None, Plan::Write),
+        ("dining", Some(true), Plan::Done(Outcome::Diverged)),
+        ("gifts", Some(true), Plan::Done(Outcome::AlreadyTarget)),
+        ("travel", Some(true), Plan::Done(Outcome::Diverged)),
+    ];
+    for (now, changed, want) in cases {
+        let mut m = mirror(&[("a", Some(now), "cleared")]);
+        if let Some(changed) = changed {
+            m.lost_answers.insert("a".into(), changed);
+        }
+        let got = decide(&m, None, &sub(&m));
+        assert_eq!(
+            got,
+            [want.clone()],
+            "YNAB shows {now}, changed since: {changed:?}"
+        );
+    }
+}
+
+#[test]
+fn a_delta_marks_the_lost_answers_it_shows_changed() {
+    let mut m = mirror(&[
+        ("a", Some("dining"), "cleared"),
+        ("b", Some("dining"), "cleared"),
+    ]);
+    m.lost_answers.insert("a".into(), false);
+    m.lost_answers.insert("b".into(), false);
+    let delta: PlanDetail = serde_json::from_value(json!({
+        "id": "p", "name": "P", "accounts": [], "payees": [], "payee_locations": [], "category_groups": [],
+        "categories": [], "months": [], "subtransactions": [],
+        "scheduled_transactions": [], "scheduled_subtransactions": [],
+        "transactions": [{"id": "a", "date": "2026-09-16", "amount": -8400, "memo": null,
+            "cleared": "cleared", "approved": true, "flag_color": null, "account_id": "acc",
+            "payee_id": null, "category_id": "dining", "transfer_account_id": null, "deleted": false}]
+    }))
+    .unwrap();
+    m.apply(delta, 2);
+    assert_eq!(m.lost_answers["a"], true, "in the delta: changed since");
+    assert_eq!(m.lost_answers["b"], false, "not in it: untouched since");
+}
