@@ -80,6 +80,7 @@ async fn rig_with(window: Duration, max_batch: usize, limits: Limits) -> Rig {
         &destination.mirror,
         &destination.key,
         Priority::Approved,
+        None,
     )
     .await
     .expect("the first sync");

@@ -113,6 +113,11 @@ pub struct WriteIntent {
     /// there knows the write did not land.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from_hash: Option<String>,
+    /// The YNAB `server_knowledge` the write was decided on. A restart that finds the intent
+    /// unsettled asks YNAB what changed since: a write that landed and was undone by someone
+    /// looks, by its fields, like one that never went out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knowledge: Option<i64>,
     /// When the intent was recorded.
     pub started_at: Time,
 }

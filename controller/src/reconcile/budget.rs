@@ -428,7 +428,7 @@ impl SyncAttempt {
         };
         let asked = served_now(ctx, budget, asked).await;
         let started = Instant::now();
-        match mirror_sync::sync(&client, &spec.plan_id, cell, &key, priority).await {
+        match mirror_sync::sync(&client, &spec.plan_id, cell, &key, priority, None).await {
             Ok(changes) => {
                 ctx.budget_links.set_refusal(&url, &token, None);
                 cell.state.write().await.synced = Some((started, asked));

@@ -12,6 +12,7 @@ pub mod learning;
 pub mod lineage;
 pub mod plan;
 pub mod plan_write;
+pub mod read_back;
 pub mod rule;
 pub mod summarize;
 pub mod tell;
@@ -19,6 +20,7 @@ pub mod transaction;
 pub mod writes_in_flight;
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -83,6 +85,10 @@ pub struct Context {
     pub shutdown: Shutdown,
     /// The retry delays of the objects whose last reconcile failed ([`error_policy`]).
     pub failures: Attempts,
+    /// The plan writes (attempt ids) this process started and has not finished: a lost answer
+    /// of theirs is still in the mirror's memory. An open intent not here was left by an
+    /// earlier run, and is settled by what YNAB says changed since it was decided.
+    pub attempts_here: Arc<std::sync::Mutex<HashSet<String>>>,
 }
 
 impl Context {
@@ -115,6 +121,7 @@ impl Context {
             secret_readers: Arc::default(),
             shutdown: Shutdown::never(),
             failures: Attempts::default(),
+            attempts_here: Arc::default(),
         }
     }
 

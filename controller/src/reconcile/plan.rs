@@ -2,6 +2,7 @@
 //! says), and once approved apply every change in one bulk request through the shared write
 //! path, journaling before/after for undo. `undoOf` plans preview and apply the revert.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use k8s_openapi::jiff::Timestamp;
@@ -104,7 +105,10 @@ async fn advance(
     let now = Timestamp::now();
     let uid = plan.meta().uid.clone().unwrap_or_default();
     let resume = match &next.intent {
-        Some(intent) => Some(resumable(ctx, plan, &namespace, &uid, intent).await?),
+        Some(intent) => match resumable(ctx, plan, &budget, &uid, intent).await? {
+            Ok(resume) => Some(resume),
+            Err(verdict) => return Ok(Step::not_ready(verdict)),
+        },
         None => None,
     };
     let found = match preview(plan, ctx, &namespace, &budget, resume.as_ref()).await? {
@@ -117,6 +121,7 @@ async fn advance(
         decision,
         approved,
         review,
+        knowledge,
     } = found;
     let (resumed, cut_off) = step::resumes(resume, &preview.hash);
     if let Some(cut) = cut_off {
@@ -132,7 +137,7 @@ async fn advance(
     if let Some(stop) = stop {
         return Ok(stop);
     }
-    let (attempt, started_at) = step::attempt(resumed.as_ref(), &uid, now);
+    let (attempt, started_at, decided_at) = step::attempt(resumed.as_ref(), &uid, now, knowledge);
     let ask = Ask {
         subject: plan,
         kind: SubjectKind::CategorizationPlan,
@@ -173,11 +178,13 @@ async fn advance(
     let request = grant.record.request.as_ref();
     step::start(
         next,
-        &grant.attempt_id,
-        &started_at,
+        (&grant.attempt_id, &started_at, decided_at),
         grant.written_hash(),
         request,
     );
+    let attempts = &ctx.attempts_here;
+    let attempt_id = grant.attempt_id.clone();
+    attempts.lock().expect("attempts lock").insert(attempt_id);
     grant.spend(ctx, now).await?;
     if grant.decided_by() == WriteDecision::Person && !grant.resumed {
         watch.person_waits();
@@ -213,6 +220,11 @@ async fn advance(
         };
         let written = finish(ctx, plan, &namespace, budget_name, &end, next).await?;
         grant.complete(ctx, done, written > 0).await?;
+        let attempts = &ctx.attempts_here;
+        attempts
+            .lock()
+            .expect("attempts lock")
+            .remove(&grant.attempt_id);
         watch.lap("finish");
     }
     Ok(concluded)
@@ -278,8 +290,12 @@ async fn settle_cut_off(
     let conclusion = {
         let slot = ctx.budget_links.mirror(namespace, budget);
         let slot = slot.state.read().await;
-        operation::interrupted(&cut.changes, &slot.mirror, &cut.moved_since)
+        operation::interrupted(&cut.changes, &slot.mirror, &cut.moved_since, &cut.elsewhere)
     };
+    ctx.attempts_here
+        .lock()
+        .expect("attempts lock")
+        .remove(&cut.attempt_id);
     let Some(conclusion) = conclusion else {
         approval_gate::complete_in_flight(ctx, namespace, uid, now, false).await?;
         next.intent = None;
@@ -303,14 +319,17 @@ async fn settle_cut_off(
 /// from the spec and YNAB's state, never taken from the status: an ApprovalRequest records the
 /// preview its approval was spent on (the status' hash is only a hint, for a write the policy
 /// ran: the spec and YNAB must still hash to it and the policy decides again), and the journal,
-/// which only ledgerops writes, records what was about to be written.
+/// which only ledgerops writes, records what was about to be written. What YNAB changed since
+/// the write was decided is read back first when the mirror does not remember that far; `Err`
+/// is the verdict while it cannot be: nothing is settled on a doubt.
 async fn resumable(
     ctx: &Context,
     plan: &CategorizationPlan,
-    namespace: &str,
+    budget: &Budget,
     uid: &str,
     intent: &WriteIntent,
-) -> Result<Resume, Error> {
+) -> Result<Result<Resume, PlanVerdict>, Error> {
+    let namespace = &plan.namespace().unwrap_or_default();
     let request = approval_gate::in_flight(ctx, namespace, uid).await?;
     let hash = request.map_or_else(|| intent.target_hash.clone(), |r| r.spec.preview_hash);
     let recorded =
@@ -333,7 +352,24 @@ async fn resumable(
             .zip(&their_changes)
             .map(|(o, c)| (o.operation_id.as_str(), o.started_at.as_str(), c.as_slice())),
     );
-    Ok(Resume {
+    let started_here = ctx
+        .attempts_here
+        .lock()
+        .expect("attempts lock")
+        .contains(&intent.attempt_id);
+    let elsewhere = match intent.knowledge.filter(|_| !started_here) {
+        None => BTreeSet::new(),
+        Some(knowledge) => match moved_elsewhere(ctx, budget, &changes, knowledge).await {
+            Some(elsewhere) => elsewhere,
+            None => {
+                return Ok(Err(PlanVerdict::Pending(format!(
+                    "Waiting to read back what changed in YNAB since write {} was decided, to settle it",
+                    intent.attempt_id
+                ))));
+            }
+        },
+    };
+    Ok(Ok(Resume {
         attempt_id: intent.attempt_id.clone(),
         started_at: intent.started_at.clone(),
         hash,
@@ -343,7 +379,25 @@ async fn resumable(
             .and_then(|e| e.decision.clone()),
         changes,
         moved_since,
-    })
+        knowledge: intent.knowledge,
+        elsewhere,
+    }))
+}
+
+/// The transactions of `changes` that YNAB moved elsewhere since `knowledge`
+/// ([`operation::moved_elsewhere`]), reading back to it first if the Budget's mirror does not
+/// remember that far; `None` while it cannot tell.
+async fn moved_elsewhere(
+    ctx: &Context,
+    budget: &Budget,
+    changes: &[AppliedChange],
+    knowledge: i64,
+) -> Option<BTreeSet<String>> {
+    super::read_back::reach_back(ctx, budget, knowledge).await;
+    let namespace = budget.namespace().unwrap_or_default();
+    let cell = ctx.budget_links.mirror(&namespace, &budget.name_any());
+    let slot = cell.state.read().await;
+    operation::moved_elsewhere(changes, &slot.mirror, knowledge)
 }
 
 /// The preview of the plan's spec on the Budget's mirror, or the verdict when it cannot be

@@ -155,6 +155,9 @@ async fn converge_one(
             .await
             .map(Converged::Landed);
     }
+    if let Some(knowledge) = next.intent.as_ref().and_then(|i| i.knowledge) {
+        Box::pin(reach_back(tx, ctx, knowledge)).await;
+    }
     let facts = match Box::pin(read_facts(tx, ctx, next)).await? {
         Ok(facts) => facts,
         Err(verdict) => return Ok(Converged::Step(Step::not_ready(verdict))),
@@ -192,6 +195,15 @@ async fn converge_one(
     ) {
         Some(done) => Ok(Converged::Step(done)),
         None => Box::pin(write(tx, ctx, facts, decision.expect, next, version)).await,
+    }
+}
+
+/// Has the Budget's mirror read back to `knowledge`, the one an unsettled write was decided on
+/// (see [`super::read_back`]).
+async fn reach_back(tx: &Transaction, ctx: &Context, knowledge: i64) {
+    let namespace = tx.namespace().unwrap_or_default();
+    if let Some(budget) = ctx.budget(&namespace, &tx.spec.budget_ref.name) {
+        super::read_back::reach_back(ctx, &budget, knowledge).await;
     }
 }
 
@@ -239,7 +251,15 @@ async fn read_facts(
     let current = batch::current_of(mirror, id, &target).unwrap_or_default();
     let change = view::planned_change(&ynab_tx, &current, &target, mirror, digits);
     let known_payees = policy::known_payees(mirror, change.as_slice());
-    let seen = Seen::new(id, current, target, next.applied.as_ref(), mirror);
+    let intent = next.intent.as_ref();
+    if let Some(unread) = intent.filter(|i| i.knowledge.is_some_and(|k| !mirror.remembers(k))) {
+        // Settled only once YNAB says what changed since the write was decided: never on a doubt.
+        return Ok(Err(Verdict::Pending(format!(
+            "Waiting to read back what changed in YNAB since write {} was decided, to settle it",
+            unread.attempt_id
+        ))));
+    }
+    let seen = Seen::new(id, (current, target), next.applied.as_ref(), intent, mirror);
     Ok(Ok(Facts {
         budget,
         ynab_tx,

@@ -385,6 +385,7 @@ async fn sync(destination: &Destination, priority: Priority) -> Result<(), YnabE
         &destination.mirror,
         &destination.key,
         priority,
+        None,
     )
     .await
     .map(drop)

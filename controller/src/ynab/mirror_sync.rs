@@ -1,6 +1,8 @@
 //! Bringing a Budget's mirror up to date with one delta request, and telling the reconcilers
 //! which transactions changed. Every sync goes through here, whoever asks for it.
 
+use std::collections::HashSet;
+
 use super::budget_links::{BudgetLinks, MirrorCell, MirrorChange};
 use super::client::YnabClient;
 use super::error::YnabError;
@@ -16,24 +18,44 @@ pub struct MirrorKey {
 }
 
 /// Asks YNAB for what changed since the mirror's `server_knowledge` (everything, the first
-/// time), applies it, and announces the transactions it touched. The caller holds the Budget's
-/// `turn`, so nothing else moves the knowledge between the read and the apply; the state is
-/// locked only for those two moments, not during the request.
+/// time), applies it, and announces the transactions it touched. With `back_to`, a knowledge
+/// older than the mirror's history, it reads back to that instead, so that the mirror can tell
+/// what changed since (see [`Mirror::changed_since`]). The caller holds the Budget's `turn`, so
+/// nothing else moves the knowledge between the read and the apply; the state is locked only
+/// for those two moments, not during the request.
+///
+/// [`Mirror::changed_since`]: crate::logic::budget::mirror::Mirror::changed_since
 pub async fn sync(
     client: &YnabClient,
     plan_id: &str,
     cell: &MirrorCell,
     key: &MirrorKey,
     priority: Priority,
+    back_to: Option<i64>,
 ) -> Result<Changes, YnabError> {
     let since = {
         let slot = cell.state.read().await;
-        (slot.mirror.server_knowledge > 0).then_some(slot.mirror.server_knowledge)
+        let mirror = &slot.mirror;
+        let now = (mirror.server_knowledge > 0).then_some(mirror.server_knowledge);
+        match (now, back_to) {
+            (Some(now), Some(back)) if !mirror.remembers(back) => Some(back.min(now)),
+            (now, _) => now,
+        }
     };
     let data = client.plan(plan_id, since, priority).await?;
     let (transaction_ids, changes) = {
         let mut slot = cell.state.write().await;
         let ids = slot.mirror.changed_transactions(&data.plan);
+        if let Some(since) = since {
+            let changed: HashSet<String> = data
+                .plan
+                .transactions
+                .iter()
+                .map(|t| t.id.clone())
+                .collect();
+            let answered = data.server_knowledge;
+            slot.mirror.learn_unchanged_since(since, &changed, answered);
+        }
         (ids, slot.mirror.apply(data.plan, data.server_knowledge))
     };
     key.budget_links.announce(MirrorChange {
@@ -42,4 +64,26 @@ pub async fn sync(
         transaction_ids,
     });
     Ok(changes)
+}
+
+/// Makes the mirror able to tell what changed since `knowledge`, the one a write was decided
+/// on, when an earlier run left that write unsettled: one read back to it, unless the mirror
+/// already remembers that far. Takes the Budget's turn, as every sync.
+pub async fn reach_back(
+    client: &YnabClient,
+    plan_id: &str,
+    cell: &MirrorCell,
+    key: &MirrorKey,
+    knowledge: i64,
+    priority: Priority,
+) -> Result<(), YnabError> {
+    let _turn = cell.turn.lock().await;
+    // Twice at most: a mirror not synced yet reads everything first, which remembers nothing.
+    for _ in 0..2 {
+        if cell.state.read().await.mirror.remembers(knowledge) {
+            break;
+        }
+        sync(client, plan_id, cell, key, priority, Some(knowledge)).await?;
+    }
+    Ok(())
 }

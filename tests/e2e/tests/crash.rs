@@ -15,7 +15,7 @@ use ledgerops_e2e::scenario::{PATCH, Scenario, category, demo_with_uncategorised
 use ledgerops_e2e::wait::eventually;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
-use ynab_sim::{RecordKind, demo};
+use ynab_sim::{Fixture, RecordKind, demo};
 
 const N: usize = 20;
 
@@ -24,8 +24,13 @@ const N: usize = 20;
 /// controller reconciles its N Transactions over a second or more on a loaded machine; the
 /// four-second window keeps them in one batch, so the PATCH counts below count writes, not timing.
 async fn world(prefix: &str) -> (ControlPlane, Scenario, Ledgerops) {
+    world_of(prefix, demo_with_uncategorised(N)).await
+}
+
+/// [`world`] on YNAB data of its own.
+async fn world_of(prefix: &str, fixture: Fixture) -> (ControlPlane, Scenario, Ledgerops) {
     let plane = ControlPlane::start().await.expect("control plane");
-    let s = Scenario::new(&plane, prefix, demo_with_uncategorised(N)).await;
+    let s = Scenario::new(&plane, prefix, fixture).await;
     let ledgerops = Ledgerops::start(&plane).await;
     s.create_writing_budget("household", json!({"writes": {"batchWindow": "4s"}}))
         .await;
@@ -275,6 +280,105 @@ async fn a_plan_killed_after_its_write_landed_keeps_its_journal_when_ynab_is_edi
     let preview = undone.status.unwrap().preview.unwrap();
     assert_eq!(preview.change_count as usize, N - 1);
     assert_eq!(preview.conflicts, vec![load_id(7)]);
+}
+
+/// The soak's `person-overwritten` after a leader kill: a plan's bulk update landed, its
+/// answer was lost, and before the next leader started a person put one transaction back where
+/// it was. By its fields that one looks as if the write never reached it; YNAB's history since
+/// the write was decided says it moved, so it is left alone, not written again.
+#[tokio::test]
+async fn a_plan_write_undone_by_a_person_during_a_crash_is_not_sent_again() {
+    let (plane, s, ledgerops) = world("crashundo").await;
+    bulk_plan_landed_unanswered(&s).await;
+    drop(ledgerops);
+    let undo = json!({"category_id": null});
+    s.sim
+        .control()
+        .edit(demo::PLAN_ID, RecordKind::Transaction, &load_id(7), &undo)
+        .await
+        .unwrap();
+    let _restarted = Ledgerops::start(&plane).await;
+
+    let partial = s.wait_plan("bulk", PlanPhase::PartiallyApplied).await;
+    assert_eq!(s.requests(PATCH).await, 1, "nothing is written again");
+    assert_eq!(
+        s.ynab_category(&load_id(7)).await,
+        None,
+        "the person's undo stands"
+    );
+    let status = partial.status.unwrap();
+    let message = &ledgerops::logic::status::conditions::get(&status.conditions, "Ready")
+        .unwrap()
+        .message;
+    assert!(message.contains(&load_id(7)), "{message}");
+}
+
+/// The same for Transactions: one of them was in Restaurants, the write moved it to Groceries
+/// and its answer was lost, and a person put it back in Restaurants before the restart. That
+/// one is reported as changed, not written over.
+#[tokio::test]
+async fn a_transaction_write_undone_by_a_person_during_a_crash_is_not_sent_again() {
+    let mut fixture = demo_with_uncategorised(N);
+    let restaurants = category("Restaurants");
+    let seventh = fixture.plans[0]
+        .transactions
+        .iter_mut()
+        .find(|t| t.summary.id == load_id(7))
+        .expect("load 7");
+    seventh.summary.category_id = Some(restaurants.clone());
+    let (plane, s, ledgerops) = world_of("crashtxundo", fixture).await;
+    s.hold_next_patch().await;
+    s.create_loads(N, "Groceries").await;
+    s.wait_patches(1).await;
+    s.wait_all(TransactionPhase::Writing).await;
+    assert_eq!(
+        s.ynab_category(&load_id(7)).await,
+        Some(category("Groceries"))
+    );
+    drop(ledgerops);
+    let put_back = json!({"category_id": restaurants});
+    s.sim
+        .control()
+        .edit(
+            demo::PLAN_ID,
+            RecordKind::Transaction,
+            &load_id(7),
+            &put_back,
+        )
+        .await
+        .unwrap();
+    let _restarted = Ledgerops::start(&plane).await;
+
+    eventually(
+        "every transaction settled",
+        Duration::from_secs(60),
+        async || {
+            s.transaction_phases().await.iter().all(|p| {
+                matches!(
+                    p,
+                    Some(TransactionPhase::Converged | TransactionPhase::Diverged)
+                )
+            })
+        },
+    )
+    .await;
+    assert_eq!(s.requests(PATCH).await, 1, "nothing is written again");
+    assert_eq!(
+        s.ynab_category(&load_id(7)).await,
+        Some(category("Restaurants")),
+        "the undo stands"
+    );
+    let diverged = s
+        .api::<Transaction>()
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter(|t| t.status.as_ref().and_then(|s| s.phase) == Some(TransactionPhase::Diverged))
+        .map(|t| t.spec.transaction_id)
+        .collect::<Vec<_>>();
+    assert_eq!(diverged, vec![load_id(7)]);
 }
 
 /// The hour's request budget holds across processes: a controller killed after sending some of

@@ -1,7 +1,7 @@
 //! The in-memory copy of one YNAB plan, kept current by delta requests: each sync applies what
 //! changed since the last `server_knowledge`, deleted records included.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::api::budget::{Currency, MirrorCounts};
 use crate::ynab_model::{
@@ -27,6 +27,13 @@ pub struct Mirror {
     /// our write undone by someone (its "before" back): it is never written again on that
     /// approval. One that did not change never got the write.
     pub lost_answers: HashMap<String, bool>,
+    /// The `server_knowledge` of the answer that last brought each transaction; a write's own
+    /// answer, whose knowledge YNAB does not give, counts as newer than any.
+    pub changed_at: HashMap<String, i64>,
+    /// The oldest knowledge [`Mirror::changed_since`] answers for: a full read cannot tell when
+    /// its records last changed, and a read back to an older knowledge (see
+    /// [`Mirror::learn_unchanged_since`]) lowers it.
+    pub history_from: i64,
 }
 
 /// What one sync changed.
@@ -45,6 +52,9 @@ impl Mirror {
         let mut changes = Changes::default();
         if server_knowledge < self.server_knowledge {
             return changes;
+        }
+        if self.server_knowledge == 0 {
+            self.history_from = server_knowledge;
         }
         self.server_knowledge = server_knowledge;
         self.plan_name = plan.summary.name;
@@ -84,6 +94,7 @@ impl Mirror {
             if let Some(changed) = self.lost_answers.get_mut(&t.id) {
                 *changed = true;
             }
+            self.changed_at.insert(t.id.clone(), server_knowledge);
         }
         merge(
             &mut self.transactions,
@@ -176,6 +187,7 @@ impl Mirror {
     pub fn record_written(&mut self, written: Vec<TransactionDetail>) {
         for t in written {
             self.subtransactions.remove(&t.summary.id);
+            self.changed_at.insert(t.summary.id.clone(), i64::MAX);
             let lines: Vec<SubTransaction> = t
                 .subtransactions
                 .into_iter()
@@ -190,6 +202,40 @@ impl Mirror {
                 self.transactions.insert(t.summary.id.clone(), t.summary);
             }
         }
+    }
+
+    /// Whether transaction `id` changed after `knowledge` (a knowledge this mirror was at, such
+    /// as the one a write was decided on): whoever changed it, ledgerops included. `None` when
+    /// the mirror cannot tell, `knowledge` being older than its history: read back to it first.
+    pub fn changed_since(&self, id: &str, knowledge: i64) -> Option<bool> {
+        self.remembers(knowledge)
+            .then(|| self.changed_at.get(id).is_some_and(|&at| at > knowledge))
+    }
+
+    /// Whether [`Mirror::changed_since`] answers for `knowledge`.
+    pub fn remembers(&self, knowledge: i64) -> bool {
+        self.server_knowledge > 0 && knowledge >= self.history_from
+    }
+
+    /// Learns from a delta read back to `since` (older than the mirror's history), answered at
+    /// `server_knowledge` with the transactions `changed`, before that delta is applied: every
+    /// other transaction the mirror held by then last changed at or before `since`.
+    pub fn learn_unchanged_since(
+        &mut self,
+        since: i64,
+        changed: &HashSet<String>,
+        server_knowledge: i64,
+    ) {
+        if server_knowledge < self.server_knowledge || since >= self.history_from {
+            return;
+        }
+        for (id, at) in &mut self.changed_at {
+            // Later than the answer: brought by a newer read or a write, not covered by it.
+            if *at <= server_knowledge && !changed.contains(id) {
+                *at = (*at).min(since);
+            }
+        }
+        self.history_from = since;
     }
 
     /// The name of category `id`, or the id when the mirror does not know it.

@@ -215,3 +215,85 @@ fn a_transaction_waits_for_a_category_only_where_ynab_gives_one() {
     waiting.sort();
     assert_eq!(waiting, ["tx-waiting"]);
 }
+
+#[test]
+fn a_full_read_knows_no_history_before_it_and_deltas_record_when_records_changed() {
+    let mut m = Mirror::default();
+    assert_eq!(
+        m.changed_since("tx-1", 0),
+        None,
+        "an empty mirror knows nothing"
+    );
+    let both = vec![tx("tx-1", None, false), tx("tx-2", None, false)];
+    m.apply(plan(both, vec![], vec![]), 10);
+    assert_eq!(m.changed_since("tx-1", 9), None, "before the full read");
+    assert_eq!(m.changed_since("tx-1", 10), Some(false));
+    m.apply(
+        plan(vec![tx("tx-1", Some("cat-1"), false)], vec![], vec![]),
+        14,
+    );
+    assert_eq!(m.changed_since("tx-1", 10), Some(true));
+    assert_eq!(m.changed_since("tx-1", 14), Some(false));
+    assert_eq!(m.changed_since("tx-2", 10), Some(false));
+}
+
+#[test]
+fn a_written_record_counts_as_changed_until_a_delta_says_when() {
+    let mut m = Mirror::default();
+    m.apply(plan(vec![tx("tx-1", None, false)], vec![], vec![]), 10);
+    let mut written = tx("tx-1", Some("cat-1"), false);
+    written["subtransactions"] = json!([]);
+    written["account_name"] = json!("Checking");
+    let detail: TransactionDetail = serde_json::from_value(written).expect("a detail");
+    m.record_written(vec![detail]);
+    assert_eq!(m.changed_since("tx-1", 10), Some(true));
+    m.apply(
+        plan(vec![tx("tx-1", Some("cat-1"), false)], vec![], vec![]),
+        12,
+    );
+    assert_eq!(m.changed_since("tx-1", 12), Some(false));
+    assert_eq!(m.changed_since("tx-1", 11), Some(true));
+}
+
+#[test]
+fn a_read_back_to_an_older_knowledge_extends_the_history() {
+    let mut m = Mirror::default();
+    let both = vec![tx("tx-1", None, false), tx("tx-2", None, false)];
+    m.apply(plan(both, vec![], vec![]), 10);
+    // tx-2 changed after 6; tx-1 did not. The answer comes at 11, with tx-3 new since 10.
+    let back = plan(
+        vec![tx("tx-2", Some("cat-1"), false), tx("tx-3", None, false)],
+        vec![],
+        vec![],
+    );
+    let changed: HashSet<String> = ["tx-2".to_owned(), "tx-3".to_owned()].into();
+    m.learn_unchanged_since(6, &changed, 11);
+    m.apply(back, 11);
+    assert_eq!(m.history_from, 6);
+    assert_eq!(m.changed_since("tx-1", 6), Some(false));
+    assert_eq!(m.changed_since("tx-2", 6), Some(true));
+    assert_eq!(m.changed_since("tx-3", 6), Some(true));
+    assert_eq!(
+        m.changed_since("tx-1", 5),
+        None,
+        "still older than what was read"
+    );
+}
+
+#[test]
+fn a_read_back_answered_before_the_mirror_teaches_nothing() {
+    let mut m = Mirror::default();
+    m.apply(plan(vec![tx("tx-1", None, false)], vec![], vec![]), 10);
+    m.learn_unchanged_since(6, &HashSet::new(), 9);
+    assert_eq!(m.history_from, 10);
+    assert_eq!(m.changed_since("tx-1", 6), None);
+}
+
+#[test]
+fn a_read_back_leaves_what_a_newer_write_brought() {
+    let mut m = Mirror::default();
+    m.apply(plan(vec![tx("tx-1", None, false)], vec![], vec![]), 10);
+    m.changed_at.insert("tx-1".into(), i64::MAX);
+    m.learn_unchanged_since(6, &HashSet::new(), 11);
+    assert_eq!(m.changed_since("tx-1", 6), Some(true));
+}

@@ -21,6 +21,8 @@ pub struct Assessed {
     pub decision: policy::Decision,
     pub approved: Approved,
     pub review: Review,
+    /// The mirror's `server_knowledge`: what the preview was read at.
+    pub knowledge: i64,
 }
 
 /// Assesses `plan` (its `basis`: assignments, or the changes it undoes) for `budget` on
@@ -97,6 +99,7 @@ pub fn assess(
         decision,
         approved,
         review,
+        knowledge: mirror.server_knowledge,
     })
 }
 

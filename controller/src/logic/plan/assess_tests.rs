@@ -95,6 +95,8 @@ fn a_resumed_write_keeps_the_preview_that_was_decided() {
         changes: fresh.approved.changes.clone(),
         decision: None,
         moved_since: Default::default(),
+        knowledge: Some(m.server_knowledge),
+        elsewhere: Default::default(),
     };
     let resumed =
         assess(&p, &b, basis, &m, SCOPE, Some(&resume)).unwrap_or_else(|v| panic!("{v:?}"));

@@ -54,6 +54,7 @@ pub fn assign(transaction_id: &str, category_id: &str) -> Assignment {
 pub fn mirror() -> Mirror {
     let mut m = Mirror {
         server_knowledge: 100,
+        history_from: 100,
         plan_name: "Famille Durand".into(),
         currency: Some(Currency {
             iso_code: "EUR".into(),
@@ -205,6 +206,9 @@ pub fn mirror() -> Mirror {
 
 /// Puts a transaction of the mirror in a category, as an edit in the YNAB app would.
 pub fn recategorise(mirror: &mut Mirror, transaction_id: &str, category_id: Option<&str>) {
+    // A change after everything the mirror read, as a write's own answer records it.
+    let after = mirror.server_knowledge + 1;
+    mirror.changed_at.insert(transaction_id.to_owned(), after);
     mirror
         .transactions
         .get_mut(transaction_id)

@@ -72,14 +72,39 @@ pub fn conclude(written: usize, total: usize, stop: Option<&WriteResult>) -> Con
     }
 }
 
+/// The transactions of `changes`, a write decided at `knowledge`, that YNAB changed since to
+/// something other than the write's target: someone's edit, or the write landed and was undone
+/// since (an A→B→A its fields cannot show). `None` when the mirror does not remember that far.
+pub fn moved_elsewhere(
+    changes: &[AppliedChange],
+    mirror: &Mirror,
+    knowledge: i64,
+) -> Option<BTreeSet<String>> {
+    let mut moved = BTreeSet::new();
+    for c in changes {
+        let id = &c.transaction_id;
+        let at_target = mirror
+            .transactions
+            .get(id)
+            .is_some_and(|t| t.category_id == c.to_category_id);
+        if mirror.changed_since(id, knowledge)? && !at_target {
+            moved.insert(id.clone());
+        }
+    }
+    Some(moved)
+}
+
 /// How an operation cut off by a restart ended, when its approved preview no longer holds (YNAB
 /// changed meanwhile): each change its journal recorded either holds, never went out, or was
 /// changed by someone since and is left alone; one that a later operation moved on from
-/// (`moved_since`) had landed. `None` when nothing landed: the plan starts over.
+/// (`moved_since`) had landed, and one YNAB moved elsewhere since the write was decided
+/// (`elsewhere`, see [`moved_elsewhere`]) is left alone. `None` when nothing landed and nothing
+/// moved since the decision: the plan starts over.
 pub fn interrupted(
     changes: &[AppliedChange],
     mirror: &Mirror,
     moved_since: &BTreeSet<String>,
+    elsewhere: &BTreeSet<String>,
 ) -> Option<Conclusion> {
     let category = |id: &str| mirror.transactions.get(id).map(|t| t.category_id.clone());
     let landed = changes
@@ -89,20 +114,30 @@ pub fn interrupted(
                 || category(&c.transaction_id) == Some(c.to_category_id.clone())
         })
         .count();
-    if landed == 0 {
+    let changed: Vec<&str> = changes
+        .iter()
+        .filter(|c| {
+            let now = category(&c.transaction_id);
+            let moved =
+                now != Some(c.to_category_id.clone()) && now != Some(c.from_category_id.clone());
+            moved || elsewhere.contains(&c.transaction_id)
+        })
+        .map(|c| c.transaction_id.as_str())
+        .collect();
+    if landed == 0 && elsewhere.is_empty() {
         return None;
     }
     if landed == changes.len() {
         return Some(Conclusion::Applied);
     }
-    let changed: Vec<&str> = changes
-        .iter()
-        .filter(|c| {
-            let now = category(&c.transaction_id);
-            now != Some(c.to_category_id.clone()) && now != Some(c.from_category_id.clone())
-        })
-        .map(|c| c.transaction_id.as_str())
-        .collect();
+    if landed == 0 {
+        // It may have landed and been undone: starting over would write it again, over that.
+        let moved: Vec<&str> = elsewhere.iter().map(String::as_str).collect();
+        return Some(Conclusion::Failed(format!(
+            "the write was cut off before its outcome was recorded, and YNAB changed {} since it was decided (someone's edit, or this write undone): nothing is written over that under this approval. Change the plan's spec to ask again",
+            moved.join(", ")
+        )));
+    }
     let why = if changed.is_empty() {
         "the rest did not go out before the restart, and YNAB changed since".to_owned()
     } else {

@@ -88,22 +88,25 @@ fn an_interrupted_operation_keeps_what_landed_and_leaves_edits_alone() {
     let none = std::collections::BTreeSet::new();
     let mut m = mirror();
     assert_eq!(
-        interrupted(&journal, &m, &none),
+        interrupted(&journal, &m, &none, &none),
         None,
         "nothing landed: start over"
     );
     recategorise(&mut m, "tx-048", Some("cat-groceries"));
     recategorise(&mut m, "tx-049", Some("cat-transport"));
-    assert_eq!(interrupted(&journal, &m, &none), Some(Conclusion::Applied));
+    assert_eq!(
+        interrupted(&journal, &m, &none, &none),
+        Some(Conclusion::Applied)
+    );
     recategorise(&mut m, "tx-049", Some("cat-investments"));
-    let got = interrupted(&journal, &m, &none);
+    let got = interrupted(&journal, &m, &none, &none);
     assert!(
         matches!(&got, Some(Conclusion::PartiallyApplied(msg))
             if msg.starts_with("1 of 2") && msg.contains("YNAB changed tx-049 since")),
         "{got:?}"
     );
     recategorise(&mut m, "tx-049", None);
-    let got = interrupted(&journal, &m, &none);
+    let got = interrupted(&journal, &m, &none, &none);
     assert!(
         matches!(&got, Some(Conclusion::PartiallyApplied(msg)) if msg.contains("did not go out")),
         "{got:?}"
@@ -111,7 +114,77 @@ fn an_interrupted_operation_keeps_what_landed_and_leaves_edits_alone() {
     // tx-049 shows where the write started, but a later operation had moved it on from the
     // write's target: it had landed.
     let moved = std::collections::BTreeSet::from(["tx-049".to_owned()]);
-    assert_eq!(interrupted(&journal, &m, &moved), Some(Conclusion::Applied));
+    assert_eq!(
+        interrupted(&journal, &m, &moved, &none),
+        Some(Conclusion::Applied)
+    );
+}
+
+#[test]
+fn an_interrupted_operation_never_starts_over_what_moved_since_it_was_decided() {
+    use crate::logic::plan::fixtures::{mirror, recategorise};
+    let change = |tx: &str, to: &str| AppliedChange {
+        transaction_id: tx.into(),
+        from_category_id: None,
+        to_category_id: Some(to.into()),
+    };
+    let journal = [
+        change("tx-048", "cat-groceries"),
+        change("tx-049", "cat-transport"),
+    ];
+    let none = std::collections::BTreeSet::new();
+    let mut m = mirror();
+    // Nothing shows the write, and tx-049 moved to a third category before it was decided
+    // (or in this process, whose lost answers the batcher remembers): start over.
+    recategorise(&mut m, "tx-049", Some("cat-investments"));
+    assert_eq!(interrupted(&journal, &m, &none, &none), None);
+    // The same, but it moved after the decision: the write may have landed first.
+    let elsewhere = std::collections::BTreeSet::from(["tx-049".to_owned()]);
+    let got = interrupted(&journal, &m, &none, &elsewhere);
+    assert!(
+        matches!(&got, Some(Conclusion::Failed(msg)) if msg.contains("YNAB changed tx-049 since it was decided")),
+        "{got:?}"
+    );
+    // Both show where the write started, but tx-048 changed since the decision: the write may
+    // have landed and been undone.
+    let m = mirror();
+    let elsewhere = std::collections::BTreeSet::from(["tx-048".to_owned()]);
+    let got = interrupted(&journal, &m, &none, &elsewhere);
+    assert!(
+        matches!(&got, Some(Conclusion::Failed(msg)) if msg.contains("YNAB changed tx-048 since")),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn what_moved_elsewhere_since_a_decision_is_read_from_the_mirrors_history() {
+    use crate::logic::plan::fixtures::{mirror, recategorise};
+    let change = |tx: &str, to: &str| AppliedChange {
+        transaction_id: tx.into(),
+        from_category_id: None,
+        to_category_id: Some(to.into()),
+    };
+    let journal = [
+        change("tx-048", "cat-groceries"),
+        change("tx-049", "cat-transport"),
+    ];
+    let mut m = mirror();
+    let decided = m.server_knowledge;
+    assert_eq!(
+        moved_elsewhere(&journal, &m, decided - 1),
+        None,
+        "older than the mirror remembers"
+    );
+    assert_eq!(
+        moved_elsewhere(&journal, &m, decided),
+        Some(Default::default())
+    );
+    // tx-048 landed (at its target since); tx-049 was written and undone, or edited.
+    recategorise(&mut m, "tx-048", Some("cat-groceries"));
+    recategorise(&mut m, "tx-049", Some("cat-dining"));
+    recategorise(&mut m, "tx-049", None);
+    let want = std::collections::BTreeSet::from(["tx-049".to_owned()]);
+    assert_eq!(moved_elsewhere(&journal, &m, decided), Some(want));
 }
 
 #[test]

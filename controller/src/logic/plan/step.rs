@@ -87,6 +87,13 @@ pub struct Resume {
     /// Its transactions that a later operation moved on from this write's target
     /// ([`moved_since`]): the write had landed there.
     pub moved_since: BTreeSet<String>,
+    /// The YNAB knowledge the write was decided on, if its intent recorded one.
+    pub knowledge: Option<i64>,
+    /// Its transactions YNAB changed since that knowledge to something other than the write's
+    /// target ([`operation::moved_elsewhere`]): never written again under its approval.
+    ///
+    /// [`operation::moved_elsewhere`]: super::operation::moved_elsewhere
+    pub elsewhere: BTreeSet<String>,
 }
 
 /// One operation as the journal recorded it: its id, when it started and its changes.
@@ -132,7 +139,9 @@ pub fn resumes(resume: Option<Resume>, hash: &str) -> (Option<Resume>, Option<Re
     match resume {
         // A preview read after a later operation moved its transactions back looks the same,
         // but it is not: settled by what landed, never sent again.
-        Some(r) if r.hash == hash && r.moved_since.is_empty() => (Some(r), None),
+        Some(r) if r.hash == hash && r.moved_since.is_empty() && r.elsewhere.is_empty() => {
+            (Some(r), None)
+        }
         other => (None, other),
     }
 }
@@ -150,11 +159,21 @@ pub fn previewed(status: &mut CategorizationPlanStatus, preview: &PlanPreview) -
     plan_status::standing_rejection(status.decision.as_ref(), &preview.hash).map(Step::on_change)
 }
 
-/// The id and start of the write of subject `uid` at `now`: a resumed write keeps its own.
-pub fn attempt(resumed: Option<&Resume>, uid: &str, now: Timestamp) -> (String, Time) {
+/// The id, start and YNAB knowledge of the write of subject `uid` at `now`, previewed at
+/// `knowledge`: a resumed write keeps its own.
+pub fn attempt(
+    resumed: Option<&Resume>,
+    uid: &str,
+    now: Timestamp,
+    knowledge: i64,
+) -> (String, Time, i64) {
     match resumed {
-        Some(r) => (r.attempt_id.clone(), r.started_at.clone()),
-        None => (gate::attempt_id(uid, now), Time(now)),
+        Some(r) => (
+            r.attempt_id.clone(),
+            r.started_at.clone(),
+            r.knowledge.unwrap_or(knowledge),
+        ),
+        None => (gate::attempt_id(uid, now), Time(now), knowledge),
     }
 }
 
@@ -227,12 +246,12 @@ pub fn edits_refused(
     })
 }
 
-/// Records the write `attempt_id` of the preview `hash`, approved through `request` and started
-/// at `started_at`, before it goes out: a restart that finds the intent resumes or settles it.
+/// Records the write `attempt_id` of the preview `hash`, approved through `request`, started at
+/// `started_at` and decided on YNAB's `knowledge`, before it goes out: a restart that finds the
+/// intent resumes or settles it.
 pub fn start(
     status: &mut CategorizationPlanStatus,
-    attempt_id: &str,
-    started_at: &Time,
+    (attempt_id, started_at, knowledge): (&str, &Time, i64),
     hash: &str,
     request: Option<&String>,
 ) {
@@ -241,6 +260,7 @@ pub fn start(
         attempt_id: attempt_id.to_owned(),
         target_hash: hash.to_owned(),
         from_hash: None,
+        knowledge: Some(knowledge),
         started_at: started_at.clone(),
     });
 }

@@ -83,6 +83,8 @@ fn resume(hash: &str) -> Resume {
         changes: vec![],
         decision: None,
         moved_since: BTreeSet::new(),
+        knowledge: Some(40),
+        elsewhere: BTreeSet::new(),
     }
 }
 
@@ -90,6 +92,10 @@ fn resume(hash: &str) -> Resume {
 fn a_cut_off_write_goes_on_only_on_its_own_preview() {
     let moved = Resume {
         moved_since: BTreeSet::from(["tx-048".to_owned()]),
+        ..resume("hash-1")
+    };
+    let undone = Resume {
+        elsewhere: BTreeSet::from(["tx-048".to_owned()]),
         ..resume("hash-1")
     };
     // a cut-off write → (resumed, settled)
@@ -100,6 +106,9 @@ fn a_cut_off_write_goes_on_only_on_its_own_preview() {
         (Some(resume("hash-0")), (None, Some(resume("hash-0")))),
         // The same preview, read after a later operation moved a transaction back: settled.
         (Some(moved.clone()), (None, Some(moved))),
+        // The same preview, but a transaction changed since the write was decided: it may
+        // have landed and been undone, so it is settled, never resent.
+        (Some(undone.clone()), (None, Some(undone))),
     ];
     for (cut, want) in cases {
         assert_eq!(resumes(cut.clone(), "hash-1"), want, "{cut:?}");
@@ -107,14 +116,19 @@ fn a_cut_off_write_goes_on_only_on_its_own_preview() {
 }
 
 #[test]
-fn a_resumed_write_keeps_its_id_and_start() {
+fn a_resumed_write_keeps_its_id_start_and_knowledge() {
+    let unknown = Resume {
+        knowledge: None,
+        ..resume("h")
+    };
     let cases = [
-        (Some(resume("h")), ("uid-1-1790000000000", at(0))),
-        (None, ("uid-1-1790000060000", at(60))),
+        (Some(resume("h")), ("uid-1-1790000000000", at(0), 40)),
+        (Some(unknown), ("uid-1-1790000000000", at(0), 90)),
+        (None, ("uid-1-1790000060000", at(60), 90)),
     ];
-    for (resumed, (id, start)) in cases {
-        let want = (id.to_owned(), Time(start));
-        assert_eq!(attempt(resumed.as_ref(), "uid-1", at(60)), want);
+    for (resumed, (id, start, knowledge)) in cases {
+        let want = (id.to_owned(), Time(start), knowledge);
+        assert_eq!(attempt(resumed.as_ref(), "uid-1", at(60), 90), want);
     }
 }
 
@@ -176,6 +190,7 @@ fn what_stops_a_preview_before_anyone_is_asked() {
                 attempt_id: "op".into(),
                 target_hash: "hash-0".into(),
                 from_hash: None,
+                knowledge: None,
                 started_at: Time(at(0)),
             }),
             progress: Some(Progress::default()),
@@ -314,8 +329,7 @@ fn the_intent_is_recorded_before_the_write() {
         };
         start(
             &mut status,
-            "op-1",
-            &Time(at(3)),
+            ("op-1", &Time(at(3)), 77),
             "hash-1",
             approved_through,
         );
@@ -326,6 +340,7 @@ fn the_intent_is_recorded_before_the_write() {
                 attempt_id: "op-1".into(),
                 target_hash: "hash-1".into(),
                 from_hash: None,
+                knowledge: Some(77),
                 started_at: Time(at(3)),
             })
         );

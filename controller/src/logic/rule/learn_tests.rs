@@ -591,6 +591,7 @@ fn a_transaction_is_a_decision_once_ledgerops_wrote_its_category_on_approval() {
                 attempt_id: "op".into(),
                 target_hash: "h".into(),
                 from_hash: None,
+                knowledge: None,
                 started_at: Time(at(40)),
             }),
             ..TransactionStatus::default()

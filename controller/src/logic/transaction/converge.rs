@@ -247,14 +247,15 @@ pub fn still_to_write(current: &EndState, target: &EndState) -> EndState {
 }
 
 /// Settles a write an earlier run started but never recorded the outcome of, from a fresh read:
-/// landed (YNAB shows its target) → adopt; not landed (YNAB still shows where it started) →
-/// write; anything else → someone changed the record since. `None` when the intent no longer
-/// applies because the target changed meanwhile.
+/// landed (YNAB shows its target) → adopt; not landed (YNAB still shows where it started, and
+/// `changed_since` the knowledge it was decided on is not `Some(true)`) → write; anything else
+/// → someone changed the record since. `None` when the intent no longer applies because the
+/// target changed meanwhile.
 pub fn settle_intent(
     current: &EndState,
     target: &EndState,
-    intent_target: &str,
-    intent_from: Option<&str>,
+    (intent_target, intent_from): (&str, Option<&str>),
+    changed_since: Option<bool>,
 ) -> Option<Precommit> {
     if target.hash() != intent_target {
         return None;
@@ -262,6 +263,10 @@ pub fn settle_intent(
     let current_hash = current.hash();
     Some(if current == target {
         Precommit::AlreadyTarget
+    } else if changed_since == Some(true) {
+        // Changed after the decision and not to the target: someone's edit, or the write landed
+        // and someone undid it since. Its fields alone cannot tell which; neither is written over.
+        Precommit::Diverged
     } else if intent_from.is_none_or(|from| from == current_hash) {
         Precommit::Write
     } else {

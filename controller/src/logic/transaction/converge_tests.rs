@@ -254,34 +254,59 @@ fn only_what_differs_is_written() {
 
 #[test]
 fn an_interrupted_write_is_settled_by_what_ynab_shows() {
+    use Precommit::{AlreadyTarget, Diverged, Write};
     let before = EndState {
         allocation: Some(Allocation::Uncategorized),
         ..EndState::default()
     };
     let target = cat("groceries");
     let (t, from) = (target.hash(), before.hash());
+    let (yes, no, unknown) = (Some(true), Some(false), None);
+    let dining = cat("dining");
+    // (what, YNAB shows, recorded start, changed since the decision) → settled
+    let cases = [
+        ("landed", &target, Some(&from), unknown, AlreadyTarget),
+        (
+            "landed, read back",
+            &target,
+            Some(&from),
+            yes,
+            AlreadyTarget,
+        ),
+        ("not landed", &before, Some(&from), unknown, Write),
+        ("not landed, nothing since", &before, Some(&from), no, Write),
+        // The A→B→A: its fields say "never went out", the history says it moved since.
+        (
+            "landed and undone since",
+            &before,
+            Some(&from),
+            yes,
+            Diverged,
+        ),
+        ("changed since", &dining, Some(&from), unknown, Diverged),
+        (
+            "changed since, read back",
+            &dining,
+            Some(&from),
+            yes,
+            Diverged,
+        ),
+        ("no recorded start", &dining, None, unknown, Write),
+        (
+            "no recorded start, changed since",
+            &dining,
+            None,
+            yes,
+            Diverged,
+        ),
+    ];
+    for (what, current, start, changed, want) in cases {
+        let start = start.map(String::as_str);
+        let settled = settle_intent(current, &target, (&t, start), changed);
+        assert_eq!(settled, Some(want), "{what}");
+    }
     assert_eq!(
-        settle_intent(&target, &target, &t, Some(&from)),
-        Some(Precommit::AlreadyTarget),
-        "landed"
-    );
-    assert_eq!(
-        settle_intent(&before, &target, &t, Some(&from)),
-        Some(Precommit::Write),
-        "not landed"
-    );
-    assert_eq!(
-        settle_intent(&cat("dining"), &target, &t, Some(&from)),
-        Some(Precommit::Diverged),
-        "changed since"
-    );
-    assert_eq!(
-        settle_intent(&cat("dining"), &target, &t, None),
-        Some(Precommit::Write),
-        "no recorded start"
-    );
-    assert_eq!(
-        settle_intent(&before, &cat("transport"), &t, Some(&from)),
+        settle_intent(&before, &cat("transport"), (&t, Some(&from)), None),
         None,
         "the spec changed since"
     );

@@ -100,8 +100,9 @@ pub fn decide(
         .as_ref()
         .filter(|_| resolution.is_none())
         .and_then(|i| {
-            let from = i.from_hash.as_deref();
-            converge::settle_intent(&seen.current, &seen.target, &i.target_hash, from)
+            let recorded = (i.target_hash.as_str(), i.from_hash.as_deref());
+            let changed = seen.changed_since_intent;
+            converge::settle_intent(&seen.current, &seen.target, recorded, changed)
                 .map(|precommit| (i, precommit))
         });
     let Some((intent, precommit)) = settled else {

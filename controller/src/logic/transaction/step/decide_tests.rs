@@ -19,6 +19,7 @@ fn intent(target: &EndState, from: Option<&EndState>) -> WriteIntent {
         attempt_id: "uid-1-1790000000000".into(),
         target_hash: target.hash(),
         from_hash: from.map(EndState::hash),
+        knowledge: Some(40),
         started_at: Time(at(0)),
     }
 }
@@ -189,6 +190,34 @@ fn a_decision_from_ynab_a_resolution_and_an_interrupted_write() {
     for (what, status, resolution, current, want) in cases {
         let got = decide(&seen(current, wanted.clone()), &status, resolution, Some(3));
         assert_eq!(got, want, "{what}");
+    }
+}
+
+/// The soak's `person-overwritten` after a leader kill: a write landed, its answer was lost,
+/// a person put the transaction back, and the next leader read "where it started" as "never
+/// went out". What YNAB says changed since the decision tells the two apart.
+#[test]
+fn an_interrupted_write_that_shows_its_start_but_changed_since_is_not_sent_again() {
+    let (ours, wanted) = (category("cat-bakery"), category("cat-groceries"));
+    let status = TransactionStatus {
+        applied: Some(super::super::applied_state(&ours, at(0))),
+        intent: Some(intent(&wanted, Some(&ours))),
+        ..TransactionStatus::default()
+    };
+    let cases = [
+        (Some(false), Precommit::Write),
+        (None, Precommit::Write),
+        (Some(true), Precommit::Diverged),
+    ];
+    for (changed, want) in cases {
+        let mut seen = seen(ours.clone(), wanted.clone());
+        seen.changed_since_intent = changed;
+        let got = decide(&seen, &status, None, Some(3));
+        assert_eq!(got.precommit, want, "changed since: {changed:?}");
+        assert_eq!(
+            got.settled.map(|s| s.warning),
+            Some(want == Precommit::Diverged)
+        );
     }
 }
 

@@ -27,5 +27,7 @@ pub fn seen(current: EndState, target: EndState) -> Seen {
         target_words: "Groceries".into(),
         applied_words: "Bakery".into(),
         change_words: "Dining Out → Groceries".into(),
+        knowledge: 40,
+        changed_since_intent: None,
     }
 }

@@ -18,7 +18,7 @@ pub use write::{approval_used, held_back, no_token, start, written};
 use super::converge::{self, Allocation, EndState};
 use super::status::Verdict;
 use super::view;
-use crate::api::common::Amount;
+use crate::api::common::{Amount, WriteIntent};
 use crate::api::transaction::{AppliedState, SplitLine, TransactionStatus};
 use crate::logic::budget::mirror::Mirror;
 use crate::logic::values::money;
@@ -41,16 +41,22 @@ pub struct Seen {
     pub applied_words: String,
     /// What a write would change, field by field.
     pub change_words: String,
+    /// The mirror's `server_knowledge`: what a write decided now is decided on.
+    pub knowledge: i64,
+    /// Whether YNAB changed the transaction after the knowledge an unsettled write was decided
+    /// on; `None` when there is no such write, or it recorded no knowledge.
+    pub changed_since_intent: Option<bool>,
 }
 
 impl Seen {
     /// Transaction `id` going from `current` to `target`, named as the mirror names categories;
-    /// `applied` is what ledgerops last applied to it.
+    /// `applied` is what ledgerops last applied to it, `intent` the write an earlier run left
+    /// unsettled.
     pub fn new(
         id: &str,
-        current: EndState,
-        target: EndState,
+        (current, target): (EndState, EndState),
         applied: Option<&AppliedState>,
+        intent: Option<&WriteIntent>,
         mirror: &Mirror,
     ) -> Self {
         let applied_words = applied.map_or_else(
@@ -65,6 +71,10 @@ impl Seen {
             change_words: view::change_words(&current, &target, mirror),
             current,
             target,
+            knowledge: mirror.server_knowledge,
+            changed_since_intent: intent
+                .and_then(|i| i.knowledge)
+                .and_then(|k| mirror.changed_since(id, k)),
         }
     }
 

@@ -87,13 +87,8 @@ fn a_transaction_in_words() {
         ),
     ];
     for (applied, [current_words, target_words, applied_words, change_words]) in cases {
-        let seen = Seen::new(
-            "tx-049",
-            current.clone(),
-            target.clone(),
-            applied.as_ref(),
-            &m,
-        );
+        let states = (current.clone(), target.clone());
+        let seen = Seen::new("tx-049", states, applied.as_ref(), None, &m);
         let want = Seen {
             id: "tx-049".into(),
             current: current.clone(),
@@ -102,6 +97,8 @@ fn a_transaction_in_words() {
             target_words: target_words.into(),
             applied_words: applied_words.into(),
             change_words: change_words.into(),
+            knowledge: m.server_knowledge,
+            changed_since_intent: None,
         };
         assert_eq!(seen, want, "{applied:?}");
         assert_eq!(seen.summary(), format!("tx-049: {change_words}"));

@@ -73,6 +73,7 @@ pub fn start(
         attempt_id: attempt_id.to_owned(),
         target_hash: seen.target.hash(),
         from_hash: Some(seen.current.hash()),
+        knowledge: Some(seen.knowledge),
         started_at: Time(now),
     });
     Verdict::Writing(format!("Writing {}", seen.change_words))

@@ -177,6 +177,7 @@ fn the_intent_is_recorded_before_the_write() {
             attempt_id: "uid-1-7".into(),
             target_hash: to.hash(),
             from_hash: Some(from.hash()),
+            knowledge: Some(40),
             started_at: Time(at(0)),
         })
     );
