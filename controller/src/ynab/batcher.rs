@@ -367,7 +367,7 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
                 Plan::Write => match (failed.get(&(j, i)), &settle_error) {
                     (Some(outcome), _) => outcome.clone(),
                     (None, Some(e)) => {
-                        Outcome::NotLanded(format!("outcome unknown, and re-reading failed: {e}"))
+                        Outcome::Unsettled(format!("outcome unknown, and re-reading failed: {e}"))
                     }
                     (None, None) => batch::settle(&slot.mirror, &job.submission.items[i]),
                 },

@@ -15,7 +15,7 @@ use ledgerops_e2e::scenario::{PATCH, Scenario, category, demo_with_uncategorised
 use ledgerops_e2e::wait::eventually;
 use ledgerops_testenv::ControlPlane;
 use serde_json::json;
-use ynab_sim::{Fixture, RecordKind, demo};
+use ynab_sim::{Fixture, RecordKind, RequestMatch, StatusFault, demo};
 
 const N: usize = 20;
 
@@ -379,6 +379,65 @@ async fn a_transaction_write_undone_by_a_person_during_a_crash_is_not_sent_again
         .map(|t| t.spec.transaction_id)
         .collect::<Vec<_>>();
     assert_eq!(diverged, vec![load_id(7)]);
+}
+
+/// The soak's other road to the same overwrite: the write's answer was lost and the read that
+/// would have settled it failed, so the Transaction waits with its intent open; then the leader
+/// is killed, and a person puts one transaction back before the next one starts. That one is
+/// reported as changed, not written again.
+#[tokio::test]
+async fn a_lost_answer_left_unsettled_at_a_crash_is_not_sent_again_over_an_undo() {
+    let mut fixture = demo_with_uncategorised(N);
+    let restaurants = category("Restaurants");
+    let seventh = fixture.plans[0]
+        .transactions
+        .iter_mut()
+        .find(|t| t.summary.id == load_id(7))
+        .expect("load 7");
+    seventh.summary.category_id = Some(restaurants.clone());
+    let (plane, s, ledgerops) = world_of("crashunsettled", fixture).await;
+    s.hold_next_patch_for(Duration::from_secs(3)).await;
+    s.create_loads(N, "Groceries").await;
+    s.wait_patches(1).await;
+    // While the answer is held: every read fails, so the lost answer cannot be settled.
+    let reads_fail = StatusFault {
+        status: 500,
+        count: 1000,
+        detail: None,
+        only: RequestMatch {
+            method: Some("GET".into()),
+            path: None,
+            body_contains: None,
+        },
+    };
+    s.sim.control().inject_status(&reads_fail).await.unwrap();
+    s.wait_transaction(&load_id(7), TransactionPhase::Interrupted)
+        .await;
+    drop(ledgerops);
+    s.sim.control().clear_faults().await.unwrap();
+    let put_back = json!({"category_id": restaurants});
+    s.sim
+        .control()
+        .edit(
+            demo::PLAN_ID,
+            RecordKind::Transaction,
+            &load_id(7),
+            &put_back,
+        )
+        .await
+        .unwrap();
+    let _restarted = Ledgerops::start(&plane).await;
+
+    s.wait_transaction(&load_id(7), TransactionPhase::Diverged)
+        .await;
+    s.wait_transaction(&load_id(0), TransactionPhase::Converged)
+        .await;
+    assert_eq!(s.requests(PATCH).await, 1, "nothing is written again");
+    assert_eq!(
+        s.ynab_category(&load_id(7)).await,
+        Some(category("Restaurants")),
+        "the undo stands"
+    );
 }
 
 /// The hour's request budget holds across processes: a controller killed after sending some of

@@ -36,8 +36,8 @@ pub fn summarize(ids: &[String], outcomes: &[Outcome]) -> WriteResult {
             "{why}. Sending it again would fail the same way: fix or remove the transactions YNAB refuses"
         ));
     }
-    if let Some((_, Outcome::NotLanded(why))) =
-        pairs().find(|(_, o)| matches!(o, Outcome::NotLanded(_)))
+    if let Some((_, Outcome::NotLanded(why) | Outcome::Unsettled(why))) =
+        pairs().find(|(_, o)| matches!(o, Outcome::NotLanded(_) | Outcome::Unsettled(_)))
     {
         return WriteResult::NotLanded(why.clone());
     }

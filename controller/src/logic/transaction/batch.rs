@@ -91,6 +91,9 @@ pub enum Outcome {
     /// The write did not land (the request failed, or a re-read shows it absent); trying again
     /// later may succeed.
     NotLanded(String),
+    /// It went out, its answer was lost, and reading YNAB again failed: whether it landed is
+    /// not known yet. The intent stays open until a read tells (see `Mirror::changed_since`).
+    Unsettled(String),
     /// Not sent: it waits for its turn in the token's hour (an unasked write is paced, see
     /// `logic::runtime::pacing`) and goes out at `until`.
     Waiting { until: Timestamp, why: String },

@@ -83,7 +83,10 @@ pub fn start(
 /// with whether YNAB holds the change, `None` while it is tried again under that approval.
 pub fn approval_used(outcome: &Outcome) -> Option<bool> {
     match outcome {
-        Outcome::NotLanded(_) | Outcome::Waiting { .. } | Outcome::Skipped => None,
+        Outcome::NotLanded(_)
+        | Outcome::Unsettled(_)
+        | Outcome::Waiting { .. }
+        | Outcome::Skipped => None,
         known => Some(known.holds_target()),
     }
 }
@@ -101,7 +104,11 @@ pub fn written(
     if outcome.holds_target() {
         status.decision = Some(decision);
     }
-    status.intent = None;
+    // Whether it landed is not known: the intent stays, and is settled by what YNAB says
+    // changed since it was decided, in this process or the next.
+    if !matches!(outcome, Outcome::Unsettled(_)) {
+        status.intent = None;
+    }
     let (id, change) = (&seen.id, &seen.change_words);
     let verdict = match outcome {
         Outcome::Written => {
@@ -145,6 +152,12 @@ pub fn written(
                 Verdict::Pending(format!("The write of {change} waits: {why}")),
                 wait,
             );
+        }
+        Outcome::Unsettled(why) => {
+            let message = format!(
+                "The answer to the write of {change} was lost ({why}); the next read of YNAB tells whether it landed, and it is not sent again before"
+            );
+            return Step::after(Verdict::Interrupted(message), Duration::from_secs(30));
         }
         Outcome::Skipped | Outcome::NotLanded(_) => {
             let why = match outcome {

@@ -203,6 +203,7 @@ fn an_approval_is_used_up_once_the_outcome_is_known() {
         (Outcome::Refused("400".into()), Some(false)),
         (Outcome::Stale("moved".into()), Some(false)),
         (Outcome::NotLanded("503".into()), None),
+        (Outcome::Unsettled("dropped".into()), None),
         (Outcome::Skipped, None),
     ];
     for (outcome, want) in cases {
@@ -308,6 +309,18 @@ fn what_each_outcome_of_the_write_means() {
             ),
         ),
         (
+            Outcome::Unsettled("dropped".into()),
+            (
+                Verdict::Interrupted(
+                    "The answer to the write of Dining Out → Groceries was lost (dropped); the next read of YNAB tells whether it landed, and it is not sent again before".into(),
+                ),
+                Duration::from_secs(30),
+                false,
+                false,
+                None,
+            ),
+        ),
+        (
             Outcome::Skipped,
             (
                 Verdict::Interrupted(
@@ -333,6 +346,7 @@ fn what_each_outcome_of_the_write_means() {
     };
     for (outcome, want) in cases {
         let what = format!("{outcome:?}");
+        let unsettled = matches!(outcome, Outcome::Unsettled(_));
         let mut status = TransactionStatus::default();
         start(
             &mut status,
@@ -349,7 +363,8 @@ fn what_each_outcome_of_the_write_means() {
             Some(3),
             at(9),
         );
-        assert_eq!(status.intent, None, "{what}: the outcome is recorded");
+        // Only an answer that was lost keeps the intent, for a later read to settle.
+        assert_eq!(status.intent.is_some(), unsettled, "{what}: the intent");
         let applied = match &status.applied {
             None => false,
             Some(a) if *a == super::super::applied_state(&to, at(9)) => true,
