@@ -133,35 +133,10 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
     let paired = pair(&budget, &ctx, &namespace).await;
     let cell = ctx.budget_links.mirror(&namespace, &budget.name_any());
     let paired = match paired {
-        Ok(paired) => {
-            let asked = made_for(&budget, &paired);
-            let (last, ages) = {
-                let mut state = cell.state.write().await;
-                state
-                    .asked
-                    .retain(|at| at.elapsed() < sync_due::ASKED_WINDOW);
-                let ages: Vec<Duration> = state.asked.iter().map(Instant::elapsed).collect();
-                (state.synced.clone(), ages)
-            };
-            let last = last.as_ref().map(|(at, made_for)| (made_for, at.elapsed()));
-            match sync_due::due(last, &asked, paired.interval, &ages) {
-                Due::Now => {}
-                Due::In(wait) => return Ok(Action::requeue(wait)),
-                // One unchanging note: an editor annotating in a loop adds to one Event's count.
-                Due::Held(wait) => {
-                    let note = budget_status::asked_too_often(budget.spec.requests_per_hour);
-                    ctx.events
-                        .publish(budget.as_ref(), false, "SyncAskedTooOften", "Sync", note)
-                        .await;
-                    return Ok(Action::requeue(wait));
-                }
-            }
-            let by_person = last.is_some_and(|(before, _)| sync_due::asked_only(before, &asked));
-            if by_person {
-                cell.state.write().await.asked.push(Instant::now());
-            }
-            Ok((paired, asked, request_priority::of_sync(by_person)))
-        }
+        Ok(paired) => match due(&budget, &ctx, &cell, paired).await {
+            Ok(attempt) => Ok(attempt),
+            Err(wait) => return Ok(Action::requeue(wait)),
+        },
         // The status is about to say why it cannot sync: the next reconcile that can, does.
         Err(e) => {
             cell.state.write().await.synced = None;
@@ -175,14 +150,7 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
     };
     let turn = cell.turn.lock().await;
     let (outcome, window, requeue) = match paired {
-        Ok((paired, asked, priority)) => {
-            let attempt = SyncAttempt {
-                paired,
-                asked,
-                priority,
-            };
-            attempt.run(&budget, &ctx, &namespace, &cell).await
-        }
+        Ok(attempt) => attempt.run(&budget, &ctx, &namespace, &cell).await,
         Err((outcome, requeue)) => (outcome, None, requeue),
     };
     let slot = cell.state.read().await;
@@ -197,7 +165,7 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
     let report = SyncReport {
         outcome,
         generation: budget.metadata.generation,
-        mirror: (synced || slot.mirror.server_knowledge > 0).then_some(&slot.mirror),
+        mirror: (synced || slot.mirror.has_read()).then_some(&slot.mirror),
         requests,
         now,
     };
@@ -235,6 +203,47 @@ async fn reconcile(budget: Arc<Budget>, ctx: Arc<Context>) -> Result<Action, Err
             .await;
     }
     Ok(requeue)
+}
+
+/// The sync `paired` makes possible, if one is due now; `Err` is how long until one is. A
+/// person asking again and again is held to the window the Budget allows, with one unchanging
+/// Event: an editor annotating in a loop adds to one Event's count.
+async fn due(
+    budget: &Budget,
+    ctx: &Context,
+    cell: &MirrorCell,
+    paired: Paired,
+) -> Result<SyncAttempt, Duration> {
+    let asked = made_for(budget, &paired);
+    let (last, ages) = {
+        let mut state = cell.state.write().await;
+        state
+            .asked
+            .retain(|at| at.elapsed() < sync_due::ASKED_WINDOW);
+        let ages: Vec<Duration> = state.asked.iter().map(Instant::elapsed).collect();
+        (state.synced.clone(), ages)
+    };
+    let last = last.as_ref().map(|(at, made_for)| (made_for, at.elapsed()));
+    match sync_due::due(last, &asked, paired.interval, &ages) {
+        Due::Now => {}
+        Due::In(wait) => return Err(wait),
+        Due::Held(wait) => {
+            let note = budget_status::asked_too_often(budget.spec.requests_per_hour);
+            ctx.events
+                .publish(budget, false, "SyncAskedTooOften", "Sync", note)
+                .await;
+            return Err(wait);
+        }
+    }
+    let by_person = last.is_some_and(|(before, _)| sync_due::asked_only(before, &asked));
+    if by_person {
+        cell.state.write().await.asked.push(Instant::now());
+    }
+    Ok(SyncAttempt {
+        paired,
+        asked,
+        priority: request_priority::of_sync(by_person),
+    })
 }
 
 /// The Budget's `TokenProtected` condition: whether anyone but the controller and the Budget's

@@ -2,6 +2,7 @@
 
 pub mod approval;
 pub mod approval_gate;
+pub mod attempts_here;
 pub mod authority;
 pub mod authorship;
 pub mod autopilot;
@@ -20,7 +21,6 @@ pub mod transaction;
 pub mod writes_in_flight;
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -85,10 +85,8 @@ pub struct Context {
     pub shutdown: Shutdown,
     /// The retry delays of the objects whose last reconcile failed ([`error_policy`]).
     pub failures: Attempts,
-    /// The plan writes (attempt ids) this process started and has not finished: a lost answer
-    /// of theirs is still in the mirror's memory. An open intent not here was left by an
-    /// earlier run, and is settled by what YNAB says changed since it was decided.
-    pub attempts_here: Arc<std::sync::Mutex<HashSet<String>>>,
+    /// The plan writes this process started and has not finished.
+    pub attempts_here: Arc<attempts_here::AttemptsHere>,
 }
 
 impl Context {

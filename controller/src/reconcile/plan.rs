@@ -159,22 +159,14 @@ async fn advance(
     let Some(destination) = ctx.destination(&namespace, &budget) else {
         return Ok(step::no_destination(budget_name));
     };
-    let (preview, approved) = match grant.edits().cloned() {
-        None => (preview, approved),
-        Some(edits) => match edited(ctx, plan, &budget, &grant, &approved, &edits).await {
-            Ok((preview, approved, summary)) => {
-                grant.edited(approved.hash.clone());
-                if !grant.resumed {
-                    tell_edited(ctx, plan, &grant, &summary, preview.changes.len()).await;
-                }
-                (preview, approved)
-            }
+    let (preview, approved) =
+        match with_edits(ctx, plan, &budget, &mut grant, (preview, approved)).await {
+            Ok(edited) => edited,
             Err(why) => {
                 let request = grant.record.request.as_ref();
                 return Ok(step::edits_refused(next, request, &why));
             }
-        },
-    };
+        };
     let request = grant.record.request.as_ref();
     step::start(
         next,
@@ -182,9 +174,7 @@ async fn advance(
         grant.written_hash(),
         request,
     );
-    let attempts = &ctx.attempts_here;
-    let attempt_id = grant.attempt_id.clone();
-    attempts.lock().expect("attempts lock").insert(attempt_id);
+    ctx.attempts_here.started(&grant.attempt_id);
     grant.spend(ctx, now).await?;
     if grant.decided_by() == WriteDecision::Person && !grant.resumed {
         watch.person_waits();
@@ -198,6 +188,27 @@ async fn advance(
         started_at: &started_at,
         destination,
     };
+    apply(ctx, &operation, &preview, approved, next, version, watch).await
+}
+
+/// Writes the changes of `preview` as `operation`, under the approval `approved`, and once the
+/// operation is over records how it ended: the journal's completion, and the approval used up.
+async fn apply(
+    ctx: &Context,
+    operation: &Operation<'_>,
+    preview: &PlanPreview,
+    approved: Approved,
+    next: &mut CategorizationPlanStatus,
+    version: &mut String,
+    watch: &mut Stopwatch,
+) -> Result<Step, Error> {
+    let Operation {
+        plan,
+        namespace,
+        budget: budget_name,
+        grant,
+        ..
+    } = *operation;
     let changes: Vec<AppliedChange> = preview
         .changes
         .iter()
@@ -218,16 +229,32 @@ async fn advance(
             conclusion: &conclusion,
             at: done,
         };
-        let written = finish(ctx, plan, &namespace, budget_name, &end, next).await?;
+        let written = finish(ctx, plan, namespace, budget_name, &end, next).await?;
         grant.complete(ctx, done, written > 0).await?;
-        let attempts = &ctx.attempts_here;
-        attempts
-            .lock()
-            .expect("attempts lock")
-            .remove(&grant.attempt_id);
+        ctx.attempts_here.finished(&grant.attempt_id);
         watch.lap("finish");
     }
     Ok(concluded)
+}
+
+/// What is written under `grant`: the approved preview, or the proposal as the approver edited
+/// it (the proposer is told what changed); `Err` says why the edits cannot be applied.
+async fn with_edits(
+    ctx: &Context,
+    plan: &CategorizationPlan,
+    budget: &Budget,
+    grant: &mut Grant,
+    (preview, approved): (PlanPreview, Approved),
+) -> Result<(PlanPreview, Approved), EditError> {
+    let Some(edits) = grant.edits().cloned() else {
+        return Ok((preview, approved));
+    };
+    let (preview, approved, summary) = edited(ctx, plan, budget, grant, &approved, &edits).await?;
+    grant.edited(approved.hash.clone());
+    if !grant.resumed {
+        tell_edited(ctx, plan, grant, &summary, preview.changes.len()).await;
+    }
+    Ok((preview, approved))
 }
 
 /// The proposal as the approver edited it, previewed on the Budget's fresh mirror and bound
@@ -292,10 +319,7 @@ async fn settle_cut_off(
         let slot = slot.state.read().await;
         operation::interrupted(&cut.changes, &slot.mirror, &cut.moved_since, &cut.elsewhere)
     };
-    ctx.attempts_here
-        .lock()
-        .expect("attempts lock")
-        .remove(&cut.attempt_id);
+    ctx.attempts_here.finished(&cut.attempt_id);
     let Some(conclusion) = conclusion else {
         approval_gate::complete_in_flight(ctx, namespace, uid, now, false).await?;
         next.intent = None;
@@ -352,11 +376,7 @@ async fn resumable(
             .zip(&their_changes)
             .map(|(o, c)| (o.operation_id.as_str(), o.started_at.as_str(), c.as_slice())),
     );
-    let started_here = ctx
-        .attempts_here
-        .lock()
-        .expect("attempts lock")
-        .contains(&intent.attempt_id);
+    let started_here = ctx.attempts_here.contains(&intent.attempt_id);
     let elsewhere = match intent.knowledge.filter(|_| !started_here) {
         None => BTreeSet::new(),
         Some(knowledge) => match moved_elsewhere(ctx, budget, &changes, knowledge).await {

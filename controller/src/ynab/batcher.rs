@@ -238,22 +238,45 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
         }
         return;
     }
+    // The submissions alone cross the awaits: a job's reply is not `Sync`.
+    let submissions: Vec<&Submission> = jobs.iter().map(|j| &j.submission).collect();
+    let mut plans = decide(&destination, &submissions).await;
+    let mut stops = Stops::decide(submissions.iter().copied(), &mut plans);
+    let sent = send(&destination, &submissions, &plans, &mut stops).await;
+    answer(&destination, jobs, &plans, sent, priority).await;
+}
+
+/// Decides each item of `jobs` on the mirror just read, right before the write: whether it is
+/// written, or how it ends without a request.
+async fn decide(destination: &Destination, jobs: &[&Submission]) -> Vec<Vec<Plan>> {
+    let cell = &destination.mirror;
     let closed_through = destination.closed_through.as_deref();
-    let mut plans: Vec<Vec<Plan>> = {
-        let mut slot = cell.state.write().await;
-        let plans = batch::decide_all(
-            &slot.mirror,
-            closed_through,
-            jobs.iter().map(|j| &j.submission),
-        );
-        // Decided on a read made after their lost answers: those answers are settled.
-        let decided = jobs.iter().flat_map(|j| &j.submission.items);
-        for item in decided {
-            slot.mirror.lost_answers.remove(&item.transaction_id);
-        }
-        plans
-    };
-    let mut stops = Stops::decide(jobs.iter().map(|j| &j.submission), &mut plans);
+    let mut slot = cell.state.write().await;
+    let plans = batch::decide_all(&slot.mirror, closed_through, jobs.iter().copied());
+    // Decided on a read made after their lost answers: those answers are settled.
+    let decided = jobs.iter().flat_map(|j| &j.items);
+    for item in decided {
+        slot.mirror.lost_answers.remove(&item.transaction_id);
+    }
+    plans
+}
+
+/// What the bulk updates of a batch left to answer: the items that failed, by (job, item), and
+/// the transactions of the requests whose answer was lost.
+struct Sent {
+    failed: HashMap<(usize, usize), Outcome>,
+    uncertain: Vec<String>,
+}
+
+/// Sends the items `plans` writes, packed into bulk updates; a chunk whose operation stopped
+/// in an earlier request is not sent.
+async fn send(
+    destination: &Destination,
+    jobs: &[&Submission],
+    plans: &[Vec<Plan>],
+    stops: &mut Stops,
+) -> Sent {
+    let cell = &destination.mirror;
     // Each submission's items to write, as (job, item) keys.
     let groups: Vec<Vec<(usize, usize)>> = plans
         .iter()
@@ -276,7 +299,7 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
     while let Some(mut request) = requests.pop_front() {
         // A chunk whose operation stopped in an earlier request is not sent.
         request.retain(|piece| {
-            let submission = &jobs[piece[0].0].submission;
+            let submission = &jobs[piece[0].0];
             let Some(held) = stops.holds_back(submission) else {
                 return true;
             };
@@ -287,12 +310,11 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
             continue;
         }
         let keys: Vec<(usize, usize)> = request.iter().flatten().copied().collect();
-        let priority =
-            request_priority::of_batch(keys.iter().map(|&(j, _)| jobs[j].submission.priority));
+        let priority = request_priority::of_batch(keys.iter().map(|&(j, _)| jobs[j].priority));
         let items = keys
             .iter()
             .map(|&(j, i)| {
-                let item = &jobs[j].submission.items[i];
+                let item = &jobs[j].items[i];
                 crate::logic::transaction::converge::save_item(&item.transaction_id, &item.target)
             })
             .collect();
@@ -309,7 +331,7 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
             Err(YnabError::OutcomeUnknown { .. }) => {
                 uncertain.extend(
                     keys.iter()
-                        .map(|&(j, i)| jobs[j].submission.items[i].transaction_id.clone()),
+                        .map(|&(j, i)| jobs[j].items[i].transaction_id.clone()),
                 );
                 continue;
             }
@@ -317,8 +339,7 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
         };
         if !error.refuses_content() {
             failed.extend(keys.iter().map(|&k| (k, unanswered(&error))));
-            keys.iter()
-                .for_each(|&(j, _)| stops.stop(&jobs[j].submission));
+            keys.iter().for_each(|&(j, _)| stops.stop(jobs[j]));
             continue;
         }
         // One bad record refuses the whole bulk update: split by submission to find it, so
@@ -337,9 +358,22 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
             ))
         };
         failed.extend(keys.iter().map(|&k| (k, outcome.clone())));
-        keys.iter()
-            .for_each(|&(j, _)| stops.stop(&jobs[j].submission));
+        keys.iter().for_each(|&(j, _)| stops.stop(jobs[j]));
     }
+    Sent { failed, uncertain }
+}
+
+/// Answers every job: an item that failed with its failure, one whose answer was lost with
+/// what a read of YNAB settles (or that it is unsettled), and one written with what landed.
+async fn answer(
+    destination: &Destination,
+    jobs: Vec<Waiting>,
+    plans: &[Vec<Plan>],
+    sent: Sent,
+    priority: Priority,
+) {
+    let cell = &destination.mirror;
+    let Sent { failed, uncertain } = sent;
     // An answer was lost: read YNAB again to learn which writes landed. Until a read settles
     // them, the mirror remembers them (see `Mirror::lost_answers`).
     let settle_error = if uncertain.is_empty() {
@@ -347,7 +381,7 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
     } else {
         let lost = uncertain.iter().map(|id| (id.clone(), false));
         cell.state.write().await.mirror.lost_answers.extend(lost);
-        let settled = sync(&destination, priority).await;
+        let settled = sync(destination, priority).await;
         if settled.is_ok() {
             let mut slot = cell.state.write().await;
             uncertain.iter().for_each(|id| {

@@ -43,7 +43,7 @@ impl MirrorSlot {
     /// Whether this process has synced the mirror with YNAB for plan `plan_id`: a mirror of
     /// another plan (the Budget's `planId` changed) or one never synced says nothing yet.
     pub fn synced_for(&self, plan_id: &str) -> bool {
-        self.mirror.server_knowledge != 0 && self.source.0 == plan_id
+        self.mirror.has_read() && self.source.0 == plan_id
     }
 }
 

@@ -36,7 +36,7 @@ pub async fn sync(
     let since = {
         let slot = cell.state.read().await;
         let mirror = &slot.mirror;
-        let now = (mirror.server_knowledge > 0).then_some(mirror.server_knowledge);
+        let now = mirror.has_read().then_some(mirror.server_knowledge);
         match (now, back_to) {
             (Some(now), Some(back)) if !mirror.remembers(back) => Some(back.min(now)),
             (now, _) => now,

@@ -1,5 +1,8 @@
 //! Unit tests of `logic/approval/policy.rs`.
 
+// Tables of cases read best whole, however long.
+#![allow(clippy::too_many_lines)]
+
 use super::*;
 use crate::api::common::{Amount, CategoryChange};
 use crate::logic::plan::fixtures::{assign, at, mirror, recategorise};

@@ -1,5 +1,8 @@
 //! Unit tests of `logic/approval/powers.rs`.
 
+// Tables of cases read best whole, however long.
+#![allow(clippy::too_many_lines)]
+
 use std::collections::BTreeMap;
 
 use super::*;

@@ -23,40 +23,57 @@ pub fn next(
     if spec.decision.is_some() {
         status.decided_at = previous.decided_at.clone().or(Some(Time(now)));
     }
-    let seen = status.decided_at.as_ref().map(|t| t.0);
+    let (phase, ready, reason, message) = state(spec, previous, status.decided_at.as_ref(), now);
+    // The request has just expired undecided: told once.
+    if reason == EXPIRED && previous.escalated_at.is_none() {
+        status.escalated_at = Some(Time(now));
+        let whom = if spec.escalate_to.is_empty() {
+            "the Budget's owners".to_owned()
+        } else {
+            spec.escalate_to.join(", ")
+        };
+        let expires = spec.expires_at.0;
+        escalation = Some(format!(
+            "No decision before {expires}: nothing was applied. Tell {whom}."
+        ));
+    }
+    let c = conditions::set(
+        &previous.conditions,
+        Observed::new(conditions::READY, ready, reason, message),
+        generation,
+        now,
+    );
+    status.conditions = kstatus::summarize(
+        &c,
+        "ApprovalRequest",
+        kstatus::approval(phase),
+        generation,
+        now,
+    );
+    status.phase = Some(phase);
+    status.observed_generation = generation;
+    (status, escalation)
+}
+
+/// The `Ready` reason of a request nobody decided in time.
+const EXPIRED: &str = "Expired";
+
+/// A request's phase, whether it is at rest, and its `Ready` reason and message.
+type State = (ApprovalPhase, bool, &'static str, String);
+
+/// The state of a request whose decision ledgerops first saw at `decided_at`.
+fn state(
+    spec: &ApprovalRequestSpec,
+    previous: &ApprovalRequestStatus,
+    decided_at: Option<&Time>,
+    now: Timestamp,
+) -> State {
+    if let Some(spent) = spent(previous) {
+        return spent;
+    }
+    let seen = decided_at.map(|t| t.0);
     let expires = spec.expires_at.0;
-    let (phase, ready, reason, message) = match (&spec.decision, previous.phase) {
-        _ if previous
-            .used
-            .as_ref()
-            .is_some_and(|u| u.completed_at.is_some() && !u.written) =>
-        {
-            (
-                ApprovalPhase::Stale,
-                true,
-                "Stale",
-                "Nothing was written under this approval: YNAB or the spec changed between the preview and the write. A new request follows".into(),
-            )
-        }
-        _ if previous
-            .used
-            .as_ref()
-            .is_some_and(|u| u.completed_at.is_some()) =>
-        {
-            (
-                ApprovalPhase::Applied,
-                true,
-                "Applied",
-                format!(
-                    "The approval was spent on write {}; a further change needs a new request",
-                    previous
-                        .used
-                        .as_ref()
-                        .map(|u| u.attempt_id.as_str())
-                        .unwrap_or_default()
-                ),
-            )
-        }
+    match (&spec.decision, previous.phase) {
         (Some(_), _) if previous.issued_for.is_none() => (
             ApprovalPhase::Ignored,
             true,
@@ -109,48 +126,46 @@ pub fn next(
             };
             (phase, true, reason, format!("{} {how} it", d.by))
         }
-        (None, _) if expires <= now => {
-            if previous.escalated_at.is_none() {
-                status.escalated_at = Some(Time(now));
-                let whom = if spec.escalate_to.is_empty() {
-                    "the Budget's owners".to_owned()
-                } else {
-                    spec.escalate_to.join(", ")
-                };
-                escalation = Some(format!(
-                    "No decision before {expires}: nothing was applied. Tell {whom}."
-                ));
-            }
-            (
-                ApprovalPhase::Expired,
-                true,
-                "Expired",
-                format!("Nobody decided before {expires}: nothing is applied"),
-            )
-        }
+        (None, _) if expires <= now => (
+            ApprovalPhase::Expired,
+            true,
+            EXPIRED,
+            format!("Nobody decided before {expires}: nothing is applied"),
+        ),
         (None, _) => (
             ApprovalPhase::Pending,
             false,
             "Pending",
             format!("Waiting for a person to decide before {expires}"),
         ),
-    };
-    let c = conditions::set(
-        &previous.conditions,
-        Observed::new(conditions::READY, ready, reason, message),
-        generation,
-        now,
-    );
-    status.conditions = kstatus::summarize(
-        &c,
-        "ApprovalRequest",
-        kstatus::approval(phase),
-        generation,
-        now,
-    );
-    status.phase = Some(phase);
-    status.observed_generation = generation;
-    (status, escalation)
+    }
+}
+
+/// The state of a request whose approval was spent on a write: applied, or stale when nothing
+/// was written under it.
+fn spent(previous: &ApprovalRequestStatus) -> Option<State> {
+    let used = previous
+        .used
+        .as_ref()
+        .filter(|u| u.completed_at.is_some())?;
+    Some(if used.written {
+        (
+            ApprovalPhase::Applied,
+            true,
+            "Applied",
+            format!(
+                "The approval was spent on write {}; a further change needs a new request",
+                used.attempt_id
+            ),
+        )
+    } else {
+        (
+            ApprovalPhase::Stale,
+            true,
+            "Stale",
+            "Nothing was written under this approval: YNAB or the spec changed between the preview and the write. A new request follows".into(),
+        )
+    })
 }
 
 /// The part of `status` the ApprovalRequest reconciler writes: everything but the approval

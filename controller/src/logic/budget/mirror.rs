@@ -53,7 +53,7 @@ impl Mirror {
         if server_knowledge < self.server_knowledge {
             return changes;
         }
-        if self.server_knowledge == 0 {
+        if !self.has_read() {
             self.history_from = server_knowledge;
         }
         self.server_knowledge = server_knowledge;
@@ -212,9 +212,14 @@ impl Mirror {
             .then(|| self.changed_at.get(id).is_some_and(|&at| at > knowledge))
     }
 
+    /// Whether anything was read into the mirror yet: YNAB's knowledge starts above 0.
+    pub fn has_read(&self) -> bool {
+        self.server_knowledge > 0
+    }
+
     /// Whether [`Mirror::changed_since`] answers for `knowledge`.
     pub fn remembers(&self, knowledge: i64) -> bool {
-        self.server_knowledge > 0 && knowledge >= self.history_from
+        self.has_read() && knowledge >= self.history_from
     }
 
     /// Learns from a delta read back to `since` (older than the mirror's history), answered at

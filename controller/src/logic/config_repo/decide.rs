@@ -73,6 +73,10 @@ pub struct Guard {
     pub max_percent: u8,
 }
 
+/// What the inventory owns, and what lives in the cluster, by kind and name.
+type Owned<'a> = BTreeMap<(RepoKind, &'a str), &'a InventoryEntry>;
+type Living<'a> = BTreeMap<(RepoKind, &'a str), &'a Live>;
+
 /// Decides what `documents` change against the `inventory` of the last applied revision and the
 /// `live` objects; `repository` is this ConfigRepo's Gitea repository, if it has one.
 pub fn decide<'a>(
@@ -82,17 +86,13 @@ pub fn decide<'a>(
     policy: &PrunePolicy,
     owner: &Owner,
 ) -> Result<Changes<'a>, Stop> {
-    let live: BTreeMap<(RepoKind, &str), &Live> = live
+    let live: Living<'_> = live
         .iter()
         .map(|l| ((l.kind, l.name.as_str()), l))
         .collect();
-    let owned: BTreeMap<(RepoKind, &str), &InventoryEntry> = inventory
+    let owned: Owned<'_> = inventory
         .iter()
         .filter_map(|e| Some(((RepoKind::parse(&e.kind)?, e.name.as_str()), e)))
-        .collect();
-    let declared: BTreeSet<(RepoKind, &str)> = documents
-        .iter()
-        .map(|d| (d.kind, d.name.as_str()))
         .collect();
     let mut changes = Changes {
         apply: Vec::new(),
@@ -102,6 +102,34 @@ pub fn decide<'a>(
         waiting: Vec::new(),
         baseline: (0, 0),
     };
+    let conflicts = declared(documents, &owned, &live, owner, &mut changes);
+    if !conflicts.is_empty() {
+        return Err(Stop::Conflicts(conflicts));
+    }
+    let ours = undeclared(documents, &owned, &live, policy, &mut changes);
+    if let Some(guard) = guard(&changes, policy, ours) {
+        return Err(Stop::Guard(guard));
+    }
+    // What stays in force after the revision: a person's confirmation (or the first revision
+    // under the guard) makes it the new baseline. Objects waiting for their write are counted
+    // when they are pruned, not each time they wait.
+    let after = documents.len() + changes.left.len() + changes.waiting.len();
+    changes.baseline = match (policy.confirmed, policy.baseline) {
+        (true, _) | (false, None) => (after, 0),
+        (false, Some(b)) => (b, policy.pruned_since + changes.prune.len()),
+    };
+    Ok(changes)
+}
+
+/// Sorts each declared document into `changes` (applied, or unchanged), or refuses it when its
+/// object is someone else's.
+fn declared<'a>(
+    documents: &'a [Document],
+    owned: &Owned<'_>,
+    live: &Living<'_>,
+    owner: &Owner,
+    changes: &mut Changes<'a>,
+) -> Vec<Refusal> {
     let mut conflicts = Vec::new();
     for d in documents {
         let key = (d.kind, d.name.as_str());
@@ -133,11 +161,24 @@ pub fn decide<'a>(
             },
         }
     }
-    if !conflicts.is_empty() {
-        return Err(Stop::Conflicts(conflicts));
-    }
+    conflicts
+}
+
+/// Sorts each owned object no document declares any more into `changes` (pruned, left, or
+/// waiting for its write); returns how many owned objects still live.
+fn undeclared(
+    documents: &[Document],
+    owned: &Owned<'_>,
+    live: &Living<'_>,
+    policy: &PrunePolicy,
+    changes: &mut Changes<'_>,
+) -> usize {
+    let declared: BTreeSet<(RepoKind, &str)> = documents
+        .iter()
+        .map(|d| (d.kind, d.name.as_str()))
+        .collect();
     let mut ours = 0;
-    for (key, entry) in &owned {
+    for (key, entry) in owned {
         // Gone already, or replaced by someone else's object: nothing to prune, nothing to track.
         let Some(object) = live.get(key) else {
             continue;
@@ -158,39 +199,37 @@ pub fn decide<'a>(
             changes.prune.push((*object).clone());
         }
     }
+    ours
+}
+
+/// The guard that holds `changes` back when they would prune too much of the `ours` owned
+/// objects, unless a person confirmed.
+fn guard(changes: &Changes<'_>, policy: &PrunePolicy, ours: usize) -> Option<Guard> {
     let pruning = changes.prune.len() + changes.waiting.len();
     let baseline = policy.baseline.unwrap_or(ours);
     let too_many = pruning > 0
         && ((policy.pruned_since + pruning) * 100 > usize::from(policy.max_percent) * baseline
             || pruning == ours);
-    if too_many && !policy.confirmed {
-        let would_prune = changes
-            .prune
-            .iter()
-            .map(|l| format!("{}/{}", l.kind.as_str(), l.name))
-            .chain(
-                changes
-                    .waiting
-                    .iter()
-                    .map(|e| format!("{}/{}", e.kind, e.name)),
-            )
-            .collect();
-        return Err(Stop::Guard(Guard {
-            would_prune,
-            baseline,
-            pruned_before: policy.pruned_since,
-            max_percent: policy.max_percent,
-        }));
+    if !too_many || policy.confirmed {
+        return None;
     }
-    // What stays in force after the revision: a person's confirmation (or the first revision
-    // under the guard) makes it the new baseline. Objects waiting for their write are counted
-    // when they are pruned, not each time they wait.
-    let after = documents.len() + changes.left.len() + changes.waiting.len();
-    changes.baseline = match (policy.confirmed, policy.baseline) {
-        (true, _) | (false, None) => (after, 0),
-        (false, Some(b)) => (b, policy.pruned_since + changes.prune.len()),
-    };
-    Ok(changes)
+    let would_prune = changes
+        .prune
+        .iter()
+        .map(|l| format!("{}/{}", l.kind.as_str(), l.name))
+        .chain(
+            changes
+                .waiting
+                .iter()
+                .map(|e| format!("{}/{}", e.kind, e.name)),
+        )
+        .collect();
+    Some(Guard {
+        would_prune,
+        baseline,
+        pruned_before: policy.pruned_since,
+        max_percent: policy.max_percent,
+    })
 }
 
 /// The entry, with the uid of the object it stands for.

@@ -1,5 +1,8 @@
 //! Unit tests of `logic/config_repo/ownership.rs`.
 
+// Tables of cases read best whole, however long.
+#![allow(clippy::too_many_lines)]
+
 use super::*;
 use crate::logic::config_repo::Proposed;
 

@@ -156,32 +156,9 @@ pub fn next(
             baseline,
             demoted,
         } => {
-            next.last_attempted_revision = Some(revision.clone());
-            next.last_applied_revision = Some(revision.clone());
-            next.inventory = inventory.clone();
-            next.prune_baseline = Some(u32::try_from(baseline.0).unwrap_or(u32::MAX));
-            next.pruned_since_baseline = u32::try_from(baseline.1).unwrap_or(u32::MAX);
-            next.demoted = demoted.clone();
-            let authority = match proposes_only {
-                Some(why) => format!("; it proposes only: {why}"),
-                None => "; it governs (declares Budgets, blesses merged rules)".into(),
-            };
-            let still = if demoted.is_empty() {
-                String::new()
-            } else {
-                let names: Vec<String> = demoted.iter().map(|d| d.name.clone()).collect();
-                format!(
-                    "; demoted by a person's override, applied without the merge's blessing until a changed rule is merged (or an approver blesses it): {}",
-                    listed(&names, ", ")
-                )
-            };
-            let message = format!(
-                "revision {revision} is applied: {} object(s) from the repository{authority}{still}",
-                inventory.len()
-            );
-            (
-                RepoPhase::Ready,
-                Observed::new(READY, true, "Applied", message),
+            let authority = proposes_only.as_deref();
+            applied(
+                &mut next, revision, inventory, authority, *baseline, demoted,
             )
         }
     };
@@ -190,6 +167,45 @@ pub fn next(
     let c = conditions::set(&previous.conditions, ready, generation, now);
     next.conditions = kstatus::summarize(&c, "ConfigRepo", health, generation, now);
     next
+}
+
+/// Records in `next` the `revision` an [`Outcome::Applied`] applied (its fields are the others),
+/// and returns its phase and `Ready` condition.
+fn applied(
+    next: &mut ConfigRepoStatus,
+    revision: &str,
+    inventory: &[InventoryEntry],
+    proposes_only: Option<&str>,
+    baseline: (usize, usize),
+    demoted: &[DemotedRule],
+) -> (RepoPhase, Observed) {
+    next.last_attempted_revision = Some(revision.to_owned());
+    next.last_applied_revision = Some(revision.to_owned());
+    next.inventory = inventory.to_vec();
+    next.prune_baseline = Some(u32::try_from(baseline.0).unwrap_or(u32::MAX));
+    next.pruned_since_baseline = u32::try_from(baseline.1).unwrap_or(u32::MAX);
+    next.demoted = demoted.to_vec();
+    let authority = match proposes_only {
+        Some(why) => format!("; it proposes only: {why}"),
+        None => "; it governs (declares Budgets, blesses merged rules)".into(),
+    };
+    let still = if demoted.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = demoted.iter().map(|d| d.name.clone()).collect();
+        format!(
+            "; demoted by a person's override, applied without the merge's blessing until a changed rule is merged (or an approver blesses it): {}",
+            listed(&names, ", ")
+        )
+    };
+    let message = format!(
+        "revision {revision} is applied: {} object(s) from the repository{authority}{still}",
+        inventory.len()
+    );
+    (
+        RepoPhase::Ready,
+        Observed::new(READY, true, "Applied", message),
+    )
 }
 
 /// What a deleted ConfigRepo `name` leaves behind: its objects stay, and are nobody's to change.

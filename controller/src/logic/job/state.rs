@@ -107,88 +107,18 @@ pub fn next_state(
     event: &JobEvent,
 ) -> Result<Transition, InvalidTransition> {
     let Some(current) = state else {
-        return match &event.kind {
-            EventKind::CommandReceived {
-                text,
-                truncated_from,
-                author,
-                sequence,
-                generation,
-            } => {
-                let mut s = JobState {
-                    phase: JobPhase::Received,
-                    text: text.clone(),
-                    truncated_from: *truncated_from,
-                    author: author.clone(),
-                    sequence: *sequence,
-                    generation: *generation,
-                    command: None,
-                    stage: "checking permission".into(),
-                    reason: "Received".into(),
-                    error: None,
-                    last_error: None,
-                    permission: None,
-                    result: None,
-                    status_comment_id: None,
-                    comment_hash: None,
-                    branch: None,
-                    pull_request_url: None,
-                    cleanup: None,
-                    applied_events: Vec::new(),
-                    received_at: event.at,
-                    started_at: None,
-                    finished_at: None,
-                    conditions: Vec::new(),
-                };
-                s.conditions = ready(&s, Status::False, "Received", event.at);
-                Ok(applied(s, event, vec![Effect::Authorize]))
-            }
-            _ => Err(invalid("absent", event)),
-        };
+        return received(event);
     };
     if current.applied_events.contains(&event.id) {
         return Ok(unchanged(current));
     }
     if let EventKind::ErrorObserved { error } = &event.kind {
-        let error = truncate(error, MAX_ERROR);
-        if current
-            .last_error
-            .as_ref()
-            .is_some_and(|(e, _)| *e == error)
-        {
-            return Ok(unchanged(current));
-        }
-        let mut s = current.clone();
-        s.last_error = Some((error, event.at));
-        return Ok(Transition {
-            state: s,
-            effects: vec![],
-            changed: true,
-        });
+        return Ok(error_observed(current, error, event.at));
     }
     let mut s = current.clone();
     let effects = match (&current.phase, &event.kind) {
         (JobPhase::Received, EventKind::PermissionGranted { permission }) => {
-            s.permission = Some(permission.clone());
-            let parsed = match current.truncated_from {
-                Some(length) => Err(too_long(length)),
-                None => command::parse(&current.text)
-                    .map_err(|e| ("InvalidCommand", format!("{e}\n\n{HELP}"))),
-            };
-            match parsed {
-                Ok(cmd) => {
-                    s.phase = JobPhase::Queued;
-                    s.stage = "waiting for its turn".into();
-                    s.reason = "Queued".into();
-                    s.command = Some(cmd);
-                    s.conditions = ready(&s, Status::False, "Queued", event.at);
-                    vec![Effect::Execute, Effect::ReconcileComment]
-                }
-                Err((reason, error)) => {
-                    finish(&mut s, JobPhase::Rejected, reason, error, event.at);
-                    vec![Effect::ReconcileComment]
-                }
-            }
+            permitted(current, &mut s, permission, event.at)
         }
         (JobPhase::Received, EventKind::PermissionDenied { permission }) => {
             s.permission = Some(permission.clone());
@@ -202,14 +132,7 @@ pub fn next_state(
             );
             vec![Effect::ReconcileComment]
         }
-        (JobPhase::Queued, EventKind::JobStarted) => {
-            s.phase = JobPhase::Running;
-            s.stage = "starting".into();
-            s.reason = "Running".into();
-            s.started_at = Some(event.at);
-            s.conditions = ready(&s, Status::False, "Running", event.at);
-            vec![Effect::ReconcileComment]
-        }
+        (JobPhase::Queued, EventKind::JobStarted) => started(&mut s, event.at),
         (JobPhase::Running, EventKind::JobProgress { stage }) => {
             s.stage = stage.clone();
             vec![Effect::ReconcileComment]
@@ -223,13 +146,7 @@ pub fn next_state(
             vec![]
         }
         (JobPhase::Running, EventKind::JobCompleted { result }) => {
-            s.phase = JobPhase::Succeeded;
-            s.stage = "completed".into();
-            s.reason = "Succeeded".into();
-            s.result = Some(result.clone());
-            s.finished_at = Some(event.at);
-            s.conditions = ready(&s, Status::True, "Succeeded", event.at);
-            vec![Effect::ReconcileComment]
+            completed(&mut s, result, event.at)
         }
         (JobPhase::Running, EventKind::JobRejected { reason }) => {
             finish(
@@ -245,25 +162,7 @@ pub fn next_state(
             finish(&mut s, JobPhase::Failed, "Failed", error.clone(), event.at);
             vec![Effect::ReconcileComment]
         }
-        (JobPhase::Running, EventKind::ServiceRestarted) => {
-            let error = format!(
-                "ledgerops restarted while this command was running (stage: {}); it was not run again. Check its effects, then send the command again if needed.",
-                current.stage
-            );
-            finish(&mut s, JobPhase::Failed, "Interrupted", error, event.at);
-            s.conditions = conditions::set(
-                &s.conditions,
-                Observed::new(
-                    "Interrupted",
-                    true,
-                    "ServiceRestarted",
-                    "ledgerops restarted while the command ran; it is never replayed",
-                ),
-                s.generation,
-                event.at,
-            );
-            vec![Effect::ReconcileComment]
-        }
+        (JobPhase::Running, EventKind::ServiceRestarted) => interrupted(&mut s, event.at),
         (
             JobPhase::Received | JobPhase::Queued | JobPhase::Running,
             EventKind::AuthorizationFailed { refusal, error },
@@ -304,6 +203,135 @@ pub fn next_state(
         (phase, _) => return Err(invalid(&format!("{phase:?}"), event)),
     };
     Ok(applied(s, event, effects))
+}
+
+/// An error seen while the job runs, kept as its last (once: the same error again changes
+/// nothing).
+fn error_observed(current: &JobState, error: &str, at: Timestamp) -> Transition {
+    let error = truncate(error, MAX_ERROR);
+    if current
+        .last_error
+        .as_ref()
+        .is_some_and(|(e, _)| *e == error)
+    {
+        return unchanged(current);
+    }
+    let mut s = current.clone();
+    s.last_error = Some((error, at));
+    Transition {
+        state: s,
+        effects: vec![],
+        changed: true,
+    }
+}
+
+/// A queued job that starts running.
+fn started(s: &mut JobState, at: Timestamp) -> Vec<Effect> {
+    s.phase = JobPhase::Running;
+    s.stage = "starting".into();
+    s.reason = "Running".into();
+    s.started_at = Some(at);
+    s.conditions = ready(s, Status::False, "Running", at);
+    vec![Effect::ReconcileComment]
+}
+
+/// A running job that finished with `result`.
+fn completed(s: &mut JobState, result: &str, at: Timestamp) -> Vec<Effect> {
+    s.phase = JobPhase::Succeeded;
+    s.stage = "completed".into();
+    s.reason = "Succeeded".into();
+    s.result = Some(result.to_owned());
+    s.finished_at = Some(at);
+    s.conditions = ready(s, Status::True, "Succeeded", at);
+    vec![Effect::ReconcileComment]
+}
+
+/// A new job, from the command that creates it; any other event cannot apply to no job.
+fn received(event: &JobEvent) -> Result<Transition, InvalidTransition> {
+    match &event.kind {
+        EventKind::CommandReceived {
+            text,
+            truncated_from,
+            author,
+            sequence,
+            generation,
+        } => {
+            let mut s = JobState {
+                phase: JobPhase::Received,
+                text: text.clone(),
+                truncated_from: *truncated_from,
+                author: author.clone(),
+                sequence: *sequence,
+                generation: *generation,
+                command: None,
+                stage: "checking permission".into(),
+                reason: "Received".into(),
+                error: None,
+                last_error: None,
+                permission: None,
+                result: None,
+                status_comment_id: None,
+                comment_hash: None,
+                branch: None,
+                pull_request_url: None,
+                cleanup: None,
+                applied_events: Vec::new(),
+                received_at: event.at,
+                started_at: None,
+                finished_at: None,
+                conditions: Vec::new(),
+            };
+            s.conditions = ready(&s, Status::False, "Received", event.at);
+            Ok(applied(s, event, vec![Effect::Authorize]))
+        }
+        _ => Err(invalid("absent", event)),
+    }
+}
+
+/// A received command whose author may run it: queued, or rejected when it does not parse.
+fn permitted(current: &JobState, s: &mut JobState, permission: &str, at: Timestamp) -> Vec<Effect> {
+    s.permission = Some(permission.to_owned());
+    let parsed = match current.truncated_from {
+        Some(length) => Err(too_long(length)),
+        None => {
+            command::parse(&current.text).map_err(|e| ("InvalidCommand", format!("{e}\n\n{HELP}")))
+        }
+    };
+    match parsed {
+        Ok(cmd) => {
+            s.phase = JobPhase::Queued;
+            s.stage = "waiting for its turn".into();
+            s.reason = "Queued".into();
+            s.command = Some(cmd);
+            s.conditions = ready(s, Status::False, "Queued", at);
+            vec![Effect::Execute, Effect::ReconcileComment]
+        }
+        Err((reason, error)) => {
+            finish(s, JobPhase::Rejected, reason, error, at);
+            vec![Effect::ReconcileComment]
+        }
+    }
+}
+
+/// A running job when ledgerops restarted: failed, never run again.
+fn interrupted(s: &mut JobState, at: Timestamp) -> Vec<Effect> {
+    let error = format!(
+        "ledgerops restarted while this command was running (stage: {}); it was not run again. Check its effects, then send the command again if needed.",
+        s.stage
+    );
+    finish(s, JobPhase::Failed, "Interrupted", error, at);
+    s.conditions = conditions::set(
+        &s.conditions,
+        Observed::new(
+            "Interrupted",
+            true,
+            "ServiceRestarted",
+            "ledgerops restarted while the command ran; it is never replayed",
+        ),
+        s.generation,
+        at,
+    );
+    vec![Effect::ReconcileComment]
 }
 
 /// Why a command cut at [`super::webhook::MAX_COMMAND`] bytes is refused.

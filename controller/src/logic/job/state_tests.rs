@@ -1,6 +1,9 @@
 //! Table tests of `next_state`: every legal transition, a set of invalid ones, de-duplication,
 //! determinism and immutability of the input.
 
+// Tables of cases read best whole, however long.
+#![allow(clippy::too_many_lines)]
+
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 

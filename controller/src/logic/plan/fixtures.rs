@@ -1,5 +1,8 @@
 //! A small plan shaped like the demo budget, shared by the plan and policy tests.
 
+// A fixture is data: it reads best whole.
+#![allow(clippy::too_many_lines)]
+
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 

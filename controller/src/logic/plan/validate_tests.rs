@@ -1,5 +1,8 @@
 //! Unit tests of `logic/plan/validate.rs`.
 
+// Tables of cases read best whole, however long.
+#![allow(clippy::too_many_lines)]
+
 use super::*;
 use crate::logic::plan::fixtures::{assign, at, mirror};
 use crate::ynab_model::ClearedStatus;

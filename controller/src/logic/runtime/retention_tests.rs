@@ -1,5 +1,8 @@
 //! Table tests of what is deleted and when.
 
+// Tables of cases read best whole, however long.
+#![allow(clippy::too_many_lines)]
+
 use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, OwnerReference, Time};

@@ -1,5 +1,8 @@
 //! Unit tests of `logic/transaction/converge.rs`.
 
+// Tables of cases read best whole, however long.
+#![allow(clippy::too_many_lines)]
+
 use serde_json::json;
 
 use super::*;

@@ -71,67 +71,18 @@ pub fn apply(
     {
         return;
     }
-    let (phase, converged, ready_reason, ready_message) = match verdict {
-        Verdict::Pending(m) | Verdict::Unsynced(m) => (
-            TransactionPhase::Pending,
-            Observed::new(CONVERGED, false, "Pending", m),
-            "Pending",
-            m,
-        ),
-        Verdict::Invalid(m) => (
-            TransactionPhase::Invalid,
-            Observed::new(CONVERGED, false, "Invalid", m),
-            "Invalid",
-            m,
-        ),
-        Verdict::Blocked { reason, message } => (
-            TransactionPhase::Blocked,
-            Observed::new(CONVERGED, false, *reason, message),
-            *reason,
-            message,
-        ),
-        Verdict::Diverged(m) => (
-            TransactionPhase::Diverged,
-            Observed::new(CONVERGED, false, "Diverged", m),
-            "Diverged",
-            m,
-        ),
-        Verdict::WouldWrite(m) => (
-            TransactionPhase::WouldWrite,
-            Observed::new(CONVERGED, false, "WritesDisabled", m),
-            "WritesDisabled",
-            m,
-        ),
-        Verdict::AwaitingApproval(m) => (
-            TransactionPhase::AwaitingApproval,
-            Observed::new(CONVERGED, false, "AwaitingApproval", m),
-            "AwaitingApproval",
-            m,
-        ),
-        Verdict::Writing(m) => (
-            TransactionPhase::Writing,
-            Observed::new(CONVERGED, false, "Writing", m),
-            "Writing",
-            m,
-        ),
-        Verdict::Interrupted(m) => (
-            TransactionPhase::Interrupted,
-            Observed::new(CONVERGED, false, "Interrupted", m),
-            "Interrupted",
-            m,
-        ),
-        Verdict::Converged { reason, message } => (
-            TransactionPhase::Converged,
-            Observed::new(CONVERGED, true, *reason, message),
-            *reason,
-            message,
-        ),
-    };
+    let (phase, ready_reason, ready_message) = parts(verdict);
+    let converged = Observed::new(
+        CONVERGED,
+        phase == TransactionPhase::Converged,
+        ready_reason,
+        ready_message,
+    );
     let ready = Observed::new(
         READY,
         phase == TransactionPhase::Converged,
         ready_reason,
-        ready_message.clone(),
+        ready_message,
     );
     let valid = match verdict {
         Verdict::Invalid(m) => Observed::new(VALID, false, "Invalid", m),
@@ -178,6 +129,22 @@ pub fn apply(
     );
     status.phase = Some(phase);
     status.observed_generation = generation;
+}
+
+/// The phase a verdict puts the Transaction in, with the reason and message its `Converged`
+/// and `Ready` conditions give.
+fn parts(verdict: &Verdict) -> (TransactionPhase, &'static str, &String) {
+    match verdict {
+        Verdict::Pending(m) | Verdict::Unsynced(m) => (TransactionPhase::Pending, "Pending", m),
+        Verdict::Invalid(m) => (TransactionPhase::Invalid, "Invalid", m),
+        Verdict::Blocked { reason, message } => (TransactionPhase::Blocked, *reason, message),
+        Verdict::Diverged(m) => (TransactionPhase::Diverged, "Diverged", m),
+        Verdict::WouldWrite(m) => (TransactionPhase::WouldWrite, "WritesDisabled", m),
+        Verdict::AwaitingApproval(m) => (TransactionPhase::AwaitingApproval, "AwaitingApproval", m),
+        Verdict::Writing(m) => (TransactionPhase::Writing, "Writing", m),
+        Verdict::Interrupted(m) => (TransactionPhase::Interrupted, "Interrupted", m),
+        Verdict::Converged { reason, message } => (TransactionPhase::Converged, *reason, message),
+    }
 }
 
 #[cfg(test)]

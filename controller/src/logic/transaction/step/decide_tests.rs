@@ -1,5 +1,8 @@
 //! Unit tests of `logic/transaction/step/decide.rs`.
 
+// Tables of cases read best whole, however long.
+#![allow(clippy::too_many_lines)]
+
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::super::fixtures::{at, category, seen};

@@ -1,5 +1,8 @@
 //! Unit tests of `logic/transaction/step/write.rs`.
 
+// Tables of cases read best whole, however long.
+#![allow(clippy::too_many_lines)]
+
 use serde_json::json;
 
 use super::super::fixtures::{at, category, seen};
