@@ -8,7 +8,7 @@ use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams, Patch, PatchParams};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::{Budget, BudgetPhase};
-use ledgerops::api::plan::PlanPhase;
+use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{PATCH, Scenario, category, demo_with_uncategorised, load_id};
@@ -36,6 +36,67 @@ async fn world_of(prefix: &str, fixture: Fixture) -> (ControlPlane, Scenario, Le
         .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
     (plane, s, ledgerops)
+}
+
+/// Kills `ledgerops` while the plan `bulk`'s answer is held, puts the seventh load in category
+/// `to` (an id, or null) as a person would meanwhile, and starts the controller again: the plan
+/// once it is PartiallyApplied, nothing written again, and the restarted controller.
+async fn crash_then_edit_seventh(
+    plane: &ControlPlane,
+    s: &Scenario,
+    ledgerops: Ledgerops,
+    to: serde_json::Value,
+) -> (CategorizationPlan, Ledgerops) {
+    drop(ledgerops);
+    let edit = json!({ "category_id": to });
+    s.sim
+        .control()
+        .edit(demo::PLAN_ID, RecordKind::Transaction, &load_id(7), &edit)
+        .await
+        .unwrap();
+    let restarted = Ledgerops::start(plane).await;
+    let partial = s.wait_plan("bulk", PlanPhase::PartiallyApplied).await;
+    assert_eq!(s.requests(PATCH).await, 1, "nothing is written again");
+    (partial, restarted)
+}
+
+/// Waits until every Transaction is Converged or Diverged.
+async fn every_transaction_settled(s: &Scenario) {
+    eventually(
+        "every transaction settled",
+        Duration::from_secs(60),
+        async || {
+            s.transaction_phases().await.iter().all(|p| {
+                matches!(
+                    p,
+                    Some(TransactionPhase::Converged | TransactionPhase::Diverged)
+                )
+            })
+        },
+    )
+    .await;
+}
+
+/// The N loads, the seventh of them in Restaurants.
+fn seventh_in_restaurants() -> Fixture {
+    let mut fixture = demo_with_uncategorised(N);
+    let seventh = fixture.plans[0]
+        .transactions
+        .iter_mut()
+        .find(|t| t.summary.id == load_id(7))
+        .expect("load 7");
+    seventh.summary.category_id = Some(category("Restaurants"));
+    fixture
+}
+
+/// Nothing was written again, and the seventh load is back in Restaurants, as a person put it.
+async fn the_undo_stands(s: &Scenario) {
+    assert_eq!(s.requests(PATCH).await, 1, "nothing is written again");
+    assert_eq!(
+        s.ynab_category(&load_id(7)).await,
+        Some(category("Restaurants")),
+        "the undo stands"
+    );
 }
 
 /// The plan `bulk` moves all N transactions to Transport; its bulk update lands in YNAB and its
@@ -76,19 +137,7 @@ async fn a_write_that_landed_before_a_crash_is_adopted_not_repeated() {
         .unwrap();
     let _restarted = Ledgerops::start(&plane).await;
 
-    eventually(
-        "every transaction settled",
-        Duration::from_secs(60),
-        async || {
-            s.transaction_phases().await.iter().all(|p| {
-                matches!(
-                    p,
-                    Some(TransactionPhase::Converged | TransactionPhase::Diverged)
-                )
-            })
-        },
-    )
-    .await;
+    every_transaction_settled(&s).await;
     assert_eq!(
         s.requests(PATCH).await,
         1,
@@ -233,17 +282,8 @@ async fn a_plan_killed_after_its_write_landed_keeps_its_journal_when_ynab_is_edi
     let (plane, s, ledgerops) = world("crashjournal").await;
     bulk_plan_landed_unanswered(&s).await;
     // kill -9 before the answer came back; meanwhile someone moves one of the written records.
-    drop(ledgerops);
-    let edit = json!({"category_id": category("Restaurants")});
-    s.sim
-        .control()
-        .edit(demo::PLAN_ID, RecordKind::Transaction, &load_id(7), &edit)
-        .await
-        .unwrap();
-    let _restarted = Ledgerops::start(&plane).await;
-
-    let partial = s.wait_plan("bulk", PlanPhase::PartiallyApplied).await;
-    assert_eq!(s.requests(PATCH).await, 1, "nothing is written again");
+    let restaurants = json!(category("Restaurants"));
+    let (partial, _restarted) = crash_then_edit_seventh(&plane, &s, ledgerops, restaurants).await;
     assert_eq!(
         s.ynab_category(&load_id(7)).await,
         Some(category("Restaurants")),
@@ -290,17 +330,7 @@ async fn a_plan_killed_after_its_write_landed_keeps_its_journal_when_ynab_is_edi
 async fn a_plan_write_undone_by_a_person_during_a_crash_is_not_sent_again() {
     let (plane, s, ledgerops) = world("crashundo").await;
     bulk_plan_landed_unanswered(&s).await;
-    drop(ledgerops);
-    let undo = json!({"category_id": null});
-    s.sim
-        .control()
-        .edit(demo::PLAN_ID, RecordKind::Transaction, &load_id(7), &undo)
-        .await
-        .unwrap();
-    let _restarted = Ledgerops::start(&plane).await;
-
-    let partial = s.wait_plan("bulk", PlanPhase::PartiallyApplied).await;
-    assert_eq!(s.requests(PATCH).await, 1, "nothing is written again");
+    let (partial, _restarted) = crash_then_edit_seventh(&plane, &s, ledgerops, json!(null)).await;
     assert_eq!(
         s.ynab_category(&load_id(7)).await,
         None,
@@ -318,14 +348,7 @@ async fn a_plan_write_undone_by_a_person_during_a_crash_is_not_sent_again() {
 /// one is reported as changed, not written over.
 #[tokio::test]
 async fn a_transaction_write_undone_by_a_person_during_a_crash_is_not_sent_again() {
-    let mut fixture = demo_with_uncategorised(N);
-    let restaurants = category("Restaurants");
-    let seventh = fixture.plans[0]
-        .transactions
-        .iter_mut()
-        .find(|t| t.summary.id == load_id(7))
-        .expect("load 7");
-    seventh.summary.category_id = Some(restaurants.clone());
+    let fixture = seventh_in_restaurants();
     let (plane, s, ledgerops) = world_of("crashtxundo", fixture).await;
     s.hold_next_patch().await;
     s.create_loads(N, "Groceries").await;
@@ -336,38 +359,11 @@ async fn a_transaction_write_undone_by_a_person_during_a_crash_is_not_sent_again
         Some(category("Groceries"))
     );
     drop(ledgerops);
-    let put_back = json!({"category_id": restaurants});
-    s.sim
-        .control()
-        .edit(
-            demo::PLAN_ID,
-            RecordKind::Transaction,
-            &load_id(7),
-            &put_back,
-        )
-        .await
-        .unwrap();
+    s.recategorise_in_ynab(&load_id(7), "Restaurants").await;
     let _restarted = Ledgerops::start(&plane).await;
 
-    eventually(
-        "every transaction settled",
-        Duration::from_secs(60),
-        async || {
-            s.transaction_phases().await.iter().all(|p| {
-                matches!(
-                    p,
-                    Some(TransactionPhase::Converged | TransactionPhase::Diverged)
-                )
-            })
-        },
-    )
-    .await;
-    assert_eq!(s.requests(PATCH).await, 1, "nothing is written again");
-    assert_eq!(
-        s.ynab_category(&load_id(7)).await,
-        Some(category("Restaurants")),
-        "the undo stands"
-    );
+    every_transaction_settled(&s).await;
+    the_undo_stands(&s).await;
     let diverged = s
         .api::<Transaction>()
         .list(&ListParams::default())
@@ -387,14 +383,7 @@ async fn a_transaction_write_undone_by_a_person_during_a_crash_is_not_sent_again
 /// reported as changed, not written again.
 #[tokio::test]
 async fn a_lost_answer_left_unsettled_at_a_crash_is_not_sent_again_over_an_undo() {
-    let mut fixture = demo_with_uncategorised(N);
-    let restaurants = category("Restaurants");
-    let seventh = fixture.plans[0]
-        .transactions
-        .iter_mut()
-        .find(|t| t.summary.id == load_id(7))
-        .expect("load 7");
-    seventh.summary.category_id = Some(restaurants.clone());
+    let fixture = seventh_in_restaurants();
     let (plane, s, ledgerops) = world_of("crashunsettled", fixture).await;
     s.hold_next_patch_for(Duration::from_secs(3)).await;
     s.create_loads(N, "Groceries").await;
@@ -415,29 +404,14 @@ async fn a_lost_answer_left_unsettled_at_a_crash_is_not_sent_again_over_an_undo(
         .await;
     drop(ledgerops);
     s.sim.control().clear_faults().await.unwrap();
-    let put_back = json!({"category_id": restaurants});
-    s.sim
-        .control()
-        .edit(
-            demo::PLAN_ID,
-            RecordKind::Transaction,
-            &load_id(7),
-            &put_back,
-        )
-        .await
-        .unwrap();
+    s.recategorise_in_ynab(&load_id(7), "Restaurants").await;
     let _restarted = Ledgerops::start(&plane).await;
 
     s.wait_transaction(&load_id(7), TransactionPhase::Diverged)
         .await;
     s.wait_transaction(&load_id(0), TransactionPhase::Converged)
         .await;
-    assert_eq!(s.requests(PATCH).await, 1, "nothing is written again");
-    assert_eq!(
-        s.ynab_category(&load_id(7)).await,
-        Some(category("Restaurants")),
-        "the undo stands"
-    );
+    the_undo_stands(&s).await;
 }
 
 /// The hour's request budget holds across processes: a controller killed after sending some of

@@ -120,18 +120,23 @@ fn an_interrupted_operation_keeps_what_landed_and_leaves_edits_alone() {
     );
 }
 
-#[test]
-fn an_interrupted_operation_never_starts_over_what_moved_since_it_was_decided() {
-    use crate::logic::plan::fixtures::{mirror, recategorise};
+/// A journal that moved tx-048 to Groceries and tx-049 to Transport, both from nothing.
+fn groceries_and_transport() -> [AppliedChange; 2] {
     let change = |tx: &str, to: &str| AppliedChange {
         transaction_id: tx.into(),
         from_category_id: None,
         to_category_id: Some(to.into()),
     };
-    let journal = [
+    [
         change("tx-048", "cat-groceries"),
         change("tx-049", "cat-transport"),
-    ];
+    ]
+}
+
+#[test]
+fn an_interrupted_operation_never_starts_over_what_moved_since_it_was_decided() {
+    use crate::logic::plan::fixtures::{mirror, recategorise};
+    let journal = groceries_and_transport();
     let none = std::collections::BTreeSet::new();
     let mut m = mirror();
     // Nothing shows the write, and tx-049 moved to a third category before it was decided
@@ -159,15 +164,7 @@ fn an_interrupted_operation_never_starts_over_what_moved_since_it_was_decided() 
 #[test]
 fn what_moved_elsewhere_since_a_decision_is_read_from_the_mirrors_history() {
     use crate::logic::plan::fixtures::{mirror, recategorise};
-    let change = |tx: &str, to: &str| AppliedChange {
-        transaction_id: tx.into(),
-        from_category_id: None,
-        to_category_id: Some(to.into()),
-    };
-    let journal = [
-        change("tx-048", "cat-groceries"),
-        change("tx-049", "cat-transport"),
-    ];
+    let journal = groceries_and_transport();
     let mut m = mirror();
     let decided = m.server_knowledge;
     assert_eq!(
