@@ -417,7 +417,7 @@ async fn a_lost_answer_left_unsettled_is_not_sent_again_over_an_edit_made_since(
     rig.sim.control().inject_status(&unreadable).await.unwrap();
     let outcome = first.await.unwrap().remove(0).unwrap().remove(0);
     assert!(
-        matches!(&outcome, Outcome::NotLanded(why) if why.contains("re-reading failed")),
+        matches!(&outcome, Outcome::Unsettled(why) if why.contains("re-reading failed")),
         "{outcome:?}"
     );
     assert_eq!(
