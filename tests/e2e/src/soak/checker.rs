@@ -239,7 +239,14 @@ impl<'h> Writes<'h> {
         }
         if allocation(before) != allocation(&touch.after) {
             self.clobbered(write, earlier, out);
-            self.covered(write, before, out);
+            // A person's edit after the controller's last read is a race: the write is held to
+            // the state that read showed, which is what was decided and approved.
+            let read = earlier
+                .iter()
+                .find(|c| c.knowledge > write.seen)
+                .and_then(|c| c.touch.before.as_ref())
+                .unwrap_or(before);
+            self.covered(write, read, out);
         }
         for (name, read) in UNDECLARED_FIELDS {
             if read(before) != read(&touch.after) {

@@ -251,6 +251,27 @@ fn an_edit_that_landed_between_the_read_and_the_write_is_not_blamed() {
     assert_eq!(verdict.races, 1);
 }
 
+/// The soak at 2967d11: a batch decided on one read sent three bulk updates; a person's edit
+/// landed between the read and the third. The approval was of the state the read showed.
+#[test]
+fn a_raced_write_is_held_to_the_approval_of_what_the_controller_read() {
+    let mut j = Journal::default();
+    j.read();
+    j.edit(None, Some("dining"));
+    j.write(Some("dining"), Some("groceries"));
+    let mut h = history(
+        j,
+        vec![intent("CategorizationPlan/p", 0, "groceries")],
+        vec![p_approved()],
+        false,
+    );
+    // The operation journal records the change as previewed: from what the read showed.
+    h.journaled[0].from = None;
+    let verdict = check(&h);
+    assert_eq!(verdict.violations, []);
+    assert_eq!(verdict.races, 1);
+}
+
 #[test]
 fn a_newer_intent_may_overwrite_an_edit() {
     let mut j = Journal::default();
