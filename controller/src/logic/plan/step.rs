@@ -150,8 +150,17 @@ pub fn resumes(resume: Option<Resume>, hash: &str) -> (Option<Resume>, Option<Re
 /// do, or a person's rejection of this very preview, which stands even if its request was
 /// deleted since.
 pub fn previewed(status: &mut CategorizationPlanStatus, preview: &PlanPreview) -> Option<Step> {
-    status.intent = None;
-    status.progress = None;
+    // A write resumed on this very preview keeps its intent until its outcome is known: a
+    // reconcile that stops before it goes out again (the gate waits, the Budget holds writes
+    // back) must not forget a write that may have landed.
+    let resumed = status
+        .intent
+        .as_ref()
+        .is_some_and(|i| i.target_hash == preview.hash);
+    if !resumed {
+        status.intent = None;
+        status.progress = None;
+    }
     status.preview = Some(preview.clone().into());
     if preview.nothing_to_do() {
         return Some(Step::on_change(PlanVerdict::NothingToDo));

@@ -203,6 +203,23 @@ fn what_stops_a_preview_before_anyone_is_asked() {
             "{what}"
         );
     }
+    // A write resumed on this very preview keeps its intent and progress, whatever stops the
+    // reconcile before it goes out again.
+    let intent = WriteIntent {
+        attempt_id: "op".into(),
+        target_hash: some.hash.clone(),
+        from_hash: None,
+        knowledge: Some(40),
+        started_at: Time(at(0)),
+    };
+    let mut status = CategorizationPlanStatus {
+        intent: Some(intent.clone()),
+        progress: Some(Progress::default()),
+        ..CategorizationPlanStatus::default()
+    };
+    assert_eq!(previewed(&mut status, &some), None);
+    assert_eq!(status.intent, Some(intent));
+    assert_eq!(status.progress, Some(Progress::default()));
 }
 
 #[test]

@@ -4,10 +4,9 @@
 //! the Budget's namespace cannot read the token at all.
 
 use k8s_openapi::api::core::v1::Secret;
-use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::Client;
-use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::logic::status::conditions;
 use ledgerops_e2e::attacker::{attacker, automation, owner};
@@ -150,17 +149,15 @@ async fn the_budget_names_who_besides_its_owners_may_read_its_token() {
     assert!(!exposed.message.contains("alice"), "{}", exposed.message);
     // A warning, not a refusal: the Budget syncs.
     s.wait_budget("beside", BudgetPhase::Ready).await;
-    let events = s.api::<Event>().list(&ListParams::default()).await.unwrap();
-    let warned = events.items.iter().any(|e| {
-        e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some("beside")
-            && e.type_.as_deref() == Some("Warning")
-            && e.reason.as_deref() == Some("ReadableByOthers")
-            && e.note.as_deref().is_some_and(|n| n.contains("automation"))
-    });
+    // The Event follows the status that carries the condition: waited for, not listed at once.
+    let warning = s.wait_event("ReadableByOthers", Some("beside")).await;
+    assert_eq!(warning.type_.as_deref(), Some("Warning"));
     assert!(
-        warned,
-        "no Warning Event about the readers: {:?}",
-        events.items
+        warning
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("automation")),
+        "{warning:?}"
     );
     // What the condition warns of is real.
     Api::<Secret>::namespaced(bot.clone(), &s.ns)
