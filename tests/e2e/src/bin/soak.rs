@@ -1,7 +1,8 @@
 //! `cargo run -p ledgerops-e2e --bin soak -- --minutes 60 --seed N [--transactions N]
 //! [--planted-bug]`: the randomized soak (see `ledgerops_e2e::soak`). Prints the report and
 //! exits 1 when the checker found a violation. `--check FILE` checks a history kept with
-//! `SOAK_HISTORY=FILE` again (after a change to the checker, say), starting nothing. Needs what the suites need: the test control
+//! `SOAK_HISTORY=FILE` again (after a change to the checker, say), starting nothing;
+//! `SOAK_LOG=FILE` keeps the replicas' logs. Needs what the suites need: the test control
 //! plane (`LEDGEROPS_CONTROL_PLANE_BIN`, built by `tests/tools/build-control-plane.sh`).
 //!
 //! Started as `ledgerops`, this binary is the controller the soak runs (as `demo` is for the

@@ -82,6 +82,10 @@ pub async fn run(config: Config) -> Report {
     } else {
         world.log()
     };
+    // `SOAK_LOG=<file>` keeps every replica's log, whatever the verdict, to read beside it.
+    if let Some(path) = std::env::var_os("SOAK_LOG") {
+        std::fs::write(&path, world.log()).expect("writing the controllers' log");
+    }
     Report {
         config,
         elapsed: started.elapsed(),
