@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Debug;
 use std::hash::Hash;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::{Stream, StreamExt};
 use kube::runtime::reflector::store::Writer;
@@ -24,6 +24,7 @@ use crate::api::config_repo::ConfigRepo;
 use crate::api::plan::CategorizationPlan;
 use crate::api::rule::CategorizationRule;
 use crate::api::transaction::Transaction;
+use crate::logic::approval::edited::Written;
 
 /// How many changes a subscriber may be behind before the watch waits for it.
 const BUFFER: usize = 1024;
@@ -174,6 +175,9 @@ pub struct Watches {
     /// carries additions and changes only, and a subject whose waiting request was deleted
     /// must ask again at once.
     pub deleted_requests: broadcast::Sender<Arc<ApprovalRequest>>,
+    /// What ledgerops last wrote to each transaction, noted from every Transaction and plan the
+    /// watches bring: the policy runs no write over an edit made since.
+    pub written: Arc<Mutex<Written>>,
 }
 
 impl Watches {
@@ -188,14 +192,20 @@ impl Watches {
                 let _ = deleted.send(Arc::new(request.clone()));
             }
         }));
+        let written = Arc::new(Mutex::new(Written::default()));
+        let mut transactions: Watch<Transaction> = Watch::scoped(client, namespace);
+        transactions.on_event(noting(&written, Written::transaction));
+        let mut plans: Watch<CategorizationPlan> = Watch::scoped(client, namespace);
+        plans.on_event(noting(&written, Written::plan));
         Self {
             budgets: Watch::scoped(client, namespace),
             approvals,
-            transactions: Watch::scoped(client, namespace),
-            plans: Watch::scoped(client, namespace),
+            transactions,
+            plans,
             repos: Watch::scoped(client, namespace),
             rules: Watch::scoped(client, namespace),
             deleted_requests,
+            written,
         }
     }
 
@@ -211,6 +221,21 @@ impl Watches {
             tokio::spawn(self.rules.run()),
         ]
     }
+}
+
+/// Notes each object a watch brings (listed or changed) in `written` with `note`.
+fn noting<K: Send + Sync + 'static>(
+    written: &Arc<Mutex<Written>>,
+    note: fn(&mut Written, &K),
+) -> OnEvent<K> {
+    let written = written.clone();
+    Box::new(move |event| {
+        if let watcher::Event::Apply(object) | watcher::Event::InitApply(object) = event {
+            // Poisoned only by a panic while noting; what was noted before stays good.
+            let mut written = written.lock().unwrap_or_else(PoisonError::into_inner);
+            note(&mut written, object);
+        }
+    })
 }
 
 /// The changes of `changes` that a person made: a new generation (spec) or new annotations.

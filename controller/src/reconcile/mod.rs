@@ -21,6 +21,7 @@ pub mod transaction;
 pub mod writes_in_flight;
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -38,6 +39,7 @@ use crate::k8s::admission_guard::AdmissionGuard;
 use crate::k8s::events::Events;
 use crate::k8s::watches::Watches;
 use crate::leadership::Leadership;
+use crate::logic::approval::edited::{LastWritten, Written};
 use crate::logic::budget::api_url::ApiUrlAllowlist;
 use crate::logic::runtime::pacing::Limits;
 use crate::logic::values::duration;
@@ -87,6 +89,8 @@ pub struct Context {
     pub failures: Attempts,
     /// The plan writes this process started and has not finished.
     pub attempts_here: Arc<attempts_here::AttemptsHere>,
+    /// What ledgerops last wrote to each transaction, from the shared watches.
+    pub written: Arc<std::sync::Mutex<Written>>,
 }
 
 impl Context {
@@ -120,7 +124,16 @@ impl Context {
             shutdown: Shutdown::never(),
             failures: Attempts::default(),
             attempts_here: Arc::default(),
+            written: watches.written.clone(),
         }
+    }
+
+    /// What ledgerops last wrote to the transactions `ids` of Budget `budget` in `namespace`.
+    pub fn last_written(&self, namespace: &str, budget: &str, ids: &HashSet<&str>) -> LastWritten {
+        self.written
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .of(namespace, budget, ids)
     }
 
     /// The Budget `name` of `namespace`, from the shared cache.

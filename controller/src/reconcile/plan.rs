@@ -3,6 +3,7 @@
 //! path, journaling before/after for undo. `undoOf` plans preview and apply the revert.
 
 use std::collections::BTreeSet;
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use k8s_openapi::jiff::Timestamp;
@@ -458,5 +459,13 @@ async fn preview(
         ))));
     }
     let scope = super::scope_of(namespace, budget);
-    Ok(assess::assess(plan, budget, basis, mirror, &scope, resume))
+    let last = |ids: &HashSet<&str>| ctx.last_written(namespace, &budget.name_any(), ids);
+    Ok(assess::assess(
+        plan,
+        budget,
+        basis,
+        (mirror, last),
+        &scope,
+        resume,
+    ))
 }

@@ -4,7 +4,6 @@
 //! is handed to the batcher, not waited for: its answer wakes the Transaction, whose next
 //! reconcile records it (see `writes_in_flight`).
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,14 +22,15 @@ use crate::api::budget::Budget;
 use crate::api::transaction::{Transaction, TransactionStatus};
 use crate::k8s::watches::Watches;
 use crate::k8s::{objects, status};
+use crate::logic::approval::{edited, policy};
 use crate::logic::plan::{self, PlannedChange};
 use crate::logic::transaction::batch::{self, Authorized, Submission, WriteItem};
+use crate::logic::transaction::check as transaction_check;
 use crate::logic::transaction::converge::{self, Expect};
 use crate::logic::transaction::status::{self as transaction_status, Verdict};
 use crate::logic::transaction::step::{self as step, RESOLVE, Seen, Step};
 use crate::logic::transaction::view;
 use crate::logic::{approval::gate, status::announce};
-use crate::logic::{approval::policy, transaction::check as transaction_check};
 use crate::ynab::budget_links::BudgetKey;
 use crate::ynab_model::TransactionSummary;
 
@@ -139,7 +139,8 @@ struct Facts {
     budget: Arc<Budget>,
     ynab_tx: TransactionSummary,
     change: Option<PlannedChange>,
-    known_payees: HashSet<String>,
+    /// The policy's decision on the change: run it, ask a person, or block it.
+    decision: policy::Decision,
     seen: Seen,
 }
 
@@ -251,6 +252,12 @@ async fn read_facts(
     let current = batch::current_of(mirror, id, &target).unwrap_or_default();
     let change = view::planned_change(&ynab_tx, &current, &target, mirror, digits);
     let known_payees = policy::known_payees(mirror, change.as_slice());
+    let decision = edited::respect(
+        policy::decide(change.as_slice(), &budget.spec.approval, &known_payees),
+        change.as_slice(),
+        |ids| ctx.last_written(&namespace, budget_name, ids),
+        |id| mirror.categories.get(id).map(|c| c.name.clone()),
+    );
     let intent = next.intent.as_ref();
     if let Some(unread) = intent.filter(|i| i.knowledge.is_some_and(|k| !mirror.remembers(k))) {
         // Settled only once YNAB says what changed since the write was decided: never on a doubt.
@@ -264,7 +271,7 @@ async fn read_facts(
         budget,
         ynab_tx,
         change,
-        known_payees,
+        decision,
         seen,
     }))
 }
@@ -282,7 +289,7 @@ async fn write(
         budget,
         ynab_tx,
         change,
-        known_payees,
+        decision,
         seen,
     } = facts;
     if let Some(held) = step::held_back(&seen, &ynab_tx, &budget.name_any(), &budget.spec) {
@@ -300,7 +307,7 @@ async fn write(
         kind: SubjectKind::Transaction,
         budget: &budget,
         changes: change.as_slice(),
-        decision: policy::decide(change.as_slice(), &budget.spec.approval, &known_payees),
+        decision,
         hash: hash.clone(),
         summary: seen.summary(),
         review: None,
@@ -315,7 +322,7 @@ async fn write(
             ))));
         }
     };
-    drop((ynab_tx, change, known_payees));
+    drop((ynab_tx, change));
     let Some(destination) = ctx.destination(&namespace, &budget) else {
         return Ok(Converged::Step(step::no_token(&budget.name_any())));
     };

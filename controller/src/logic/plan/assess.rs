@@ -10,6 +10,7 @@ use super::{AppliedChange, Approved, Basis, PlanPreview, State, edit, guarded, r
 use crate::api::budget::Budget;
 use crate::api::common::Review;
 use crate::api::plan::CategorizationPlan;
+use crate::logic::approval::edited::{self, LastWritten};
 use crate::logic::approval::policy;
 use crate::logic::budget::mirror::Mirror;
 use crate::logic::values::money;
@@ -27,12 +28,13 @@ pub struct Assessed {
 
 /// Assesses `plan` (its `basis`: assignments, or the changes it undoes) for `budget` on
 /// `mirror`, whose scope is `scope`. With `resume`, the changes and hash of an interrupted write,
-/// transactions that already show that write are read as they were before it.
+/// transactions that already show that write are read as they were before it. `last` tells what
+/// ledgerops last wrote to some transactions: the policy runs nothing over an edit made since.
 pub fn assess(
     plan: &CategorizationPlan,
     budget: &Budget,
     basis: Basis,
-    mirror: &Mirror,
+    (mirror, last): (&Mirror, impl FnOnce(&HashSet<&str>) -> LastWritten),
     scope: &str,
     resume: Option<&Resume>,
 ) -> Result<Assessed, PlanVerdict> {
@@ -81,7 +83,12 @@ pub fn assess(
         return Err(PlanVerdict::Invalid(message));
     }
     let known: HashSet<String> = policy::known_payees(mirror, &preview.changes);
-    let decision = policy::decide(&preview.changes, &budget.spec.approval, &known);
+    let decision = edited::respect(
+        policy::decide(&preview.changes, &budget.spec.approval, &known),
+        &preview.changes,
+        last,
+        |id| mirror.categories.get(id).map(|c| c.name.clone()),
+    );
     let watch = review::Watch {
         large_from: budget
             .spec

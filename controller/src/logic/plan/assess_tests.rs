@@ -31,6 +31,10 @@ fn plan(assignments: &[(&str, &str)]) -> (CategorizationPlan, Basis) {
 
 const SCOPE: &str = "ns/household/plan-1";
 
+fn nothing_written(_: &HashSet<&str>) -> LastWritten {
+    LastWritten::default()
+}
+
 #[test]
 fn an_unknown_transaction_is_invalid_and_named() {
     let (p, basis) = plan(&[("tx-999", "cat-groceries")]);
@@ -39,7 +43,7 @@ fn an_unknown_transaction_is_invalid_and_named() {
         &p,
         &budget(serde_json::json!({}), None),
         basis,
-        &m,
+        (&m, nothing_written),
         SCOPE,
         None,
     ) else {
@@ -56,7 +60,7 @@ fn a_valid_plan_is_previewed_and_its_approval_bound_to_the_preview() {
         &p,
         &budget(serde_json::json!({}), None),
         basis,
-        &m,
+        (&m, nothing_written),
         SCOPE,
         None,
     )
@@ -74,7 +78,9 @@ fn a_change_in_a_closed_month_is_invalid_before_anyone_is_asked() {
     let (p, basis) = plan(&[("tx-048", "cat-groceries")]);
     let m = mirror();
     let closed = budget(serde_json::json!({}), Some("2026-09"));
-    let Err(PlanVerdict::Invalid(message)) = assess(&p, &closed, basis, &m, SCOPE, None) else {
+    let Err(PlanVerdict::Invalid(message)) =
+        assess(&p, &closed, basis, (&m, nothing_written), SCOPE, None)
+    else {
         panic!("a closed month's change is invalid");
     };
     assert!(message.contains("tx-048"), "{message}");
@@ -85,7 +91,8 @@ fn a_resumed_write_keeps_the_preview_that_was_decided() {
     let (p, basis) = plan(&[("tx-048", "cat-groceries")]);
     let m = mirror();
     let b = budget(serde_json::json!({}), None);
-    let fresh = assess(&p, &b, basis.clone(), &m, SCOPE, None).unwrap_or_else(|v| panic!("{v:?}"));
+    let fresh = assess(&p, &b, basis.clone(), (&m, nothing_written), SCOPE, None)
+        .unwrap_or_else(|v| panic!("{v:?}"));
     let resume = Resume {
         attempt_id: "attempt-1".into(),
         started_at: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
@@ -98,7 +105,42 @@ fn a_resumed_write_keeps_the_preview_that_was_decided() {
         knowledge: Some(m.server_knowledge),
         elsewhere: Default::default(),
     };
-    let resumed =
-        assess(&p, &b, basis, &m, SCOPE, Some(&resume)).unwrap_or_else(|v| panic!("{v:?}"));
+    let resumed = assess(&p, &b, basis, (&m, nothing_written), SCOPE, Some(&resume))
+        .unwrap_or_else(|v| panic!("{v:?}"));
     assert_eq!(resumed.preview.hash, fresh.preview.hash);
+}
+
+#[test]
+fn the_policy_runs_nothing_over_an_edit_made_since_ledgerops_wrote() {
+    let (p, basis) = plan(&[("tx-065", "cat-transport")]);
+    let m = mirror();
+    let b = budget(
+        serde_json::json!({"autoApproveBelow": "1000", "askOnNewPayee": false}),
+        None,
+    );
+    let untouched = assess(&p, &b, basis.clone(), (&m, nothing_written), SCOPE, None)
+        .unwrap_or_else(|v| panic!("{v:?}"));
+    assert_eq!(untouched.decision.action, Action::Run);
+    // ledgerops wrote Transport to tx-065; it shows Groceries now.
+    let wrote_transport = |ids: &HashSet<&str>| {
+        assert_eq!(ids, &HashSet::from(["tx-065"]));
+        let mut last = LastWritten::default();
+        last.record(
+            "tx-065",
+            k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+            Some("cat-transport".into()),
+        );
+        last
+    };
+    let edited = assess(&p, &b, basis, (&m, wrote_transport), SCOPE, None)
+        .unwrap_or_else(|v| panic!("{v:?}"));
+    assert_eq!(edited.decision.action, Action::Ask);
+    assert!(
+        edited
+            .decision
+            .reason
+            .starts_with("tx-065 shows \"Groceries\" (cat-groceries) in YNAB"),
+        "{}",
+        edited.decision.reason
+    );
 }

@@ -1,0 +1,144 @@
+//! Edits made in YNAB since ledgerops last wrote a transaction, and the policy's respect for
+//! them. The rule: a transaction whose category differs from what ledgerops last wrote to it was
+//! edited by someone else, and is not written over until a person says which wins. A
+//! Transaction holds that for its own record (its `applied` and `baseline`); a write the policy
+//! runs unasked must hold it for what any of the Budget's objects wrote. Without it, a plan
+//! proposed before a spouse's edit and previewed after it puts back the category she changed,
+//! and nobody is asked. What ledgerops last wrote is read from statuses only the controller
+//! writes: each Transaction's `applied`, and each applied plan's preview (its first 100 changes,
+//! all a status lists).
+
+use std::collections::{HashMap, HashSet};
+
+use k8s_openapi::jiff::Timestamp;
+use kube::ResourceExt;
+
+use super::policy::{Action, Decision};
+use crate::api::plan::{CategorizationPlan, PlanPhase};
+use crate::api::transaction::Transaction;
+use crate::logic::plan::PlannedChange;
+
+/// The category ledgerops last wrote to each of some transactions, and when.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct LastWritten(HashMap<String, (Timestamp, Option<String>)>);
+
+impl LastWritten {
+    /// Records a write of `category` to `transaction_id` at `at`, unless a later one is known.
+    pub fn record(&mut self, transaction_id: &str, at: Timestamp, category: Option<String>) {
+        match self.0.get(transaction_id) {
+            Some((known, _)) if *known >= at => {}
+            _ => {
+                self.0.insert(transaction_id.to_owned(), (at, category));
+            }
+        }
+    }
+
+    /// The category last written to `transaction_id`; `None` when ledgerops never wrote it.
+    pub fn category(&self, transaction_id: &str) -> Option<Option<&str>> {
+        self.0.get(transaction_id).map(|(_, c)| c.as_deref())
+    }
+}
+
+/// What ledgerops last wrote, for every Budget (by namespace and name), noted from each
+/// Transaction and plan as the watches bring them. A write stays noted when its object is
+/// deleted: YNAB still holds it.
+#[derive(Debug, Default)]
+pub struct Written(HashMap<(String, String), LastWritten>);
+
+impl Written {
+    /// Notes what a Transaction's status says it last wrote.
+    pub fn transaction(&mut self, t: &Transaction) {
+        if let Some(applied) = t.status.as_ref().and_then(|s| s.applied.as_ref()) {
+            self.budget(t, &t.spec.budget_ref.name).record(
+                &t.spec.transaction_id,
+                applied.at.0,
+                applied.category_id.clone(),
+            );
+        }
+    }
+
+    /// Notes what an applied (or partly applied) plan's preview says it wrote.
+    pub fn plan(&mut self, p: &CategorizationPlan) {
+        let Some(status) = &p.status else {
+            return;
+        };
+        let written = matches!(
+            status.phase,
+            Some(PlanPhase::Applied | PlanPhase::PartiallyApplied)
+        );
+        let (Some(at), Some(preview), true) = (&status.applied_at, &status.preview, written) else {
+            return;
+        };
+        let last = self.budget(p, &p.spec.budget_ref.name);
+        for c in &preview.changes {
+            last.record(&c.transaction_id, at.0, c.to_category_id.clone());
+        }
+    }
+
+    /// What was last written to the transactions `ids` of Budget `budget` in `namespace`.
+    pub fn of(&self, namespace: &str, budget: &str, ids: &HashSet<&str>) -> LastWritten {
+        let key = (namespace.to_owned(), budget.to_owned());
+        let Some(last) = self.0.get(&key) else {
+            return LastWritten::default();
+        };
+        LastWritten(
+            ids.iter()
+                .filter_map(|id| last.0.get_key_value(*id))
+                .map(|(id, w)| (id.clone(), w.clone()))
+                .collect(),
+        )
+    }
+
+    fn budget(&mut self, object: &impl ResourceExt, budget: &str) -> &mut LastWritten {
+        let key = (object.namespace().unwrap_or_default(), budget.to_owned());
+        self.0.entry(key).or_default()
+    }
+}
+
+/// `decision`, unless it runs a write over an edit: when a change's transaction shows a
+/// category other than the one ledgerops last wrote to it, a person is asked instead, and the
+/// reason names the transaction and both categories. `last` (what was last written to the
+/// changes' transactions) is asked only for a write that would run: it reads every object of
+/// the Budget.
+pub fn respect(
+    decision: Decision,
+    changes: &[PlannedChange],
+    last: impl FnOnce(&HashSet<&str>) -> LastWritten,
+    name: impl Fn(&str) -> Option<String>,
+) -> Decision {
+    if decision.action != Action::Run || changes.is_empty() {
+        return decision;
+    }
+    let ids: HashSet<&str> = changes
+        .iter()
+        .map(|c| c.change.transaction_id.as_str())
+        .collect();
+    let last = last(&ids);
+    let edited = changes.iter().find_map(|c| {
+        let ours = last.category(&c.change.transaction_id)?;
+        (ours != c.change.from_category_id.as_deref()).then_some((c, ours))
+    });
+    let Some((c, ours)) = edited else {
+        return decision;
+    };
+    let named = |id: Option<&str>| match id {
+        None => "no category".to_owned(),
+        Some(id) => match name(id) {
+            Some(name) => format!("{name:?} ({id})"),
+            None => id.to_owned(),
+        },
+    };
+    Decision {
+        action: Action::Ask,
+        reason: format!(
+            "{} shows {} in YNAB, set by someone else since ledgerops wrote {}: a person decides whether to write over that edit",
+            c.change.transaction_id,
+            named(c.change.from_category_id.as_deref()),
+            named(ours)
+        ),
+    }
+}
+
+#[cfg(test)]
+#[path = "edited_tests.rs"]
+mod tests;

@@ -1,0 +1,212 @@
+//! Unit tests of `logic/approval/edited.rs`.
+
+use serde_json::json;
+
+use super::*;
+use crate::api::plan::{CategorizationPlanSpec, CategorizationPlanStatus};
+use crate::api::transaction::{TransactionSpec, TransactionStatus};
+use crate::logic::plan::fixtures::{assign, at, mirror};
+use crate::logic::plan::preview;
+
+fn changes(assignments: &[(&str, &str)]) -> Vec<PlannedChange> {
+    let assignments: Vec<_> = assignments.iter().map(|(t, c)| assign(t, c)).collect();
+    preview(&assignments, &at(&mirror())).changes
+}
+
+fn when(minute: u32) -> Timestamp {
+    format!("2026-12-07T10:{minute:02}:00Z")
+        .parse()
+        .expect("a time")
+}
+
+/// A Transaction whose status says it last wrote `category` to `id` at `minute`.
+fn transaction(id: &str, category: Option<&str>, minute: u32) -> Transaction {
+    let spec: TransactionSpec =
+        serde_json::from_value(json!({"budgetRef": {"name": "household"}, "transactionId": id}))
+            .expect("a spec");
+    let mut t = Transaction::new(&format!("t-{id}"), spec);
+    t.metadata.namespace = Some("home".into());
+    t.status = Some(
+        serde_json::from_value::<TransactionStatus>(json!({"applied": {
+            "hash": "h", "categoryId": category, "at": when(minute).to_string()}}))
+        .expect("a status"),
+    );
+    t
+}
+
+/// A plan in `phase` whose preview moves each `(id, category)`, applied at `minute`.
+fn plan(phase: &str, moves: &[(&str, Option<&str>)], minute: u32) -> CategorizationPlan {
+    let spec: CategorizationPlanSpec =
+        serde_json::from_value(json!({"budgetRef": {"name": "household"}})).expect("a spec");
+    let mut p = CategorizationPlan::new("p", spec);
+    p.metadata.namespace = Some("home".into());
+    let changes: Vec<_> = moves
+        .iter()
+        .map(|(id, c)| json!({"transactionId": id, "date": "2026-09-16", "amount": "-1.00", "toCategoryId": c}))
+        .collect();
+    p.status = Some(
+        serde_json::from_value::<CategorizationPlanStatus>(json!({
+            "phase": phase,
+            "appliedAt": when(minute).to_string(),
+            "preview": {"hash": "h", "serverKnowledge": 1, "changeCount": changes.len(),
+                "changes": changes, "unchangedCount": 0}}))
+        .expect("a status"),
+    );
+    p
+}
+
+/// What `transactions` and `plans` last wrote to tx-048 and tx-065 of Budget household.
+fn last_of(transactions: &[Transaction], plans: &[CategorizationPlan]) -> LastWritten {
+    let mut written = Written::default();
+    transactions.iter().for_each(|t| written.transaction(t));
+    plans.iter().for_each(|p| written.plan(p));
+    let ids: HashSet<&str> = ["tx-048", "tx-065"].into();
+    written.of("home", "household", &ids)
+}
+
+#[test]
+fn the_latest_write_of_any_object_is_what_ledgerops_last_wrote() {
+    let cases: Vec<(
+        &str,
+        Vec<Transaction>,
+        Vec<CategorizationPlan>,
+        Option<Option<&str>>,
+    )> = vec![
+        ("nothing wrote it", vec![], vec![], None),
+        (
+            "a Transaction",
+            vec![transaction("tx-065", Some("cat-a"), 1)],
+            vec![],
+            Some(Some("cat-a")),
+        ),
+        (
+            "a plan applied after the Transaction",
+            vec![transaction("tx-065", Some("cat-a"), 1)],
+            vec![plan("Applied", &[("tx-065", Some("cat-b"))], 2)],
+            Some(Some("cat-b")),
+        ),
+        (
+            "a Transaction after the plan",
+            vec![transaction("tx-065", Some("cat-a"), 3)],
+            vec![plan("Applied", &[("tx-065", Some("cat-b"))], 2)],
+            Some(Some("cat-a")),
+        ),
+        (
+            "a partly applied plan counts",
+            vec![],
+            vec![plan("PartiallyApplied", &[("tx-065", None)], 2)],
+            Some(None),
+        ),
+        (
+            "a plan that was only previewed does not",
+            vec![transaction("tx-065", Some("cat-a"), 1)],
+            vec![plan("AwaitingApproval", &[("tx-065", Some("cat-b"))], 2)],
+            Some(Some("cat-a")),
+        ),
+        (
+            "another Budget's writes do not",
+            vec![{
+                let mut t = transaction("tx-065", Some("cat-a"), 1);
+                t.spec.budget_ref.name = "other".into();
+                t
+            }],
+            vec![],
+            None,
+        ),
+        (
+            "another namespace's writes do not",
+            vec![{
+                let mut t = transaction("tx-065", Some("cat-a"), 1);
+                t.metadata.namespace = Some("elsewhere".into());
+                t
+            }],
+            vec![],
+            None,
+        ),
+        (
+            "another transaction's writes do not",
+            vec![transaction("tx-066", Some("cat-a"), 1)],
+            vec![plan("Applied", &[("tx-066", Some("cat-b"))], 2)],
+            None,
+        ),
+    ];
+    for (name, transactions, plans, expected) in cases {
+        let last = last_of(&transactions, &plans);
+        assert_eq!(last.category("tx-065"), expected, "{name}");
+    }
+}
+
+#[test]
+fn a_write_the_policy_would_run_over_an_edit_asks_a_person() {
+    let run = Decision {
+        action: Action::Run,
+        reason: "small".into(),
+    };
+    let name = |id: &str| mirror().categories.get(id).map(|c| c.name.clone());
+    // tx-065 shows Groceries; tx-048 shows no category.
+    let cases: Vec<(&str, Vec<PlannedChange>, Vec<Transaction>, Decision)> = vec![
+        (
+            "ledgerops never wrote it",
+            changes(&[("tx-065", "cat-transport")]),
+            vec![],
+            run.clone(),
+        ),
+        (
+            "it still shows what ledgerops wrote",
+            changes(&[("tx-065", "cat-transport")]),
+            vec![transaction("tx-065", Some("cat-groceries"), 1)],
+            run.clone(),
+        ),
+        (
+            "someone moved it since ledgerops wrote it",
+            changes(&[("tx-065", "cat-transport")]),
+            vec![transaction("tx-065", Some("cat-transport"), 1)],
+            Decision {
+                action: Action::Ask,
+                reason: "tx-065 shows \"Groceries\" (cat-groceries) in YNAB, set by someone else since ledgerops wrote \"Transport\" (cat-transport): a person decides whether to write over that edit".into(),
+            },
+        ),
+        (
+            "someone took away the category ledgerops wrote",
+            changes(&[("tx-048", "cat-transport")]),
+            vec![transaction("tx-048", Some("cat-gone"), 1)],
+            Decision {
+                action: Action::Ask,
+                reason: "tx-048 shows no category in YNAB, set by someone else since ledgerops wrote cat-gone: a person decides whether to write over that edit".into(),
+            },
+        ),
+    ];
+    for (case, changes, transactions, expected) in cases {
+        let decided = respect(run.clone(), &changes, |_| last_of(&transactions, &[]), name);
+        assert_eq!(decided, expected, "{case}");
+    }
+}
+
+#[test]
+fn only_a_write_that_would_run_is_looked_at() {
+    let edited = changes(&[("tx-065", "cat-transport")]);
+    for action in [Action::Ask, Action::Block] {
+        let decision = Decision {
+            action,
+            reason: "as decided".into(),
+        };
+        let decided = respect(
+            decision.clone(),
+            &edited,
+            |_| panic!("the objects are not read"),
+            |_| None,
+        );
+        assert_eq!(decided, decision);
+    }
+    let nothing = Decision {
+        action: Action::Run,
+        reason: "there is nothing to write".into(),
+    };
+    let decided = respect(
+        nothing.clone(),
+        &[],
+        |_| panic!("the objects are not read"),
+        |_| None,
+    );
+    assert_eq!(decided, nothing);
+}
