@@ -4,6 +4,7 @@
 //! is handed to the batcher, not waited for: its answer wakes the Transaction, whose next
 //! reconcile records it (see `writes_in_flight`).
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -255,7 +256,10 @@ async fn read_facts(
     let decision = edited::respect(
         policy::decide(change.as_slice(), &budget.spec.approval, &known_payees),
         change.as_slice(),
-        |ids| ctx.last_written(&namespace, budget_name, ids),
+        (
+            |ids: &HashSet<&str>| ctx.last_written(&namespace, budget_name, ids),
+            step::ours_wins(tx.annotations().get(RESOLVE).map(String::as_str)),
+        ),
         |id| mirror.categories.get(id).map(|c| c.name.clone()),
     );
     let intent = next.intent.as_ref();

@@ -99,14 +99,15 @@ impl Written {
 /// category other than the one ledgerops last wrote to it, a person is asked instead, and the
 /// reason names the transaction and both categories. `last` (what was last written to the
 /// changes' transactions) is asked only for a write that would run: it reads every object of
-/// the Budget.
+/// the Budget. `ours_wins`: a person already said the write wins over YNAB's state (a
+/// Transaction's `ledgerops.dev/resolve: ours`), and the policy decides as it would anyway.
 pub fn respect(
     decision: Decision,
     changes: &[PlannedChange],
-    last: impl FnOnce(&HashSet<&str>) -> LastWritten,
+    (last, ours_wins): (impl FnOnce(&HashSet<&str>) -> LastWritten, bool),
     name: impl Fn(&str) -> Option<String>,
 ) -> Decision {
-    if decision.action != Action::Run || changes.is_empty() {
+    if decision.action != Action::Run || changes.is_empty() || ours_wins {
         return decision;
     }
     let ids: HashSet<&str> = changes

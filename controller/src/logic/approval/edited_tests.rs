@@ -64,14 +64,12 @@ fn last_of(transactions: &[Transaction], plans: &[CategorizationPlan]) -> LastWr
     written.of("home", "household", &ids)
 }
 
+/// What the last write to a transaction was, as a case expects it.
+type Expected<'a> = Option<Option<&'a str>>;
+
 #[test]
 fn the_latest_write_of_any_object_is_what_ledgerops_last_wrote() {
-    let cases: Vec<(
-        &str,
-        Vec<Transaction>,
-        Vec<CategorizationPlan>,
-        Option<Option<&str>>,
-    )> = vec![
+    let cases: Vec<(&str, Vec<Transaction>, Vec<CategorizationPlan>, Expected)> = vec![
         ("nothing wrote it", vec![], vec![], None),
         (
             "a Transaction",
@@ -177,7 +175,12 @@ fn a_write_the_policy_would_run_over_an_edit_asks_a_person() {
         ),
     ];
     for (case, changes, transactions, expected) in cases {
-        let decided = respect(run.clone(), &changes, |_| last_of(&transactions, &[]), name);
+        let decided = respect(
+            run.clone(),
+            &changes,
+            (|_: &HashSet<&str>| last_of(&transactions, &[]), false),
+            name,
+        );
         assert_eq!(decided, expected, "{case}");
     }
 }
@@ -193,7 +196,10 @@ fn only_a_write_that_would_run_is_looked_at() {
         let decided = respect(
             decision.clone(),
             &edited,
-            |_| panic!("the objects are not read"),
+            (
+                |_: &HashSet<&str>| panic!("the objects are not read"),
+                false,
+            ),
             |_| None,
         );
         assert_eq!(decided, decision);
@@ -205,8 +211,27 @@ fn only_a_write_that_would_run_is_looked_at() {
     let decided = respect(
         nothing.clone(),
         &[],
-        |_| panic!("the objects are not read"),
+        (
+            |_: &HashSet<&str>| panic!("the objects are not read"),
+            false,
+        ),
         |_| None,
     );
     assert_eq!(decided, nothing);
+}
+
+#[test]
+fn a_person_who_said_ours_wins_is_not_asked_again() {
+    let run = Decision {
+        action: Action::Run,
+        reason: "small".into(),
+    };
+    let edited = changes(&[("tx-065", "cat-transport")]);
+    let decided = respect(
+        run.clone(),
+        &edited,
+        (|_: &HashSet<&str>| panic!("the objects are not read"), true),
+        |_| None,
+    );
+    assert_eq!(decided, run);
 }

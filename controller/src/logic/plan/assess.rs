@@ -86,7 +86,7 @@ pub fn assess(
     let decision = edited::respect(
         policy::decide(&preview.changes, &budget.spec.approval, &known),
         &preview.changes,
-        last,
+        (last, false),
         |id| mirror.categories.get(id).map(|c| c.name.clone()),
     );
     let watch = review::Watch {

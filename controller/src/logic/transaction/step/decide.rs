@@ -61,6 +61,11 @@ pub fn pin_baseline(
     }
 }
 
+/// Whether a person's `resolve` annotation (`resolution`) says the spec wins over YNAB's state.
+pub fn ours_wins(resolution: Option<&str>) -> bool {
+    resolution == Some("ours")
+}
+
 /// What a write checks YNAB's state against: a person's `ours` measures from YNAB's current
 /// state (the spec is written over it); otherwise what ledgerops last applied, or before its
 /// first write, the baseline of this `generation`.
@@ -70,7 +75,7 @@ fn expectation(
     resolution: Option<&str>,
     generation: Option<i64>,
 ) -> Expect {
-    if resolution == Some("ours") {
+    if ours_wins(resolution) {
         return Expect::Prior(Some(seen.current.clone()));
     }
     match (&status.applied, &status.baseline) {
