@@ -28,7 +28,8 @@ pub struct Mirror {
     /// approval. One that did not change never got the write.
     pub lost_answers: HashMap<String, bool>,
     /// The `server_knowledge` of the answer that last brought each transaction; a write's own
-    /// answer, whose knowledge YNAB does not give, counts as newer than any.
+    /// answer, whose knowledge YNAB does not give, counts as newer than any. A deleted
+    /// transaction keeps its entry: its deletion is a change a settled write must see.
     pub changed_at: HashMap<String, i64>,
     /// The oldest knowledge [`Mirror::changed_since`] answers for: a full read cannot tell when
     /// its records last changed, and a read back to an older knowledge (see

@@ -238,6 +238,18 @@ fn a_full_read_knows_no_history_before_it_and_deltas_record_when_records_changed
 }
 
 #[test]
+fn a_deleted_transaction_stays_changed_since_before_its_deletion() {
+    // Its record is gone from the mirror; when it last changed is not: a write decided before
+    // the deletion must not be settled as if nothing happened to the transaction since.
+    let mut m = Mirror::default();
+    m.apply(plan(vec![tx("tx-1", None, false)], vec![], vec![]), 10);
+    m.apply(plan(vec![tx("tx-1", None, true)], vec![], vec![]), 12);
+    assert!(!m.transactions.contains_key("tx-1"));
+    assert_eq!(m.changed_since("tx-1", 10), Some(true));
+    assert_eq!(m.changed_since("tx-1", 12), Some(false));
+}
+
+#[test]
 fn a_written_record_counts_as_changed_until_a_delta_says_when() {
     let mut m = Mirror::default();
     m.apply(plan(vec![tx("tx-1", None, false)], vec![], vec![]), 10);
