@@ -26,7 +26,7 @@ use crate::logic::plan::status::{self as plan_status, PlanVerdict};
 use crate::logic::plan::step::{self, Resume, Step};
 use crate::logic::plan::{AppliedChange, Approved, Basis, PlanPreview};
 use crate::logic::runtime::request_priority::WriteDecision;
-use crate::logic::status::announce;
+use crate::logic::status::{announce, awaiting_read_back};
 use crate::metrics::Stopwatch;
 
 /// Subscribes to the shared watches at once; the returned future runs the controller.
@@ -383,9 +383,8 @@ async fn resumable(
         Some(knowledge) => match moved_elsewhere(ctx, budget, &changes, knowledge).await {
             Some(elsewhere) => elsewhere,
             None => {
-                return Ok(Err(PlanVerdict::Pending(format!(
-                    "Waiting to read back what changed in YNAB since write {} was decided, to settle it",
-                    intent.attempt_id
+                return Ok(Err(PlanVerdict::Pending(awaiting_read_back(
+                    &intent.attempt_id,
                 ))));
             }
         },

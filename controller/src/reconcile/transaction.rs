@@ -263,12 +263,8 @@ async fn read_facts(
         |id| mirror.categories.get(id).map(|c| c.name.clone()),
     );
     let intent = next.intent.as_ref();
-    if let Some(unread) = intent.filter(|i| i.knowledge.is_some_and(|k| !mirror.remembers(k))) {
-        // Settled only once YNAB says what changed since the write was decided: never on a doubt.
-        return Ok(Err(Verdict::Pending(format!(
-            "Waiting to read back what changed in YNAB since write {} was decided, to settle it",
-            unread.attempt_id
-        ))));
+    if let Some(waiting) = step::awaiting_read_back(intent, mirror) {
+        return Ok(Err(waiting));
     }
     let seen = Seen::new(id, (current, target), next.applied.as_ref(), intent, mirror);
     Ok(Ok(Facts {

@@ -21,6 +21,7 @@ use super::view;
 use crate::api::common::{Amount, WriteIntent};
 use crate::api::transaction::{AppliedState, SplitLine, TransactionStatus};
 use crate::logic::budget::mirror::Mirror;
+use crate::logic::status::awaiting_read_back as waiting_words;
 use crate::logic::values::money;
 
 /// `ours` writes the spec over someone else's edit; `theirs` keeps YNAB's state until the spec
@@ -82,6 +83,14 @@ impl Seen {
     pub fn summary(&self) -> String {
         format!("{}: {}", self.id, self.change_words)
     }
+}
+
+/// The verdict while the write an earlier run left unsettled (`intent`) cannot be settled: it
+/// was decided on a knowledge older than the mirror's history, so whether YNAB changed the
+/// transaction since is unknown until a read back to it. `None`: go on deciding.
+pub fn awaiting_read_back(intent: Option<&WriteIntent>, mirror: &Mirror) -> Option<Verdict> {
+    let unread = intent.filter(|i| i.knowledge.is_some_and(|k| !mirror.remembers(k)))?;
+    Some(Verdict::Pending(waiting_words(&unread.attempt_id)))
 }
 
 /// A reconcile's verdict, and when to look at the Transaction again.

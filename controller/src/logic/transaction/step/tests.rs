@@ -104,3 +104,46 @@ fn a_transaction_in_words() {
         assert_eq!(seen.summary(), format!("tx-049: {change_words}"));
     }
 }
+
+#[test]
+fn an_unsettled_write_waits_for_a_read_back_the_mirror_does_not_remember() {
+    use crate::api::common::WriteIntent;
+    use crate::logic::budget::mirror::Mirror;
+    // The mirror's history starts at knowledge 10 (a full read there).
+    let mut mirror = Mirror::default();
+    mirror.server_knowledge = 12;
+    mirror.history_from = 10;
+    let intent = |knowledge: Option<i64>| WriteIntent {
+        attempt_id: "op-1".into(),
+        target_hash: "h".into(),
+        from_hash: None,
+        knowledge,
+        started_at: Time(at(0)),
+    };
+    let waiting = Some(Verdict::Pending(
+        "Waiting to read back what changed in YNAB since write op-1 was decided, to settle it"
+            .into(),
+    ));
+    let cases = [
+        ("no unsettled write", None, None),
+        (
+            "a write that recorded no knowledge",
+            Some(intent(None)),
+            None,
+        ),
+        ("decided within the history", Some(intent(Some(10))), None),
+        ("decided before it", Some(intent(Some(9))), waiting.clone()),
+    ];
+    for (name, intent, expected) in cases {
+        assert_eq!(
+            awaiting_read_back(intent.as_ref(), &mirror),
+            expected,
+            "{name}"
+        );
+    }
+    // An empty mirror remembers nothing: every write with a knowledge waits.
+    assert_eq!(
+        awaiting_read_back(Some(&intent(Some(10))), &Mirror::default()),
+        waiting
+    );
+}
