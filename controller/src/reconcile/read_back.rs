@@ -11,7 +11,8 @@ use crate::ynab::mirror_sync;
 
 /// Has `budget`'s mirror read back to `knowledge` if it does not remember that far: one
 /// request, spent as a person's approved write is, since a write waits on it. A failure is
-/// logged; the caller then finds the mirror still cannot tell, and waits.
+/// logged (a wait for the request window only at debug: every unsettled write of the Budget waits on
+/// the same read, which is not asked for again before its turn); the caller then finds the mirror still cannot tell, and waits.
 pub async fn reach_back(ctx: &Context, budget: &Budget, knowledge: i64) {
     let namespace = budget.namespace().unwrap_or_default();
     let cell = ctx.budget_links.mirror(&namespace, &budget.name_any());
@@ -27,7 +28,14 @@ pub async fn reach_back(ctx: &Context, budget: &Budget, knowledge: i64) {
     let priority = Priority::Approved;
     let reading =
         mirror_sync::reach_back(&to.client, &to.plan_id, &cell, &to.key, knowledge, priority);
-    if let Err(error) = reading.await {
-        tracing::warn!(budget = %budget.name_any(), %error, knowledge, "could not read YNAB back to settle a write");
+    match reading.await {
+        Ok(()) => {}
+        // Waiting for its turn is no failure: the caller's status says it waits.
+        Err(error) if error.held_until().is_some() => {
+            tracing::debug!(budget = %budget.name_any(), %error, knowledge, "the read back to settle a write waits for its turn");
+        }
+        Err(error) => {
+            tracing::warn!(budget = %budget.name_any(), %error, knowledge, "could not read YNAB back to settle a write");
+        }
     }
 }

@@ -54,6 +54,9 @@ impl MirrorSlot {
 pub struct MirrorCell {
     pub state: tokio::sync::RwLock<MirrorSlot>,
     pub turn: tokio::sync::Mutex<()>,
+    /// The last read back the request window held back, until the time it named: every
+    /// unsettled write of the Budget waits on the same read, so none asks again before then.
+    pub read_back_held: std::sync::Mutex<Option<YnabError>>,
 }
 
 pub type SharedMirror = Arc<MirrorCell>;

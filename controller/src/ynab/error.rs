@@ -96,6 +96,17 @@ impl YnabError {
         )
     }
 
+    /// When the request may go out, if it was held back for its turn (YNAB's 429, the hour's
+    /// budget spent, or the pacing) rather than failed.
+    pub fn held_until(&self) -> Option<Timestamp> {
+        match self {
+            YnabError::RateLimited { until }
+            | YnabError::BudgetSpent { until, .. }
+            | YnabError::Paced { until, .. } => Some(*until),
+            _ => None,
+        }
+    }
+
     /// Whether trying again later may succeed without anyone changing anything.
     pub fn is_transient(&self) -> bool {
         matches!(

@@ -3,6 +3,8 @@
 
 use std::collections::HashSet;
 
+use k8s_openapi::jiff::Timestamp;
+
 use super::budget_links::{BudgetLinks, MirrorCell, MirrorChange};
 use super::client::YnabClient;
 use super::error::YnabError;
@@ -77,13 +79,28 @@ pub async fn reach_back(
     knowledge: i64,
     priority: Priority,
 ) -> Result<(), YnabError> {
+    let held = |cell: &MirrorCell| cell.read_back_held.lock().map(|h| h.clone()).ok().flatten();
+    if let Some(held) = held(cell).filter(|e| e.held_until() > Some(Timestamp::now())) {
+        return Err(held);
+    }
     let _turn = cell.turn.lock().await;
     // Twice at most: a mirror not synced yet reads everything first, which remembers nothing.
     for _ in 0..2 {
         if cell.state.read().await.mirror.remembers(knowledge) {
             break;
         }
-        sync(client, plan_id, cell, key, priority, Some(knowledge)).await?;
+        let reading = sync(client, plan_id, cell, key, priority, Some(knowledge)).await;
+        if let Err(error) = &reading
+            && error.held_until().is_some()
+            && let Ok(mut held) = cell.read_back_held.lock()
+        {
+            *held = Some(error.clone());
+        }
+        reading?;
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "mirror_sync_tests.rs"]
+mod tests;

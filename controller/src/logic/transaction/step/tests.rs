@@ -110,9 +110,11 @@ fn an_unsettled_write_waits_for_a_read_back_the_mirror_does_not_remember() {
     use crate::api::common::WriteIntent;
     use crate::logic::budget::mirror::Mirror;
     // The mirror's history starts at knowledge 10 (a full read there).
-    let mut mirror = Mirror::default();
-    mirror.server_knowledge = 12;
-    mirror.history_from = 10;
+    let mirror = Mirror {
+        server_knowledge: 12,
+        history_from: 10,
+        ..Mirror::default()
+    };
     let intent = |knowledge: Option<i64>| WriteIntent {
         attempt_id: "op-1".into(),
         target_hash: "h".into(),
