@@ -14,7 +14,7 @@ use std::time::Duration;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use kube::runtime::Controller;
-use kube::runtime::controller::Action;
+use kube::runtime::controller::{Action, Config};
 use kube::runtime::reflector::ReflectHandle;
 
 use super::cleanup::clean_up;
@@ -36,6 +36,7 @@ use crate::metrics::{ErrorLabels, Measure};
 /// returned future runs the controller until shutdown.
 pub fn run(ctx: Arc<AgentContext>, jobs: ReflectHandle<AgentJob>) -> impl Future<Output = ()> {
     let controller = Controller::for_shared_stream(jobs, ctx.jobs.clone())
+        .with_config(Config::default().concurrency(crate::reconcile::CONCURRENCY))
         .graceful_shutdown_on(ctx.shutdown.requested());
     crate::reconcile::drain(controller.run(reconcile, error_policy, ctx))
 }

@@ -18,7 +18,7 @@ use futures::StreamExt;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::ResourceExt;
 use kube::runtime::Controller;
-use kube::runtime::controller::Action;
+use kube::runtime::controller::{Action, Config};
 use kube::runtime::reflector::{ObjectRef, ReflectHandle, Store};
 
 use super::context::Context;
@@ -118,6 +118,7 @@ pub async fn run(ctx: Arc<Context>, watched: Watched) {
     };
     let controller = Controller::for_shared_stream(changes, watched.requests.clone())
         .watches_shared_stream(plan_changes, plan_request)
+        .with_config(Config::default().concurrency(crate::reconcile::CONCURRENCY))
         .graceful_shutdown_on(ctx.shutdown.requested());
     let inbox = Arc::new(Inbox {
         ctx,

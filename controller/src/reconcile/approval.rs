@@ -9,7 +9,7 @@ use std::time::Duration;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DeleteParams, Patch, PatchParams, Preconditions};
 use kube::runtime::Controller;
-use kube::runtime::controller::Action;
+use kube::runtime::controller::{Action, Config};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Api, ResourceExt};
 
@@ -32,6 +32,7 @@ pub fn run(
     // Every change wakes a request, its own status writes too: a decision lands there.
     let requests = watches.approvals.store();
     let controller = Controller::for_shared_stream(watches.approvals.subscribe(), requests.clone())
+        .with_config(Config::default().concurrency(super::CONCURRENCY))
         .graceful_shutdown_on(ctx.shutdown.requested());
     // Who replaced whom, and whether a subject is gone, are read from the shared caches.
     let caches = Caches {

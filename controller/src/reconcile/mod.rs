@@ -50,6 +50,12 @@ use crate::ynab::budget_links::BudgetLinks;
 use crate::ynab::mirror_sync::MirrorKey;
 use writes_in_flight::WritesInFlight;
 
+/// Reconciles at once, for a controller whose reconciles never wait for YNAB (they talk to the
+/// API server and Gitea, or hand their write off): enough to keep those busy, while a leader
+/// taking over thousands of objects queues them as references instead of running them all as
+/// tasks at once (in the soak, each takeover grew the new leader by over 100 MB in seconds).
+pub const CONCURRENCY: u16 = 64;
+
 /// What every reconciler shares.
 pub struct Context {
     pub client: kube::Client,

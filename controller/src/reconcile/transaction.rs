@@ -47,16 +47,13 @@ pub fn run(ctx: Arc<Context>, watches: &Watches) -> impl Future<Output = ()> + u
         .reconcile_on(UnboundedReceiverStream::new(woken))
         // A reconcile never waits for YNAB (its write is handed off), so a few at once keep up,
         // and a burst of 10,000 waits in the queue as references, not as tasks.
-        .with_config(Config::default().concurrency(CONCURRENCY))
+        .with_config(Config::default().concurrency(super::CONCURRENCY))
         .graceful_shutdown_on(ctx.shutdown.requested());
     super::drain_forgetting(
         controller.run(reconcile, super::error_policy, ctx.clone()),
         ctx,
     )
 }
-
-/// Transaction reconciles at once.
-const CONCURRENCY: u16 = 64;
 
 impl budget_scoped::BudgetScoped for Transaction {
     fn budget_name(&self) -> &str {
