@@ -61,6 +61,11 @@ impl Listed {
     pub async fn wait(mut self) -> bool {
         self.0.wait_for(|listed| *listed).await.is_ok()
     }
+
+    /// Whether the list is in the cache now.
+    pub fn now(&self) -> bool {
+        *self.0.borrow()
+    }
 }
 
 impl<K> Watch<K>
@@ -223,7 +228,8 @@ impl Watches {
     }
 }
 
-/// Notes each object a watch brings (listed or changed) in `written` with `note`.
+/// Notes each object a watch brings (listed or changed) in `written` with `note`. Each listed
+/// object is noted before the watch says it has listed.
 fn noting<K: Send + Sync + 'static>(
     written: &Arc<Mutex<Written>>,
     note: fn(&mut Written, &K),

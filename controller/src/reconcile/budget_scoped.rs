@@ -45,8 +45,7 @@ where
     let reader = own.store();
     // Nothing is decided before the Budgets and ApprovalRequests it reads are known, whatever
     // wakes it: after a restart, a request listed before the Budgets found its subject's
-    // Budget "missing" in a cache still filling, and the plan said it was Invalid. Nor before
-    // every Transaction and plan is: what they wrote is what the policy does not run over.
+    // Budget "missing" in a cache still filling, and the plan said it was Invalid.
     let changes = watches::spec_changes(own.subscribe(), reader.clone());
     let changed = changed_in_ynab(ctx, reader.clone(), concerns);
     let deleted = asking_again::<K>(ctx, watches);
@@ -75,19 +74,9 @@ fn once_known<S>(watches: &Watches, stream: S) -> impl Stream<Item = S::Item> + 
 where
     S: Stream + Send + 'static,
 {
-    let known = (
-        watches.budgets.listed(),
-        watches.approvals.listed(),
-        watches.transactions.listed(),
-        watches.plans.listed(),
-    );
+    let known = (watches.budgets.listed(), watches.approvals.listed());
     futures::stream::once(async move {
-        futures::join!(
-            known.0.wait(),
-            known.1.wait(),
-            known.2.wait(),
-            known.3.wait()
-        );
+        futures::join!(known.0.wait(), known.1.wait());
         stream
     })
     .flatten()

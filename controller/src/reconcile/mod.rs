@@ -37,7 +37,7 @@ use crate::api::config_repo::ConfigRepo;
 use crate::backoff::Attempts;
 use crate::k8s::admission_guard::AdmissionGuard;
 use crate::k8s::events::Events;
-use crate::k8s::watches::Watches;
+use crate::k8s::watches::{Listed, Watches};
 use crate::leadership::Leadership;
 use crate::logic::approval::edited::{LastWritten, Written};
 use crate::logic::budget::api_url::ApiUrlAllowlist;
@@ -95,8 +95,10 @@ pub struct Context {
     pub failures: Attempts,
     /// The plan writes this process started and has not finished.
     pub attempts_here: Arc<attempts_here::AttemptsHere>,
-    /// What ledgerops last wrote to each transaction, from the shared watches.
+    /// What ledgerops last wrote to each transaction, from the shared watches, and whether
+    /// the Transactions and plans it is noted from are listed.
     pub written: Arc<std::sync::Mutex<Written>>,
+    pub written_listed: [Listed; 2],
 }
 
 impl Context {
@@ -131,15 +133,34 @@ impl Context {
             failures: Attempts::default(),
             attempts_here: Arc::default(),
             written: watches.written.clone(),
+            written_listed: [watches.transactions.listed(), watches.plans.listed()],
         }
     }
 
-    /// What ledgerops last wrote to the transactions `ids` of Budget `budget` in `namespace`.
-    pub fn last_written(&self, namespace: &str, budget: &str, ids: &HashSet<&str>) -> LastWritten {
-        self.written
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .of(namespace, budget, ids)
+    /// Waits until every Transaction and plan is listed, so that [`Context::last_written`] can
+    /// tell (at once after the first time; not at all if the watches stopped).
+    pub async fn written_known(&self) {
+        let [transactions, plans] = self.written_listed.clone();
+        futures::join!(transactions.wait(), plans.wait());
+    }
+
+    /// What ledgerops last wrote to the transactions `ids` of Budget `budget` in `namespace`;
+    /// `None` until every Transaction and plan is listed.
+    pub fn last_written(
+        &self,
+        namespace: &str,
+        budget: &str,
+        ids: &HashSet<&str>,
+    ) -> Option<LastWritten> {
+        if !self.written_listed.iter().all(Listed::now) {
+            return None;
+        }
+        let written = self.written.lock();
+        Some(
+            written
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .of(namespace, budget, ids),
+        )
     }
 
     /// The Budget `name` of `namespace`, from the shared cache.

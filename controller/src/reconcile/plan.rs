@@ -448,6 +448,8 @@ async fn preview(
             )));
         }
     };
+    // What every Transaction and plan last wrote decides whether the policy may run a write.
+    ctx.written_known().await;
     let slot = ctx.budget_links.mirror(namespace, &budget.name_any());
     let slot = slot.state.read().await;
     let mirror = &slot.mirror;

@@ -157,6 +157,8 @@ async fn converge_one(
     if let Some(knowledge) = next.intent.as_ref().and_then(|i| i.knowledge) {
         Box::pin(reach_back(tx, ctx, knowledge)).await;
     }
+    // What every Transaction and plan last wrote decides whether the policy may run a write.
+    ctx.written_known().await;
     let facts = match Box::pin(read_facts(tx, ctx, next)).await? {
         Ok(facts) => facts,
         Err(verdict) => return Ok(Converged::Step(Step::not_ready(verdict))),
@@ -250,7 +252,7 @@ async fn read_facts(
     let current = batch::current_of(mirror, id, &target).unwrap_or_default();
     let change = view::planned_change(&ynab_tx, &current, &target, mirror, digits);
     let known_payees = policy::known_payees(mirror, change.as_slice());
-    let decision = edited::respect(
+    let respected = edited::respect(
         policy::decide(change.as_slice(), &budget.spec.approval, &known_payees),
         change.as_slice(),
         (
@@ -259,6 +261,10 @@ async fn read_facts(
         ),
         |id| mirror.categories.get(id).map(|c| c.name.clone()),
     );
+    let decision = match respected {
+        Ok(decision) => decision,
+        Err(waiting) => return Ok(Err(Verdict::Pending(waiting.to_string()))),
+    };
     let intent = next.intent.as_ref();
     if let Some(waiting) = step::awaiting_read_back(intent, mirror) {
         return Ok(Err(waiting));

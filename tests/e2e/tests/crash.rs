@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use futures::StreamExt;
+
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams, Patch, PatchParams};
 use ledgerops::api::approval::ApprovalRequest;
@@ -470,5 +472,45 @@ async fn a_restarted_controller_counts_the_requests_the_one_before_it_sent() {
         s.total_requests().await,
         LIMIT,
         "one more after the restart, not {LIMIT}"
+    );
+}
+
+/// A controller that starts among more Transactions than a watch hands a subscriber at once (its
+/// reconcilers wait until every Transaction and plan is listed, to know what ledgerops last wrote):
+/// every one is written, in bulk. The hour's soak found a new leader that reconciled no
+/// Transaction and no plan once there were 1,087 of them.
+#[tokio::test]
+async fn a_restart_among_more_transactions_than_a_watch_buffers_writes_them_all() {
+    const MANY: usize = 1_100;
+    let (plane, s, ledgerops) = world_of("buffered", demo_with_uncategorised(MANY)).await;
+    drop(ledgerops);
+    let groceries = category("Groceries");
+    futures::stream::iter(0..MANY)
+        .for_each_concurrent(16, |i| {
+            let (s, groceries) = (&s, groceries.clone());
+            async move {
+                let spec = json!({"categoryId": groceries});
+                s.create_transaction(&format!("load-{i:05}"), "household", &load_id(i), spec)
+                    .await;
+            }
+        })
+        .await;
+    s.sim.control().reset_counters().await.unwrap();
+    let _restarted = Ledgerops::start(&plane).await;
+    eventually(
+        "every transaction converged",
+        Duration::from_secs(180),
+        async || {
+            s.transaction_phases()
+                .await
+                .iter()
+                .all(|p| *p == Some(TransactionPhase::Converged))
+        },
+    )
+    .await;
+    let patches = s.requests(PATCH).await;
+    assert!(
+        patches <= 3,
+        "{MANY} Transactions in bulk: {patches} PATCH requests"
     );
 }

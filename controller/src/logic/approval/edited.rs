@@ -75,7 +75,8 @@ impl Written {
         }
     }
 
-    /// What was last written to the transactions `ids` of Budget `budget` in `namespace`.
+    /// What was last written to the transactions `ids` of Budget `budget` in `namespace`, as
+    /// far as the objects noted so far tell.
     pub fn of(&self, namespace: &str, budget: &str, ids: &HashSet<&str>) -> LastWritten {
         let key = (namespace.to_owned(), budget.to_owned());
         let Some(last) = self.0.get(&key) else {
@@ -98,29 +99,30 @@ impl Written {
 /// `decision`, unless it runs a write over an edit: when a change's transaction shows a
 /// category other than the one ledgerops last wrote to it, a person is asked instead, and the
 /// reason names the transaction and both categories. `last` (what was last written to the
-/// changes' transactions) is asked only for a write that would run: it reads every object of
-/// the Budget. `ours_wins`: a person already said the write wins over YNAB's state (a
+/// changes' transactions, `None` while that cannot be told yet) is asked only for a write that
+/// would run. `ours_wins`: a person already said the write wins over YNAB's state (a
 /// Transaction's `ledgerops.dev/resolve: ours`), and the policy decides as it would anyway.
+/// `Err` while it cannot be told whether the write would run over an edit: nothing is decided.
 pub fn respect(
     decision: Decision,
     changes: &[PlannedChange],
-    (last, ours_wins): (impl FnOnce(&HashSet<&str>) -> LastWritten, bool),
+    (last, ours_wins): (impl FnOnce(&HashSet<&str>) -> Option<LastWritten>, bool),
     name: impl Fn(&str) -> Option<String>,
-) -> Decision {
+) -> Result<Decision, NotListed> {
     if decision.action != Action::Run || changes.is_empty() || ours_wins {
-        return decision;
+        return Ok(decision);
     }
     let ids: HashSet<&str> = changes
         .iter()
         .map(|c| c.change.transaction_id.as_str())
         .collect();
-    let last = last(&ids);
+    let last = last(&ids).ok_or(NotListed)?;
     let edited = changes.iter().find_map(|c| {
         let ours = last.category(&c.change.transaction_id)?;
         (ours != c.change.from_category_id.as_deref()).then_some((c, ours))
     });
     let Some((c, ours)) = edited else {
-        return decision;
+        return Ok(decision);
     };
     let named = |id: Option<&str>| match id {
         None => "no category".to_owned(),
@@ -129,7 +131,7 @@ pub fn respect(
             None => id.to_owned(),
         },
     };
-    Decision {
+    Ok(Decision {
         action: Action::Ask,
         reason: format!(
             "{} shows {} in YNAB, set by someone else since ledgerops wrote {}: a person decides whether to write over that edit",
@@ -137,8 +139,15 @@ pub fn respect(
             named(c.change.from_category_id.as_deref()),
             named(ours)
         ),
-    }
+    })
 }
+
+/// Why a write that would run waits: what ledgerops wrote before is still being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "Waiting until every Transaction and plan is read, to tell whether someone edited the transaction since ledgerops last wrote it"
+)]
+pub struct NotListed;
 
 #[cfg(test)]
 #[path = "edited_tests.rs"]

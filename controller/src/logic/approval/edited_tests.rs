@@ -178,10 +178,10 @@ fn a_write_the_policy_would_run_over_an_edit_asks_a_person() {
         let decided = respect(
             run.clone(),
             &changes,
-            (|_: &HashSet<&str>| last_of(&transactions, &[]), false),
+            (|_: &HashSet<&str>| Some(last_of(&transactions, &[])), false),
             name,
         );
-        assert_eq!(decided, expected, "{case}");
+        assert_eq!(decided, Ok(expected), "{case}");
     }
 }
 
@@ -202,7 +202,7 @@ fn only_a_write_that_would_run_is_looked_at() {
             ),
             |_| None,
         );
-        assert_eq!(decided, decision);
+        assert_eq!(decided, Ok(decision));
     }
     let nothing = Decision {
         action: Action::Run,
@@ -217,7 +217,7 @@ fn only_a_write_that_would_run_is_looked_at() {
         ),
         |_| None,
     );
-    assert_eq!(decided, nothing);
+    assert_eq!(decided, Ok(nothing));
 }
 
 #[test]
@@ -233,5 +233,27 @@ fn a_person_who_said_ours_wins_is_not_asked_again() {
         (|_: &HashSet<&str>| panic!("the objects are not read"), true),
         |_| None,
     );
-    assert_eq!(decided, run);
+    assert_eq!(decided, Ok(run));
+}
+
+#[test]
+fn a_write_that_would_run_waits_while_what_was_written_is_unknown() {
+    let edited = changes(&[("tx-065", "cat-transport")]);
+    let run = Decision {
+        action: Action::Run,
+        reason: "small".into(),
+    };
+    let waiting = respect(run, &edited, (|_: &HashSet<&str>| None, false), |_| None);
+    assert_eq!(waiting, Err(NotListed));
+    let ask = Decision {
+        action: Action::Ask,
+        reason: "large".into(),
+    };
+    let asked = respect(
+        ask.clone(),
+        &edited,
+        (|_: &HashSet<&str>| None, false),
+        |_| None,
+    );
+    assert_eq!(asked, Ok(ask));
 }

@@ -29,12 +29,13 @@ pub struct Assessed {
 /// Assesses `plan` (its `basis`: assignments, or the changes it undoes) for `budget` on
 /// `mirror`, whose scope is `scope`. With `resume`, the changes and hash of an interrupted write,
 /// transactions that already show that write are read as they were before it. `last` tells what
-/// ledgerops last wrote to some transactions: the policy runs nothing over an edit made since.
+/// ledgerops last wrote to some transactions (`None` while that is not known yet: the plan
+/// waits): the policy runs nothing over an edit made since.
 pub fn assess(
     plan: &CategorizationPlan,
     budget: &Budget,
     basis: Basis,
-    (mirror, last): (&Mirror, impl FnOnce(&HashSet<&str>) -> LastWritten),
+    (mirror, last): (&Mirror, impl FnOnce(&HashSet<&str>) -> Option<LastWritten>),
     scope: &str,
     resume: Option<&Resume>,
 ) -> Result<Assessed, PlanVerdict> {
@@ -88,7 +89,8 @@ pub fn assess(
         &preview.changes,
         (last, false),
         |id| mirror.categories.get(id).map(|c| c.name.clone()),
-    );
+    )
+    .map_err(|waiting| PlanVerdict::Pending(waiting.to_string()))?;
     let watch = review::Watch {
         large_from: budget
             .spec

@@ -31,8 +31,8 @@ fn plan(assignments: &[(&str, &str)]) -> (CategorizationPlan, Basis) {
 
 const SCOPE: &str = "ns/household/plan-1";
 
-fn nothing_written(_: &HashSet<&str>) -> LastWritten {
-    LastWritten::default()
+fn nothing_written(_: &HashSet<&str>) -> Option<LastWritten> {
+    Some(LastWritten::default())
 }
 
 #[test]
@@ -130,7 +130,7 @@ fn the_policy_runs_nothing_over_an_edit_made_since_ledgerops_wrote() {
             k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
             Some("cat-transport".into()),
         );
-        last
+        Some(last)
     };
     let edited = assess(&p, &b, basis, (&m, wrote_transport), SCOPE, None)
         .unwrap_or_else(|v| panic!("{v:?}"));
@@ -142,5 +142,24 @@ fn the_policy_runs_nothing_over_an_edit_made_since_ledgerops_wrote() {
             .starts_with("tx-065 shows \"Groceries\" (cat-groceries) in YNAB"),
         "{}",
         edited.decision.reason
+    );
+}
+
+#[test]
+fn a_plan_the_policy_would_run_waits_until_what_ledgerops_wrote_is_known() {
+    let (p, basis) = plan(&[("tx-065", "cat-transport")]);
+    let m = mirror();
+    let b = budget(
+        serde_json::json!({"autoApproveBelow": "1000", "askOnNewPayee": false}),
+        None,
+    );
+    let not_listed = |_: &HashSet<&str>| None;
+    let Err(PlanVerdict::Pending(message)) = assess(&p, &b, basis, (&m, not_listed), SCOPE, None)
+    else {
+        panic!("a write that would run waits");
+    };
+    assert!(
+        message.starts_with("Waiting until every Transaction and plan is read"),
+        "{message}"
     );
 }
