@@ -18,24 +18,33 @@ use crate::api::plan::{CategorizationPlan, PlanPhase};
 use crate::api::transaction::Transaction;
 use crate::logic::plan::PlannedChange;
 
-/// The category ledgerops last wrote to each of some transactions, and when.
+/// The category ledgerops last wrote to each of some transactions, and when. Statuses record
+/// the second only: writes of the same second are all kept, since which came last cannot be
+/// told (a plan and its undo, applied within one second, are one such pair).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct LastWritten(HashMap<String, (Timestamp, Option<String>)>);
+pub struct LastWritten(HashMap<String, (Timestamp, Vec<Option<String>>)>);
 
 impl LastWritten {
     /// Records a write of `category` to `transaction_id` at `at`, unless a later one is known.
     pub fn record(&mut self, transaction_id: &str, at: Timestamp, category: Option<String>) {
-        match self.0.get(transaction_id) {
-            Some((known, _)) if *known >= at => {}
+        match self.0.get_mut(transaction_id) {
+            Some((known, _)) if *known > at => {}
+            Some((known, categories)) if *known == at => {
+                if !categories.contains(&category) {
+                    categories.push(category);
+                }
+            }
             _ => {
-                self.0.insert(transaction_id.to_owned(), (at, category));
+                self.0
+                    .insert(transaction_id.to_owned(), (at, vec![category]));
             }
         }
     }
 
-    /// The category last written to `transaction_id`; `None` when ledgerops never wrote it.
-    pub fn category(&self, transaction_id: &str) -> Option<Option<&str>> {
-        self.0.get(transaction_id).map(|(_, c)| c.as_deref())
+    /// The categories last written to `transaction_id` (more than one only when written within
+    /// the same second); `None` when ledgerops never wrote it.
+    pub fn categories(&self, transaction_id: &str) -> Option<&[Option<String>]> {
+        self.0.get(transaction_id).map(|(_, c)| c.as_slice())
     }
 }
 
@@ -118,8 +127,8 @@ pub fn respect(
         .collect();
     let last = last(&ids).ok_or(NotListed)?;
     let edited = changes.iter().find_map(|c| {
-        let ours = last.category(&c.change.transaction_id)?;
-        (ours != c.change.from_category_id.as_deref()).then_some((c, ours))
+        let ours = last.categories(&c.change.transaction_id)?;
+        (!ours.contains(&c.change.from_category_id)).then_some((c, ours))
     });
     let Some((c, ours)) = edited else {
         return Ok(decision);
@@ -137,7 +146,10 @@ pub fn respect(
             "{} shows {} in YNAB, set by someone else since ledgerops wrote {}: a person decides whether to write over that edit",
             c.change.transaction_id,
             named(c.change.from_category_id.as_deref()),
-            named(ours)
+            ours.iter()
+                .map(|o| named(o.as_deref()))
+                .collect::<Vec<_>>()
+                .join(" or ")
         ),
     })
 }
