@@ -2,11 +2,12 @@
 //! alone, and in how many requests. No Kubernetes is needed for this layer, so none is started.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use k8s_openapi::jiff::Timestamp;
 
 use ledgerops::logic::budget::api_url::ApiUrlAllowlist;
+use ledgerops::logic::budget::sync_due::{self, Due, SyncedFor};
 use ledgerops::logic::runtime::pacing::Limits;
 use ledgerops::logic::runtime::request_priority::Priority;
 use ledgerops::logic::runtime::request_window::RequestWindow;
@@ -73,6 +74,7 @@ async fn rig_with(window: Duration, max_batch: usize, limits: Limits) -> Rig {
             budget: "household".into(),
             budget_links: links,
         },
+        written: Arc::default(),
     };
     mirror_sync::sync(
         &destination.client,
@@ -126,6 +128,7 @@ impl Rig {
             all_or_nothing: false,
             operation: None,
             priority: Priority::Unasked,
+            respect: None,
             authorized: Authorized::Transaction {
                 scope: SCOPE.into(),
                 hash: approval_hash(SCOPE, tx, &current, &target),
@@ -476,4 +479,81 @@ async fn a_refused_bulk_update_is_split_so_one_record_does_not_hold_back_the_oth
         rig.ynab_category("tx-049").await,
         Some(category("Groceries"))
     );
+}
+
+/// A Budget's periodic sync counts its interval from any read of the mirror: the read before a
+/// write found whatever the periodic sync would have, a moment later, for another request.
+#[tokio::test]
+async fn the_read_before_a_write_serves_as_the_budgets_periodic_sync() {
+    let rig = rig(Duration::from_millis(50), 100).await;
+    let made_for = SyncedFor {
+        generation: Some(1),
+        annotations: "a".into(),
+        credentials: "c".into(),
+    };
+    let interval = Duration::from_secs(60);
+    let long_ago = Instant::now() - Duration::from_secs(59);
+    rig.destination.mirror.state.write().await.synced = Some((long_ago, made_for.clone()));
+    let submission = rig.recategorise("tx-048", "Groceries", false).await;
+    assert!(rig.submit_all(vec![submission]).await[0].holds_target());
+    let (at, served) = rig
+        .destination
+        .mirror
+        .state
+        .read()
+        .await
+        .synced
+        .clone()
+        .unwrap();
+    assert_eq!(
+        served, made_for,
+        "what the sync was made for is the Budget's to say"
+    );
+    let due = sync_due::due(Some((&made_for, at.elapsed())), &made_for, interval, &[]);
+    assert!(
+        matches!(due, Due::In(wait) if wait > Duration::from_secs(50)),
+        "{due:?}"
+    );
+    assert_eq!(rig.requests(READ).await, 1, "the write's read alone");
+}
+
+/// A write the policy runs is held, right before it goes out, to what ledgerops last wrote: a
+/// transaction someone moved since is not written over, whatever the object decided before its
+/// turn came. A person's approval of the same write goes out.
+#[tokio::test]
+async fn a_policy_write_over_an_edit_made_since_ledgerops_wrote_is_not_sent() {
+    let rig = rig(Duration::from_millis(50), 100).await;
+    // Another Transaction wrote Transport to tx-048; YNAB shows something else now.
+    let earlier: ledgerops::api::transaction::Transaction = serde_json::from_value(json!({
+        "apiVersion": "ledgerops.dev/v1alpha1", "kind": "Transaction",
+        "metadata": {"name": "t-earlier", "namespace": "ns"},
+        "spec": {"budgetRef": {"name": "household"}, "transactionId": "tx-048"},
+        "status": {"applied": {"hash": "h", "categoryId": category("Transport"),
+            "at": "2026-12-07T10:00:00Z"}},
+    }))
+    .unwrap();
+    rig.destination
+        .written
+        .lock()
+        .unwrap()
+        .transaction(&earlier);
+    assert_ne!(
+        rig.ynab_category("tx-048").await,
+        Some(category("Transport"))
+    );
+    let mut by_policy = rig.recategorise("tx-048", "Groceries", false).await;
+    by_policy.respect = Some("ns/Transaction/t-later".into());
+    let outcome = rig.submit_all(vec![by_policy.clone()]).await.remove(0);
+    assert!(
+        matches!(&outcome, Outcome::Stale(why) if why.contains("set by someone else since ledgerops wrote")),
+        "{outcome:?}"
+    );
+    assert_eq!(rig.requests(PATCH).await, 0, "nothing written");
+
+    let mut by_person = by_policy;
+    by_person.respect = None;
+    by_person.priority = Priority::Approved;
+    let outcome = rig.submit_all(vec![by_person]).await.remove(0);
+    assert_eq!(outcome, Outcome::Written);
+    assert_eq!(rig.requests(PATCH).await, 1);
 }

@@ -228,18 +228,23 @@ impl Watches {
     }
 }
 
-/// Notes each object a watch brings (listed or changed) in `written` with `note`. Each listed
-/// object is noted before the watch says it has listed.
-fn noting<K: Send + Sync + 'static>(
+/// Notes each object a watch brings (listed or changed) in `written` with `note`, and forgets
+/// the open write of each one deleted. Each listed object is noted before the watch says it has
+/// listed.
+fn noting<K: kube::Resource<DynamicType = ()> + Send + Sync + 'static>(
     written: &Arc<Mutex<Written>>,
     note: fn(&mut Written, &K),
 ) -> OnEvent<K> {
     let written = written.clone();
     Box::new(move |event| {
-        if let watcher::Event::Apply(object) | watcher::Event::InitApply(object) = event {
-            // Poisoned only by a panic while noting; what was noted before stays good.
-            let mut written = written.lock().unwrap_or_else(PoisonError::into_inner);
-            note(&mut written, object);
+        // Poisoned only by a panic while noting; what was noted before stays good.
+        let written = || written.lock().unwrap_or_else(PoisonError::into_inner);
+        match event {
+            watcher::Event::Apply(object) | watcher::Event::InitApply(object) => {
+                note(&mut written(), object);
+            }
+            watcher::Event::Delete(object) => written().gone(object),
+            watcher::Event::Init | watcher::Event::InitDone => {}
         }
     })
 }

@@ -144,23 +144,32 @@ impl Context {
         futures::join!(transactions.wait(), plans.wait());
     }
 
-    /// What ledgerops last wrote to the transactions `ids` of Budget `budget` in `namespace`;
-    /// `None` until every Transaction and plan is listed.
+    /// What ledgerops last wrote, or may have written, to the transactions `ids` of Budget
+    /// `budget` in `namespace`, for the object `asking` (see [`key_of`](crate::logic::approval::edited::key_of)); `None` until
+    /// every Transaction and plan is listed.
     pub fn last_written(
         &self,
-        namespace: &str,
-        budget: &str,
+        (namespace, budget): (&str, &str),
         ids: &HashSet<&str>,
+        asking: &str,
     ) -> Option<LastWritten> {
         if !self.written_listed.iter().all(Listed::now) {
             return None;
         }
-        let written = self.written.lock();
-        Some(
-            written
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .of(namespace, budget, ids),
-        )
+        Some(self.noted().of(namespace, budget, ids, asking))
+    }
+
+    /// The oldest knowledge an unsettled write of Budget `budget` in `namespace` was decided on,
+    /// as far as the watches have brought them.
+    pub fn oldest_open_write(&self, namespace: &str, budget: &str) -> Option<i64> {
+        self.noted().oldest_open(namespace, budget)
+    }
+
+    fn noted(&self) -> std::sync::MutexGuard<'_, Written> {
+        // Poisoned only by a panic while noting; what was noted before stays good.
+        self.written
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The Budget `name` of `namespace`, from the shared cache.
@@ -205,6 +214,7 @@ impl Context {
                 budget: budget.name_any(),
                 budget_links: self.budget_links.clone(),
             },
+            written: self.written.clone(),
         })
     }
 }

@@ -18,6 +18,7 @@ use crate::api::common::{Edits, WriteIntent};
 use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus};
 use crate::api::{approval::SubjectKind, budget::Budget};
 use crate::k8s::{journal, watches::Watches};
+use crate::logic::approval::edited;
 use crate::logic::plan::assess::{self, Assessed};
 use crate::logic::plan::edit::{self, EditError};
 use crate::logic::plan::end::End;
@@ -460,7 +461,9 @@ async fn preview(
         ))));
     }
     let scope = super::scope_of(namespace, budget);
-    let last = |ids: &HashSet<&str>| ctx.last_written(namespace, &budget.name_any(), ids);
+    let asking = edited::key_of(plan);
+    let last =
+        |ids: &HashSet<&str>| ctx.last_written((namespace, &budget.name_any()), ids, &asking);
     Ok(assess::assess(
         plan,
         budget,

@@ -9,12 +9,14 @@ use super::approval_gate::Grant;
 use super::{Context, Error, lineage};
 use crate::api::plan::{CategorizationPlan, CategorizationPlanStatus, Progress};
 use crate::k8s::{journal, status};
+use crate::logic::approval::edited;
 use crate::logic::plan::AppliedChange;
 use crate::logic::plan::Approved;
 use crate::logic::plan::end::{self, End};
 use crate::logic::plan::operation::{self, Conclusion};
 use crate::logic::plan::outcome::{self, WriteResult};
 use crate::logic::plan::status::{self as plan_status, PlanVerdict};
+use crate::logic::runtime::request_priority::WriteDecision;
 use crate::logic::transaction::batch::{Authorized, Submission};
 use crate::metrics::Stopwatch;
 use crate::ynab::batcher::{self, Destination};
@@ -77,7 +79,9 @@ impl Operation<'_> {
             journal::record(&ctx.client, self.namespace, &entry).await?;
         }
         watch.lap("record");
-        let priority = lineage::write_priority(ctx, self.grant.decided_by(), &self.plan.metadata);
+        let decided_by = self.grant.decided_by();
+        let priority = lineage::write_priority(ctx, decided_by, &self.plan.metadata);
+        let respect = (decided_by == WriteDecision::Policy).then(|| edited::key_of(self.plan));
         let submissions = chunks
             .iter()
             .map(|chunk| Submission {
@@ -86,6 +90,7 @@ impl Operation<'_> {
                 authorized: Authorized::Plan(approved.clone()),
                 operation: Some(self.grant.attempt_id.clone()),
                 priority,
+                respect: respect.clone(),
             })
             .collect();
         let key = BudgetKey::new(self.namespace, self.budget);

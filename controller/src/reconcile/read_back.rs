@@ -10,7 +10,9 @@ use crate::logic::runtime::request_priority::Priority;
 use crate::ynab::mirror_sync;
 
 /// Has `budget`'s mirror read back to `knowledge` if it does not remember that far: one
-/// request, spent as a person's approved write is, since a write waits on it. A failure is
+/// request, spent as a person's approved write is, since a write waits on it. It reads back to
+/// the oldest unsettled write of the Budget the watches know of, if older: a new leader finds
+/// several, and one read then settles them all. A failure is
 /// logged (a wait for the request window only at debug: every unsettled write of the Budget waits on
 /// the same read, which is not asked for again before its turn); the caller then finds the mirror still cannot tell, and waits.
 pub async fn reach_back(ctx: &Context, budget: &Budget, knowledge: i64) {
@@ -25,6 +27,8 @@ pub async fn reach_back(ctx: &Context, budget: &Budget, knowledge: i64) {
     let Some(to) = ctx.destination(&namespace, budget) else {
         return;
     };
+    let oldest = ctx.oldest_open_write(&namespace, &budget.name_any());
+    let knowledge = oldest.map_or(knowledge, |oldest| oldest.min(knowledge));
     let priority = Priority::Approved;
     let reading =
         mirror_sync::reach_back(&to.client, &to.plan_id, &cell, &to.key, knowledge, priority);

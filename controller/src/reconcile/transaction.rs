@@ -25,6 +25,7 @@ use crate::k8s::watches::Watches;
 use crate::k8s::{objects, status};
 use crate::logic::approval::{edited, policy};
 use crate::logic::plan::{self, PlannedChange};
+use crate::logic::runtime::request_priority::WriteDecision;
 use crate::logic::transaction::batch::{self, Authorized, Submission, WriteItem};
 use crate::logic::transaction::check as transaction_check;
 use crate::logic::transaction::converge::{self, Expect};
@@ -256,7 +257,9 @@ async fn read_facts(
         policy::decide(change.as_slice(), &budget.spec.approval, &known_payees),
         change.as_slice(),
         (
-            |ids: &HashSet<&str>| ctx.last_written(&namespace, budget_name, ids),
+            |ids: &HashSet<&str>| {
+                ctx.last_written((&namespace, budget_name), ids, &edited::key_of(tx))
+            },
             step::ours_wins(tx.annotations().get(RESOLVE).map(String::as_str)),
         ),
         |id| mirror.categories.get(id).map(|c| c.name.clone()),
@@ -344,6 +347,10 @@ async fn write(
         authorized: Authorized::Transaction { scope, hash },
         operation: None,
         priority: lineage::write_priority(ctx, grant.decided_by(), tx.meta()),
+        // A person's `resolve: ours` already said the spec wins over YNAB's state.
+        respect: (grant.decided_by() == WriteDecision::Policy
+            && !step::ours_wins(tx.annotations().get(RESOLVE).map(String::as_str)))
+        .then(|| edited::key_of(tx)),
     };
     let key = BudgetKey {
         namespace,

@@ -5,8 +5,8 @@
 //! refuses for its content is split by submission, a bounded number of times, so one bad record
 //! does not hold back the others.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use k8s_openapi::jiff::Timestamp;
@@ -17,6 +17,7 @@ use super::budget_links::{BudgetKey, SharedMirror};
 use super::client::YnabClient;
 use super::error::YnabError;
 use super::mirror_sync::{self, MirrorKey};
+use crate::logic::approval::edited::Written;
 use crate::logic::runtime::request_priority::{self, Priority};
 use crate::logic::transaction::batch::{self, Outcome, Plan, Stops, Submission};
 
@@ -31,6 +32,9 @@ pub struct Destination {
     pub window: Duration,
     pub max_batch: usize,
     pub key: MirrorKey,
+    /// What ledgerops last wrote to each transaction, as the watches bring the objects: a write
+    /// the policy runs is held to it right before it goes out.
+    pub written: Arc<Mutex<Written>>,
 }
 
 /// One outcome per item of a submission, or the error that stopped its whole batch.
@@ -251,8 +255,16 @@ async fn write_batch(destination: Destination, jobs: Vec<Waiting>) {
 async fn decide(destination: &Destination, jobs: &[&Submission]) -> Vec<Vec<Plan>> {
     let cell = &destination.mirror;
     let closed_through = destination.closed_through.as_deref();
+    let key = &destination.key;
+    let last = |s: &Submission| {
+        let asking = s.respect.as_deref()?;
+        let ids: HashSet<&str> = s.items.iter().map(|i| i.transaction_id.as_str()).collect();
+        let written = destination.written.lock();
+        let written = written.unwrap_or_else(PoisonError::into_inner);
+        Some(written.of(&key.namespace, &key.budget, &ids, asking))
+    };
     let mut slot = cell.state.write().await;
-    let plans = batch::decide_all(&slot.mirror, closed_through, jobs.iter().copied());
+    let plans = batch::decide_all(&slot.mirror, closed_through, jobs.iter().copied(), last);
     // Decided on a read made after their lost answers: those answers are settled.
     let decided = jobs.iter().flat_map(|j| &j.items);
     for item in decided {

@@ -5,15 +5,16 @@
 //! runs unasked must hold it for what any of the Budget's objects wrote. Without it, a plan
 //! proposed before a spouse's edit and previewed after it puts back the category she changed,
 //! and nobody is asked. What ledgerops last wrote is read from statuses only the controller
-//! writes: each Transaction's `applied`, and each applied plan's preview (its first 100 changes,
-//! all a status lists).
+//! writes: each Transaction's `applied`, and the preview of each plan that wrote (its first 100
+//! changes, all a status lists).
 
 use std::collections::{HashMap, HashSet};
 
 use k8s_openapi::jiff::Timestamp;
-use kube::ResourceExt;
+use kube::{Resource, ResourceExt};
 
 use super::policy::{Action, Decision};
+use crate::api::common::WriteIntent;
 use crate::api::plan::{CategorizationPlan, PlanPhase};
 use crate::api::transaction::Transaction;
 use crate::logic::plan::PlannedChange;
@@ -50,59 +51,159 @@ impl LastWritten {
 
 /// What ledgerops last wrote, for every Budget (by namespace and name), noted from each
 /// Transaction and plan as the watches bring them. A write stays noted when its object is
-/// deleted: YNAB still holds it.
+/// deleted: YNAB still holds it. A write started and not settled yet (an object's `intent`)
+/// may have landed: until its object records how it ended, its targets count as written too.
+/// Without them, a plan previewed while a Transaction's write waited to be settled (its answer
+/// lost, its leader killed) saw no earlier write under a spouse's edit, and put the category
+/// back unasked (the hour's soak, `load-00280`).
 #[derive(Debug, Default)]
-pub struct Written(HashMap<(String, String), LastWritten>);
+pub struct Written {
+    last: HashMap<(String, String), LastWritten>,
+    /// Each object's open write, by `namespace/Kind/name`.
+    open: HashMap<String, Open>,
+}
+
+/// A write an object started whose outcome it has not recorded.
+#[derive(Debug, Clone)]
+struct Open {
+    budget: (String, String),
+    /// The knowledge it was decided on, when recorded.
+    knowledge: Option<i64>,
+    at: Timestamp,
+    /// Transaction id and the category written to it.
+    targets: Vec<(String, Option<String>)>,
+}
 
 impl Written {
-    /// Notes what a Transaction's status says it last wrote.
+    /// Notes what a Transaction's status says it last wrote, and the write it has open.
     pub fn transaction(&mut self, t: &Transaction) {
-        if let Some(applied) = t.status.as_ref().and_then(|s| s.applied.as_ref()) {
-            self.budget(t, &t.spec.budget_ref.name).record(
+        let status = t.status.as_ref();
+        let budget = &t.spec.budget_ref.name;
+        if let Some(applied) = status.and_then(|s| s.applied.as_ref()) {
+            self.budget(t, budget).record(
                 &t.spec.transaction_id,
                 applied.at.0,
                 applied.category_id.clone(),
             );
         }
+        let target = (t.spec.transaction_id.clone(), t.spec.category_id.clone());
+        let intent = status.and_then(|s| s.intent.as_ref());
+        self.opened(t, budget, intent, vec![target]);
     }
 
-    /// Notes what an applied (or partly applied) plan's preview says it wrote.
+    /// Notes what an applied (or partly applied, or failed after part of it landed) plan's
+    /// preview says it wrote, and the write it has open.
     pub fn plan(&mut self, p: &CategorizationPlan) {
         let Some(status) = &p.status else {
             return;
         };
+        let budget = &p.spec.budget_ref.name;
+        let changes = status.preview.iter().flat_map(|v| &v.changes);
+        let targets = changes
+            .map(|c| (c.transaction_id.clone(), c.to_category_id.clone()))
+            .collect();
+        self.opened(p, budget, status.intent.as_ref(), targets);
+        // A failed write that landed in part records when (`appliedAt`) as a partial one does.
         let written = matches!(
             status.phase,
-            Some(PlanPhase::Applied | PlanPhase::PartiallyApplied)
+            Some(PlanPhase::Applied | PlanPhase::PartiallyApplied | PlanPhase::Failed)
         );
         let (Some(at), Some(preview), true) = (&status.applied_at, &status.preview, written) else {
             return;
         };
-        let last = self.budget(p, &p.spec.budget_ref.name);
+        let last = self.budget(p, budget);
         for c in &preview.changes {
             last.record(&c.transaction_id, at.0, c.to_category_id.clone());
         }
     }
 
+    /// Forgets the open write of an object deleted; what it wrote stays noted.
+    pub fn gone(&mut self, object: &impl Resource<DynamicType = ()>) {
+        self.open.remove(&key_of(object));
+    }
+
     /// What was last written to the transactions `ids` of Budget `budget` in `namespace`, as
-    /// far as the objects noted so far tell.
-    pub fn of(&self, namespace: &str, budget: &str, ids: &HashSet<&str>) -> LastWritten {
+    /// far as the objects noted so far tell: with the targets of every open write but the one
+    /// of `asking` (`namespace/Kind/name`), which settles its own.
+    pub fn of(
+        &self,
+        namespace: &str,
+        budget: &str,
+        ids: &HashSet<&str>,
+        asking: &str,
+    ) -> LastWritten {
         let key = (namespace.to_owned(), budget.to_owned());
-        let Some(last) = self.0.get(&key) else {
-            return LastWritten::default();
+        let mut out: HashMap<String, (Timestamp, Vec<Option<String>>)> = self
+            .last
+            .get(&key)
+            .map(|last| {
+                ids.iter()
+                    .filter_map(|id| last.0.get_key_value(*id))
+                    .map(|(id, w)| (id.clone(), w.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let open = self
+            .open
+            .iter()
+            .filter(|(object, o)| o.budget == key && object.as_str() != asking);
+        for (_, o) in open {
+            for (id, category) in o.targets.iter().filter(|(id, _)| ids.contains(id.as_str())) {
+                let (_, categories) = out.entry(id.clone()).or_insert((o.at, Vec::new()));
+                if !categories.contains(category) {
+                    categories.push(category.clone());
+                }
+            }
+        }
+        LastWritten(out)
+    }
+
+    /// The oldest knowledge an open write of Budget `budget` in `namespace` was decided on: one
+    /// read back that far settles them all, where one read per write went back to each in turn.
+    pub fn oldest_open(&self, namespace: &str, budget: &str) -> Option<i64> {
+        let key = (namespace.to_owned(), budget.to_owned());
+        self.open
+            .values()
+            .filter(|o| o.budget == key)
+            .filter_map(|o| o.knowledge)
+            .min()
+    }
+
+    fn opened(
+        &mut self,
+        object: &impl Resource<DynamicType = ()>,
+        budget: &str,
+        intent: Option<&WriteIntent>,
+        targets: Vec<(String, Option<String>)>,
+    ) {
+        let key = key_of(object);
+        let Some(intent) = intent else {
+            self.open.remove(&key);
+            return;
         };
-        LastWritten(
-            ids.iter()
-                .filter_map(|id| last.0.get_key_value(*id))
-                .map(|(id, w)| (id.clone(), w.clone()))
-                .collect(),
-        )
+        let open = Open {
+            budget: (object.namespace().unwrap_or_default(), budget.to_owned()),
+            knowledge: intent.knowledge,
+            at: intent.started_at.0,
+            targets,
+        };
+        self.open.insert(key, open);
     }
 
     fn budget(&mut self, object: &impl ResourceExt, budget: &str) -> &mut LastWritten {
         let key = (object.namespace().unwrap_or_default(), budget.to_owned());
-        self.0.entry(key).or_default()
+        self.last.entry(key).or_default()
     }
+}
+
+/// How [`Written`] names an object: `namespace/Kind/name`.
+pub fn key_of<K: Resource<DynamicType = ()>>(object: &K) -> String {
+    format!(
+        "{}/{}/{}",
+        object.namespace().unwrap_or_default(),
+        K::kind(&()),
+        object.name_any()
+    )
 }
 
 /// `decision`, unless it runs a write over an edit: when a change's transaction shows a
@@ -127,8 +228,8 @@ pub fn respect(
         .collect();
     let last = last(&ids).ok_or(NotListed)?;
     let edited = changes.iter().find_map(|c| {
-        let ours = last.categories(&c.change.transaction_id)?;
-        (!ours.contains(&c.change.from_category_id)).then_some((c, ours))
+        let from = c.change.from_category_id.as_ref();
+        edited_since(&last, &c.change.transaction_id, from).map(|ours| (c, ours))
     });
     let Some((c, ours)) = edited else {
         return Ok(decision);
@@ -152,6 +253,18 @@ pub fn respect(
                 .join(" or ")
         ),
     })
+}
+
+/// What ledgerops last wrote to `transaction_id`, when it now shows `category`, another one:
+/// someone edited it since. `None` when it shows what ledgerops wrote, or ledgerops never
+/// wrote it.
+pub fn edited_since<'a>(
+    last: &'a LastWritten,
+    transaction_id: &str,
+    category: Option<&String>,
+) -> Option<&'a [Option<String>]> {
+    let ours = last.categories(transaction_id)?;
+    (!ours.iter().any(|o| o.as_ref() == category)).then_some(ours)
 }
 
 /// Why a write that would run waits: what ledgerops wrote before is still being read.

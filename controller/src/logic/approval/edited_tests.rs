@@ -61,7 +61,7 @@ fn last_of(transactions: &[Transaction], plans: &[CategorizationPlan]) -> LastWr
     transactions.iter().for_each(|t| written.transaction(t));
     plans.iter().for_each(|p| written.plan(p));
     let ids: HashSet<&str> = ["tx-048", "tx-065"].into();
-    written.of("home", "household", &ids)
+    written.of("home", "household", &ids, "")
 }
 
 /// What the last write to a transaction was, as a case expects it.
@@ -102,6 +102,12 @@ fn the_latest_write_of_any_object_is_what_ledgerops_last_wrote() {
             "a partly applied plan counts",
             vec![],
             vec![plan("PartiallyApplied", &[("tx-065", None)], 2)],
+            Some(vec![None]),
+        ),
+        (
+            "a plan that failed after part of it landed counts",
+            vec![],
+            vec![plan("Failed", &[("tx-065", None)], 2)],
             Some(vec![None]),
         ),
         (
@@ -277,4 +283,88 @@ fn a_write_that_would_run_waits_while_what_was_written_is_unknown() {
         |_| None,
     );
     assert_eq!(asked, Ok(ask));
+}
+
+/// `t` with a write to `category` started at `minute` on `knowledge` and not settled.
+fn writing(mut t: Transaction, category: &str, minute: u32, knowledge: i64) -> Transaction {
+    t.spec.category_id = Some(category.into());
+    let status = t.status.get_or_insert_with(Default::default);
+    status.intent = Some(
+        serde_json::from_value(json!({"attemptId": "a", "targetHash": "h",
+            "knowledge": knowledge, "startedAt": when(minute).to_string()}))
+        .expect("an intent"),
+    );
+    t
+}
+
+/// `p` with its write open, decided on `knowledge`.
+fn applying(mut p: CategorizationPlan, name: &str, knowledge: i64) -> CategorizationPlan {
+    p.metadata.name = Some(name.into());
+    let status = p.status.as_mut().expect("a status");
+    status.intent = Some(
+        serde_json::from_value(json!({"attemptId": "b", "targetHash": "h",
+            "knowledge": knowledge, "startedAt": when(5).to_string()}))
+        .expect("an intent"),
+    );
+    p
+}
+
+#[test]
+fn a_write_not_settled_yet_counts_as_written_for_every_other_object() {
+    let ids: HashSet<&str> = ["tx-065"].into();
+    let categories = |w: &Written, asking: &str| -> Option<Vec<Option<String>>> {
+        w.of("home", "household", &ids, asking)
+            .categories("tx-065")
+            .map(<[_]>::to_vec)
+    };
+    let mut written = Written::default();
+    let t = transaction("tx-065", Some("cat-a"), 1);
+    let open = writing(t.clone(), "cat-b", 2, 40);
+    written.transaction(&open);
+    let both = Some(vec![Some("cat-a".to_owned()), Some("cat-b".to_owned())]);
+    assert_eq!(
+        categories(&written, "home/Plan/p"),
+        both,
+        "either may be in YNAB"
+    );
+    assert_eq!(
+        categories(&written, &key_of(&open)),
+        Some(vec![Some("cat-a".to_owned())]),
+        "the object that wrote it settles its own write"
+    );
+    // Never written before: the open write alone.
+    let mut fresh = Written::default();
+    let mut first = writing(t.clone(), "cat-b", 2, 40);
+    first.status.as_mut().unwrap().applied = None;
+    fresh.transaction(&first);
+    assert_eq!(categories(&fresh, ""), Some(vec![Some("cat-b".to_owned())]));
+    // Settled, it is what its status says; deleted unsettled, it is forgotten.
+    written.transaction(&t);
+    assert_eq!(
+        categories(&written, ""),
+        Some(vec![Some("cat-a".to_owned())])
+    );
+    fresh.gone(&first);
+    assert_eq!(categories(&fresh, ""), None);
+    // A plan's open write counts its preview's targets.
+    let p = applying(plan("Applying", &[("tx-065", Some("cat-c"))], 3), "p-1", 30);
+    fresh.plan(&p);
+    assert_eq!(categories(&fresh, ""), Some(vec![Some("cat-c".to_owned())]));
+}
+
+#[test]
+fn one_read_back_reaches_the_oldest_unsettled_write_of_a_budget() {
+    let mut written = Written::default();
+    assert_eq!(written.oldest_open("home", "household"), None);
+    let t = |id: &str, k| writing(transaction(id, None, 1), "cat-b", 2, k);
+    written.transaction(&t("tx-065", 40));
+    written.transaction(&t("tx-066", 35));
+    written.plan(&applying(plan("Applying", &[], 3), "p-1", 50));
+    let mut other = t("tx-067", 10);
+    other.spec.budget_ref.name = "other".into();
+    written.transaction(&other);
+    assert_eq!(written.oldest_open("home", "household"), Some(35));
+    written.transaction(&transaction("tx-066", None, 3));
+    assert_eq!(written.oldest_open("home", "household"), Some(40));
+    assert_eq!(written.oldest_open("home", "other"), Some(10));
 }

@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use k8s_openapi::jiff::Timestamp;
 
+use crate::logic::approval::edited::{self, LastWritten};
 use crate::logic::budget::mirror::Mirror;
 use crate::logic::plan::Approved;
 use crate::logic::runtime::request_priority::Priority;
@@ -32,6 +33,10 @@ pub struct Submission {
     pub operation: Option<String>,
     /// What its requests may spend of the token's hour.
     pub priority: Priority,
+    /// The object (see [`edited::key_of`]) whose write the Budget's policy runs unasked: right
+    /// before it goes out, a transaction someone edited since ledgerops last wrote it is not
+    /// written over (see [`edited::respect`]). `None` when a person decided the write.
+    pub respect: Option<String>,
 }
 
 /// What a write was authorized on.
@@ -121,18 +126,22 @@ pub enum Plan {
     Done(Outcome),
 }
 
-/// Decides every item of `submission` from the mirror, just synced.
+/// Decides every item of `submission` from the mirror, just synced, with nothing known of what
+/// ledgerops wrote before.
 pub fn decide(mirror: &Mirror, closed_through: Option<&str>, submission: &Submission) -> Vec<Plan> {
-    decide_all(mirror, closed_through, [submission]).remove(0)
+    decide_all(mirror, closed_through, [submission], |_| None).remove(0)
 }
 
 /// Decides every submission of one batch from the mirror, just synced. The chunks of one
 /// operation carry the same approved preview, and on the same state its check gives the same
 /// answer: it is made once for all of them, so a plan of n chunks costs one preview, not n.
+/// `last` tells what ledgerops last wrote to the transactions of a submission the policy runs
+/// (`None`: nothing to hold it to).
 pub fn decide_all<'a>(
     mirror: &Mirror,
     closed_through: Option<&str>,
     submissions: impl IntoIterator<Item = &'a Submission>,
+    last: impl Fn(&Submission) -> Option<LastWritten>,
 ) -> Vec<Vec<Plan>> {
     let mut checked = Checked::new();
     let mut claimed = HashSet::new();
@@ -140,10 +149,46 @@ pub fn decide_all<'a>(
         .into_iter()
         .map(|s| {
             let mut plans = decide_checked(mirror, closed_through, s, &mut checked);
+            if let Some(last) = last(s) {
+                respect_edits(mirror, s, &last, &mut plans);
+            }
             defer_second_writes(s, &mut plans, &mut claimed);
             plans
         })
         .collect()
+}
+
+/// A write the policy runs, held to what ledgerops last wrote (`last`) on the state read right
+/// before it: when one of its transactions shows another category, someone edited it since,
+/// and nothing of the submission is written. Its object looks again, and asks a person. The
+/// policy's decision was made earlier, maybe minutes before its turn came, on what the objects
+/// said then.
+fn respect_edits(mirror: &Mirror, submission: &Submission, last: &LastWritten, plans: &mut [Plan]) {
+    let edited = submission
+        .items
+        .iter()
+        .zip(plans.iter())
+        .find_map(|(item, plan)| {
+            let tx = mirror.transactions.get(&item.transaction_id)?;
+            let ours = edited::edited_since(last, &tx.id, tx.category_id.as_ref())?;
+            (*plan == Plan::Write).then_some((tx, ours))
+        });
+    let Some((tx, ours)) = edited else {
+        return;
+    };
+    let named = |c: Option<&String>| c.map_or_else(|| "no category".to_owned(), Clone::clone);
+    let why = format!(
+        "{} shows {} in YNAB, set by someone else since ledgerops wrote {}: nothing was written, and a person is asked whether to write over that edit",
+        tx.id,
+        named(tx.category_id.as_ref()),
+        ours.iter()
+            .map(|o| named(o.as_ref()))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    );
+    for p in plans.iter_mut().filter(|p| **p == Plan::Write) {
+        *p = Plan::Done(Outcome::Stale(why.clone()));
+    }
 }
 
 /// Why a write waits for the next batch: see [`defer_second_writes`].

@@ -60,6 +60,7 @@ fn nothing_is_written_when_the_authorization_no_longer_holds() {
         all_or_nothing: false,
         operation: None,
         priority: Priority::Background,
+        respect: None,
         authorized,
     };
     assert_eq!(
@@ -118,6 +119,7 @@ fn each_item_is_decided_on_fresh_state() {
         all_or_nothing: false,
         operation: None,
         priority: Priority::Background,
+        respect: None,
     };
     let plans = decide(&m, None, &sub);
     assert_eq!(plans[0], Plan::Write);
@@ -143,6 +145,7 @@ fn all_or_nothing_writes_nothing_when_one_item_changed() {
             all_or_nothing: true,
             operation: None,
             priority: Priority::Background,
+            respect: None,
         },
     );
     assert_eq!(
@@ -158,6 +161,7 @@ fn all_or_nothing_writes_nothing_when_one_item_changed() {
             all_or_nothing: false,
             operation: None,
             priority: Priority::Background,
+            respect: None,
         },
     );
     assert_eq!(plans[0], Plan::Write);
@@ -246,6 +250,7 @@ fn the_chunks_after_one_that_cannot_land_in_full_are_held_back() {
         },
         operation: operation.map(str::to_owned),
         priority: Priority::Background,
+        respect: None,
     };
     let write = || vec![Plan::Write];
     let done = |o: Outcome| vec![Plan::Done(o)];
@@ -324,6 +329,7 @@ fn chunked_plan(m: &Mirror) -> Vec<Submission> {
             authorized: Authorized::Plan(approved.clone()),
             operation: Some("attempt-1".into()),
             priority: Priority::Background,
+            respect: None,
         })
         .collect()
 }
@@ -333,7 +339,7 @@ fn every_chunk_of_a_plan_is_checked_against_the_whole_approved_preview() {
     use crate::logic::plan::fixtures::{mirror, recategorise};
     let m = mirror();
     let chunks = chunked_plan(&m);
-    let plans = decide_all(&m, None, &chunks);
+    let plans = decide_all(&m, None, &chunks, |_| None);
     assert_eq!(plans, [vec![Plan::Write], vec![Plan::Write]]);
     // The same as deciding each chunk alone: the check made once gives every chunk its answer.
     let alone: Vec<Vec<Plan>> = chunks.iter().map(|c| decide(&m, None, c)).collect();
@@ -342,7 +348,7 @@ fn every_chunk_of_a_plan_is_checked_against_the_whole_approved_preview() {
     // whose own transaction is as approved, is not written either.
     let mut changed = m.clone();
     recategorise(&mut changed, "tx-049", Some("cat-groceries"));
-    let plans = decide_all(&changed, None, &chunks);
+    let plans = decide_all(&changed, None, &chunks, |_| None);
     assert!(
         matches!(&plans[0][..], [Plan::Done(Outcome::Stale(_))]),
         "{plans:?}"
@@ -369,6 +375,7 @@ fn a_transaction_is_written_once_per_batch_and_a_later_write_waits_for_the_next(
             authorized: Authorized::Plan(approved),
             operation: Some(name.into()),
             priority: Priority::Approved,
+            respect: None,
         }
     };
     let (a, b) = ("tx-048", "tx-049");
@@ -412,12 +419,19 @@ fn a_transaction_is_written_once_per_batch_and_a_later_write_waits_for_the_next(
         ),
     ];
     for (submissions, want) in cases {
-        assert_eq!(decide_all(&m, None, &submissions), want, "{submissions:?}");
+        assert_eq!(
+            decide_all(&m, None, &submissions, |_| None),
+            want,
+            "{submissions:?}"
+        );
     }
     // Within one submission too: the second item for a transaction waits.
     let mut twice = sub("p1", &[(a, "cat-groceries")], false);
     twice.items.push(twice.items[0].clone());
-    assert_eq!(decide_all(&m, None, &[twice]), [vec![w.clone(), later]]);
+    assert_eq!(
+        decide_all(&m, None, &[twice], |_| None),
+        [vec![w.clone(), later]]
+    );
 }
 
 /// A write whose answer was lost and that no read settled: the next decision, on a fresh
@@ -431,6 +445,7 @@ fn a_write_whose_answer_was_lost_is_sent_again_only_if_nothing_changed_since() {
         all_or_nothing: false,
         operation: None,
         priority: Priority::Approved,
+        respect: None,
         authorized: authorized(m, &write),
     };
     // (what YNAB shows now, whether a read since the lost answer showed it changed) → decision.
@@ -471,4 +486,64 @@ fn a_delta_marks_the_lost_answers_it_shows_changed() {
     m.apply(delta, 2);
     assert!(m.lost_answers["a"], "in the delta: changed since");
     assert!(!m.lost_answers["b"], "not in it: untouched since");
+}
+
+#[test]
+fn a_write_the_policy_runs_is_held_to_what_ledgerops_last_wrote_right_before_it_goes_out() {
+    // "a" shows dining in YNAB.
+    let m = mirror(&[("a", Some("dining"), "cleared")]);
+    let written = |category: &str| {
+        let mut last = LastWritten::default();
+        last.record(
+            "a",
+            "2026-12-07T10:00:00Z".parse().unwrap(),
+            Some(category.into()),
+        );
+        last
+    };
+    let stale = |p: &Plan| matches!(p, Plan::Done(Outcome::Stale(why)) if why.starts_with("a shows dining in YNAB, set by someone else since ledgerops wrote gifts"));
+    let cases: Vec<(&str, Option<&str>, Option<LastWritten>, bool)> = vec![
+        (
+            "it shows what ledgerops wrote",
+            Some("p"),
+            Some(written("dining")),
+            false,
+        ),
+        (
+            "ledgerops never wrote it",
+            Some("p"),
+            Some(LastWritten::default()),
+            false,
+        ),
+        (
+            "someone edited it since",
+            Some("p"),
+            Some(written("gifts")),
+            true,
+        ),
+        (
+            "a person decided the write",
+            None,
+            Some(written("gifts")),
+            false,
+        ),
+    ];
+    for (case, respect, last, held) in cases {
+        let write = item("a", "groceries", Expect::Prior(None));
+        let sub = Submission {
+            authorized: authorized(&m, &write),
+            items: vec![write],
+            all_or_nothing: false,
+            operation: None,
+            priority: Priority::Unasked,
+            respect: respect.map(str::to_owned),
+        };
+        let asked = |s: &Submission| s.respect.as_ref().and(last.clone());
+        let plans = decide_all(&m, None, [&sub], asked).remove(0);
+        if held {
+            assert!(plans.iter().all(stale), "{case}: {plans:?}");
+        } else {
+            assert_eq!(plans, [Plan::Write], "{case}");
+        }
+    }
 }

@@ -130,9 +130,16 @@ pub fn written(
             reason: b.reason,
             message: b.message,
         },
-        Outcome::Mismatch => Verdict::Diverged(format!(
-            "YNAB accepted the write of {id} but shows something else: check it in YNAB"
-        )),
+        // What was written is what an edit is measured against from now on, as for a write
+        // that landed: YNAB may show another category because someone moved the transaction
+        // between the write and the read that settled it, and no other object's policy may
+        // then put back what ledgerops wrote over that edit (see `logic::approval::edited`).
+        Outcome::Mismatch => {
+            record_applied(status, &seen.target, now);
+            Verdict::Diverged(format!(
+                "YNAB accepted the write of {id} but shows something else: check it in YNAB"
+            ))
+        }
         Outcome::Refused(why) => {
             status.refused_generation = generation;
             refused(format!(

@@ -272,7 +272,7 @@ fn what_each_outcome_of_the_write_means() {
                 ),
                 idle,
                 true,
-                false,
+                true,
                 None,
             ),
         ),
