@@ -366,17 +366,9 @@ async fn a_spec_changed_while_its_write_is_in_flight_is_written_next() {
     assert_eq!(requests.get(PATCH), Some(&2), "{requests:?}");
 }
 
-/// A watch hands its listed objects to every subscriber, and the reconcilers read theirs only
-/// once the Budgets and ApprovalRequests are known: with more requests than a subscriber
-/// buffers, "known" must not wait for that hand-over, or a restarted controller waits on
-/// itself and nothing is reconciled again (the hour's soak found it after 1,100 requests).
-#[tokio::test]
-async fn a_restart_among_more_requests_than_a_watch_buffers_still_reconciles() {
-    let rig = rig_after(Archive {
-        requests: 1_500,
-        ..Archive::default()
-    })
-    .await;
+/// A controller started after `archive`, writing one Transaction in one bulk update.
+async fn writes_after(archive: Archive) {
+    let rig = rig_after(archive).await;
     rig.writing_budget().await;
     rig.sim.control().reset_counters().await.unwrap();
     rig.transaction("bakery", "household", "tx-048", "Groceries")
@@ -385,21 +377,28 @@ async fn a_restart_among_more_requests_than_a_watch_buffers_still_reconciles() {
     assert_eq!(rig.requests().await.get(PATCH), Some(&1), "one bulk update");
 }
 
+/// A watch hands its listed objects to every subscriber, and the reconcilers read theirs only
+/// once the Budgets and ApprovalRequests are known: with more requests than a subscriber
+/// buffers, "known" must not wait for that hand-over, or a restarted controller waits on
+/// itself and nothing is reconciled again (the hour's soak found it after 1,100 requests).
+#[tokio::test]
+async fn a_restart_among_more_requests_than_a_watch_buffers_still_reconciles() {
+    writes_after(Archive {
+        requests: 1_500,
+        ..Archive::default()
+    })
+    .await;
+}
+
 /// The same with more Transactions than a subscriber buffers: the Transaction reconcilers read
 /// what every Transaction and plan last wrote, so they wait until both kinds are listed, and
 /// their own kind's hand-over must not wait on them (the hour's soak found it after 1,024
 /// Transactions: a new leader reconciled no Transaction and no plan).
 #[tokio::test]
 async fn a_restart_among_more_transactions_than_a_watch_buffers_still_reconciles() {
-    let rig = rig_after(Archive {
+    writes_after(Archive {
         transactions: 1_500,
         ..Archive::default()
     })
     .await;
-    rig.writing_budget().await;
-    rig.sim.control().reset_counters().await.unwrap();
-    rig.transaction("bakery", "household", "tx-048", "Groceries")
-        .await;
-    rig.phase_of("bakery", TransactionPhase::Converged).await;
-    assert_eq!(rig.requests().await.get(PATCH), Some(&1), "one bulk update");
 }

@@ -117,7 +117,8 @@ pub enum Command {
         #[arg(long, default_value = "60s", value_name = "DURATION")]
         wait: String,
     },
-    /// Settle a Diverged Transaction: `ours` writes the spec over YNAB, `theirs` keeps YNAB's.
+    /// Settle a Diverged Transaction: `ours` asks to write the spec over YNAB (a person approves
+    /// it), `theirs` keeps YNAB's.
     #[command(
         after_help = "Examples:\n  kubectl ledgerops resolve bakery theirs\n  kubectl ledgerops resolve bakery ours --wait 2m"
     )]

@@ -256,12 +256,7 @@ async fn read_facts(
     let respected = edited::respect(
         policy::decide(change.as_slice(), &budget.spec.approval, &known_payees),
         change.as_slice(),
-        (
-            |ids: &HashSet<&str>| {
-                ctx.last_written((&namespace, budget_name), ids, &edited::key_of(tx))
-            },
-            step::ours_wins(tx.annotations().get(RESOLVE).map(String::as_str)),
-        ),
+        |ids: &HashSet<&str>| ctx.last_written((&namespace, budget_name), ids, &edited::key_of(tx)),
         |id| mirror.categories.get(id).map(|c| c.name.clone()),
     );
     let decision = match respected {
@@ -347,10 +342,7 @@ async fn write(
         authorized: Authorized::Transaction { scope, hash },
         operation: None,
         priority: lineage::write_priority(ctx, grant.decided_by(), tx.meta()),
-        // A person's `resolve: ours` already said the spec wins over YNAB's state.
-        respect: (grant.decided_by() == WriteDecision::Policy
-            && !step::ours_wins(tx.annotations().get(RESOLVE).map(String::as_str)))
-        .then(|| edited::key_of(tx)),
+        respect: (grant.decided_by() == WriteDecision::Policy).then(|| edited::key_of(tx)),
     };
     let key = BudgetKey {
         namespace,

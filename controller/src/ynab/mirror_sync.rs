@@ -87,8 +87,8 @@ pub async fn reach_back(
     knowledge: i64,
     priority: Priority,
 ) -> Result<(), YnabError> {
-    let held = |cell: &MirrorCell| cell.read_back_held.lock().map(|h| h.clone()).ok().flatten();
-    if let Some(held) = held(cell).filter(|e| e.held_until() > Some(Timestamp::now())) {
+    let held = cell.read_back_held.lock().map(|h| h.clone()).ok().flatten();
+    if let Some(held) = held.filter(|e| e.held_until() > Some(Timestamp::now())) {
         return Err(held);
     }
     let _turn = cell.turn.lock().await;

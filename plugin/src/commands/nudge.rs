@@ -53,7 +53,10 @@ pub async fn resolve(
                 .annotations
                 .as_ref()
                 .is_some_and(|a| a.contains_key(RESOLVE));
-            (!pending).then(|| t.clone())
+            // `ours` writes over an edit: that waits for a person's approval, not for us.
+            let asked =
+                t.status.as_ref().and_then(|s| s.phase) == Some(TransactionPhase::AwaitingApproval);
+            (!pending || asked).then(|| t.clone())
         })
         .await?;
     let Some(handled) = handled else {
@@ -64,6 +67,9 @@ pub async fn resolve(
     };
     let phase = handled.status.as_ref().and_then(|s| s.phase);
     out.text(&format!("Transaction {name} is now {phase:?}.\n"));
+    if phase == Some(TransactionPhase::AwaitingApproval) {
+        out.text("Writing the spec over the edit in YNAB waits for a person's approval: kubectl ledgerops queue lists it.\n");
+    }
     out.names("Transaction", [name]);
     out.value(&handled)?;
     Ok(0)

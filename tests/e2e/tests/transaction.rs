@@ -5,11 +5,12 @@
 use std::time::Duration;
 
 use kube::ResourceExt;
-use kube::api::{ListParams, Patch, PatchParams};
+use kube::api::{Api, ListParams, Patch, PatchParams};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::BudgetPhase;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops::logic::status::conditions;
+use ledgerops_e2e::attacker::automation;
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{PATCH, Scenario, WAIT, category, demo_with_uncategorised};
 use ledgerops_e2e::wait;
@@ -166,8 +167,11 @@ async fn an_out_of_band_recategorisation_is_reported_and_not_overwritten() {
     assert_eq!(s.requests(PATCH).await, 0);
 }
 
+/// Anyone who may edit a Transaction can set `resolve: ours`, so it is asked like any write over
+/// an edit, however small: an automation holding the built-in `edit` role gets an ApprovalRequest
+/// and no write; a person's approval writes the spec once.
 #[tokio::test]
-async fn resolving_with_ours_writes_the_spec_once() {
+async fn resolving_with_ours_asks_a_person_then_writes_the_spec_once() {
     let s = writing("ours", json!({})).await;
     s.create_transaction(
         "rail",
@@ -181,7 +185,30 @@ async fn resolving_with_ours_writes_the_spec_once() {
     s.recategorise_in_ynab("tx-049", "Groceries").await;
     s.wait_transaction("rail", TransactionPhase::Diverged).await;
     s.sim.control().reset_counters().await.unwrap();
-    s.annotate::<Transaction>("rail", "ledgerops.dev/resolve", "ours")
+    let bot = automation(ControlPlane::shared(), &s.ns, "ci").await;
+    let ours = json!({"metadata": {"annotations": {"ledgerops.dev/resolve": "ours"}}});
+    Api::<Transaction>::namespaced(bot, &s.ns)
+        .patch("rail", &PatchParams::default(), &Patch::Merge(&ours))
+        .await
+        .expect("an editor may annotate");
+    let waiting = s
+        .wait_transaction("rail", TransactionPhase::AwaitingApproval)
+        .await;
+    let message = reason(&waiting, "AwaitingApproval").2;
+    assert!(
+        message.contains("tx-049 shows \"Groceries\"") && message.contains("a person decides"),
+        "{message}"
+    );
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(
+        s.requests(PATCH).await,
+        0,
+        "nothing written on an annotation alone"
+    );
+    assert_eq!(s.ynab_category("tx-049").await, Some(category("Groceries")));
+
+    let request = s.approval_requests().await.pop().expect("a request");
+    s.decide(&request.name_any(), "Approve", "the spec wins")
         .await;
     s.wait_transaction("rail", TransactionPhase::Converged)
         .await;

@@ -210,16 +210,17 @@ pub fn key_of<K: Resource<DynamicType = ()>>(object: &K) -> String {
 /// category other than the one ledgerops last wrote to it, a person is asked instead, and the
 /// reason names the transaction and both categories. `last` (what was last written to the
 /// changes' transactions, `None` while that cannot be told yet) is asked only for a write that
-/// would run. `ours_wins`: a person already said the write wins over YNAB's state (a
-/// Transaction's `ledgerops.dev/resolve: ours`), and the policy decides as it would anyway.
-/// `Err` while it cannot be told whether the write would run over an edit: nothing is decided.
+/// would run. A Transaction's `ledgerops.dev/resolve: ours` is asked too: anyone who may edit
+/// the Transaction can set that annotation, so it says what someone wants, not that a person
+/// with the power to approve decided it. `Err` while it cannot be told whether the write would
+/// run over an edit: nothing is decided.
 pub fn respect(
     decision: Decision,
     changes: &[PlannedChange],
-    (last, ours_wins): (impl FnOnce(&HashSet<&str>) -> Option<LastWritten>, bool),
+    last: impl FnOnce(&HashSet<&str>) -> Option<LastWritten>,
     name: impl Fn(&str) -> Option<String>,
 ) -> Result<Decision, NotListed> {
-    if decision.action != Action::Run || changes.is_empty() || ours_wins {
+    if decision.action != Action::Run || changes.is_empty() {
         return Ok(decision);
     }
     let ids: HashSet<&str> = changes

@@ -205,7 +205,7 @@ fn a_write_the_policy_would_run_over_an_edit_asks_a_person() {
         let decided = respect(
             run.clone(),
             &changes,
-            (|_: &HashSet<&str>| Some(last_of(&transactions, &[])), false),
+            |_: &HashSet<&str>| Some(last_of(&transactions, &[])),
             name,
         );
         assert_eq!(decided, Ok(expected), "{case}");
@@ -223,10 +223,7 @@ fn only_a_write_that_would_run_is_looked_at() {
         let decided = respect(
             decision.clone(),
             &edited,
-            (
-                |_: &HashSet<&str>| panic!("the objects are not read"),
-                false,
-            ),
+            |_: &HashSet<&str>| panic!("the objects are not read"),
             |_| None,
         );
         assert_eq!(decided, Ok(decision));
@@ -238,29 +235,10 @@ fn only_a_write_that_would_run_is_looked_at() {
     let decided = respect(
         nothing.clone(),
         &[],
-        (
-            |_: &HashSet<&str>| panic!("the objects are not read"),
-            false,
-        ),
+        |_: &HashSet<&str>| panic!("the objects are not read"),
         |_| None,
     );
     assert_eq!(decided, Ok(nothing));
-}
-
-#[test]
-fn a_person_who_said_ours_wins_is_not_asked_again() {
-    let run = Decision {
-        action: Action::Run,
-        reason: "small".into(),
-    };
-    let edited = changes(&[("tx-065", "cat-transport")]);
-    let decided = respect(
-        run.clone(),
-        &edited,
-        (|_: &HashSet<&str>| panic!("the objects are not read"), true),
-        |_| None,
-    );
-    assert_eq!(decided, Ok(run));
 }
 
 #[test]
@@ -270,18 +248,13 @@ fn a_write_that_would_run_waits_while_what_was_written_is_unknown() {
         action: Action::Run,
         reason: "small".into(),
     };
-    let waiting = respect(run, &edited, (|_: &HashSet<&str>| None, false), |_| None);
+    let waiting = respect(run, &edited, |_: &HashSet<&str>| None, |_| None);
     assert_eq!(waiting, Err(NotListed));
     let ask = Decision {
         action: Action::Ask,
         reason: "large".into(),
     };
-    let asked = respect(
-        ask.clone(),
-        &edited,
-        (|_: &HashSet<&str>| None, false),
-        |_| None,
-    );
+    let asked = respect(ask.clone(), &edited, |_: &HashSet<&str>| None, |_| None);
     assert_eq!(asked, Ok(ask));
 }
 

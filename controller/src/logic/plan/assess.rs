@@ -87,7 +87,7 @@ pub fn assess(
     let decision = edited::respect(
         policy::decide(&preview.changes, &budget.spec.approval, &known),
         &preview.changes,
-        (last, false),
+        last,
         |id| mirror.categories.get(id).map(|c| c.name.clone()),
     )
     .map_err(|waiting| PlanVerdict::Pending(waiting.to_string()))?;

@@ -62,7 +62,7 @@ pub fn pin_baseline(
 }
 
 /// Whether a person's `resolve` annotation (`resolution`) says the spec wins over YNAB's state.
-pub fn ours_wins(resolution: Option<&str>) -> bool {
+fn ours_wins(resolution: Option<&str>) -> bool {
     resolution == Some("ours")
 }
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
-pub use decide::{Decision, Settled, decide, ours_wins, pin_baseline, without_write};
+pub use decide::{Decision, Settled, decide, pin_baseline, without_write};
 pub use standing::standing;
 pub use write::{approval_used, held_back, no_token, start, written};
 
