@@ -5,16 +5,18 @@ use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use ledgerops::api::budget::Budget;
+use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
+use ledgerops::logic::transaction::step::RESOLVE;
 use serde_json::json;
 
 use crate::cli::Side;
 use crate::cluster::Cluster;
 use crate::error::PluginError;
+use crate::logic::propose;
 use crate::output::Printer;
 
-/// The annotations the controller reads (README: Transactions, Budgets).
-const RESOLVE: &str = "ledgerops.dev/resolve";
+/// The annotation the controller reads (README: Budgets).
 const SYNC_REQUESTED: &str = "ledgerops.dev/sync-requested-at";
 
 pub async fn resolve(
@@ -38,7 +40,13 @@ pub async fn resolve(
         "annotate Transaction {name} in namespace {}",
         cluster.namespace()
     );
-    let patch = json!({"metadata": {"annotations": {RESOLVE: side.as_str()}}});
+    let user = cluster.whoami().await?;
+    let lineage = tx
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(PROPOSED_BY));
+    let patch = propose::resolution(lineage.map(String::as_str), &user, side.as_str());
     cluster
         .merge::<Transaction>(action, name, None, patch)
         .await?;

@@ -6,6 +6,7 @@
 use ledgerops::api::common::{GROUP, PROPOSED_BY};
 use ledgerops::logic::approval::lineage;
 use ledgerops::logic::config_repo::yaml;
+use ledgerops::logic::transaction::step::RESOLVE;
 use serde_json::{Map, Value, json};
 
 /// The kinds `apply` sends.
@@ -114,26 +115,36 @@ fn proposal(at: &str, mut body: Value, user: &str, namespace: &str) -> Result<Pr
 /// Stamps `p` with the lineage `live` (the existing object's `ledgerops.dev/proposed-by`, if
 /// any) and `user` added, as admission requires; returns that lineage as written.
 pub fn with_lineage(p: &mut Proposal, live: Option<&str>, user: &str) -> String {
-    let mut names = live.map(lineage::parse).unwrap_or_default();
-    lineage::extend(&mut names, [user.to_owned()]);
-    let value = lineage::render(&names);
+    let value = joined(live, user);
     p.body["metadata"]["annotations"][PROPOSED_BY] = json!(value);
     value
+}
+
+/// The lineage `live` with `user` added, once.
+fn joined(live: Option<&str>, user: &str) -> String {
+    let mut names = live.map(lineage::parse).unwrap_or_default();
+    lineage::extend(&mut names, [user.to_owned()]);
+    lineage::render(&names)
 }
 
 /// The merge patch that sets `spec.suspend` to `suspend`, with `user` added to the lineage
 /// `live` (a change of the spec is a change of what the object proposes), guarded by the
 /// `resource_version` read, so a change made meanwhile is not overwritten unseen.
 pub fn suspension(live: Option<&str>, user: &str, suspend: bool, resource_version: &str) -> Value {
-    let mut names = live.map(lineage::parse).unwrap_or_default();
-    lineage::extend(&mut names, [user.to_owned()]);
     json!({
         "metadata": {
             "resourceVersion": resource_version,
-            "annotations": {PROPOSED_BY: lineage::render(&names)},
+            "annotations": {PROPOSED_BY: joined(live, user)},
         },
         "spec": {"suspend": suspend},
     })
+}
+
+/// The merge patch that sets a Transaction's `ledgerops.dev/resolve` to `side`, with `user`
+/// added to the lineage `live`: whoever asks for `ours` shaped the write over someone's edit,
+/// and admission holds them to it, so they do not approve it themselves.
+pub fn resolution(live: Option<&str>, user: &str, side: &str) -> Value {
+    json!({"metadata": {"annotations": {PROPOSED_BY: joined(live, user), RESOLVE: side}}})
 }
 
 #[cfg(test)]
@@ -150,6 +161,19 @@ mod tests {
         let patch = suspension(None, "carol", false, "7");
         assert_eq!(patch["metadata"]["annotations"][PROPOSED_BY], "carol");
         assert_eq!(patch["spec"]["suspend"], false);
+    }
+
+    #[test]
+    fn a_resolution_adds_the_sender_to_the_lineage() {
+        let patch = resolution(Some("admin"), "alice", "ours");
+        assert_eq!(
+            patch,
+            json!({"metadata": {"annotations": {PROPOSED_BY: "admin,alice", RESOLVE: "ours"}}})
+        );
+        assert_eq!(
+            resolution(Some("alice"), "alice", "theirs")["metadata"]["annotations"][PROPOSED_BY],
+            "alice"
+        );
     }
 
     const PLAN: &str = "apiVersion: ledgerops.dev/v1alpha1\nkind: CategorizationPlan\nmetadata:\n  name: september\nspec:\n  budgetRef:\n    name: household\n";

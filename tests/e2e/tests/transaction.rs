@@ -186,7 +186,10 @@ async fn resolving_with_ours_asks_a_person_then_writes_the_spec_once() {
     s.wait_transaction("rail", TransactionPhase::Diverged).await;
     s.sim.control().reset_counters().await.unwrap();
     let bot = automation(ControlPlane::shared(), &s.ns, "ci").await;
-    let ours = json!({"metadata": {"annotations": {"ledgerops.dev/resolve": "ours"}}});
+    // Admission puts whoever asks for ours on the lineage of the write.
+    let lineage = format!("admin,system:serviceaccount:{}:ci", s.ns);
+    let ours = json!({"metadata": {"annotations": {
+        "ledgerops.dev/resolve": "ours", "ledgerops.dev/proposed-by": lineage}}});
     Api::<Transaction>::namespaced(bot, &s.ns)
         .patch("rail", &PatchParams::default(), &Patch::Merge(&ours))
         .await
@@ -208,6 +211,7 @@ async fn resolving_with_ours_asks_a_person_then_writes_the_spec_once() {
     assert_eq!(s.ynab_category("tx-049").await, Some(category("Groceries")));
 
     let request = s.approval_requests().await.pop().expect("a request");
+    assert_eq!(request.spec.proposed_by.join(","), lineage);
     s.decide(&request.name_any(), "Approve", "the spec wins")
         .await;
     s.wait_transaction("rail", TransactionPhase::Converged)

@@ -6,7 +6,9 @@
 //!   name if it is not there yet);
 //! - a person adds only their own name, and nobody but the controller removes one: a later
 //!   change, a no-op edit or a deleted request never drops a proposer;
-//! - changes of metadata alone (labels, other annotations) need not add the sender.
+//! - changes of metadata alone (labels, other annotations) need not add the sender, but for a
+//!   Transaction's `ledgerops.dev/resolve`: `ours` asks to write the spec over someone's edit,
+//!   and whoever asks that shaped the write.
 //!
 //! Four eyes rest on it: nobody on a change's lineage approves it, and a Budget or ConfigRepo
 //! acts with the authority of everyone who shaped it, never more.
@@ -62,7 +64,7 @@ const VARIABLES: &[(&str, &str)] = &[
     PROPOSER_VARIABLES[2],
     (
         "proposalChanged",
-        "oldObject == null || object.spec != oldObject.spec",
+        "oldObject == null || object.spec != oldObject.spec || (has(object.metadata.annotations) && 'ledgerops.dev/resolve' in object.metadata.annotations ? object.metadata.annotations['ledgerops.dev/resolve'] : '') != (has(oldObject.metadata.annotations) && 'ledgerops.dev/resolve' in oldObject.metadata.annotations ? oldObject.metadata.annotations['ledgerops.dev/resolve'] : '')",
     ),
 ];
 

@@ -5,13 +5,15 @@
 
 use std::time::Duration;
 
-use kube::Api;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kube::{Api, ResourceExt};
 use ledgerops::api::agent_job::JobPhase;
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::{Budget, BudgetPhase};
 use ledgerops::api::common::PROPOSED_BY;
 use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
+use ledgerops::api::transaction::{Transaction, TransactionPhase};
+use ledgerops::logic::transaction::step::RESOLVE;
 use ledgerops_e2e::attacker::{approver, attacker};
 use ledgerops_e2e::config_repo;
 use ledgerops_e2e::git_work::{Work, bare};
@@ -362,4 +364,74 @@ async fn a_pull_requests_author_does_not_approve_what_it_brought() {
         .expect("carol approves");
     w.sc.wait_plan("september", PlanPhase::Applied).await;
     assert_eq!(w.sc.requests(PATCH).await, 1);
+}
+
+/// `resolve: ours` asks to write the spec over someone's edit in YNAB: whoever sets it shaped
+/// that write, so admission puts them on the lineage, and they do not approve it themselves.
+#[tokio::test]
+async fn whoever_resolves_ours_does_not_approve_the_write_over_the_edit() {
+    let s = household("lin-resolve", asking()).await;
+    let plane = ControlPlane::shared();
+    let alice = attacker(plane, &s.ns, "alice").await;
+    approver(plane, &s.ns, "alice").await;
+    let bob = approver(plane, &s.ns, "bob").await;
+    s.bakery_to_groceries().await;
+    let first = issued_request(&s, "bakery", None).await;
+    send_approval(
+        &Api::namespaced(bob.clone(), &s.ns),
+        &first.name_any(),
+        "bob",
+    )
+    .await
+    .expect("bob approves the first write");
+    s.wait_transaction("bakery", TransactionPhase::Converged)
+        .await;
+    s.recategorise_in_ynab("tx-048", "Restaurants").await;
+    s.wait_transaction("bakery", TransactionPhase::Diverged)
+        .await;
+    let written = s.requests(PATCH).await;
+
+    let as_alice = Api::<Transaction>::namespaced(alice.clone(), &s.ns);
+    let ours = json!({"metadata": {"annotations": {RESOLVE: "ours"}}});
+    let message = forbidden(
+        "alice asking for ours without her name",
+        as_alice
+            .patch("bakery", &PatchParams::default(), &Patch::Merge(&ours))
+            .await,
+    );
+    assert_says(
+        &message,
+        &[
+            "user alice may not change Transaction bakery",
+            "to \"admin,alice\"",
+        ],
+    );
+    let named = json!({"metadata": {"annotations": {RESOLVE: "ours", PROPOSED_BY: "admin,alice"}}});
+    as_alice
+        .patch("bakery", &PatchParams::default(), &Patch::Merge(&named))
+        .await
+        .expect("alice asks for ours, on the lineage");
+    let request = issued_request(&s, "bakery", first.metadata.uid.as_deref()).await;
+    assert_eq!(request.spec.proposed_by, ["admin", "alice"]);
+    let name = request.name_any();
+    let message = forbidden(
+        "alice approving the write she asked for",
+        send_approval(&Api::namespaced(alice, &s.ns), &name, "alice").await,
+    );
+    assert_says(
+        &message,
+        &[
+            &format!("user alice may not decide ApprovalRequest {name}"),
+            "alice is in the lineage of the change",
+        ],
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(s.requests(PATCH).await, written, "nothing written");
+
+    send_approval(&Api::namespaced(bob, &s.ns), &name, "bob")
+        .await
+        .expect("bob approves");
+    s.wait_transaction("bakery", TransactionPhase::Converged)
+        .await;
+    assert_eq!(s.requests(PATCH).await, written + 1);
 }
