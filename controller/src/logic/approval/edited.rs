@@ -18,6 +18,7 @@ use crate::api::common::WriteIntent;
 use crate::api::plan::{CategorizationPlan, PlanPhase};
 use crate::api::transaction::Transaction;
 use crate::logic::plan::PlannedChange;
+use crate::logic::transaction::converge;
 
 /// The category ledgerops last wrote to each of some transactions, and when. Statuses record
 /// the second only: writes of the same second are all kept, since which came last cannot be
@@ -70,8 +71,8 @@ struct Open {
     /// The knowledge it was decided on, when recorded.
     knowledge: Option<i64>,
     at: Timestamp,
-    /// Transaction id and the category written to it.
-    targets: Vec<(String, Option<String>)>,
+    /// Transaction id and the category written to it (none known: matches nothing).
+    targets: Vec<(String, Vec<Option<String>>)>,
 }
 
 impl Written {
@@ -86,9 +87,20 @@ impl Written {
                 applied.category_id.clone(),
             );
         }
-        let target = (t.spec.transaction_id.clone(), t.spec.category_id.clone());
         let intent = status.and_then(|s| s.intent.as_ref());
-        self.opened(t, budget, intent, vec![target]);
+        // The spec names what the open write writes only while it still hashes to the intent's
+        // target: anyone who may edit the Transaction can change it meanwhile, and a category
+        // named that way would let another object's policy write over an edit unasked. Unknown,
+        // it matches no category, and the others ask.
+        let declared = converge::target_of(&t.spec)
+            .is_ok_and(|target| intent.is_some_and(|i| target.hash() == i.target_hash));
+        let categories = if declared {
+            vec![t.spec.category_id.clone()]
+        } else {
+            Vec::new()
+        };
+        let targets = vec![(t.spec.transaction_id.clone(), categories)];
+        self.opened(t, budget, intent, targets);
     }
 
     /// Notes what an applied (or partly applied, or failed after part of it landed) plan's
@@ -100,7 +112,7 @@ impl Written {
         let budget = &p.spec.budget_ref.name;
         let changes = status.preview.iter().flat_map(|v| &v.changes);
         let targets = changes
-            .map(|c| (c.transaction_id.clone(), c.to_category_id.clone()))
+            .map(|c| (c.transaction_id.clone(), vec![c.to_category_id.clone()]))
             .collect();
         self.opened(p, budget, status.intent.as_ref(), targets);
         // A failed write that landed in part records when (`appliedAt`) as a partial one does.
@@ -148,10 +160,12 @@ impl Written {
             .iter()
             .filter(|(object, o)| o.budget == key && object.as_str() != asking);
         for (_, o) in open {
-            for (id, category) in o.targets.iter().filter(|(id, _)| ids.contains(id.as_str())) {
+            for (id, written) in o.targets.iter().filter(|(id, _)| ids.contains(id.as_str())) {
                 let (_, categories) = out.entry(id.clone()).or_insert((o.at, Vec::new()));
-                if !categories.contains(category) {
-                    categories.push(category.clone());
+                for category in written {
+                    if !categories.contains(category) {
+                        categories.push(category.clone());
+                    }
                 }
             }
         }
@@ -174,7 +188,7 @@ impl Written {
         object: &impl Resource<DynamicType = ()>,
         budget: &str,
         intent: Option<&WriteIntent>,
-        targets: Vec<(String, Option<String>)>,
+        targets: Vec<(String, Vec<Option<String>>)>,
     ) {
         let key = key_of(object);
         let Some(intent) = intent else {
@@ -235,6 +249,23 @@ pub fn respect(
     let Some((c, ours)) = edited else {
         return Ok(decision);
     };
+    let from = c.change.from_category_id.as_deref();
+    let words = edit_words(&c.change.transaction_id, from, ours, name);
+    Ok(Decision {
+        action: Action::Ask,
+        reason: format!("{words}: a person decides whether to write over that edit"),
+    })
+}
+
+/// How an edit since ledgerops wrote is told: transaction `id` shows `category`, set by someone
+/// else since ledgerops wrote `ours`; categories named by `name` (with their id) where it knows
+/// them.
+pub fn edit_words(
+    id: &str,
+    category: Option<&str>,
+    ours: &[Option<String>],
+    name: impl Fn(&str) -> Option<String>,
+) -> String {
     let named = |id: Option<&str>| match id {
         None => "no category".to_owned(),
         Some(id) => match name(id) {
@@ -242,18 +273,12 @@ pub fn respect(
             None => id.to_owned(),
         },
     };
-    Ok(Decision {
-        action: Action::Ask,
-        reason: format!(
-            "{} shows {} in YNAB, set by someone else since ledgerops wrote {}: a person decides whether to write over that edit",
-            c.change.transaction_id,
-            named(c.change.from_category_id.as_deref()),
-            ours.iter()
-                .map(|o| named(o.as_deref()))
-                .collect::<Vec<_>>()
-                .join(" or ")
-        ),
-    })
+    let ours: Vec<String> = ours.iter().map(|o| named(o.as_deref())).collect();
+    format!(
+        "{id} shows {} in YNAB, set by someone else since ledgerops wrote {}",
+        named(category),
+        ours.join(" or ")
+    )
 }
 
 /// What ledgerops last wrote to `transaction_id`, when it now shows `category`, another one:

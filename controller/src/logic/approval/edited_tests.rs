@@ -7,6 +7,7 @@ use crate::api::plan::{CategorizationPlanSpec, CategorizationPlanStatus};
 use crate::api::transaction::{TransactionSpec, TransactionStatus};
 use crate::logic::plan::fixtures::{assign, at, mirror};
 use crate::logic::plan::preview;
+use crate::logic::transaction::converge;
 
 fn changes(assignments: &[(&str, &str)]) -> Vec<PlannedChange> {
     let assignments: Vec<_> = assignments.iter().map(|(t, c)| assign(t, c)).collect();
@@ -261,9 +262,10 @@ fn a_write_that_would_run_waits_while_what_was_written_is_unknown() {
 /// `t` with a write to `category` started at `minute` on `knowledge` and not settled.
 fn writing(mut t: Transaction, category: &str, minute: u32, knowledge: i64) -> Transaction {
     t.spec.category_id = Some(category.into());
+    let target = converge::target_of(&t.spec).expect("a target").hash();
     let status = t.status.get_or_insert_with(Default::default);
     status.intent = Some(
-        serde_json::from_value(json!({"attemptId": "a", "targetHash": "h",
+        serde_json::from_value(json!({"attemptId": "a", "targetHash": target,
             "knowledge": knowledge, "startedAt": when(minute).to_string()}))
         .expect("an intent"),
     );
@@ -311,6 +313,16 @@ fn a_write_not_settled_yet_counts_as_written_for_every_other_object() {
     first.status.as_mut().unwrap().applied = None;
     fresh.transaction(&first);
     assert_eq!(categories(&fresh, ""), Some(vec![Some("cat-b".to_owned())]));
+    // A spec edited since no longer says what the open write writes: it matches nothing.
+    let mut edited = first.clone();
+    edited.spec.category_id = Some("cat-x".into());
+    let mut unknown = Written::default();
+    unknown.transaction(&edited);
+    assert_eq!(
+        categories(&unknown, ""),
+        Some(vec![]),
+        "nothing it shows is ours"
+    );
     // Settled, it is what its status says; deleted unsettled, it is forgotten.
     written.transaction(&t);
     assert_eq!(

@@ -176,15 +176,10 @@ fn respect_edits(mirror: &Mirror, submission: &Submission, last: &LastWritten, p
     let Some((tx, ours)) = edited else {
         return;
     };
-    let named = |c: Option<&String>| c.map_or_else(|| "no category".to_owned(), Clone::clone);
+    let name = |id: &str| mirror.categories.get(id).map(|c| c.name.clone());
+    let words = edited::edit_words(&tx.id, tx.category_id.as_deref(), ours, name);
     let why = format!(
-        "{} shows {} in YNAB, set by someone else since ledgerops wrote {}: nothing was written, and a person is asked whether to write over that edit",
-        tx.id,
-        named(tx.category_id.as_ref()),
-        ours.iter()
-            .map(|o| named(o.as_ref()))
-            .collect::<Vec<_>>()
-            .join(" or ")
+        "{words}: nothing was written, and a person is asked whether to write over that edit"
     );
     for p in plans.iter_mut().filter(|p| **p == Plan::Write) {
         *p = Plan::Done(Outcome::Stale(why.clone()));
