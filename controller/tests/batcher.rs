@@ -277,7 +277,7 @@ async fn an_approved_write_does_not_wait_the_window_and_takes_what_is_queued() {
 /// person waits only for the turn, not the (hour-long) window.
 #[tokio::test]
 async fn an_approved_write_waiting_for_its_turn_gathers_until_then() {
-    // No reserve: every request is paced, one every 2.4 s after a burst of 500.
+    // No reserve: every request is paced, one every 2 s after a burst of 166.
     let rig = rig_with(Duration::from_secs(3600), 100, Limits::unreserved(2_000)).await;
     let turn = {
         let mut window = rig.destination.client.window().lock().unwrap();

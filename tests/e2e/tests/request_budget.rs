@@ -118,16 +118,17 @@ async fn an_editor_asking_for_syncs_in_a_loop_spends_three() {
     .await;
 }
 
-/// 8 an hour, none kept: a burst of two, then one every 10 minutes. The first sync takes one,
-/// the write the policy runs unasked takes the other for its fresh read, and its bulk update
-/// follows that read at once rather than wait 10 minutes (and send the read again then).
+/// 24 an hour, none kept: a burst of two (one 5-minute span's share), then one every 2 min 44 s.
+/// The first sync takes one, the write the policy runs unasked takes the other for its fresh
+/// read, and its bulk update follows that read at once rather than wait for the next turn (and
+/// send the read again then).
 #[tokio::test]
 async fn an_unasked_write_follows_its_read_at_the_edge_of_the_burst() {
     let s = household(
         "follows",
         json!({
             "writes": {"enabled": true},
-            "requestsPerHour": 8,
+            "requestsPerHour": 24,
             "reservedRequestsPercent": 0,
             "syncInterval": "1h",
             "approval": {"autoApproveBelow": "20", "askOnNewPayee": false}

@@ -133,7 +133,7 @@ fn background_work_never_spends_the_reserve_and_is_paced() {
         Err(Denied::Paced { .. })
     ));
     assert_eq!(w.try_acquire(until, Priority::Unasked), Ok(()));
-    // An hour's greedy background: the burst, then one every 3600/102 s, 134 before the
+    // An hour's greedy background: the burst, then one every 3600/124 s, 134 before the
     // hour ends; the reserve stays.
     let mut now = until;
     while now < at(3599) {
@@ -223,7 +223,7 @@ fn recorded_requests_spend_the_reserve_first_and_the_pace_goes_on() {
 
     let mut after = RequestWindow::with(limits);
     after.absorb(&before.minutes(at(10)), at(10));
-    assert_eq!(after.used(at(10)), 37 + 50);
+    assert_eq!(after.used(at(10)), 12 + 50);
     assert!(paced(&mut after, Priority::Background), "no fresh burst");
     assert!(paced(&mut after, Priority::Approved), "no fresh reserve");
     // The pace goes on: the next paced request goes at its turn, people's first.
