@@ -12,6 +12,7 @@ pub mod config_repo;
 pub mod learning;
 pub mod lineage;
 pub mod plan;
+pub mod plan_cut_off;
 pub mod plan_write;
 pub mod read_back;
 pub mod rule;

@@ -11,7 +11,8 @@ use kube::runtime::controller::Action;
 use kube::{Api, Resource, ResourceExt};
 
 use super::approval_gate::{self, Ask, Gate, Grant};
-use super::plan_write::{Operation, finish};
+use super::plan_cut_off;
+use super::plan_write::{self, Operation, apply};
 use super::summarize::{StatusWrite, summarize_and_patch};
 use super::{Context, Error, budget_scoped};
 use crate::api::common::{Edits, WriteIntent};
@@ -21,7 +22,6 @@ use crate::k8s::{journal, watches::Watches};
 use crate::logic::approval::edited;
 use crate::logic::plan::assess::{self, Assessed};
 use crate::logic::plan::edit::{self, EditError};
-use crate::logic::plan::end::End;
 use crate::logic::plan::operation;
 use crate::logic::plan::status::{self as plan_status, PlanVerdict};
 use crate::logic::plan::step::{self, Resume, Step};
@@ -98,23 +98,10 @@ async fn advance(
     }
     let namespace = plan.namespace().unwrap_or_default();
     let budget_name = &plan.spec.budget_ref.name;
-    let Some(budget) = ctx.budget(&namespace, budget_name).map(|b| (*b).clone()) else {
-        let message = format!(
-            "Budget {budget_name} does not exist in namespace {namespace}: create it, or fix spec.budgetRef"
-        );
-        return Ok(Step::not_ready(PlanVerdict::Invalid(message)));
-    };
     let now = Timestamp::now();
     let uid = plan.meta().uid.clone().unwrap_or_default();
-    let resume = match &next.intent {
-        Some(intent) => match resumable(ctx, plan, &budget, &uid, intent).await? {
-            Ok(resume) => Some(resume),
-            Err(verdict) => return Ok(Step::not_ready(verdict)),
-        },
-        None => None,
-    };
-    let found = match preview(plan, ctx, &namespace, &budget, resume.as_ref()).await? {
-        Ok(found) => found,
+    let (budget, resume, found) = match read(plan, ctx, next).await? {
+        Ok(read) => read,
         Err(verdict) => return Ok(Step::not_ready(verdict)),
     };
     watch.lap("read");
@@ -127,9 +114,11 @@ async fn advance(
     } = found;
     let (resumed, cut_off) = step::resumes(resume, &preview.hash);
     if let Some(cut) = cut_off {
-        let ended = settle_cut_off(ctx, plan, &namespace, budget_name, &uid, &cut, next).await?;
-        if let Some(verdict) = ended {
-            return Ok(Step::on_change(verdict));
+        let assessed = (approved.clone(), knowledge);
+        let settling =
+            plan_cut_off::settle(ctx, plan, &budget, cut, assessed, next, version, watch);
+        if let Some(step) = Box::pin(settling).await? {
+            return Ok(step);
         }
     }
     let stop = step::previewed(next, &preview);
@@ -169,14 +158,7 @@ async fn advance(
                 return Ok(step::edits_refused(next, request, &why));
             }
         };
-    let request = grant.record.request.as_ref();
-    step::start(
-        next,
-        (&grant.attempt_id, &started_at, decided_at),
-        grant.written_hash(),
-        request,
-    );
-    ctx.attempts_here.started(&grant.attempt_id);
+    plan_write::start(ctx, next, &grant, (&started_at, decided_at));
     grant.spend(ctx, now).await?;
     if grant.decided_by() == WriteDecision::Person && !grant.resumed {
         watch.person_waits();
@@ -190,53 +172,44 @@ async fn advance(
         started_at: &started_at,
         destination,
     };
-    apply(ctx, &operation, &preview, approved, next, version, watch).await
+    apply(
+        ctx,
+        &operation,
+        &preview,
+        approved,
+        &[],
+        next,
+        version,
+        watch,
+    )
+    .await
 }
 
-/// Writes the changes of `preview` as `operation`, under the approval `approved`, and once the
-/// operation is over records how it ended: the journal's completion, and the approval used up.
-async fn apply(
+/// The plan's Budget, the write an earlier run left unsettled (if any), and the plan assessed
+/// on the Budget's mirror; `Err` is the verdict when one of them cannot be had yet.
+async fn read(
+    plan: &CategorizationPlan,
     ctx: &Context,
-    operation: &Operation<'_>,
-    preview: &PlanPreview,
-    approved: Approved,
-    next: &mut CategorizationPlanStatus,
-    version: &mut String,
-    watch: &mut Stopwatch,
-) -> Result<Step, Error> {
-    let Operation {
-        plan,
-        namespace,
-        budget: budget_name,
-        grant,
-        ..
-    } = *operation;
-    let changes: Vec<AppliedChange> = preview
-        .changes
-        .iter()
-        .map(|c| AppliedChange::from(&c.change))
-        .collect();
-    let conclusion = operation
-        .write(ctx, &changes, approved, next, version, watch)
-        .await?;
-    let applied = step::applied_message(&plan.name_any(), &grant.attempt_id);
-    let concluded = conclusion.verdict(applied, Timestamp::now());
-    if conclusion.is_final() {
-        let done = Timestamp::now();
-        let end = End {
-            operation_id: &grant.attempt_id,
-            decision: Some(&grant.record),
-            changes: &changes,
-            written: next.progress.as_ref().map_or(0, |p| p.written),
-            conclusion: &conclusion,
-            at: done,
-        };
-        let written = finish(ctx, plan, namespace, budget_name, &end, next).await?;
-        grant.complete(ctx, done, written > 0).await?;
-        ctx.attempts_here.finished(&grant.attempt_id);
-        watch.lap("finish");
-    }
-    Ok(concluded)
+    next: &CategorizationPlanStatus,
+) -> Result<Result<(Budget, Option<Resume>, Assessed), PlanVerdict>, Error> {
+    let namespace = plan.namespace().unwrap_or_default();
+    let budget_name = &plan.spec.budget_ref.name;
+    let Some(budget) = ctx.budget(&namespace, budget_name).map(|b| (*b).clone()) else {
+        let message = format!(
+            "Budget {budget_name} does not exist in namespace {namespace}: create it, or fix spec.budgetRef"
+        );
+        return Ok(Err(PlanVerdict::Invalid(message)));
+    };
+    let uid = plan.meta().uid.clone().unwrap_or_default();
+    let resume = match &next.intent {
+        Some(intent) => match resumable(ctx, plan, &budget, &uid, intent).await? {
+            Ok(resume) => Some(resume),
+            Err(verdict) => return Ok(Err(verdict)),
+        },
+        None => None,
+    };
+    let found = preview(plan, ctx, &namespace, &budget, resume.as_ref()).await?;
+    Ok(found.map(|found| (budget, resume, found)))
 }
 
 /// What is written under `grant`: the approved preview, or the proposal as the approver edited
@@ -301,44 +274,6 @@ async fn tell_edited(
     ctx.events
         .publish(plan, false, "ApprovedWithEdits", "Approve", note)
         .await;
-}
-
-/// An operation cut off by a restart whose approved preview no longer holds: what landed is
-/// kept and journaled, and nothing is written under its approval again. `None` when nothing
-/// had landed: the plan starts over with a new preview.
-async fn settle_cut_off(
-    ctx: &Context,
-    plan: &CategorizationPlan,
-    namespace: &str,
-    budget: &str,
-    uid: &str,
-    cut: &Resume,
-    next: &mut CategorizationPlanStatus,
-) -> Result<Option<PlanVerdict>, Error> {
-    let now = Timestamp::now();
-    let conclusion = {
-        let slot = ctx.budget_links.mirror(namespace, budget);
-        let slot = slot.state.read().await;
-        operation::interrupted(&cut.changes, &slot.mirror, &cut.moved_since, &cut.elsewhere)
-    };
-    ctx.attempts_here.finished(&cut.attempt_id);
-    let Some(conclusion) = conclusion else {
-        approval_gate::complete_in_flight(ctx, namespace, uid, now, false).await?;
-        next.intent = None;
-        return Ok(None);
-    };
-    let end = End {
-        operation_id: &cut.attempt_id,
-        decision: cut.decision.as_ref(),
-        changes: &cut.changes,
-        written: 0,
-        conclusion: &conclusion,
-        at: now,
-    };
-    let written = finish(ctx, plan, namespace, budget, &end, next).await?;
-    approval_gate::complete_in_flight(ctx, namespace, uid, now, written > 0).await?;
-    let applied = step::applied_message(&plan.name_any(), &cut.attempt_id);
-    Ok(Some(conclusion.verdict(applied, now).verdict))
 }
 
 /// What is known of the interrupted write `intent` names. What is written is always computed

@@ -1,6 +1,8 @@
 //! One write of a plan's approved preview, and the record of how it ended: the journal's
 //! completion and the plan's status.
 
+use std::collections::BTreeSet;
+
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
@@ -16,6 +18,8 @@ use crate::logic::plan::end::{self, End};
 use crate::logic::plan::operation::{self, Conclusion};
 use crate::logic::plan::outcome::{self, WriteResult};
 use crate::logic::plan::status::{self as plan_status, PlanVerdict};
+use crate::logic::plan::step::{self, Step};
+use crate::logic::plan::{PlanPreview, rest};
 use crate::logic::runtime::request_priority::WriteDecision;
 use crate::logic::transaction::batch::{Authorized, Submission};
 use crate::metrics::Stopwatch;
@@ -122,6 +126,24 @@ impl Operation<'_> {
     }
 }
 
+/// Records in `next` that the write under `grant` starts, decided at `knowledge` (its intent,
+/// which a restart resumes or settles), and that this process started it.
+pub fn start(
+    ctx: &Context,
+    next: &mut CategorizationPlanStatus,
+    grant: &Grant,
+    (started_at, knowledge): (&Time, i64),
+) {
+    let request = grant.record.request.as_ref();
+    step::start(
+        next,
+        (&grant.attempt_id, started_at, knowledge),
+        grant.written_hash(),
+        request,
+    );
+    ctx.attempts_here.started(&grant.attempt_id);
+}
+
 /// Records how an operation ended: the journal's completion and the plan's status. Returns how
 /// many of its changes YNAB holds.
 pub async fn finish(
@@ -151,4 +173,67 @@ pub async fn finish(
     journal::complete(&ctx.client, namespace, &completion).await?;
     end::record_end(next, end, &tally, plan.metadata.generation);
     Ok(tally.written)
+}
+
+/// Writes the changes of `preview` as `operation`, under the approval `approved`, and once the
+/// operation is over records how it ended: the journal's completion, and the approval used up.
+/// `left_alone` are changes of the approved write that someone moved since and that are not
+/// written (the rest of a cut-off write, see [`super::plan_rest`]): counted as not written.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn apply(
+    ctx: &Context,
+    operation: &Operation<'_>,
+    preview: &PlanPreview,
+    approved: Approved,
+    left_alone: &[AppliedChange],
+    next: &mut CategorizationPlanStatus,
+    version: &mut String,
+    watch: &mut Stopwatch,
+) -> Result<Step, Error> {
+    let Operation {
+        plan,
+        namespace,
+        budget: budget_name,
+        grant,
+        ..
+    } = *operation;
+    let changes: Vec<AppliedChange> = preview
+        .changes
+        .iter()
+        .map(|c| AppliedChange::from(&c.change))
+        .collect();
+    let conclusion = operation
+        .write(ctx, &changes, approved, next, version, watch)
+        .await?;
+    let (conclusion, changes) = if left_alone.is_empty() {
+        (conclusion, changes)
+    } else {
+        let ids: BTreeSet<String> = left_alone
+            .iter()
+            .map(|c| c.transaction_id.clone())
+            .collect();
+        let all = changes
+            .into_iter()
+            .chain(left_alone.iter().cloned())
+            .collect();
+        (rest::conclude(conclusion, &ids), all)
+    };
+    let applied = step::applied_message(&plan.name_any(), &grant.attempt_id);
+    let concluded = conclusion.verdict(applied, Timestamp::now());
+    if conclusion.is_final() {
+        let done = Timestamp::now();
+        let end = End {
+            operation_id: &grant.attempt_id,
+            decision: Some(&grant.record),
+            changes: &changes,
+            written: next.progress.as_ref().map_or(0, |p| p.written),
+            conclusion: &conclusion,
+            at: done,
+        };
+        let written = finish(ctx, plan, namespace, budget_name, &end, next).await?;
+        grant.complete(ctx, done, written > 0).await?;
+        ctx.attempts_here.finished(&grant.attempt_id);
+        watch.lap("finish");
+    }
+    Ok(concluded)
 }

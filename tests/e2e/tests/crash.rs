@@ -10,7 +10,7 @@ use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams, Patch, PatchParams};
 use ledgerops::api::approval::ApprovalRequest;
 use ledgerops::api::budget::{Budget, BudgetPhase};
-use ledgerops::api::plan::{CategorizationPlan, PlanPhase};
+use ledgerops::api::plan::{CategorizationPlan, CategorizationPlanStatus, PlanPhase};
 use ledgerops::api::transaction::{Transaction, TransactionPhase};
 use ledgerops_e2e::controller::Ledgerops;
 use ledgerops_e2e::scenario::{PATCH, Scenario, category, demo_with_uncategorised, load_id};
@@ -77,6 +77,44 @@ async fn every_transaction_settled(s: &Scenario) {
         },
     )
     .await;
+}
+
+/// A Budget that asks a person for every change (nothing moves less than 0) and the plan `bulk`
+/// moving the N loads to Transport, waiting for its approval: the ApprovalRequest's name.
+async fn bulk_plan_awaiting_a_person(s: &Scenario) -> String {
+    s.create_writing_budget("household", json!({"approval": {"autoApproveBelow": "0"}}))
+        .await;
+    s.wait_budget("household", BudgetPhase::Ready).await;
+    let assignments: Vec<_> = (0..N)
+        .map(|i| json!({"transactionId": load_id(i), "categoryId": category("Transport")}))
+        .collect();
+    s.create_plan("bulk", "household", json!({"assignments": assignments}))
+        .await;
+    let waiting = s.wait_plan("bulk", PlanPhase::AwaitingApproval).await;
+    waiting.status.unwrap().approval_request.unwrap()
+}
+
+/// admin approves `request`.
+async fn approve_as_admin(s: &Scenario, request: &str) {
+    let approve = json!({"spec": {"decision": {"verdict": "Approve", "by": "admin"}}});
+    s.api::<ApprovalRequest>()
+        .patch(request, &PatchParams::default(), &Patch::Merge(&approve))
+        .await
+        .unwrap();
+}
+
+/// Nobody was asked again: the plan's one ApprovalRequest was spent on the operation `status`
+/// names, which wrote and completed.
+async fn one_approval_spent_on(s: &Scenario, status: &CategorizationPlanStatus) {
+    let requests = s.approval_requests().await;
+    assert_eq!(requests.len(), 1, "nobody was asked again");
+    let used = requests[0].status.clone().unwrap().used.unwrap();
+    assert_eq!(
+        Some(&used.attempt_id),
+        status.operation_id.as_ref(),
+        "the same write went on"
+    );
+    assert!(used.written && used.completed_at.is_some());
 }
 
 /// The N loads, the seventh of them in Restaurants.
@@ -234,23 +272,9 @@ async fn a_person_approved_plan_killed_mid_apply_resumes_under_the_same_approval
     let plane = ControlPlane::start().await.expect("control plane");
     let s = Scenario::new(&plane, "crashask", demo_with_uncategorised(N)).await;
     let ledgerops = Ledgerops::start(&plane).await;
-    // Nothing moves less than 0: every change asks a person.
-    s.create_writing_budget("household", json!({"approval": {"autoApproveBelow": "0"}}))
-        .await;
-    s.wait_budget("household", BudgetPhase::Ready).await;
     s.hold_next_patch().await;
-    let assignments: Vec<_> = (0..N)
-        .map(|i| json!({"transactionId": load_id(i), "categoryId": category("Transport")}))
-        .collect();
-    s.create_plan("bulk", "household", json!({"assignments": assignments}))
-        .await;
-    let waiting = s.wait_plan("bulk", PlanPhase::AwaitingApproval).await;
-    let request = waiting.status.unwrap().approval_request.unwrap();
-    let approve = json!({"spec": {"decision": {"verdict": "Approve", "by": "admin"}}});
-    s.api::<ApprovalRequest>()
-        .patch(&request, &PatchParams::default(), &Patch::Merge(&approve))
-        .await
-        .unwrap();
+    let request = bulk_plan_awaiting_a_person(&s).await;
+    approve_as_admin(&s, &request).await;
     s.wait_patches(1).await;
     drop(ledgerops);
     let _restarted = Ledgerops::start(&plane).await;
@@ -260,21 +284,8 @@ async fn a_person_approved_plan_killed_mid_apply_resumes_under_the_same_approval
         1,
         "written once, under one approval"
     );
-    let requests = s
-        .api::<ApprovalRequest>()
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items;
-    assert_eq!(requests.len(), 1, "nobody was asked again");
-    let used = requests[0].status.clone().unwrap().used.unwrap();
     let status = applied.status.unwrap();
-    assert_eq!(
-        Some(used.attempt_id),
-        status.operation_id,
-        "the same write resumed"
-    );
-    assert!(used.written && used.completed_at.is_some());
+    one_approval_spent_on(&s, &status).await;
     assert_eq!(status.decision.unwrap().by, "admin");
 }
 
@@ -513,4 +524,118 @@ async fn a_restart_among_more_transactions_than_a_watch_buffers_writes_them_all(
         patches <= 3,
         "{MANY} Transactions in bulk: {patches} PATCH requests"
     );
+}
+
+/// A person approved a plan moving the N loads to Transport; its write waited for YNAB (its
+/// fresh read unanswered, no bulk update sent) when the controller was killed, and a person then
+/// moved the seventh load to Restaurants. Returns the requests counted so far; the controller is
+/// not started again.
+async fn approved_write_cut_off_then_seventh_moved(plane: &ControlPlane, s: &Scenario) -> u64 {
+    let ledgerops = Ledgerops::start(plane).await;
+    let request = bulk_plan_awaiting_a_person(s).await;
+    s.sim.control().set_latency(120_000).await.unwrap();
+    let before = s.total_requests().await;
+    approve_as_admin(s, &request).await;
+    eventually(
+        "the write's fresh read is out, unanswered",
+        Duration::from_secs(30),
+        async || s.total_requests().await > before,
+    )
+    .await;
+    drop(ledgerops);
+    s.sim.control().set_latency(0).await.unwrap();
+    let edit = json!({ "category_id": category("Restaurants") });
+    s.sim
+        .control()
+        .edit(demo::PLAN_ID, RecordKind::Transaction, &load_id(7), &edit)
+        .await
+        .unwrap();
+    s.total_requests().await
+}
+
+/// After [`approved_write_cut_off_then_seventh_moved`], the other N - 1 are exactly as approved
+/// and provably unwritten: they go out under the same approval and attempt, the moved one is
+/// left alone, nobody is asked again, and the plan says it is partly applied and why.
+#[tokio::test]
+async fn a_cut_off_approved_write_goes_on_without_the_line_a_person_moved_meanwhile() {
+    let plane = ControlPlane::start().await.expect("control plane");
+    let s = Scenario::new(&plane, "crashrest", demo_with_uncategorised(N)).await;
+    let restarted_from = approved_write_cut_off_then_seventh_moved(&plane, &s).await;
+    let _restarted = Ledgerops::start(&plane).await;
+    let partial = s.wait_plan("bulk", PlanPhase::PartiallyApplied).await;
+
+    assert_eq!(s.requests(PATCH).await, 1, "one bulk update, of the rest");
+    assert_eq!(
+        s.total_requests().await - restarted_from,
+        4,
+        "the restart's sync, the read back to the write's decision, the fresh read and the bulk update"
+    );
+    assert_eq!(
+        s.ynab_category(&load_id(7)).await,
+        Some(category("Restaurants")),
+        "the person's edit stands"
+    );
+    for i in (0..N).filter(|i| *i != 7) {
+        assert_eq!(
+            s.ynab_category(&load_id(i)).await,
+            Some(category("Transport"))
+        );
+    }
+    let status = partial.status.unwrap();
+    one_approval_spent_on(&s, &status).await;
+    let message = &ledgerops::logic::status::conditions::get(&status.conditions, "Ready")
+        .unwrap()
+        .message;
+    assert!(message.contains(&load_id(7)), "{message}");
+    assert!(
+        message.contains("the rest was written under the same approval"),
+        "{message}"
+    );
+    let operation = status.operation_id.unwrap();
+    let done = s
+        .api::<k8s_openapi::api::core::v1::ConfigMap>()
+        .get(&format!("ledgerops-journal-{operation}"))
+        .await
+        .expect("completed");
+    let done: serde_json::Value =
+        serde_json::from_str(&done.data.unwrap()["completion.json"]).unwrap();
+    assert_eq!(done["written"], N - 1);
+    assert_eq!(done["notWritten"], json!([load_id(7)]));
+}
+
+/// The same cut-off write, and meanwhile carol (ledgerops-edit, as any automation with `edit`)
+/// changes the plan's spec: one untouched line now asks for Restaurants. The approval covered
+/// Transport; the rest is no longer what it approved, so nothing is written under it: the write
+/// is settled as failed, and YNAB gets no bulk update.
+#[tokio::test]
+async fn the_rest_of_a_cut_off_write_is_not_written_when_the_spec_changed_meanwhile() {
+    let plane = ControlPlane::start().await.expect("control plane");
+    let s = Scenario::new(&plane, "crashrestspec", demo_with_uncategorised(N)).await;
+    approved_write_cut_off_then_seventh_moved(&plane, &s).await;
+    let carol = ledgerops_e2e::attacker::editor(&plane, &s.ns, "carol").await;
+    let mut assignments: Vec<_> = (0..N)
+        .map(|i| json!({"transactionId": load_id(i), "categoryId": category("Transport")}))
+        .collect();
+    assignments[3]["categoryId"] = json!(category("Restaurants"));
+    let change = json!({
+        "metadata": {"annotations": {"ledgerops.dev/proposed-by": "admin,carol"}},
+        "spec": {"assignments": assignments}
+    });
+    Api::<CategorizationPlan>::namespaced(carol, &s.ns)
+        .patch("bulk", &PatchParams::default(), &Patch::Merge(&change))
+        .await
+        .expect("an editor may change a plan's spec");
+    let _restarted = Ledgerops::start(&plane).await;
+    let failed = s.wait_plan("bulk", PlanPhase::Failed).await;
+    let status = failed.status.unwrap();
+    let message = &ledgerops::logic::status::conditions::get(&status.conditions, "Ready")
+        .unwrap()
+        .message;
+    assert!(message.contains(&load_id(7)), "{message}");
+    assert_eq!(
+        s.requests(PATCH).await,
+        0,
+        "nothing written under the approval"
+    );
+    assert_eq!(s.ynab_category(&load_id(3)).await, None);
 }

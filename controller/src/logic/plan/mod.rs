@@ -13,6 +13,7 @@ pub mod operation;
 pub mod outcome;
 pub mod preview;
 mod preview_step;
+pub mod rest;
 pub mod review;
 pub mod status;
 pub mod step;
