@@ -446,15 +446,22 @@ async fn a_restarted_controller_counts_the_requests_the_one_before_it_sent() {
     )
     .await;
     s.wait_budget("household", BudgetPhase::Ready).await;
-    // Syncs asked for until it has sent all but one of the hour's requests.
+    // Syncs asked for, one at a time, until it has sent all but one of the hour's requests
+    // (each waited for: a second asked while the first is still out would make one more).
     for i in 0.. {
-        if s.total_requests().await >= LIMIT - 1 {
+        let sent = s.total_requests().await;
+        if sent >= LIMIT - 1 {
             break;
         }
         let nonce = format!("before-{i}");
         s.annotate::<Budget>("household", "ledgerops.dev/sync-requested-at", &nonce)
             .await;
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        eventually(
+            "the asked sync went out",
+            Duration::from_secs(30),
+            async || s.total_requests().await > sent,
+        )
+        .await;
     }
     let before = s.total_requests().await;
     assert_eq!(before, LIMIT - 1);
