@@ -83,7 +83,8 @@ impl Guarded {
         if self.exited() {
             return;
         }
-        // SAFETY: as in `drop`.
+        // SAFETY: kill has no memory-safety preconditions; the waiting thread reaps the child,
+        // and a reaped pid (which may already belong to another process) is not signalled.
         unsafe {
             libc::kill(self.pid, signal);
         }
@@ -108,14 +109,10 @@ impl Guarded {
 
 impl Drop for Guarded {
     fn drop(&mut self) {
-        // A reaped pid may already belong to another process.
-        if self.exited() {
-            return;
-        }
-        // SAFETY: kill has no memory-safety preconditions; the waiting thread reaps the child.
-        unsafe {
-            libc::kill(self.pid, libc::SIGKILL);
-        }
+        // Until it is reaped (bounded), so that what it held is free once it is dropped: a
+        // controller restarted on its port on a loaded machine found the killed one still
+        // holding it.
+        self.kill(std::time::Duration::from_secs(10));
     }
 }
 
