@@ -58,11 +58,11 @@ pub async fn settle(
 /// A cut-off write whose rest may go on: the write, what it leaves alone, and the plan's
 /// preview basis (scope, spec, currency) as assessed now.
 struct Rest {
-    pub cut: Resume,
-    pub left_alone: BTreeSet<String>,
-    pub basis: Approved,
+    cut: Resume,
+    left_alone: BTreeSet<String>,
+    basis: Approved,
     /// The mirror's knowledge the plan was assessed at.
-    pub knowledge: i64,
+    knowledge: i64,
 }
 
 /// The transactions the cut-off write `cut` leaves alone while its rest goes on, or `None`

@@ -178,7 +178,7 @@ pub async fn finish(
 /// Writes the changes of `preview` as `operation`, under the approval `approved`, and once the
 /// operation is over records how it ended: the journal's completion, and the approval used up.
 /// `left_alone` are changes of the approved write that someone moved since and that are not
-/// written (the rest of a cut-off write, see [`super::plan_rest`]): counted as not written.
+/// written (the rest of a cut-off write, see [`super::plan_cut_off`]): counted as not written.
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn apply(
     ctx: &Context,
